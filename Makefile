@@ -1,0 +1,8 @@
+# Convenience targets for those who have make; ./dev is the real entry point.
+.PHONY: simulate test bench
+simulate:
+	./dev simulate
+test:
+	./dev test
+bench:
+	./dev bench

@@ -1,0 +1,1 @@
+"""Thin adapters around the outside world: pins, screen, sound, log, systemd. Each has a fake."""

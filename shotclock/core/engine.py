@@ -1,0 +1,399 @@
+"""The clock engine: rule 29's clock call and the tour shot clock as a pure state machine.
+
+Sans-I/O, in the style of h11: the engine never reads a clock. The caller hands it
+timestamped :mod:`events <shotclock.core.events>` with :meth:`Engine.handle`, lets time pass
+with :meth:`Engine.advance`, and asks :meth:`Engine.next_wake` when something will next
+happen on its own (a countdown beep or the ruling at the end of the tie window).
+
+Times inside are whole microseconds, so that ``0.1 + 30`` is exactly ``30.1`` and a tie at
+0 is decided exactly, the same way on every machine.
+
+Example::
+
+    >>> from shotclock.core.events import Call
+    >>> engine = Engine(Settings())
+    >>> [o.record()["type"] for o in engine.handle(Call(0, facing_bet=True))]
+    ['start']
+    >>> engine.next_wake()
+    25.0
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from shotclock.core import events as ev
+from shotclock.core.settings import STREETS, Settings
+from shotclock.errors import EventError
+
+US = 1_000_000  # microseconds per second
+
+IDLE, RUNNING, PAUSED = "idle", "running", "paused"
+EXPIRE = "expire"  # the engine's own timer event: the tie window closed
+
+
+@dataclass(frozen=True)
+class Transition:
+    """What an event does in a phase: the engine method that carries it out, and the phase after."""
+
+    do: str
+    to: str
+
+
+def _t(do: str, to: str) -> Transition:
+    return Transition(do, to)
+
+
+# The state machine as data. An event missing from its phase's row is ignored with the
+# reason given by ignore_reason(), and the state is left untouched. A method may still
+# refuse (a bet that changes nothing, a street after the river), with the same effect.
+TRANSITIONS: dict[str, dict[str, dict[str, Transition]]] = {
+    "clock": {
+        IDLE: {
+            "call": _t("start_clock", RUNNING),
+            "bet": _t("set_bet", IDLE),
+        },
+        RUNNING: {
+            "bet": _t("set_bet", RUNNING),
+            "action": _t("rule_acted", IDLE),
+            "pause": _t("pause", PAUSED),
+            "cancel": _t("cancel", IDLE),
+            EXPIRE: _t("rule_expired", IDLE),
+        },
+        PAUSED: {
+            "bet": _t("set_bet", PAUSED),
+            "action": _t("rule_acted", IDLE),
+            "resume": _t("resume", RUNNING),
+            "cancel": _t("cancel", IDLE),
+        },
+    },
+    "shot": {
+        IDLE: {
+            "bet": _t("set_bet", IDLE),
+            "hand": _t("new_hand", IDLE),
+            "street": _t("next_street", IDLE),
+            "start": _t("start_shot", RUNNING),
+        },
+        RUNNING: {
+            "bet": _t("set_bet", RUNNING),
+            "action": _t("acted_next_player", RUNNING),
+            "pause": _t("pause", PAUSED),
+            "extend": _t("extend", RUNNING),
+            "stop": _t("cancel", IDLE),
+            "hand": _t("new_hand", IDLE),
+            "street": _t("next_street", IDLE),
+            EXPIRE: _t("rule_expired", IDLE),
+        },
+        PAUSED: {
+            "bet": _t("set_bet", PAUSED),
+            "action": _t("acted_next_player", RUNNING),
+            "resume": _t("resume", RUNNING),
+            "extend": _t("extend", PAUSED),
+            "stop": _t("cancel", IDLE),
+            "hand": _t("new_hand", IDLE),
+            "street": _t("next_street", IDLE),
+        },
+    },
+}
+
+MODE_EVENTS = {"clock": {"call", "cancel"}, "shot": {"hand", "street", "start", "stop", "extend"}}
+
+
+def ignore_reason(mode: str, phase: str, event: str, last: ev.Decision | None) -> str:
+    """Why ``event`` changes nothing in ``phase`` of ``mode`` (a sentence for the floor)."""
+    other = "shot" if mode == "clock" else "clock"
+    if event in MODE_EVENTS[other]:
+        return f"'{event}' belongs to the {other} mode; this table runs the {mode} mode"
+    if phase == IDLE:
+        if last is not None and last.is_ruling and event in ("action", "extend"):
+            when = f"{ev.number(last.t)}"
+            what = {"action": "an action after the ruling", "extend": "an extension after the tie window closed"}
+            return f"{what[event]} ({last.outcome} at t={when}) does not count"
+        return "no clock is running"
+    if event in ("call", "start"):
+        return "a clock is already running" if phase == RUNNING else "the clock is paused: resume or cancel it"
+    if event == "pause":
+        return "the clock is already paused"
+    if event == "resume":
+        return "the clock is not paused"
+    return f"'{event}' does nothing while the clock is {phase}"
+
+
+class _Refused(Exception):
+    """Raised by a transition method that finds the event changes nothing."""
+
+
+@dataclass(frozen=True)
+class Snapshot:
+    """What the engine knows at one moment: enough for a view, a log or a test to read.
+
+    ``deadline`` is set while running, ``left`` while paused (both in seconds; ``left`` may be
+    negative inside the tie window). ``seconds`` is the clock's length including extensions.
+    """
+
+    mode: str
+    phase: str
+    facing_bet: bool
+    street: str | None
+    seconds: float | None
+    deadline: float | None
+    left: float | None
+    tie_window: float
+    countdown: int
+    extensions: int
+    last: ev.Decision | None
+    now: float
+
+    def remaining(self, now: float) -> float | None:
+        """Seconds left to 0 at ``now`` (never negative), or None when no clock is on."""
+        if self.phase == RUNNING:
+            return max(0.0, self.deadline - now)
+        if self.phase == PAUSED:
+            return max(0.0, self.left)
+        return None
+
+    @property
+    def consequence(self) -> str:
+        """The ruling if time runs out: ``hand_dead`` when a bet is faced, else ``check``."""
+        return ev.HAND_DEAD if self.facing_bet else ev.CHECK
+
+
+class Engine:
+    """The clock for one table.
+
+    :param settings: the mode and the rule settings (:class:`~shotclock.core.settings.Settings`).
+    :param start: the time at which the engine's clock begins (seconds).
+
+    Call :meth:`handle` for each event in time order; call :meth:`advance` when
+    :meth:`next_wake` says something is due. Both return the outputs, in time order
+    (at equal times, beeps before decisions).
+    """
+
+    def __init__(self, settings: Settings, start: float = 0.0):
+        self.settings = settings
+        self.mode = settings.mode
+        self._now = _us(start)
+        self.phase = IDLE
+        self.facing_bet = self.mode == "shot"  # shot mode starts as a hand: facing the blinds
+        self.street = STREETS[0] if self.mode == "shot" else None
+        self._seconds = 0  # the clock's length, extensions included
+        self._deadline = 0  # while RUNNING
+        self._left = 0  # while PAUSED
+        self._next_beep: int | None = None  # the next countdown number to sound
+        self.extensions = 0
+        self.last: ev.Decision | None = None
+        self._tie = _us(settings.tie_window)
+        self._countdown = settings.countdown
+
+    # -- the public interface ------------------------------------------------------
+
+    def handle(self, event: ev.Event) -> list[ev.Output]:
+        """Take one event and return what it caused (timers due before it come first).
+
+        Raises :class:`~shotclock.errors.EventError` when the event's time lies before the
+        engine's clock; the state is then untouched.
+        """
+        t = _us(event.t)
+        if t < self._now:
+            raise EventError(
+                f"event '{event.NAME}' at t={event.t} lies before the engine's clock "
+                f"(t={self._now / US}); events must come in time order"
+            )
+        out = self._run_timers(t, inclusive=False)  # a tie goes to the player: events first
+        self._now = t
+        out.extend(self._apply(event.NAME, t, event))
+        return out
+
+    def advance(self, t: float) -> list[ev.Output]:
+        """Let time pass to ``t`` (inclusive) and return the beeps and rulings that fell due."""
+        us = _us(t)
+        if us < self._now:
+            return []
+        out = self._run_timers(us, inclusive=True)
+        self._now = us
+        return out
+
+    def next_wake(self) -> float | None:
+        """When the engine next has something to do by itself (seconds), or None."""
+        due = self._next_timer()
+        return None if due is None else due[0] / US
+
+    @property
+    def now(self) -> float:
+        """The engine's clock: the time of the last event or advance (seconds)."""
+        return self._now / US
+
+    @property
+    def state(self) -> Snapshot:
+        """A frozen snapshot of the engine's state."""
+        running = self.phase == RUNNING
+        paused = self.phase == PAUSED
+        return Snapshot(
+            mode=self.mode,
+            phase=self.phase,
+            facing_bet=self.facing_bet,
+            street=self.street,
+            seconds=self._seconds / US if (running or paused) else None,
+            deadline=self._deadline / US if running else None,
+            left=self._left / US if paused else None,
+            tie_window=self._tie / US,
+            countdown=self._countdown,
+            extensions=self.extensions,
+            last=self.last,
+            now=self._now / US,
+        )
+
+    def restore_paused(self, t: float, remaining: float, facing_bet: bool, street: str | None,
+                       extensions: int = 0) -> None:
+        """Bring back a clock that was cut off (power cut) as paused with ``remaining`` seconds.
+
+        The engine never rules on such a clock by itself: the floor resumes or cancels it.
+        """
+        self._now = max(self._now, _us(t))
+        self.phase = PAUSED
+        self.facing_bet = facing_bet
+        if street is not None:
+            self.street = street
+        self._left = _us(remaining)
+        self._seconds = max(self._left, 0)
+        self.extensions = extensions
+        self._next_beep = self._first_beep(self._left)
+
+    # -- timers --------------------------------------------------------------------
+
+    def _next_timer(self) -> tuple[int, str] | None:
+        if self.phase != RUNNING:
+            return None
+        if self._next_beep is not None:
+            return self._deadline - self._next_beep * US, "beep"
+        return self._deadline + self._tie, EXPIRE
+
+    def _run_timers(self, t: int, inclusive: bool) -> list[ev.Output]:
+        out: list[ev.Output] = []
+        while (due := self._next_timer()) is not None:
+            when, kind = due
+            if kind == "beep" and when <= t:
+                out.append(ev.Beep(when / US, self._next_beep))
+                self._next_beep = self._next_beep - 1 if self._next_beep > 0 else None
+            elif kind == EXPIRE and (when < t or (inclusive and when == t)):
+                self._now = when
+                out.extend(self._apply(EXPIRE, when, None))
+            else:
+                break
+        return out
+
+    def _first_beep(self, left: int) -> int | None:
+        """The first countdown number still ahead with ``left`` µs to 0."""
+        if left < 0:
+            return None
+        return min(self._countdown, left // US)
+
+    # -- applying the table --------------------------------------------------------
+
+    def _apply(self, name: str, t: int, event: ev.Event | None) -> list[ev.Output]:
+        transition = TRANSITIONS[self.mode][self.phase].get(name)
+        if transition is None:
+            return [ev.Ignored(t / US, name, ignore_reason(self.mode, self.phase, name, self.last))]
+        try:
+            out = getattr(self, "_" + transition.do)(t, event)
+        except _Refused as refusal:
+            return [ev.Ignored(t / US, name, str(refusal))]
+        self.phase = transition.to
+        return out
+
+    def _start(self, t: int, seconds: float, street: str | None) -> ev.Started:
+        self._seconds = _us(seconds)
+        self._deadline = t + self._seconds
+        self._next_beep = self._first_beep(self._seconds)
+        self.extensions = 0
+        return ev.Started(t / US, seconds, street)
+
+    def _decide(self, t: int, outcome: str, **fields) -> ev.Decision:
+        self.last = ev.Decision(t / US, outcome, **fields)
+        self._next_beep = None
+        return self.last
+
+    def _left_at(self, t: int) -> int:
+        return self._deadline - t if self.phase == RUNNING else self._left
+
+    # -- the transitions named in TRANSITIONS ---------------------------------------
+
+    def _start_clock(self, t, event: ev.Call):
+        if event.facing_bet is not None:
+            self.facing_bet = event.facing_bet
+        return [self._start(t, self.settings.clock.seconds, None)]
+
+    def _start_shot(self, t, event):
+        return [self._start(t, self.settings.shot.seconds_for(self.street), self.street)]
+
+    def _set_bet(self, t, event: ev.Bet):
+        if event.facing_bet == self.facing_bet:
+            state = "already facing a bet" if self.facing_bet else "already not facing a bet"
+            raise _Refused(f"the player is {state}")
+        self.facing_bet = event.facing_bet
+        return []
+
+    def _rule_acted(self, t, event):
+        left = self._left_at(t)
+        return [self._decide(t, ev.ACTED, remaining=max(0, left) / US, at_zero=left <= 0)]
+
+    def _acted_next_player(self, t, event):
+        decision = self._rule_acted(t, event)
+        return decision + [self._start(t, self.settings.shot.seconds_for(self.street), self.street)]
+
+    def _rule_expired(self, t, event):
+        return [self._decide(t, ev.HAND_DEAD if self.facing_bet else ev.CHECK)]
+
+    def _cancel(self, t, event):
+        return [self._decide(t, ev.CANCELLED)]
+
+    def _pause(self, t, event):
+        self._left = self._deadline - t
+        return [ev.Paused(t / US, max(0, self._left) / US)]
+
+    def _resume(self, t, event):
+        self._deadline = t + self._left
+        return [ev.Resumed(t / US, max(0, self._left) / US)]
+
+    def _extend(self, t, event):
+        ext = _us(self.settings.shot.extension)
+        if self.phase == RUNNING:
+            self._deadline += ext
+        else:
+            self._left += ext
+        self._seconds += ext
+        self.extensions += 1
+        left = self._left_at(t)
+        self._next_beep = self._first_beep(left)
+        return [ev.Extended(t / US, ext / US, max(0, left) / US)]
+
+    def _new_hand(self, t, event):
+        out = self._cancel(t, event) if self.phase != IDLE else []
+        self.street = STREETS[0]
+        self.facing_bet = True  # the blinds are a bet
+        return out
+
+    def _next_street(self, t, event):
+        index = STREETS.index(self.street)
+        if index + 1 == len(STREETS):
+            raise _Refused("there is no street after the river; start a new hand")
+        out = self._cancel(t, event) if self.phase != IDLE else []
+        self.street = STREETS[index + 1]
+        self.facing_bet = False
+        return out
+
+
+def _us(seconds: float) -> int:
+    return round(seconds * US)
+
+
+def transition_table_markdown() -> str:
+    """The transition table as Markdown, one table per mode (used in docs/rules.md)."""
+    lines = []
+    for mode, phases in TRANSITIONS.items():
+        lines += [f"### {mode} mode", "", "| phase | event | does | next phase |", "|---|---|---|---|"]
+        for phase, row in phases.items():
+            for name, tr in row.items():
+                lines.append(f"| {phase} | `{name}` | {tr.do.replace('_', ' ')} | {tr.to} |")
+        lines.append("")
+    return "\n".join(lines)

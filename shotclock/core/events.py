@@ -1,0 +1,215 @@
+"""Input events and output records of the clock engine.
+
+Events are small frozen dataclasses in the style of h11: each names what happened and
+carries its timestamp ``t`` (seconds on the caller's clock) and nothing else. Outputs are
+what the engine decided; :meth:`Output.record` gives the stable JSON form used by
+``shotclock replay`` and the log.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, fields
+from typing import ClassVar
+
+
+@dataclass(frozen=True)
+class Event:
+    """Something that happened at the table at time ``t`` (seconds)."""
+
+    t: float
+    NAME: ClassVar[str] = ""
+
+    def record(self) -> dict:
+        """The event as a replay input line (``{"t": …, "event": …}``)."""
+        rec = {"t": number(self.t), "event": self.NAME}
+        for f in fields(self):
+            if f.name != "t" and getattr(self, f.name) is not None:
+                rec[f.name] = getattr(self, f.name)
+        return rec
+
+
+@dataclass(frozen=True)
+class Call(Event):
+    """The floor calls the clock (clock mode). ``facing_bet`` None keeps the current state."""
+
+    facing_bet: bool | None = None
+    NAME: ClassVar[str] = "call"
+
+
+@dataclass(frozen=True)
+class Bet(Event):
+    """The dealer marks whether the player faces a bet."""
+
+    facing_bet: bool = True
+    NAME: ClassVar[str] = "bet"
+
+
+@dataclass(frozen=True)
+class Action(Event):
+    """The dealer: the player acted."""
+
+    NAME: ClassVar[str] = "action"
+
+
+@dataclass(frozen=True)
+class Pause(Event):
+    """Stop the running clock, keeping the remaining time."""
+
+    NAME: ClassVar[str] = "pause"
+
+
+@dataclass(frozen=True)
+class Resume(Event):
+    """Restart a paused clock with the time it had left."""
+
+    NAME: ClassVar[str] = "resume"
+
+
+@dataclass(frozen=True)
+class Cancel(Event):
+    """The floor cancels the clock (clock mode): no ruling."""
+
+    NAME: ClassVar[str] = "cancel"
+
+
+@dataclass(frozen=True)
+class Hand(Event):
+    """Shot mode: a new hand (preflop, facing the blinds)."""
+
+    NAME: ClassVar[str] = "hand"
+
+
+@dataclass(frozen=True)
+class Street(Event):
+    """Shot mode: the next street (no bet faced yet)."""
+
+    NAME: ClassVar[str] = "street"
+
+
+@dataclass(frozen=True)
+class Start(Event):
+    """Shot mode: the dealer starts the clock for the player to act."""
+
+    NAME: ClassVar[str] = "start"
+
+
+@dataclass(frozen=True)
+class Stop(Event):
+    """Shot mode: the running clock is cancelled without a ruling (hand over)."""
+
+    NAME: ClassVar[str] = "stop"
+
+
+@dataclass(frozen=True)
+class Extend(Event):
+    """Shot mode: the player uses one time-extension chip."""
+
+    NAME: ClassVar[str] = "extend"
+
+
+@dataclass(frozen=True)
+class End(Event):
+    """Replay only: advance time to ``t`` and stop."""
+
+    NAME: ClassVar[str] = "end"
+
+
+EVENT_TYPES: dict[str, type[Event]] = {
+    cls.NAME: cls
+    for cls in (Call, Bet, Action, Pause, Resume, Cancel, Hand, Street, Start, Stop, Extend, End)
+}
+
+
+@dataclass(frozen=True)
+class Output:
+    """Something the engine decided at time ``t``."""
+
+    t: float
+    TYPE: ClassVar[str] = ""
+
+    def record(self) -> dict:
+        """The stable JSON form: ``t``, ``type`` and the fields that are set."""
+        rec = {"t": number(self.t), "type": self.TYPE}
+        for f in fields(self):
+            value = getattr(self, f.name)
+            if f.name != "t" and value is not None:
+                rec[f.name] = number(value) if isinstance(value, float) else value
+        return rec
+
+
+@dataclass(frozen=True)
+class Started(Output):
+    """A clock started with ``seconds`` on it (shot mode names the street)."""
+
+    seconds: float
+    street: str | None = None
+    TYPE: ClassVar[str] = "start"
+
+
+@dataclass(frozen=True)
+class Beep(Output):
+    """A countdown beep: ``remaining`` N…1 at each countdown second, 0 at the deadline."""
+
+    remaining: int
+    TYPE: ClassVar[str] = "beep"
+
+
+ACTED, HAND_DEAD, CHECK, CANCELLED = "acted", "hand_dead", "check", "cancelled"
+
+
+@dataclass(frozen=True)
+class Decision(Output):
+    """How a clock ended: ``acted`` (with ``remaining`` and ``at_zero``), ``hand_dead``, ``check`` or ``cancelled``."""
+
+    outcome: str
+    remaining: float | None = None
+    at_zero: bool | None = None
+    TYPE: ClassVar[str] = "decision"
+
+    @property
+    def is_ruling(self) -> bool:
+        """True for a ruling (anything but a cancellation)."""
+        return self.outcome != CANCELLED
+
+
+@dataclass(frozen=True)
+class Paused(Output):
+    """The clock was paused with ``remaining`` seconds on it."""
+
+    remaining: float
+    TYPE: ClassVar[str] = "pause"
+
+
+@dataclass(frozen=True)
+class Resumed(Output):
+    """The clock runs again with ``remaining`` seconds on it."""
+
+    remaining: float
+    TYPE: ClassVar[str] = "resume"
+
+
+@dataclass(frozen=True)
+class Extended(Output):
+    """An extension chip added ``seconds``; ``remaining`` is the time left after it."""
+
+    seconds: float
+    remaining: float
+    TYPE: ClassVar[str] = "extended"
+
+
+@dataclass(frozen=True)
+class Ignored(Output):
+    """An event that changed nothing, with the human reason."""
+
+    event: str
+    reason: str
+    TYPE: ClassVar[str] = "ignored"
+
+
+def number(x: float | int) -> float | int:
+    """A number for JSON: whole numbers as int (``30``), others as the shortest float (``30.5``)."""
+    if isinstance(x, bool):
+        return x
+    if isinstance(x, float) and x.is_integer():
+        return int(x)
+    return x

@@ -1,0 +1,89 @@
+"""Replay: the public JSON Lines format in and out (see README, "Replay format").
+
+Pure: :func:`parse_events` turns text lines into events, :func:`replay` runs them through
+an :class:`~shotclock.core.engine.Engine` with no real time at all.
+"""
+
+from __future__ import annotations
+
+import difflib
+import json
+import math
+from collections.abc import Iterable, Iterator
+
+from shotclock.core import events as ev
+from shotclock.core.engine import Engine
+from shotclock.core.settings import Settings
+from shotclock.errors import ReplayFormatError
+
+_FIELDS = {"call": {"facing_bet"}, "bet": {"facing_bet"}}
+_REQUIRED = {"bet": {"facing_bet"}}
+
+
+def parse_event(obj: object, line: int, previous_t: float | None = None) -> ev.Event:
+    """One replay input record (a decoded JSON object) as an event; ``line`` names it in errors."""
+    if not isinstance(obj, dict):
+        raise ReplayFormatError(line, f"expected a JSON object, got {type(obj).__name__}")
+    if "t" not in obj:
+        raise ReplayFormatError(line, "missing 't' (seconds)")
+    t = obj["t"]
+    if isinstance(t, bool) or not isinstance(t, (int, float)) or not math.isfinite(t):
+        raise ReplayFormatError(line, f"'t' must be a number of seconds, not {t!r}")
+    if previous_t is not None and t < previous_t:
+        raise ReplayFormatError(line, f"'t' goes backwards ({t} after {previous_t}); times must not decrease")
+    name = obj.get("event")
+    if name not in ev.EVENT_TYPES:
+        hint = _closest(name, ev.EVENT_TYPES) if isinstance(name, str) else None
+        known = ", ".join(ev.EVENT_TYPES)
+        problem = "missing 'event'" if name is None else f"unknown event {name!r}"
+        raise ReplayFormatError(line, f"{problem}{hint or ''} (known: {known})")
+    allowed = _FIELDS.get(name, set())
+    for key in obj:
+        if key not in ("t", "event") and key not in allowed:
+            hint = _closest(key, allowed) or ""
+            raise ReplayFormatError(line, f"'{name}' takes no field {key!r}{hint}")
+    for key in _REQUIRED.get(name, ()):
+        if key not in obj:
+            raise ReplayFormatError(line, f"'{name}' needs {key!r}")
+    if "facing_bet" in obj and not isinstance(obj["facing_bet"], bool):
+        raise ReplayFormatError(line, f"'facing_bet' must be true or false, not {obj['facing_bet']!r}")
+    fields = {k: v for k, v in obj.items() if k not in ("t", "event")}
+    return ev.EVENT_TYPES[name](t, **fields)
+
+
+def parse_events(lines: Iterable[str]) -> list[ev.Event]:
+    """All events of a JSON Lines text; blank lines are skipped. Raises ReplayFormatError."""
+    events: list[ev.Event] = []
+    previous_t = None
+    for number, text in enumerate(lines, start=1):
+        if not text.strip():
+            continue
+        try:
+            obj = json.loads(text)
+        except json.JSONDecodeError as exc:
+            raise ReplayFormatError(number, f"not valid JSON ({exc.msg} at column {exc.colno})") from None
+        event = parse_event(obj, number, previous_t)
+        previous_t = event.t
+        events.append(event)
+    return events
+
+
+def replay(events: Iterable[ev.Event], settings: Settings) -> Iterator[ev.Output]:
+    """Run ``events`` through a fresh engine; yield every output in time order.
+
+    Stops at an ``end`` event (after letting time pass to it), or else once no clock is
+    running (a clock left paused stays paused).
+    """
+    engine = Engine(settings)
+    for event in events:
+        if isinstance(event, ev.End):
+            yield from engine.advance(event.t)
+            return
+        yield from engine.handle(event)
+    while (wake := engine.next_wake()) is not None:
+        yield from engine.advance(wake)
+
+
+def _closest(word: str, candidates: Iterable[str]) -> str | None:
+    match = difflib.get_close_matches(word, list(candidates), n=1)
+    return f" (did you mean {match[0]!r}?)" if match else None

@@ -1,0 +1,57 @@
+"""The rule settings the engine needs, as plain frozen data (loaded by :mod:`shotclock.config`)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+STREETS = ("preflop", "flop", "turn", "river")
+MODES = ("clock", "shot")
+
+
+@dataclass(frozen=True)
+class ClockSettings:
+    """Rule 29: the whole clock (countdown included), the audible countdown, the tie window."""
+
+    seconds: float = 30
+    countdown: int = 5
+    tie_window: float = 0.5
+
+
+@dataclass(frozen=True)
+class ShotSettings:
+    """The tour shot clock: seconds per street, countdown, extension chip size, tie window."""
+
+    preflop: float = 30
+    flop: float = 30
+    turn: float = 30
+    river: float = 30
+    countdown: int = 5
+    extension: float = 30
+    tie_window: float = 0.5
+
+    def seconds_for(self, street: str) -> float:
+        """The time a decision gets on ``street``."""
+        return getattr(self, street)
+
+
+@dataclass(frozen=True)
+class Settings:
+    """Everything the engine needs: the mode and both modes' settings."""
+
+    mode: str = "clock"
+    clock: ClockSettings = field(default_factory=ClockSettings)
+    shot: ShotSettings = field(default_factory=ShotSettings)
+
+    def __post_init__(self):
+        if self.mode not in MODES:
+            raise ValueError(f"mode must be one of {MODES}, not {self.mode!r}")
+
+    @property
+    def countdown(self) -> int:
+        """The audible countdown of the active mode."""
+        return self.clock.countdown if self.mode == "clock" else self.shot.countdown
+
+    @property
+    def tie_window(self) -> float:
+        """The tie window of the active mode."""
+        return self.clock.tie_window if self.mode == "clock" else self.shot.tie_window

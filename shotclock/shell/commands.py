@@ -1,0 +1,3 @@
+"""Registers the subcommands that come with the device, screen and log layers."""
+
+REGISTER: list = []

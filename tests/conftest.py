@@ -1,0 +1,51 @@
+"""Shared fixtures: headless SDL, fake pins, and helpers to drive the core."""
+
+import os
+
+# Headless for every test: no window, no sound card (set before pygame is imported).
+os.environ.setdefault("SDL_VIDEODRIVER", "dummy")
+os.environ.setdefault("SDL_AUDIODRIVER", "dummy")
+os.environ.setdefault("PYGAME_HIDE_SUPPORT_PROMPT", "1")
+
+import pytest
+
+from shotclock.core.events import EVENT_TYPES
+from shotclock.core.replay import replay
+from shotclock.core.settings import ClockSettings, Settings, ShotSettings
+
+
+def ev(t, name, **fields):
+    """An input event by name, as a replay line would give it."""
+    return EVENT_TYPES[name](t, **fields)
+
+
+def run(events, settings=None):
+    """Replay ``events`` (tuples ``(t, name, fields…)`` or Event objects); return the records."""
+    settings = settings or Settings()
+    built = [e if not isinstance(e, tuple) else ev(e[0], e[1], **(e[2] if len(e) > 2 else {})) for e in events]
+    return [o.record() for o in replay(built, settings)]
+
+
+@pytest.fixture
+def shot():
+    """Shot-clock settings with distinct street times, to tell them apart."""
+    return Settings(mode="shot", shot=ShotSettings(preflop=15, flop=20, turn=25, river=30, extension=30))
+
+
+@pytest.fixture
+def clock():
+    """Rule 29 defaults: 30 s, 5 s countdown, 0.5 s tie window."""
+    return Settings(mode="clock", clock=ClockSettings())
+
+
+@pytest.fixture
+def mock_factory():
+    """gpiozero's MockFactory as the pin factory, reset afterwards."""
+    from gpiozero import Device
+    from gpiozero.pins.mock import MockFactory
+
+    previous = Device.pin_factory
+    Device.pin_factory = factory = MockFactory()
+    yield factory
+    factory.reset()
+    Device.pin_factory = previous

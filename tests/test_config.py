@@ -1,0 +1,101 @@
+"""Configuration: schema, every error at once, typo suggestions, exit code 2 from the CLI."""
+
+import pytest
+
+from shotclock.config import Config, example_toml, load_config, parse_config
+from shotclock.errors import ConfigError, PinConfigError
+from shotclock.shell.cli import main
+
+
+def test_defaults_match_the_house_rule():
+    s = Config().settings
+    assert (s.mode, s.clock.seconds, s.clock.countdown, s.clock.tie_window) == ("clock", 30, 5, 0.5)
+    assert Config()["language"] == "nl"
+
+
+def test_issue_example_file_is_valid():
+    text = """
+mode = "shot"
+[clock]
+seconds = 30
+countdown = 5
+tie_window = 0.5
+[shot]
+preflop = 20
+flop = 30
+turn = 30
+river = 30
+countdown = 5
+extension = 30
+tie_window = 0.5
+"""
+    s = parse_config(text).settings
+    assert (s.mode, s.shot.preflop, s.shot.seconds_for("river")) == ("shot", 20, 30)
+
+
+def test_every_problem_is_reported_at_once_with_key_names():
+    with pytest.raises(ConfigError) as info:
+        parse_config('mode = "shto"\n[clock]\nsecnds = 3\ncountdown = "five"\ntie_window = -1\n')
+    problems = info.value.problems
+    assert len(problems) == 4
+    assert "'mode' must be one of 'clock', 'shot' (got 'shto')" in problems
+    assert "unknown key 'clock.secnds' (did you mean 'clock.seconds'?)" in problems
+    assert "'clock.countdown' must be a whole number, not 'five'" in problems
+    assert "'clock.tie_window' must not be negative (got -1)" in problems
+
+
+def test_booleans_are_not_numbers():
+    with pytest.raises(ConfigError, match="'clock.seconds' must be a number, not True"):
+        parse_config("[clock]\nseconds = true\n")
+
+
+def test_countdown_longer_than_clock():
+    with pytest.raises(ConfigError, match="'clock.countdown' \\(10\\) is longer than the clock"):
+        parse_config("[clock]\nseconds = 8\ncountdown = 10\n")
+
+
+@pytest.mark.parametrize("text, message", [
+    ("[pins]\nfloor = 1\n", "'pins.floor' must be a BCM pin number from 2 to 27 (got 1)"),
+    ("[pins]\naction = 28\n", "'pins.action' must be a BCM pin number from 2 to 27 (got 28)"),
+    ("[pins]\nbet = 17\n", "pin 17 is used twice: 'pins.floor' and 'pins.bet'"),
+    ("[pins]\nbuzzer = 5\n", "pin 5 is used twice: 'pins.led_running' and 'pins.buzzer'"),
+    ("[pins]\nbuzzer = true\n", "'pins.buzzer' must be a BCM pin number or false"),
+])
+def test_pin_errors(text, message):
+    with pytest.raises(PinConfigError) as info:
+        parse_config(text)
+    assert any(message in p for p in info.value.problems), info.value.problems
+
+
+def test_invalid_toml_names_the_file_and_line(tmp_path):
+    path = tmp_path / "bad.toml"
+    path.write_text("mode = \n")
+    with pytest.raises(ConfigError) as info:
+        load_config(path)
+    assert info.value.source == str(path)
+    assert "not valid TOML" in info.value.problems[0] and "line 1" in info.value.problems[0]
+
+
+def test_cli_bad_config_exit_2_no_traceback(tmp_path, capsys):
+    path = tmp_path / "c.toml"
+    path.write_text("[clock]\nsecnds = 30\n")
+    assert main(["replay", "--config", str(path), "/dev/null"]) == 2
+    err = capsys.readouterr().err
+    assert f"invalid configuration in {path}" in err and "did you mean 'clock.seconds'" in err
+    assert "Traceback" not in err
+
+
+def test_missing_config_file(capsys):
+    assert main(["config", "--check", "/nonexistent.toml"]) == 2
+    assert "/nonexistent.toml" in capsys.readouterr().err
+
+
+def test_example_toml_round_trips_to_the_defaults():
+    assert parse_config(example_toml()).values == Config().values
+
+
+def test_shipped_example_config_is_current():
+    from pathlib import Path
+
+    shipped = Path(__file__).parent.parent / "hardware" / "config.example.toml"
+    assert shipped.read_text() == example_toml(), "run: shotclock config > hardware/config.example.toml"

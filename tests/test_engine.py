@@ -1,0 +1,287 @@
+"""The clock engine, rule by rule: sequences of events in, the whole output out."""
+
+import pytest
+
+from shotclock.core.engine import IDLE, PAUSED, RUNNING, Engine
+from shotclock.core.events import Action, Bet, Call, Pause, Resume
+from shotclock.core.settings import ClockSettings, Settings
+from shotclock.errors import EventError
+
+from conftest import run
+
+BEEPS_AT_25 = [{"t": 25 + i, "type": "beep", "remaining": 5 - i} for i in range(6)]
+
+
+def test_issue_example_hand_dead_after_tie_window():
+    assert run([(0, "call", {"facing_bet": True})]) == [
+        {"t": 0, "type": "start", "seconds": 30},
+        *BEEPS_AT_25,
+        {"t": 30.5, "type": "decision", "outcome": "hand_dead"},
+    ]
+
+
+def test_no_bet_is_a_check():
+    out = run([(0, "call", {"facing_bet": False})])
+    assert out[-1] == {"t": 30.5, "type": "decision", "outcome": "check"}
+
+
+def test_call_without_facing_bet_uses_current_state_initially_false():
+    assert run([(0, "call")])[-1]["outcome"] == "check"
+    assert run([(0, "bet", {"facing_bet": True}), (1, "call")])[-1]["outcome"] == "hand_dead"
+
+
+def test_action_in_time_reports_remaining():
+    out = run([(0, "call", {"facing_bet": True}), (12.25, "action")])
+    assert out == [
+        {"t": 0, "type": "start", "seconds": 30},
+        {"t": 12.25, "type": "decision", "outcome": "acted", "remaining": 17.75, "at_zero": False},
+    ]
+
+
+@pytest.mark.parametrize("t", [30, 30.2, 30.5])
+def test_action_at_zero_or_inside_tie_window_goes_to_the_player(t):
+    out = run([(0, "call", {"facing_bet": True}), (t, "action")])
+    assert out[-1] == {"t": t, "type": "decision", "outcome": "acted", "remaining": 0, "at_zero": True}
+    assert sum(1 for r in out if r["type"] == "decision") == 1
+
+
+def test_action_just_after_tie_window_is_too_late():
+    out = run([(0, "call", {"facing_bet": True}), (30.500001, "action")])
+    assert out[-2] == {"t": 30.5, "type": "decision", "outcome": "hand_dead"}
+    assert out[-1]["type"] == "ignored" and out[-1]["event"] == "action"
+    assert "after the ruling" in out[-1]["reason"]
+
+
+def test_tie_window_is_exact_with_inexact_decimal_times():
+    # 0.1 + 30 + 0.5 is not 30.6 in binary floating point; the engine works in microseconds.
+    out = run([(0.1, "call", {"facing_bet": True}), (30.6, "action")])
+    assert out[-1]["outcome"] == "acted" and out[-1]["at_zero"] is True
+
+
+def test_beep_and_action_at_the_same_instant_beep_first():
+    out = run([(0, "call"), (27, "action")])
+    assert [r["type"] for r in out[-2:]] == ["beep", "decision"]
+    assert out[-2] == {"t": 27, "type": "beep", "remaining": 3}
+
+
+def test_second_call_never_restarts_a_running_clock():
+    out = run([(0, "call", {"facing_bet": True}), (10, "call")])
+    assert out[1] == {"t": 10, "type": "ignored", "event": "call", "reason": "a clock is already running"}
+    assert out[-1] == {"t": 30.5, "type": "decision", "outcome": "hand_dead"}
+
+
+def test_bet_change_during_clock_changes_the_ruling():
+    out = run([(0, "call", {"facing_bet": False}), (5, "bet", {"facing_bet": True})])
+    assert out[-1]["outcome"] == "hand_dead"
+    out = run([(0, "call", {"facing_bet": True}), (29.9, "bet", {"facing_bet": False})])
+    assert out[-1]["outcome"] == "check"
+
+
+def test_bet_that_changes_nothing_is_ignored():
+    out = run([(0, "bet", {"facing_bet": False})])
+    assert out == [{"t": 0, "type": "ignored", "event": "bet", "reason": "the player is already not facing a bet"}]
+
+
+def test_action_while_paused_counts_with_frozen_remaining():
+    out = run([(0, "call", {"facing_bet": True}), (10, "pause"), (100, "action")])
+    assert out == [
+        {"t": 0, "type": "start", "seconds": 30},
+        {"t": 10, "type": "pause", "remaining": 20},
+        {"t": 100, "type": "decision", "outcome": "acted", "remaining": 20, "at_zero": False},
+    ]
+
+
+def test_pause_in_countdown_shifts_the_remaining_beeps():
+    out = run([(0, "call", {"facing_bet": True}), (26.5, "pause"), (40, "resume")])
+    assert out == [
+        {"t": 0, "type": "start", "seconds": 30},
+        {"t": 25, "type": "beep", "remaining": 5},
+        {"t": 26, "type": "beep", "remaining": 4},
+        {"t": 26.5, "type": "pause", "remaining": 3.5},
+        {"t": 40, "type": "resume", "remaining": 3.5},
+        {"t": 40.5, "type": "beep", "remaining": 3},
+        {"t": 41.5, "type": "beep", "remaining": 2},
+        {"t": 42.5, "type": "beep", "remaining": 1},
+        {"t": 43.5, "type": "beep", "remaining": 0},
+        {"t": 44, "type": "decision", "outcome": "hand_dead"},
+    ]
+
+
+def test_pause_exactly_on_a_beep_does_not_repeat_it():
+    out = run([(0, "call"), (27, "pause"), (50, "resume")])
+    beeps = [r["remaining"] for r in out if r["type"] == "beep"]
+    assert beeps == [5, 4, 3, 2, 1, 0]
+    assert out[-1] == {"t": 53.5, "type": "decision", "outcome": "check"}
+
+
+def test_pause_and_resume_when_not_applicable_are_ignored():
+    out = run([(0, "call"), (1, "resume"), (2, "pause"), (3, "pause"), (4, "cancel")])
+    reasons = [(r["event"], r["reason"]) for r in out if r["type"] == "ignored"]
+    assert reasons == [("resume", "the clock is not paused"), ("pause", "the clock is already paused")]
+    assert out[-1] == {"t": 4, "type": "decision", "outcome": "cancelled"}
+
+
+@pytest.mark.parametrize("stopper", [(10, "cancel")])
+def test_cancel_rules_nothing(stopper):
+    out = run([(0, "call", {"facing_bet": True}), stopper])
+    assert out[-1] == {"t": 10, "type": "decision", "outcome": "cancelled"}
+    assert not [r for r in out if r["type"] == "beep"]
+
+
+def test_action_with_no_clock_is_ignored():
+    assert run([(3, "action")]) == [{"t": 3, "type": "ignored", "event": "action", "reason": "no clock is running"}]
+
+
+def test_events_of_the_other_mode_are_ignored(shot):
+    out = run([(0, "extend"), (1, "hand"), (2, "start")])
+    assert [r["type"] for r in out] == ["ignored"] * 3
+    assert "shot mode" in out[0]["reason"]
+    out = run([(0, "call"), (1, "cancel")], shot)
+    assert [r["type"] for r in out] == ["ignored"] * 2
+    assert "clock mode" in out[0]["reason"]
+
+
+def test_end_stops_time_at_t():
+    out = run([(0, "call"), (27, "end")])
+    assert out[-1] == {"t": 27, "type": "beep", "remaining": 3}
+
+
+def test_end_at_the_exact_ruling_time_includes_it():
+    out = run([(0, "call"), (30.5, "end")])
+    assert out[-1]["type"] == "decision"
+
+
+def test_paused_clock_at_end_of_input_stays_paused():
+    out = run([(0, "call"), (3, "pause")])
+    assert out[-1] == {"t": 3, "type": "pause", "remaining": 27}
+
+
+def test_short_clock_only_beeps_what_fits():
+    out = run([(0, "call")], Settings(clock=ClockSettings(seconds=3, countdown=2)))
+    assert [(r["t"], r["remaining"]) for r in out if r["type"] == "beep"] == [(1, 2), (2, 1), (3, 0)]
+
+
+def test_zero_tie_window_beep_zero_then_ruling_same_instant():
+    out = run([(0, "call")], Settings(clock=ClockSettings(tie_window=0)))
+    assert out[-2:] == [{"t": 30, "type": "beep", "remaining": 0},
+                        {"t": 30, "type": "decision", "outcome": "check"}]
+
+
+# -- shot mode -------------------------------------------------------------------
+
+
+def test_shot_start_uses_street_time_and_names_street(shot):
+    out = run([(0, "start"), (1, "action")], shot)
+    assert out[0] == {"t": 0, "type": "start", "seconds": 15, "street": "preflop"}
+
+
+def test_shot_action_starts_next_players_clock_at_once(shot):
+    out = run([(0, "start"), (4, "action"), (6, "stop")], shot)
+    assert out == [
+        {"t": 0, "type": "start", "seconds": 15, "street": "preflop"},
+        {"t": 4, "type": "decision", "outcome": "acted", "remaining": 11, "at_zero": False},
+        {"t": 4, "type": "start", "seconds": 15, "street": "preflop"},
+        {"t": 6, "type": "decision", "outcome": "cancelled"},
+    ]
+
+
+def test_per_street_times(shot):
+    out = run([(0, "street"), (1, "start"), (2, "street"), (3, "start"), (4, "street"), (5, "start"),
+               (6, "stop")], shot)
+    starts = [(r["street"], r["seconds"]) for r in out if r["type"] == "start"]
+    assert starts == [("flop", 20), ("turn", 25), ("river", 30)]
+
+
+def test_street_after_river_is_refused(shot):
+    out = run([(0, "street"), (1, "street"), (2, "street"), (3, "street")], shot)
+    assert out == [{"t": 3, "type": "ignored", "event": "street",
+                    "reason": "there is no street after the river; start a new hand"}]
+
+
+def test_new_hand_faces_the_blinds_new_street_does_not(shot):
+    # preflop faces the blinds: expiry kills the hand
+    assert run([(0, "start")], shot)[-1]["outcome"] == "hand_dead"
+    # after a street, no bet: expiry is a check
+    assert run([(0, "street"), (1, "start")], shot)[-1]["outcome"] == "check"
+    assert run([(0, "street"), (1, "hand"), (2, "start")], shot)[-1]["outcome"] == "hand_dead"
+
+
+@pytest.mark.parametrize("interrupt", ["hand", "street", "stop"])
+def test_shot_clock_cancelled_by_hand_street_or_stop(shot, interrupt):
+    out = run([(0, "start"), (5, interrupt)], shot)
+    assert out[-1] == {"t": 5, "type": "decision", "outcome": "cancelled"}
+    assert [r["outcome"] for r in out if r["type"] == "decision"] == ["cancelled"]
+
+
+def test_extensions_stack_in_one_decision(shot):
+    out = run([(0, "start"), (5, "extend"), (6, "extend"), (70, "action"), (71, "stop")], shot)
+    assert out[1] == {"t": 5, "type": "extended", "seconds": 30, "remaining": 40}
+    assert out[2] == {"t": 6, "type": "extended", "seconds": 30, "remaining": 69}
+    decisions = [r for r in out if r["type"] == "decision"]
+    assert decisions[0] == {"t": 70, "type": "decision", "outcome": "acted", "remaining": 5, "at_zero": False}
+
+
+def test_extension_restarts_the_countdown(shot):
+    out = run([(0, "start"), (12.5, "extend")], shot)
+    beeps = [(r["t"], r["remaining"]) for r in out if r["type"] == "beep"]
+    assert beeps == [(10, 5), (11, 4), (12, 3), (40, 5), (41, 4), (42, 3), (43, 2), (44, 1), (45, 0)]
+    assert out[-1] == {"t": 45.5, "type": "decision", "outcome": "hand_dead"}
+
+
+def test_extension_inside_tie_window_counts_after_it_does_not(shot):
+    out = run([(0, "start"), (15.5, "extend")], shot)
+    assert out[7] == {"t": 15.5, "type": "extended", "seconds": 30, "remaining": 29.5}
+    out = run([(0, "start"), (15.6, "extend")], shot)
+    assert out[-1]["type"] == "ignored" and "after the tie window" in out[-1]["reason"]
+
+
+def test_extension_while_paused_adds_to_frozen_time(shot):
+    out = run([(0, "start"), (5, "pause"), (6, "extend"), (7, "resume"), (8, "action")], shot)
+    assert out[2] == {"t": 6, "type": "extended", "seconds": 30, "remaining": 40}
+    assert out[3] == {"t": 7, "type": "resume", "remaining": 40}
+    assert out[4]["remaining"] == 39
+
+
+# -- the engine object -----------------------------------------------------------
+
+
+def test_event_before_the_engines_clock_raises_and_leaves_state_untouched():
+    engine = Engine(Settings())
+    engine.handle(Call(10))
+    before = engine.state
+    with pytest.raises(EventError, match="before the engine's clock"):
+        engine.handle(Action(9))
+    assert engine.state == before
+
+
+def test_next_wake_follows_beeps_then_ruling():
+    engine = Engine(Settings())
+    assert engine.next_wake() is None
+    engine.handle(Call(0))
+    wakes = []
+    while (w := engine.next_wake()) is not None:
+        wakes.append(w)
+        engine.advance(w)
+    assert wakes == [25, 26, 27, 28, 29, 30, 30.5]
+
+
+def test_snapshot_phases_and_remaining():
+    engine = Engine(Settings())
+    engine.handle(Bet(0, True))
+    engine.handle(Call(1))
+    snap = engine.state
+    assert (snap.phase, snap.remaining(11), snap.consequence) == (RUNNING, 20, "hand_dead")
+    engine.handle(Pause(11))
+    assert (engine.state.phase, engine.state.remaining(99)) == (PAUSED, 20)
+    engine.handle(Resume(20))
+    engine.handle(Action(25))
+    assert engine.state.phase == IDLE and engine.state.last.outcome == "acted"
+
+
+def test_restore_paused_never_rules_by_itself():
+    engine = Engine(Settings())
+    engine.restore_paused(100, remaining=12.5, facing_bet=True, street=None)
+    assert engine.next_wake() is None and engine.advance(1000) == []
+    engine.handle(Resume(1000))
+    out = engine.advance(2000)
+    assert out[-1].record() == {"t": 1013, "type": "decision", "outcome": "hand_dead"}

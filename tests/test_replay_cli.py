@@ -1,0 +1,93 @@
+"""``shotclock replay``: the public JSON Lines contract, through the real command line."""
+
+import json
+import subprocess
+import sys
+
+import pytest
+
+from shotclock.shell.cli import main
+
+
+def replay(capsys, text, *args, monkeypatch=None):
+    import io
+
+    monkeypatch.setattr(sys, "stdin", io.StringIO(text))
+    code = main(["replay", *args])
+    out, err = capsys.readouterr()
+    return code, [json.loads(line) for line in out.splitlines()], err
+
+
+def test_replay_issue_example_exactly(capsys, monkeypatch):
+    code, out, err = replay(capsys, '{"t":0,"event":"call","facing_bet":true}\n', monkeypatch=monkeypatch)
+    assert code == 0 and err == ""
+    assert out[0] == {"t": 0, "type": "start", "seconds": 30}
+    assert [(r["t"], r["remaining"]) for r in out[1:-1]] == [(25, 5), (26, 4), (27, 3), (28, 2), (29, 1), (30, 0)]
+    assert out[-1] == {"t": 30.5, "type": "decision", "outcome": "hand_dead"}
+
+
+def test_replay_output_is_compact_json_lines(capsys, monkeypatch):
+    import io
+
+    monkeypatch.setattr(sys, "stdin", io.StringIO('{"t":0,"event":"call"}\n{"t":1.5,"event":"action"}\n'))
+    assert main(["replay"]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    assert lines == ['{"t":0,"type":"start","seconds":30}',
+                     '{"t":1.5,"type":"decision","outcome":"acted","remaining":28.5,"at_zero":false}']
+
+
+@pytest.mark.parametrize("text, message", [
+    ('{"t":0,"event":"call"}\nnot json\n', "line 2: not valid JSON"),
+    ('{"t":0,"event":"cal"}\n', "line 1: unknown event 'cal' (did you mean 'call'?)"),
+    ('{"t":5,"event":"call"}\n{"t":4,"event":"action"}\n', "line 2: 't' goes backwards"),
+    ('{"event":"call"}\n', "line 1: missing 't'"),
+    ('{"t":"0","event":"call"}\n', "line 1: 't' must be a number"),
+    ('{"t":0,"event":"bet"}\n', "line 1: 'bet' needs 'facing_bet'"),
+    ('{"t":0,"event":"call","facing_bte":true}\n', "did you mean 'facing_bet'?"),
+    ('{"t":0,"event":"call","facing_bet":"yes"}\n', "'facing_bet' must be true or false"),
+    ('[1,2]\n', "line 1: expected a JSON object"),
+])
+def test_malformed_input_names_line_and_problem_exit_2(capsys, monkeypatch, text, message):
+    code, out, err = replay(capsys, text, monkeypatch=monkeypatch)
+    assert code == 2
+    assert message in err
+    assert out == []  # nothing half-done on stdout
+    assert "Traceback" not in err
+
+
+def test_replay_reads_a_file_and_uses_the_config(tmp_path, capsys):
+    events = tmp_path / "events.jsonl"
+    events.write_text('{"t":0,"event":"start"}\n')
+    config = tmp_path / "c.toml"
+    config.write_text('mode = "shot"\n[shot]\npreflop = 15\n')
+    assert main(["replay", str(events), "--config", str(config)]) == 0
+    out = [json.loads(x) for x in capsys.readouterr().out.splitlines()]
+    assert out[0] == {"t": 0, "type": "start", "seconds": 15, "street": "preflop"}
+    assert out[-1] == {"t": 15.5, "type": "decision", "outcome": "hand_dead"}
+
+
+def test_missing_file_is_a_clear_error(capsys):
+    assert main(["replay", "/nonexistent/events.jsonl"]) == 2
+    assert "cannot read /nonexistent/events.jsonl" in capsys.readouterr().err
+
+
+def test_console_script_runs_as_a_process():
+    proc = subprocess.run([sys.executable, "-m", "shotclock", "replay"], input='{"t":0,"event":"call"}\n',
+                          capture_output=True, text=True, timeout=60)
+    assert proc.returncode == 0
+    assert proc.stdout.splitlines()[-1] == '{"t":30.5,"type":"decision","outcome":"check"}'
+
+
+def test_bundled_example_replays_to_its_expected_output():
+    from pathlib import Path
+
+    root = Path(__file__).parent.parent / "docs" / "examples"
+    assert len(list(root.glob("*.events.jsonl"))) >= 4
+    for events in sorted(root.glob("*.events.jsonl")):
+        expected = events.with_name(events.name.replace(".events.", ".expected."))
+        config = events.with_name(events.name.replace(".events.jsonl", ".toml"))
+        extra = ["--config", str(config)] if config.exists() else []
+        proc = subprocess.run([sys.executable, "-m", "shotclock", "replay", str(events), *extra],
+                              capture_output=True, text=True, timeout=60)
+        assert proc.returncode == 0, proc.stderr
+        assert proc.stdout == expected.read_text(), events.name
