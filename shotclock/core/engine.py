@@ -143,6 +143,7 @@ class Snapshot:
     extensions: int
     last: ev.Decision | None
     now: float
+    interrupted: bool = False
 
     def remaining(self, now: float) -> float | None:
         """Seconds left to 0 at ``now`` (never negative), or None when no clock is on."""
@@ -182,6 +183,7 @@ class Engine:
         self._next_beep: int | None = None  # the next countdown number to sound
         self.extensions = 0
         self.last: ev.Decision | None = None
+        self.interrupted = False  # a clock restored after a power cut, until resumed or ended
         self._tie = _us(settings.tie_window)
         self._countdown = settings.countdown
 
@@ -241,6 +243,7 @@ class Engine:
             extensions=self.extensions,
             last=self.last,
             now=self._now / US,
+            interrupted=self.interrupted,
         )
 
     def restore_paused(self, t: float, remaining: float, facing_bet: bool, street: str | None,
@@ -257,6 +260,7 @@ class Engine:
         self._left = _us(remaining)
         self._seconds = max(self._left, 0)
         self.extensions = extensions
+        self.interrupted = True
         self._next_beep = self._first_beep(self._left)
 
     # -- timers --------------------------------------------------------------------
@@ -311,6 +315,7 @@ class Engine:
     def _decide(self, t: int, outcome: str, **fields) -> ev.Decision:
         self.last = ev.Decision(t / US, outcome, **fields)
         self._next_beep = None
+        self.interrupted = False
         return self.last
 
     def _left_at(self, t: int) -> int:
@@ -352,6 +357,7 @@ class Engine:
         return [ev.Paused(t / US, max(0, self._left) / US)]
 
     def _resume(self, t, event):
+        self.interrupted = False
         self._deadline = t + self._left
         return [ev.Resumed(t / US, max(0, self._left) / US)]
 

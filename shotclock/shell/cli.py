@@ -19,6 +19,11 @@ DEFAULT_CONFIG = Path("/etc/shotclock/config.toml")
 log = logging.getLogger("shotclock.cli")
 
 
+def load_for(args) -> Config:
+    """The configuration a command runs with: ``--config FILE``, else the system file, else defaults."""
+    return _config(args)
+
+
 def _config(args) -> Config:
     path = args.config
     if path is None and DEFAULT_CONFIG.exists():

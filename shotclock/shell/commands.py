@@ -1,3 +1,16 @@
-"""Registers the subcommands that come with the device, screen and log layers."""
+"""The subcommands that live in their own modules, registered without importing them early."""
 
-REGISTER: list = []
+
+def _device(add):
+    from shotclock.shell.device import register
+
+    register(add)
+
+
+def _selftest(add):
+    from shotclock.shell.selftest import register
+
+    register(add)
+
+
+REGISTER: list = [_device, _selftest]

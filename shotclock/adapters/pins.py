@@ -1,0 +1,151 @@
+"""The table's buttons, LEDs and buzzer on GPIO, through gpiozero.
+
+The pin callback does one thing: it turns gpiozero's ``(ticks, state)`` into a
+:class:`~shotclock.core.buttons.Edge` on the monotonic clock and hands it to ``on_edge``.
+Debounce and gestures are decided in :mod:`shotclock.core.buttons`, never here.
+
+All of gpiozero's backends report ticks on CLOCK_MONOTONIC (``time.monotonic()``):
+MockFactory and the RPi.GPIO factory read it in the callback, lgpio passes the kernel's
+edge timestamp, which is CLOCK_MONOTONIC by default since Linux 5.7.
+"""
+
+from __future__ import annotations
+
+import logging
+import time
+from typing import Callable
+
+from shotclock.config import BUTTONS
+from shotclock.core.buttons import Edge
+from shotclock.errors import HardwareError
+
+log = logging.getLogger("shotclock.pins")
+
+# A tick further than this from time.monotonic() is on another clock: fall back to now.
+_PLAUSIBLE = 5.0
+
+
+# gpiozero's own backends, by the names GPIOZERO_PIN_FACTORY accepts (plus "mock").
+FACTORIES = {
+    "mock": "gpiozero.pins.mock:MockFactory",
+    "lgpio": "gpiozero.pins.lgpio:LGPIOFactory",
+    "rpigpio": "gpiozero.pins.rpigpio:RPiGPIOFactory",
+    "native": "gpiozero.pins.native:NativeFactory",
+}
+
+
+def make_pin_factory(name: str):
+    """A gpiozero pin factory by name: ``mock`` (fake pins), ``auto`` (gpiozero's own choice),
+    ``lgpio`` (Pi 5, and Pi 3-4 on Bookworm), ``rpigpio`` (Pi 1-4) or ``native``."""
+    if name == "auto":
+        return None
+    if name not in FACTORIES:
+        raise HardwareError(f"unknown pin factory {name!r} (choose from auto, {', '.join(FACTORIES)})")
+    module_name, cls_name = FACTORIES[name].split(":")
+    try:
+        import importlib
+
+        return getattr(importlib.import_module(module_name), cls_name)()
+    except Exception as exc:  # gpiozero and the backends raise many kinds here
+        hint = " (install the 'pi' extra: pip install 'shotclock[pi]')" if name == "lgpio" else ""
+        raise HardwareError(f"pin factory {name!r} is not available: {exc}{hint}") from None
+
+
+class TablePins:
+    """The buttons (to ground, internal pull-up), the running and bet LEDs and an optional buzzer.
+
+    :param pins: role → BCM pin number (``floor``, ``action``, ``bet``, ``extend``, ``street``,
+        ``led_running``, ``led_bet`` and optionally ``buzzer``).
+    :param on_edge: called from gpiozero's callback thread with each timestamped edge.
+    :param pin_factory: a gpiozero pin factory, or None for gpiozero's default.
+    :param clock: the monotonic clock the ticks are checked against (tests pass a virtual one).
+
+    Example, with fake pins::
+
+        >>> from gpiozero.pins.mock import MockFactory
+        >>> edges = []
+        >>> table = TablePins({"floor": 17, "action": 27, "bet": 22, "extend": 23, "street": 24,
+        ...                    "led_running": 5, "led_bet": 6}, edges.append, MockFactory())
+        >>> table.pin("action").drive_low()
+        >>> edges[0].button, edges[0].pressed
+        ('action', True)
+    """
+
+    def __init__(self, pins: dict[str, int], on_edge: Callable[[Edge], None], pin_factory=None,
+                 clock: Callable[[], float] = time.monotonic):
+        from gpiozero import LED, Buzzer, InputDevice
+        from gpiozero.exc import GPIOZeroError
+
+        self.on_edge = on_edge
+        self.clock = clock
+        self._devices: list = []
+        self.buttons: dict = {}
+        # gpiozero holds when_changed only weakly: these references keep the callbacks alive.
+        self._callbacks: dict = {}
+        self.factory = pin_factory
+        try:
+            for role in BUTTONS:
+                dev = InputDevice(pins[role], pull_up=True, pin_factory=pin_factory)
+                self._devices.append(dev)
+                dev.pin.edges = "both"
+                self._callbacks[role] = self._callback(role)
+                dev.pin.when_changed = self._callbacks[role]
+                self.buttons[role] = dev
+            self.led_running = LED(pins["led_running"], pin_factory=pin_factory)
+            self.led_bet = LED(pins["led_bet"], pin_factory=pin_factory)
+            self._devices += [self.led_running, self.led_bet]
+            self.buzzer = Buzzer(pins["buzzer"], pin_factory=pin_factory) if pins.get("buzzer") else None
+            if self.buzzer:
+                self._devices.append(self.buzzer)
+        except (GPIOZeroError, OSError, RuntimeError) as exc:
+            self.close()
+            raise HardwareError(f"cannot set up the GPIO pins (BCM {pins}): {exc}") from None
+        self.factory = self.buttons["floor"].pin_factory
+        self._running_mode = None
+
+    def _callback(self, role: str):
+        on_edge, clock = self.on_edge, self.clock
+
+        def changed(ticks, state):
+            # Keep this tiny: it runs on gpiozero's thread at every edge.
+            now = clock()
+            t = ticks if ticks is not None and abs(ticks - now) < _PLAUSIBLE else now
+            on_edge(Edge(t, role, not state))  # pulled up: low means pressed
+
+        return changed
+
+    def pin(self, role: str):
+        """The gpiozero pin object of a button (tests and the simulator drive mock pins through it)."""
+        return self.buttons[role].pin
+
+    def pressed_now(self) -> dict[str, bool]:
+        """Which buttons read pressed right now (used at start and by the self-test)."""
+        return {role: not dev.pin.state for role, dev in self.buttons.items()}
+
+    def show(self, running: bool, countdown: bool, facing_bet: bool) -> None:
+        """Set the LEDs: running (steady, or blinking in the countdown) and facing a bet."""
+        mode = "blink" if countdown else "on" if running else "off"
+        if mode != self._running_mode:
+            self._running_mode = mode
+            if mode == "blink":
+                self.led_running.blink(on_time=0.25, off_time=0.25)
+            elif mode == "on":
+                self.led_running.on()
+            else:
+                self.led_running.off()
+        if facing_bet != self.led_bet.is_lit:
+            self.led_bet.value = facing_bet
+
+    def beep(self, long: bool = False) -> None:
+        """Sound the buzzer once (long at 0), in the background; nothing without a buzzer."""
+        if self.buzzer:
+            self.buzzer.beep(on_time=0.6 if long else 0.08, off_time=0.01, n=1, background=True)
+
+    def close(self) -> None:
+        """Release every pin."""
+        for dev in self._devices:
+            try:
+                dev.close()
+            except Exception:  # closing is best effort
+                pass
+        self._devices.clear()

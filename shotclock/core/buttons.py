@@ -1,0 +1,199 @@
+"""Buttons in pure code: debounce, press/hold gestures and stuck detection from edge timestamps.
+
+GPIO callbacks only timestamp edges; everything else is decided here, so it can be tested
+with virtual time (gpiozero's MockFactory does not simulate bounce, and lgpio's own
+debounce delays and shifts the timestamp, which a ruling at 0 cannot afford).
+
+* The first edge of a press counts at once, with its own timestamp: no added latency.
+  Edges within ``debounce`` after a counted edge are contact bounce and are ignored;
+  if the contact ended up in the other state, that is counted when the window closes,
+  at the time of the last edge seen.
+* ``action``, ``bet`` and ``extend`` act on the press edge. ``floor`` and ``street`` have a
+  hold gesture as well, so they act on release (a short press) or when the hold time is
+  reached (a hold), dated at that moment.
+* A button held longer than ``stuck_after`` is reported stuck and ignored until released.
+
+Example::
+
+    >>> reader = ButtonReader(debounce=0.03, hold=2.0, stuck_after=10.0)
+    >>> reader.edge(Edge(1.000, "action", True))
+    [Gesture(t=1.0, button='action', kind='press')]
+    >>> reader.edge(Edge(1.002, "action", False))   # bounce
+    []
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from shotclock.core import events as ev
+from shotclock.core.engine import IDLE, Snapshot
+
+HOLDABLE = frozenset({"floor", "street"})
+
+
+@dataclass(frozen=True)
+class Edge:
+    """A pin edge: ``button`` went ``pressed`` (or released) at ``t`` (seconds)."""
+
+    t: float
+    button: str
+    pressed: bool
+
+
+@dataclass(frozen=True)
+class Gesture:
+    """A recognised gesture: ``kind`` is ``press`` or ``hold``."""
+
+    t: float
+    button: str
+    kind: str
+
+
+@dataclass(frozen=True)
+class ButtonFault:
+    """A button became ``stuck`` or was ``released`` after being stuck."""
+
+    t: float
+    button: str
+    kind: str
+
+
+class _Button:
+    __slots__ = ("pressed", "counted_t", "press_t", "held", "stuck", "raw_pressed", "raw_t")
+
+    def __init__(self):
+        self.pressed = False
+        self.counted_t: float | None = None
+        self.press_t = 0.0
+        self.held = False
+        self.stuck = False
+        self.raw_pressed = False
+        self.raw_t = 0.0
+
+
+class ButtonReader:
+    """Turns timestamped edges into gestures and faults; tells when it next needs waking.
+
+    :param debounce: seconds after a counted edge in which further edges are bounce.
+    :param hold: seconds a holdable button must be held for a ``hold`` gesture.
+    :param stuck_after: seconds after which a held button is reported stuck.
+    :param holdable: the buttons with a hold gesture (they act on release or hold).
+    """
+
+    def __init__(self, debounce: float = 0.03, hold: float = 2.0, stuck_after: float = 10.0,
+                 holdable: frozenset = HOLDABLE):
+        self.debounce = debounce
+        self.hold = hold
+        self.stuck_after = stuck_after
+        self.holdable = holdable
+        self._buttons: dict[str, _Button] = {}
+
+    def _button(self, name: str) -> _Button:
+        return self._buttons.setdefault(name, _Button())
+
+    def stuck(self) -> set[str]:
+        """The buttons now reported stuck."""
+        return {name for name, b in self._buttons.items() if b.stuck}
+
+    def held_at_start(self, t: float, button: str) -> list[ButtonFault]:
+        """A button found pressed when the device starts: stuck until released."""
+        b = self._button(button)
+        b.pressed = b.raw_pressed = b.stuck = True
+        b.counted_t = b.press_t = b.raw_t = t
+        b.held = True
+        return [ButtonFault(t, button, "stuck")]
+
+    def edge(self, edge: Edge) -> list[Gesture | ButtonFault]:
+        """Take one edge (in time order) and return the gestures and faults it completes."""
+        out = self.advance(edge.t)
+        b = self._button(edge.button)
+        b.raw_pressed, b.raw_t = edge.pressed, edge.t
+        if b.counted_t is not None and edge.t - b.counted_t < self.debounce:
+            return out  # contact bounce
+        if edge.pressed == b.pressed:
+            return out  # no change (an edge we saw the other half of as bounce)
+        return out + self._count(edge.button, b, edge.t, edge.pressed)
+
+    def advance(self, t: float) -> list[Gesture | ButtonFault]:
+        """Let time pass to ``t``: settle bounce windows, fire holds and stuck reports due by then."""
+        out: list[Gesture | ButtonFault] = []
+        while (due := self._next(t)) is not None:
+            when, name, what = due
+            b = self._buttons[name]
+            if what == "settle":
+                out += self._count(name, b, b.raw_t, b.raw_pressed)
+            elif what == "hold":
+                b.held = True
+                out.append(Gesture(when, name, "hold"))
+            else:
+                b.stuck = True
+                out.append(ButtonFault(when, name, "stuck"))
+        return out
+
+    def next_wake(self) -> float | None:
+        """When a bounce window closes, a hold completes or a button becomes stuck."""
+        due = self._next(float("inf"))
+        return None if due is None else due[0]
+
+    def _next(self, limit: float):
+        best = None
+        for name, b in self._buttons.items():
+            for when, what in self._timers(name, b):
+                if when <= limit and (best is None or when < best[0]):
+                    best = (when, name, what)
+        return best
+
+    def _timers(self, name: str, b: _Button):
+        if b.counted_t is not None and b.raw_pressed != b.pressed:
+            yield b.counted_t + self.debounce, "settle"  # bounce ended in the other state
+        if b.pressed and not b.stuck:
+            if not b.held and name in self.holdable:
+                yield b.press_t + self.hold, "hold"
+            yield b.press_t + self.stuck_after, "stuck"
+
+    def _count(self, name: str, b: _Button, t: float, pressed: bool):
+        b.pressed = pressed
+        b.counted_t = t
+        if pressed:
+            b.press_t, b.held = t, False
+            return [] if name in self.holdable else [Gesture(t, name, "press")]
+        if b.stuck:
+            b.stuck = False
+            return [ButtonFault(t, name, "released")]
+        if name in self.holdable and not b.held:
+            return [Gesture(t, name, "press")]
+        return []
+
+
+def gesture_event(gesture: Gesture, state: Snapshot) -> ev.Event | None:
+    """The engine event a gesture means in the current state (the gesture map in the README).
+
+    ======== ======================================= =====================
+    button   press                                   hold (2 s)
+    ======== ======================================= =====================
+    floor    call (idle) / pause / resume            cancel (shot: stop)
+    action   action (shot mode, idle: start)         --
+    bet      toggle facing a bet                     --
+    extend   one extension chip                      --
+    street   next street                             new hand
+    ======== ======================================= =====================
+    """
+    t, button, kind = gesture.t, gesture.button, gesture.kind
+    if button == "floor":
+        if kind == "hold":
+            return ev.Cancel(t) if state.mode == "clock" else ev.Stop(t)
+        if state.phase == "running":
+            return ev.Pause(t)
+        if state.phase == "paused":
+            return ev.Resume(t)
+        return ev.Call(t) if state.mode == "clock" else None
+    if button == "action":
+        return ev.Start(t) if state.mode == "shot" and state.phase == IDLE else ev.Action(t)
+    if button == "bet":
+        return ev.Bet(t, not state.facing_bet)
+    if button == "extend":
+        return ev.Extend(t)
+    if button == "street":
+        return ev.Hand(t) if kind == "hold" else ev.Street(t)
+    return None

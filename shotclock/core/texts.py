@@ -1,0 +1,86 @@
+"""What the screen says, in Dutch (the official table language, the default) and English."""
+
+from __future__ import annotations
+
+TEXTS = {
+    "nl": {
+        "mode.clock": "Klok · regel 29",
+        "mode.shot": "Shotclock",
+        "idle.waiting": "Klaar",
+        "idle.last": "Laatste beslissing: {ruling}",
+        "at_zero": "Bij 0: {ruling}",
+        "paused": "GEPAUZEERD",
+        "interrupted": "ONDERBROKEN",
+        "interrupted.detail": "Stroomonderbreking · nog {left}",
+        "interrupted.help": "Floor: drukken = hervatten · vasthouden = annuleren",
+        "ruling.hand_dead": "HAND DOOD",
+        "ruling.check": "CHECK",
+        "ruling.acted": "ACTIE OP TIJD",
+        "ruling.acted.detail": "nog {left} over",
+        "ruling.at_zero": "ACTIE OP 0",
+        "ruling.at_zero.detail": "SPELER IN HET VOORDEEL",
+        "ruling.cancelled": "GEANNULEERD",
+        "ruling.cancelled.detail": "geen beslissing",
+        "street.preflop": "Preflop",
+        "street.flop": "Flop",
+        "street.turn": "Turn",
+        "street.river": "River",
+        "extensions": "Extensies: {n}",
+        "fault.stuck": "Knop '{button}' zit vast · genegeerd",
+        "fault.no_sound": "Geen geluid",
+        "fault.log": "Logboek: {detail}",
+        "button.floor": "floor",
+        "button.action": "actie",
+        "button.bet": "inzet",
+        "button.extend": "extensie",
+        "button.street": "straat",
+        "seconds": "{s} s",
+    },
+    "en": {
+        "mode.clock": "Clock · rule 29",
+        "mode.shot": "Shot clock",
+        "idle.waiting": "Ready",
+        "idle.last": "Last ruling: {ruling}",
+        "at_zero": "At 0: {ruling}",
+        "paused": "PAUSED",
+        "interrupted": "INTERRUPTED",
+        "interrupted.detail": "Power cut · {left} left",
+        "interrupted.help": "Floor: press = resume · hold = cancel",
+        "ruling.hand_dead": "HAND DEAD",
+        "ruling.check": "CHECK",
+        "ruling.acted": "ACTION IN TIME",
+        "ruling.acted.detail": "{left} left",
+        "ruling.at_zero": "ACTION AT 0",
+        "ruling.at_zero.detail": "PLAYER GETS THE BENEFIT",
+        "ruling.cancelled": "CANCELLED",
+        "ruling.cancelled.detail": "no ruling",
+        "street.preflop": "Preflop",
+        "street.flop": "Flop",
+        "street.turn": "Turn",
+        "street.river": "River",
+        "extensions": "Extensions: {n}",
+        "fault.stuck": "Button '{button}' stuck · ignored",
+        "fault.no_sound": "No sound",
+        "fault.log": "Log: {detail}",
+        "button.floor": "floor",
+        "button.action": "action",
+        "button.bet": "bet",
+        "button.extend": "extend",
+        "button.street": "street",
+        "seconds": "{s} s",
+    },
+}
+LANGUAGES = tuple(TEXTS)
+
+
+def text(language: str, key: str, **values) -> str:
+    """The text for ``key`` in ``language``, with ``values`` filled in."""
+    return TEXTS[language][key].format(**values)
+
+
+def seconds(language: str, value: float) -> str:
+    """A time for the screen: ``12,3 s`` in Dutch, ``12.3 s`` in English."""
+    shown = f"{value:.1f}"
+    if language == "nl":
+        shown = shown.replace(".", ",")
+    return text(language, "seconds", s=shown)

@@ -1,0 +1,135 @@
+"""The view model: what the screen shows at a moment, derived from the engine's state and the time.
+
+Pure, like the rest of the core: :func:`view_at` says what to show, :func:`next_change` says
+when that will next be different, so the screen redraws only when something visible changes.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+from shotclock.core import texts
+from shotclock.core.engine import IDLE, PAUSED, RUNNING, Snapshot
+from shotclock.core.events import ACTED, CANCELLED
+
+RULING_SECONDS = 10.0  # how long a ruling fills the screen before the idle screen returns
+STEPS_PER_SECOND = 4  # the progress ring moves in quarter seconds
+
+
+@dataclass(frozen=True)
+class View:
+    """What the screen shows.
+
+    ``screen`` names the layout (idle, running, countdown, paused, interrupted, ruling,
+    cancelled); ``tone`` picks the colours (calm, warn, urgent, paused, dead, good, neutral);
+    ``progress`` is the fraction of the clock left (None: no ring).
+    """
+
+    screen: str
+    tone: str
+    big: str
+    title: str
+    sub: str = ""
+    info: str = ""
+    progress: float | None = None
+    faults: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class Display:
+    """The screen's fixed settings: table name, language and how long the last ruling stays."""
+
+    table: str = "Tafel 1"
+    language: str = "nl"
+    last_ruling_seconds: float = 60.0
+
+
+def _mode_title(state: Snapshot, display: Display) -> str:
+    return texts.text(display.language, f"mode.{state.mode}")
+
+
+def _ruling_words(decision, language: str) -> tuple[str, str, str]:
+    """(big text, detail, tone) for a decision."""
+    t = lambda key, **v: texts.text(language, key, **v)
+    if decision.outcome == ACTED:
+        if decision.at_zero:
+            return t("ruling.at_zero"), t("ruling.at_zero.detail"), "good"
+        return t("ruling.acted"), t("ruling.acted.detail", left=texts.seconds(language, decision.remaining)), "good"
+    if decision.outcome == CANCELLED:
+        return t("ruling.cancelled"), t("ruling.cancelled.detail"), "neutral"
+    return t(f"ruling.{decision.outcome}"), "", "dead" if decision.outcome == "hand_dead" else "warn"
+
+
+def _fault_texts(faults: dict[str, str], language: str) -> tuple[str, ...]:
+    out = []
+    for key, detail in sorted(faults.items()):
+        kind = key.split(":")[0]
+        if kind == "stuck":
+            button = texts.text(language, f"button.{detail}")
+            out.append(texts.text(language, "fault.stuck", button=button))
+        elif kind == "no_sound":
+            out.append(texts.text(language, "fault.no_sound"))
+        else:
+            out.append(texts.text(language, "fault.log", detail=detail))
+    return tuple(out)
+
+
+def _shot_info(state: Snapshot, language: str) -> str:
+    if state.mode != "shot" or state.street is None:
+        return ""
+    parts = [texts.text(language, f"street.{state.street}")]
+    if state.extensions:
+        parts.append(texts.text(language, "extensions", n=state.extensions))
+    return " · ".join(parts)
+
+
+def view_at(state: Snapshot, now: float, display: Display = Display(), faults: dict | None = None) -> View:
+    """What the screen shows at ``now`` for this engine state."""
+    lang = display.language
+    fault_texts = _fault_texts(faults or {}, lang)
+    consequence = texts.text(lang, "at_zero", ruling=texts.text(lang, f"ruling.{state.consequence}"))
+    info = _shot_info(state, lang)
+    if state.phase in (RUNNING, PAUSED):
+        remaining = state.remaining(now)
+        shown = math.ceil(round(remaining, 6))
+        steps = math.ceil(round(remaining * STEPS_PER_SECOND, 6)) / STEPS_PER_SECOND
+        progress = min(1.0, steps / state.seconds) if state.seconds else 0.0
+        if state.phase == PAUSED:
+            key = "interrupted" if state.interrupted else "paused"
+            sub = (texts.text(lang, "interrupted.detail", left=texts.seconds(lang, remaining))
+                   if state.interrupted else consequence)
+            extra = texts.text(lang, "interrupted.help") if state.interrupted else info
+            return View(key, "paused", str(shown), texts.text(lang, key), sub, extra, progress, fault_texts)
+        if remaining <= state.countdown:
+            return View("countdown", "urgent", str(shown), _mode_title(state, display), consequence, info,
+                        progress, fault_texts)
+        tone = "calm" if progress > 0.5 else "warn"
+        return View("running", tone, str(shown), _mode_title(state, display), consequence, info, progress,
+                    fault_texts)
+    last = state.last
+    if last is not None and now - last.t < RULING_SECONDS:
+        big, detail, tone = _ruling_words(last, lang)
+        screen = "cancelled" if last.outcome == CANCELLED else "ruling"
+        return View(screen, tone, big, display.table, detail, info, None, fault_texts)
+    sub = ""
+    if last is not None and last.outcome != CANCELLED and now - last.t < display.last_ruling_seconds:
+        sub = texts.text(lang, "idle.last", ruling=_ruling_words(last, lang)[0])
+    return View("idle", "neutral", display.table, _mode_title(state, display), sub or texts.text(lang, "idle.waiting"),
+                info, None, fault_texts)
+
+
+def next_change(state: Snapshot, now: float, display: Display = Display()) -> float | None:
+    """When :func:`view_at` will next give a different view without any new event (or None)."""
+    if state.phase == RUNNING:
+        remaining = state.deadline - now
+        if remaining <= 0:
+            return None  # showing 0 until the engine rules
+        steps = math.ceil(round(remaining * STEPS_PER_SECOND, 6))
+        return state.deadline - (steps - 1) / STEPS_PER_SECOND
+    last = state.last
+    if state.phase == IDLE and last is not None:
+        for end in (last.t + RULING_SECONDS, last.t + display.last_ruling_seconds):
+            if end > now:
+                return end
+    return None

@@ -1,0 +1,155 @@
+"""Building and running the table device: pins, loop, listeners, systemd (``shotclock run``)."""
+
+from __future__ import annotations
+
+import logging
+import signal
+import time
+from pathlib import Path
+
+from shotclock.adapters.pins import TablePins, make_pin_factory
+from shotclock.adapters.systemd import SystemdNotifier
+from shotclock.config import BUTTONS, Config
+from shotclock.core.buttons import ButtonReader
+from shotclock.core.engine import RUNNING, Engine
+from shotclock.errors import ShotclockError
+from shotclock.shell.loop import DeviceLoop
+
+log = logging.getLogger("shotclock.device")
+
+
+class LightsPresenter:
+    """Drives the LEDs and, where no speaker plays, the buzzer, from each round."""
+
+    def __init__(self, pins: TablePins, buzzer_beeps: bool):
+        self.pins = pins
+        self.buzzer_beeps = buzzer_beeps
+
+    def update(self, round) -> None:
+        """Beep the buzzer for beeps; set the running, countdown and bet LEDs."""
+        if self.buzzer_beeps:
+            for out in round.outputs:
+                if out.TYPE == "beep":
+                    self.pins.beep(long=out.remaining == 0)
+        state = round.state
+        remaining = state.remaining(round.now)
+        running = state.phase == RUNNING
+        self.pins.show(running=state.phase != "idle",
+                       countdown=running and remaining <= state.countdown,
+                       facing_bet=state.facing_bet)
+
+    def next_wake(self, now: float) -> float | None:
+        """The countdown's start, when the running LED starts blinking."""
+        return None  # the engine wakes the loop at the first countdown beep, which is that moment
+
+
+class Device:
+    """The whole table device, built from a configuration.
+
+    :param config: the validated configuration.
+    :param pin_factory: a gpiozero pin factory name (``auto``, ``mock``, ``lgpio``, …).
+    :param listeners: extra listeners (screen, sound, log, report), called after the lights.
+    :param buzzer_beeps: beep the GPIO buzzer with the countdown (when no speaker plays).
+    :param clock: the monotonic clock for the engine, loop and pins (tests pass a virtual one).
+    """
+
+    def __init__(self, config: Config, pin_factory: str = "auto", listeners=(), buzzer_beeps=True,
+                 waker=None, notifier: SystemdNotifier | None = None, clock=time.monotonic):
+        self.config = config
+        self.notifier = notifier or SystemdNotifier()
+        self.engine = Engine(config.settings, start=clock())
+        self.reader = ButtonReader(config["device.debounce"], config["device.hold"], config["device.stuck_after"])
+        self.loop = DeviceLoop(self.engine, self.reader, clock=clock, waker=waker)
+        self.pins = TablePins(config.pins, self.loop.post, make_pin_factory(pin_factory), clock=clock)
+        self.loop.listeners = [LightsPresenter(self.pins, buzzer_beeps), *listeners, self.notifier]
+        for button, pressed in self.pins.pressed_now().items():
+            if pressed:
+                log.warning("button '%s' reads pressed at start: treated as stuck until released", button)
+                self.loop.button_held_at_start(button)
+        log.info("pins: %s on %s", ", ".join(f"{r}={p}" for r, p in config.pins.items()),
+                 type(self.pins.factory).__name__)
+
+    def run(self, should_stop=lambda round: False) -> None:
+        """Run until ``should_stop(round)`` or SIGTERM/SIGINT; always releases the pins."""
+        stopping = []
+
+        def on_signal(signum, frame):
+            stopping.append(signum)
+            self.loop.waker.wake()
+
+        previous = {s: signal.signal(s, on_signal) for s in (signal.SIGTERM, signal.SIGINT)}
+        self.notifier.ready(f"{self.config['mode']} mode, table {self.config['table']}", time.monotonic())
+        log.info("ready: %s mode, table %r", self.config["mode"], self.config["table"])
+        try:
+            self.loop.run(lambda round: bool(stopping) or should_stop(round))
+        finally:
+            self.notifier.stopping()
+            for s, handler in previous.items():
+                signal.signal(s, handler)
+            self.pins.close()
+
+
+def cmd_run(args) -> int:
+    """``shotclock run``: the device (or, with --script, a timed bench run on fake pins)."""
+    from shotclock.shell.cli import load_for
+
+    config = load_for(args)
+    if args.script and args.pins != "mock":
+        raise ShotclockError("--script plays presses onto fake pins: use it with --pins mock")
+    if args.report and not args.script:
+        raise ShotclockError("--report goes with --script")
+    listeners = []
+    presenters = None
+    if not args.headless:
+        from shotclock.shell.presenters import build_presenters
+
+        presenters = build_presenters(config, fullscreen=config["screen.fullscreen"], require_real_display=True)
+        listeners += presenters.listeners
+    if args.script:
+        return _run_script(args, config, listeners)
+    device = Device(config, args.pins, listeners, buzzer_beeps=presenters is None or not presenters.sound_ok)
+    if presenters:
+        presenters.attach(device)
+    device.run()
+    return 0
+
+
+def _run_script(args, config, listeners) -> int:
+    from shotclock.shell.script import ReportWriter, ScriptPlayer, edge_schedule, parse_script
+
+    try:
+        text = Path(args.script).read_text(encoding="utf-8")
+    except OSError as exc:
+        raise ShotclockError(f"cannot read the script {args.script}: {exc.strerror}") from None
+    try:
+        edges = edge_schedule(parse_script(text))
+    except ShotclockError as exc:
+        raise ShotclockError(f"{args.script}: {exc}") from None
+    device = Device(config, "mock", listeners)
+    start = time.monotonic() + 0.05  # a moment for the player thread to start
+    report = ReportWriter(args.report, start) if args.report else None
+    if report:
+        device.loop.listeners.append(report)
+    player = ScriptPlayer(edges, device.pins, start, device.loop.waker.wake)
+    player.start()
+
+    def finished(round) -> bool:
+        return (player.done and not device.loop._inbox and round.state.phase != RUNNING
+                and device.reader.next_wake() is None)
+
+    try:
+        device.run(finished)
+    finally:
+        if report:
+            report.close()
+    return 0
+
+
+def register(add) -> None:
+    """Add ``shotclock run`` to the command line."""
+    p = add("run", cmd_run, "run the table device: buttons, LEDs, screen and sound")
+    p.add_argument("--pins", default="auto", metavar="FACTORY",
+                   help="gpiozero pin factory: auto (default, as on a Pi), mock (fake pins), lgpio, rpigpio, native")
+    p.add_argument("--headless", action="store_true", help="no screen and no sound")
+    p.add_argument("--script", metavar="FILE", help="play this script of presses onto the fake pins (with --pins mock)")
+    p.add_argument("--report", metavar="FILE", help="write every input and output record here (with --script)")

@@ -1,0 +1,120 @@
+"""``shotclock selftest``: one line per check, OK or FAIL with the reason (SKIP where it does not apply)."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+from dataclasses import dataclass
+
+from shotclock.errors import ConfigError, ShotclockError
+
+THROTTLE_BITS = {
+    0x1: "under-voltage now",
+    0x2: "ARM frequency capped now",
+    0x4: "throttled now",
+    0x8: "soft temperature limit now",
+    0x10000: "under-voltage has occurred since boot",
+    0x20000: "frequency capping has occurred",
+    0x40000: "throttling has occurred",
+    0x80000: "soft temperature limit has occurred",
+}
+
+
+@dataclass(frozen=True)
+class Check:
+    """One self-test result: ``status`` is OK, FAIL or SKIP."""
+
+    status: str
+    name: str
+    detail: str
+
+    def line(self) -> str:
+        """The line printed for it."""
+        return f"{self.status:<4} {self.name}: {self.detail}"
+
+
+def decode_throttled(text: str) -> list[str]:
+    """``vcgencmd get_throttled`` output (``throttled=0x50005``) → the problems it reports."""
+    value = int(text.strip().split("=")[-1], 16)
+    return [meaning for bit, meaning in THROTTLE_BITS.items() if value & bit]
+
+
+def check_config(args) -> tuple[Check, object]:
+    from shotclock.shell.cli import load_for
+
+    try:
+        config = load_for(args)
+    except ConfigError as exc:
+        return Check("FAIL", "config", f"{exc.source}: " + "; ".join(exc.problems)), None
+    return Check("OK", "config", f"{config.source}: {config['mode']} mode, table {config['table']!r}"), config
+
+
+def check_pins(config, factory_name: str) -> Check:
+    from shotclock.adapters.pins import TablePins, make_pin_factory
+
+    try:
+        pins = TablePins(config.pins, lambda edge: None, make_pin_factory(factory_name))
+    except ShotclockError as exc:
+        return Check("FAIL", "pins", str(exc))
+    try:
+        pressed = [f"'{role}' (BCM {config.pins[role]})" for role, down in pins.pressed_now().items() if down]
+        factory = type(pins.factory).__name__
+    finally:
+        pins.close()
+    if pressed:
+        return Check("FAIL", "pins", f"{', '.join(pressed)} read pressed at rest: stuck, or wired to the wrong pin")
+    return Check("OK", "pins", f"{factory}, {len(config.pins)} pins set up, no button pressed")
+
+
+def check_display() -> Check:
+    from shotclock.adapters.screen import probe_display
+
+    driver, size, problem = probe_display()
+    if problem:
+        return Check("FAIL", "display", problem)
+    return Check("OK", "display", f"SDL video driver '{driver}', {size[0]}x{size[1]}")
+
+
+def check_audio() -> Check:
+    from shotclock.adapters.sound import probe_audio
+
+    driver, problem = probe_audio()
+    if problem:
+        return Check("FAIL", "audio", problem)
+    return Check("OK", "audio", f"SDL audio driver '{driver}'")
+
+
+def check_power(run=subprocess.run) -> Check:
+    if shutil.which("vcgencmd") is None:
+        return Check("SKIP", "power", "no vcgencmd here (not a Raspberry Pi)")
+    try:
+        out = run(["vcgencmd", "get_throttled"], capture_output=True, text=True, timeout=5).stdout
+        problems = decode_throttled(out)
+    except (OSError, ValueError, subprocess.SubprocessError) as exc:
+        return Check("FAIL", "power", f"cannot read vcgencmd get_throttled: {exc}")
+    if problems:
+        return Check("FAIL", "power", "; ".join(problems) + " (use the official power supply)")
+    return Check("OK", "power", "no under-voltage or throttling since boot")
+
+
+def cmd_selftest(args) -> int:
+    """Run every check and print one line each; exit 1 when any failed."""
+    checks = []
+    config_check, config = check_config(args)
+    checks.append(config_check)
+    if config is not None:
+        checks.append(check_pins(config, args.pins))
+    checks.append(check_display())
+    checks.append(check_audio())
+    checks.append(check_power())
+    for check in checks:
+        print(check.line(), flush=True)
+    return 1 if any(c.status == "FAIL" for c in checks) else 0
+
+
+def register(add) -> None:
+    """Add ``shotclock selftest`` to the command line."""
+    p = add("selftest", cmd_selftest, "check config, pins, display, audio and power; one line each")
+    p.add_argument("--pins", default="auto", metavar="FACTORY", help="gpiozero pin factory (default: auto)")
+    os.environ.setdefault("PYGAME_HIDE_SUPPORT_PROMPT", "1")

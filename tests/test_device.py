@@ -1,0 +1,194 @@
+"""The device chain on fake pins: pin edge → timestamp → gesture → engine → ruling.
+
+The pins are gpiozero's MockFactory, so the same input code runs as on a Pi. Edges carry
+their real monotonic timestamps; the loop's own clock is virtual, so no test sleeps.
+"""
+
+import time
+
+import pytest
+
+from shotclock.config import Config, parse_config
+from shotclock.shell.device import Device
+from shotclock.core.buttons import Edge
+
+
+class VirtualClock:
+    """A monotonic clock that only moves when a test moves it."""
+
+    def __init__(self):
+        self.now = time.monotonic()
+
+    def __call__(self):
+        return self.now
+
+
+@pytest.fixture
+def vclock(mock_factory, monkeypatch):
+    """Virtual time for the fake pins too: MockFactory stamps edges with this clock."""
+    clock = VirtualClock()
+    monkeypatch.setattr("gpiozero.pins.mock.monotonic", clock)
+    return clock
+
+
+@pytest.fixture
+def device(vclock):
+    devices = []
+
+    def make(text=""):
+        config = parse_config(text) if text else Config()
+        d = Device(config, "mock", clock=vclock)
+        devices.append(d)
+        return d
+
+    yield make
+    for d in devices:
+        d.pins.close()
+
+
+def tap(d, button, hold=0.1, bounce=0):
+    """Press and release a fake pin for ``hold`` s, ``bounce`` extra bounces 0.5 ms apart on each edge.
+
+    Returns the release time; the clock is left 1 ms after it.
+    """
+    pin, clock = d.pins.pin(button), d.loop.clock
+    for level, wait in ((True, hold), (False, 0.001)):  # pulled up: low is pressed
+        press, release = (pin.drive_low, pin.drive_high) if level else (pin.drive_high, pin.drive_low)
+        press()
+        edge = clock.now
+        for _ in range(bounce):
+            clock.now += 0.0005
+            release()
+            clock.now += 0.0005
+            press()
+        clock.now = edge + wait
+    return edge
+
+
+def at(d, seconds_after):
+    d.loop.clock.now = d.engine.now + seconds_after if seconds_after >= 0 else d.engine.now
+    return d.loop.step()
+
+
+def records(rounds):
+    return [o.record() for r in rounds for o in r.outputs]
+
+
+def test_floor_call_then_expiry_rules_hand_dead_through_fake_pins(device):
+    d = device()
+    tap(d, "bet")
+    release = tap(d, "floor")
+    first = d.loop.step()  # the floor's release is the call
+    assert [i.event.NAME for i in first.inputs] == ["bet", "call"]
+    call_t = first.inputs[1].event.t
+    assert call_t == release  # dated at the release edge
+    d.loop.clock.now = call_t + 30.5
+    out = records([d.loop.step()])
+    assert out[-1]["outcome"] == "hand_dead" and out[-1]["t"] == pytest.approx(call_t + 30.5, abs=1e-6)
+    assert [r["remaining"] for r in out if r["type"] == "beep"] == [5, 4, 3, 2, 1, 0]
+
+
+def test_action_is_dated_at_its_press_edge_not_when_the_loop_runs(device):
+    d = device()
+    tap(d, "floor")
+    call_t = d.loop.step().inputs[0].event.t
+    pin = d.pins.pin("action")
+    pin.drive_low()
+    edge_t = pin._last_change
+    # The loop only gets round to it long after the deadline: the edge's time still decides.
+    d.loop.clock.now = edge_t + 100
+    out = records([d.loop.step()])
+    decision = [r for r in out if r["type"] == "decision"][0]
+    assert decision["outcome"] == "acted"
+    assert decision["remaining"] == pytest.approx(30 - (edge_t - call_t), abs=1e-6)
+
+
+def test_bounce_storm_on_fake_pins_counts_once(device):
+    d = device()
+    tap(d, "bet", bounce=25)
+    r = d.loop.step()
+    assert [i.event.record() for i in r.inputs] == [{"t": r.inputs[0].event.t, "event": "bet", "facing_bet": True}]
+    tap(d, "bet", bounce=25)
+    d.loop.clock.now += 1
+    r = d.loop.step()
+    assert len(r.inputs) == 1 and d.engine.facing_bet is False  # toggled twice: on, off
+
+
+def test_stuck_button_is_reported_shown_and_ignored(device):
+    d = device()
+    pin = d.pins.pin("action")
+    pin.drive_low()
+    d.loop.clock.now = pin._last_change + 11
+    r = d.loop.step()
+    assert [(f.button, f.kind) for f in r.button_faults] == [("action", "stuck")]
+    assert r.faults == {"stuck:action": "action"}
+    pin.drive_high()
+    d.loop.clock.now += 1
+    r = d.loop.step()
+    assert [(f.button, f.kind) for f in r.button_faults] == [("action", "released")]
+    assert r.faults == {}
+
+
+def test_button_pressed_at_start_is_stuck(vclock, monkeypatch):
+    # MockFactory's pull-up would lift a pin driven low beforehand, so the read is faked here.
+    from shotclock.adapters.pins import TablePins
+
+    monkeypatch.setattr(TablePins, "pressed_now", lambda self: {"action": True, "floor": False})
+    d = Device(Config(), "mock", clock=vclock)
+    try:
+        r = d.loop.step()
+        assert r.faults == {"stuck:action": "action"} and r.inputs == []
+    finally:
+        d.pins.close()
+
+
+def test_hold_gesture_cancels_the_clock(device):
+    d = device()
+    tap(d, "floor")
+    d.loop.step()
+    pin = d.pins.pin("floor")
+    pin.drive_low()
+    d.loop.clock.now = pin._last_change + 2.5
+    r = d.loop.step()
+    assert [i.event.NAME for i in r.inputs] == ["cancel"]
+    assert r.outputs[-1].record()["outcome"] == "cancelled"
+    pin.drive_high()
+    d.loop.clock.now += 0.1
+    assert d.loop.step().inputs == []  # the release after a hold adds nothing
+
+
+def test_two_buttons_at_the_same_instant(device):
+    d = device('mode = "shot"')
+    t = time.monotonic()
+    d.loop.clock.now = t + 0.5
+    d.loop.post(Edge(t, "action", True))  # shot mode, idle: start
+    d.loop.post(Edge(t, "extend", True))
+    r = d.loop.step()
+    assert [i.event.NAME for i in r.inputs] == ["start", "extend"]
+    assert [o.TYPE for o in r.outputs] == ["start", "extended"]
+
+
+def test_leds_follow_the_clock(device):
+    d = device()
+    tap(d, "bet")
+    tap(d, "floor")
+    d.loop.run_once()
+    assert d.pins.led_running.is_lit and d.pins.led_bet.is_lit
+    d.loop.clock.now = d.engine.state.deadline - 3
+    d.loop.run_once()
+    assert d.pins.led_running._blink_thread is not None  # blinking in the countdown
+    d.loop.clock.now += 10
+    d.loop.run_once()
+    assert not d.pins.led_running.is_lit
+
+
+def test_buzzer_beeps_with_the_countdown_when_configured(device):
+    d = device("[pins]\nbuzzer = 12\n")
+    tap(d, "floor")
+    d.loop.run_once()
+    pin = d.pins.buzzer.pin
+    pin.clear_states()
+    d.loop.clock.now = d.engine.state.deadline - 4.9
+    d.loop.run_once()
+    d.pins.buzzer._blink_thread.join(2) if d.pins.buzzer._blink_thread else None
+    assert any(s.state for s in pin.states)  # the buzzer sounded for beep 5
