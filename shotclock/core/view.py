@@ -58,7 +58,8 @@ def _ruling_words(decision, language: str) -> tuple[str, str, str]:
         return t("ruling.acted"), t("ruling.acted.detail", left=texts.seconds(language, decision.remaining)), "good"
     if decision.outcome == CANCELLED:
         return t("ruling.cancelled"), t("ruling.cancelled.detail"), "neutral"
-    return t(f"ruling.{decision.outcome}"), "", "dead" if decision.outcome == "hand_dead" else "warn"
+    outcome = decision.outcome
+    return t(f"ruling.{outcome}"), t(f"ruling.{outcome}.detail"), "dead" if outcome == "hand_dead" else "warn"
 
 
 def _fault_texts(faults: dict[str, str], language: str) -> tuple[str, ...]:

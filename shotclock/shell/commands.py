@@ -13,4 +13,10 @@ def _selftest(add):
     register(add)
 
 
-REGISTER: list = [_device, _selftest]
+def _screenshot(add):
+    from shotclock.shell.screenshot import register
+
+    register(add)
+
+
+REGISTER: list = [_device, _selftest, _screenshot]

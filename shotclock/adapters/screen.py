@@ -1,0 +1,201 @@
+"""The screen: draws a :class:`~shotclock.core.view.View` with pygame-ce.
+
+The renderer only draws what the view model says; it decides nothing. Layout scales with the
+surface: landscape puts the ring on the left and the words on the right, portrait stacks
+them. The font is pygame's bundled FreeSansBold, so nothing needs installing.
+
+On a Pi with no desktop, SDL's KMSDRM driver draws straight to the screen (pygame-ce's
+aarch64 wheels include it). The dummy and offscreen drivers draw nowhere: the device
+refuses them unless run ``--headless``.
+"""
+
+from __future__ import annotations
+
+import logging
+import math
+import os
+
+from shotclock.core.view import View
+from shotclock.errors import HardwareError
+
+log = logging.getLogger("shotclock.screen")
+os.environ.setdefault("PYGAME_HIDE_SUPPORT_PROMPT", "1")
+
+NOWHERE_DRIVERS = ("dummy", "offscreen")
+
+# Background, ring and text colour per tone: calm green → amber → red for urgency.
+PALETTE = {
+    "calm": ((8, 52, 30), (46, 204, 113), (235, 255, 240)),
+    "warn": ((70, 48, 0), (243, 156, 18), (255, 246, 225)),
+    "urgent": ((150, 0, 0), (255, 214, 0), (255, 255, 255)),
+    "paused": ((24, 34, 64), (120, 150, 220), (230, 236, 255)),
+    "dead": ((150, 0, 0), (255, 255, 255), (255, 255, 255)),
+    "good": ((10, 90, 40), (255, 255, 255), (255, 255, 255)),
+    "neutral": ((16, 16, 20), (90, 90, 100), (240, 240, 240)),
+}
+FAULT_BANNER = ((255, 204, 0), (0, 0, 0))
+RING_TRACK = (255, 255, 255, 40)
+
+
+def probe_display() -> tuple[str | None, tuple[int, int] | None, str | None]:
+    """(driver, desktop size, problem): whether SDL can open a real display here."""
+    import pygame
+
+    try:
+        pygame.display.init()
+    except pygame.error as exc:
+        return None, None, f"no display ({exc})"
+    try:
+        driver = pygame.display.get_driver()
+        sizes = pygame.display.get_desktop_sizes()
+    finally:
+        pygame.display.quit()
+    if driver in NOWHERE_DRIVERS:
+        return driver, None, f"SDL video driver '{driver}' draws nowhere (on the Pi: SDL_VIDEODRIVER=kmsdrm)"
+    return driver, sizes[0] if sizes else (0, 0), None
+
+
+class Renderer:
+    """Draws views onto any pygame surface (a window, the Pi's screen, or a PNG's surface)."""
+
+    def __init__(self):
+        import pygame
+
+        pygame.font.init()
+        self._pygame = pygame
+        self._fonts: dict[int, object] = {}
+
+    def font(self, size: int):
+        """pygame's bundled bold font at ``size`` pixels (cached)."""
+        size = max(8, int(size))
+        if size not in self._fonts:
+            self._fonts[size] = self._pygame.font.Font(None, size)
+        return self._fonts[size]
+
+    def fit(self, text: str, width: float, height: float):
+        """The largest font for ``text`` that fits in ``width`` × ``height``."""
+        size = int(height * 1.3)  # pygame's font size is a bit more than the cap height
+        w, h = self.font(size).size(text)
+        scale = min(width / max(w, 1), height / max(h, 1), 1.0)
+        return self.font(int(size * scale * 0.98))
+
+    def _text(self, surface, text, color, center, width, height):
+        if not text:
+            return None
+        font = self.fit(text, width, height)
+        image = font.render(text, True, color)
+        rect = image.get_rect(center=(int(center[0]), int(center[1])))
+        surface.blit(image, rect)
+        return rect
+
+    def _ring(self, surface, center, radius, thickness, progress, color):
+        pygame = self._pygame
+        track = pygame.Surface(surface.get_size(), pygame.SRCALPHA)
+        pygame.draw.circle(track, RING_TRACK, center, radius, int(thickness))
+        surface.blit(track, (0, 0))
+        if progress <= 0:
+            return
+        steps = max(2, int(180 * progress))
+        start = -math.pi / 2
+        outer, inner = [], []
+        for i in range(steps + 1):
+            a = start + 2 * math.pi * progress * i / steps
+            outer.append((center[0] + radius * math.cos(a), center[1] + radius * math.sin(a)))
+            r2 = radius - thickness
+            inner.append((center[0] + r2 * math.cos(a), center[1] + r2 * math.sin(a)))
+        pygame.draw.polygon(surface, color, outer + inner[::-1])
+
+    def draw(self, surface, view: View) -> None:
+        """Draw ``view`` to fill ``surface``."""
+        w, h = surface.get_size()
+        background, accent, ink = PALETTE[view.tone]
+        surface.fill(background)
+        banner_h = int(min(w, h) * 0.11) if view.faults else 0
+        area_h = h - banner_h
+        landscape = w >= h * 1.15
+        if view.progress is not None:
+            self._draw_clock(surface, view, w, area_h, landscape, accent, ink)
+        else:
+            self._draw_words(surface, view, w, area_h, ink)
+        if view.faults:
+            bg, fg = FAULT_BANNER
+            self._pygame.draw.rect(surface, bg, (0, h - banner_h, w, banner_h))
+            self._text(surface, "  ·  ".join(view.faults), fg, (w / 2, h - banner_h / 2), w * 0.96, banner_h * 0.7)
+
+    def _draw_clock(self, surface, view, w, h, landscape, accent, ink):
+        if landscape:
+            side = h
+            ring_center = (side / 2 + w * 0.01, h / 2)
+            col_x, col_w, col_top, col_h = side + w * 0.02, w - side - w * 0.04, 0, h
+        else:
+            side = min(w, h * 0.62)
+            ring_center = (w / 2, side / 2)
+            col_x, col_w, col_top, col_h = w * 0.04, w * 0.92, side, h - side
+        radius = side * 0.46
+        thickness = radius * 0.13
+        self._ring(surface, ring_center, radius, thickness, view.progress, accent)
+        inner = (radius - thickness) * 2 * 0.78
+        self._text(surface, view.big, ink, ring_center, inner, inner * 0.72)
+        # The words column: title, the consequence at 0 (label and value), street and extensions.
+        cx = col_x + col_w / 2
+        rows = [(view.title, 0.13, 0.10)]
+        label, _, value = view.sub.partition(": ")
+        if value:
+            rows += [(label + ":", 0.36, 0.10), (value, 0.50, 0.17)]
+        else:
+            rows += [(view.sub, 0.45, 0.14)]
+        rows += [(view.info, 0.80, 0.10)]
+        for text, y, size in rows:
+            self._text(surface, text, ink, (cx, col_top + col_h * y), col_w, col_h * size)
+
+    def _draw_words(self, surface, view, w, h, ink):
+        self._text(surface, view.title, ink, (w / 2, h * 0.12), w * 0.9, h * 0.09)
+        self._text(surface, view.big, ink, (w / 2, h * 0.45), w * 0.92, h * 0.36)
+        self._text(surface, view.sub, ink, (w / 2, h * 0.74), w * 0.92, h * 0.11)
+        self._text(surface, view.info, ink, (w / 2, h * 0.89), w * 0.9, h * 0.07)
+
+
+class Screen:
+    """The display the device draws on: fullscreen on the Pi (cursor hidden), a window elsewhere.
+
+    :param size: (width, height) of the window when not fullscreen.
+    :param fullscreen: take the whole screen at its own resolution.
+    :param allow_nowhere: accept SDL's dummy/offscreen drivers (headless runs and tests).
+    """
+
+    def __init__(self, size=(800, 480), fullscreen=False, allow_nowhere=False, caption="shotclock"):
+        import pygame
+
+        try:
+            pygame.display.init()
+        except pygame.error as exc:
+            raise HardwareError(f"cannot open the display: {exc}") from None
+        self.driver = pygame.display.get_driver()
+        if self.driver in NOWHERE_DRIVERS and not allow_nowhere:
+            pygame.display.quit()
+            raise HardwareError(f"SDL video driver '{self.driver}' draws nowhere; "
+                                "run with --headless, or set SDL_VIDEODRIVER=kmsdrm on the Pi")
+        flags = pygame.FULLSCREEN if fullscreen else 0
+        self.surface = pygame.display.set_mode((0, 0) if fullscreen else size, flags)
+        pygame.display.set_caption(caption)
+        if fullscreen:
+            pygame.mouse.set_visible(False)
+        self.renderer = Renderer()
+        self._pygame = pygame
+        log.info("video driver '%s', %dx%d%s", self.driver, *self.surface.get_size(),
+                 " fullscreen" if fullscreen else "")
+
+    def show(self, view: View, area=None) -> None:
+        """Draw ``view`` (into ``area``, a Rect of the window, when given) and flip."""
+        target = self.surface.subsurface(area) if area else self.surface
+        self.renderer.draw(target, view)
+        self._pygame.display.flip()
+
+
+def render_png(view: View, size: tuple[int, int], path) -> None:
+    """Draw ``view`` at ``size`` into a PNG file; needs no display."""
+    import pygame
+
+    surface = pygame.Surface(size)
+    Renderer().draw(surface, view)
+    pygame.image.save(surface, str(path))

@@ -1,0 +1,67 @@
+"""``shotclock screenshot``: what the screen showed at time T of a replay scenario."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from shotclock.core.engine import Engine
+from shotclock.core.events import End
+from shotclock.core.replay import parse_events
+from shotclock.core.view import Display, view_at
+from shotclock.config import parse_size
+from shotclock.errors import ShotclockError
+
+
+def display_for(config) -> Display:
+    """The screen's fixed settings from a configuration."""
+    return Display(table=config["table"], language=config["language"],
+                   last_ruling_seconds=config["screen.last_ruling_seconds"])
+
+
+def state_at(events, settings, at: float):
+    """The engine's state at time ``at`` after the events up to then (an ``end`` stops it early)."""
+    engine = Engine(settings)
+    for event in events:
+        if event.t > at or isinstance(event, End):
+            break
+        engine.handle(event)
+    engine.advance(at)
+    return engine.state
+
+
+def cmd_screenshot(args) -> int:
+    """Draw the screen at ``--at`` of ``--scenario`` into a PNG."""
+    from shotclock.adapters.screen import render_png
+    from shotclock.shell.cli import load_for
+
+    config = load_for(args)
+    try:
+        size = parse_size(args.size) if args.size else config.screen_size
+    except ValueError as exc:
+        raise ShotclockError(f"--size {exc}") from None
+    try:
+        lines = Path(args.scenario).read_text(encoding="utf-8").splitlines()
+    except OSError as exc:
+        raise ShotclockError(f"cannot read {args.scenario}: {exc.strerror}") from None
+    try:
+        events = parse_events(lines)
+    except ShotclockError as exc:
+        raise ShotclockError(f"{args.scenario}: {exc}") from None
+    faults = dict(f.split("=", 1) if "=" in f else (f, f) for f in args.fault or ())
+    view = view_at(state_at(events, config.settings, args.at), args.at, display_for(config), faults)
+    try:
+        render_png(view, size, args.out)
+    except Exception as exc:  # pygame.error on an unwritable path or unknown extension
+        raise ShotclockError(f"cannot write {args.out}: {exc}") from None
+    return 0
+
+
+def register(add) -> None:
+    """Add ``shotclock screenshot`` to the command line."""
+    p = add("screenshot", cmd_screenshot, "draw what the screen shows at time T of a replay scenario (no display needed)")
+    p.add_argument("out", metavar="OUT.png", help="the PNG to write")
+    p.add_argument("--scenario", required=True, metavar="EVENTS.jsonl", help="input events, as for 'shotclock replay'")
+    p.add_argument("--at", required=True, type=float, metavar="T", help="the moment to draw (seconds)")
+    p.add_argument("--size", metavar="WxH", help="screen size (default: the config's screen.size, 800x480)")
+    p.add_argument("--fault", action="append", metavar="KIND[=DETAIL]",
+                   help="also show a fault banner: stuck=action, no_sound (repeatable)")
