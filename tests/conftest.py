@@ -7,6 +7,8 @@ os.environ.setdefault("SDL_VIDEODRIVER", "dummy")
 os.environ.setdefault("SDL_AUDIODRIVER", "dummy")
 os.environ.setdefault("PYGAME_HIDE_SUPPORT_PROMPT", "1")
 
+import time
+
 import pytest
 
 from shotclock.core.events import EVENT_TYPES
@@ -49,3 +51,21 @@ def mock_factory():
     yield factory
     factory.reset()
     Device.pin_factory = previous
+
+
+class VirtualClock:
+    """A monotonic clock that only moves when a test moves it."""
+
+    def __init__(self):
+        self.now = time.monotonic()
+
+    def __call__(self):
+        return self.now
+
+
+@pytest.fixture
+def vclock(mock_factory, monkeypatch):
+    """Virtual time for the fake pins too: MockFactory stamps edges with this clock."""
+    clock = VirtualClock()
+    monkeypatch.setattr("gpiozero.pins.mock.monotonic", clock)
+    return clock

@@ -13,24 +13,6 @@ from shotclock.shell.device import Device
 from shotclock.core.buttons import Edge
 
 
-class VirtualClock:
-    """A monotonic clock that only moves when a test moves it."""
-
-    def __init__(self):
-        self.now = time.monotonic()
-
-    def __call__(self):
-        return self.now
-
-
-@pytest.fixture
-def vclock(mock_factory, monkeypatch):
-    """Virtual time for the fake pins too: MockFactory stamps edges with this clock."""
-    clock = VirtualClock()
-    monkeypatch.setattr("gpiozero.pins.mock.monotonic", clock)
-    return clock
-
-
 @pytest.fixture
 def device(vclock):
     devices = []
@@ -63,11 +45,6 @@ def tap(d, button, hold=0.1, bounce=0):
             press()
         clock.now = edge + wait
     return edge
-
-
-def at(d, seconds_after):
-    d.loop.clock.now = d.engine.now + seconds_after if seconds_after >= 0 else d.engine.now
-    return d.loop.step()
 
 
 def records(rounds):

@@ -135,7 +135,7 @@ class Renderer:
         thickness = radius * 0.13
         self._ring(surface, ring_center, radius, thickness, view.progress, accent)
         inner = (radius - thickness) * 2 * 0.78
-        self._text(surface, view.big, ink, ring_center, inner, inner * 0.72)
+        self._text(surface, view.big, ink, ring_center, inner, inner * 0.98)
         # The words column: title, the consequence at 0 (label and value), street and extensions.
         cx = col_x + col_w / 2
         rows = [(view.title, 0.13, 0.10)]

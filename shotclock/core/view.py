@@ -116,6 +116,9 @@ def view_at(state: Snapshot, now: float, display: Display = Display(), faults: d
     sub = ""
     if last is not None and last.outcome != CANCELLED and now - last.t < display.last_ruling_seconds:
         sub = texts.text(lang, "idle.last", ruling=_ruling_words(last, lang)[0])
+    # The dealer sees the bet state before a clock is called (the LED shows it too).
+    bet = texts.text(lang, "bet.yes" if state.facing_bet else "bet.no")
+    info = f"{info} · {bet}" if info else bet
     return View("idle", "neutral", display.table, _mode_title(state, display), sub or texts.text(lang, "idle.waiting"),
                 info, None, fault_texts)
 

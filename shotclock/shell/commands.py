@@ -19,4 +19,10 @@ def _screenshot(add):
     register(add)
 
 
-REGISTER: list = [_device, _selftest, _screenshot]
+def _simulate(add):
+    from shotclock.shell.simulator import register
+
+    register(add)
+
+
+REGISTER: list = [_simulate, _device, _selftest, _screenshot]

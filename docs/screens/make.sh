@@ -1,0 +1,19 @@
+#!/bin/sh
+# Remake the README's pictures with shotclock's own screenshot command:  sh docs/screens/make.sh
+set -eu
+cd "$(dirname "$0")/../.."
+EX=docs/examples
+S="docs/screens"
+run() { out=$1; shift; ./dev shotclock screenshot "$S/$out.png" "$@"; }
+run idle          --scenario "$EX/clock-paused-then-acted.events.jsonl" --at 0
+run running       --scenario "$EX/clock-dead-hand.events.jsonl" --at 8
+run countdown     --scenario "$EX/clock-dead-hand.events.jsonl" --at 27.5
+run paused        --scenario "$EX/clock-paused-then-acted.events.jsonl" --at 30
+run hand-dead     --scenario "$EX/clock-dead-hand.events.jsonl" --at 31
+run action-at-0   --scenario "$EX/clock-tie-at-zero.events.jsonl" --at 31
+run acted         --scenario "$EX/clock-paused-then-acted.events.jsonl" --at 43
+run shot-extended --scenario "$EX/shot-hand.events.jsonl" --config "$EX/shot-hand.toml" --at 30 --size 1920x1080
+run english       --scenario "$EX/clock-dead-hand.events.jsonl" --at 27.5 --config docs/screens/english.toml
+run portrait      --scenario "$EX/clock-dead-hand.events.jsonl" --at 12 --size 480x800
+run fault         --scenario "$EX/clock-dead-hand.events.jsonl" --at 8 --fault stuck=extend --fault no_sound
+echo "wrote $S/*.png" >&2

@@ -1,0 +1,100 @@
+"""Listeners that show each round on the screen and play it through the speaker."""
+
+from __future__ import annotations
+
+import logging
+
+from shotclock.core.events import CHECK, HAND_DEAD
+from shotclock.core.view import Display, next_change, view_at
+from shotclock.errors import HardwareError
+
+log = logging.getLogger("shotclock.presenters")
+
+
+class SoundPresenter:
+    """Plays the countdown (voice or ticks), the tone at 0 and the ruling tone."""
+
+    def __init__(self, player):
+        self.player = player
+
+    def update(self, round) -> None:
+        """Play this round's beeps and rulings, as soon as the loop has them."""
+        for out in round.outputs:
+            if out.TYPE == "beep":
+                self.player.beep(out.remaining)
+            elif out.TYPE == "decision" and out.outcome in (HAND_DEAD, CHECK):
+                self.player.ruling()
+
+
+class ScreenPresenter:
+    """Draws the view model; redraws only when the view changes, and asks to be woken when it will."""
+
+    def __init__(self, screen, display: Display, area=None):
+        self.screen = screen
+        self.display = display
+        self.area = area
+        self.view = None
+        self._state = None
+        self.frames = 0
+
+    def update(self, round) -> None:
+        """Draw the view for this round if it differs from what is on screen."""
+        self._state = round.state
+        view = view_at(round.state, round.now, self.display, round.faults)
+        if view != self.view:
+            self.screen.show(view, self.area)
+            self.view = view
+            self.frames += 1
+
+    def next_wake(self, now: float) -> float | None:
+        """When the view will next change by itself (a second, a ring step, a ruling fading)."""
+        return None if self._state is None else next_change(self._state, now, self.display)
+
+
+class Presenters:
+    """The screen and sound listeners, and whether sound works."""
+
+    def __init__(self, listeners, sound_problem: str | None, screen=None):
+        self.listeners = listeners
+        self.sound_problem = sound_problem
+        self.screen = screen
+
+    @property
+    def sound_ok(self) -> bool:
+        """True when the speaker plays (else the buzzer takes over)."""
+        return self.sound_problem is None
+
+    def attach(self, device) -> None:
+        """Show a sound fault on the device's screen."""
+        if self.sound_problem:
+            device.loop.set_fault("no_sound", self.sound_problem)
+
+
+def make_sound(config) -> tuple[object | None, str | None]:
+    """(player, problem): the sound player, or why there is none."""
+    if not config["sound.enabled"]:
+        return None, None
+    from shotclock.adapters.sound import SoundPlayer
+
+    try:
+        player = SoundPlayer(config["language"], config["sound.voice"], config["sound.volume"])
+    except HardwareError as exc:
+        log.warning("running silently: %s", exc)
+        return None, str(exc)
+    log.info("audio driver '%s'", player.driver)
+    return player, None
+
+
+def build_presenters(config, fullscreen: bool, require_real_display: bool, size=None, area=None,
+                     caption="shotclock") -> Presenters:
+    """The screen (a window, or fullscreen on the Pi) and the speaker, for ``shotclock run``."""
+    from shotclock.adapters.screen import Screen
+    from shotclock.shell.screenshot import display_for
+
+    screen = Screen(size or config.screen_size, fullscreen, allow_nowhere=not require_real_display, caption=caption)
+    listeners = []
+    player, problem = make_sound(config)
+    if player:
+        listeners.append(SoundPresenter(player))
+    listeners.append(ScreenPresenter(screen, display_for(config), area))
+    return Presenters(listeners, problem, screen)

@@ -1,0 +1,304 @@
+"""``shotclock simulate``: the device on a desktop.
+
+A window shows the device's screen with a panel of the table's buttons below it. Keys and
+clicks drive gpiozero's fake pins (press on key-down, release on key-up), so the same
+input code runs as on the Pi: holds, bounces and all. Where no display can be opened, a
+terminal view takes over.
+"""
+
+from __future__ import annotations
+
+import logging
+import math
+import os
+import sys
+import threading
+import time
+
+from shotclock.config import BUTTONS
+from shotclock.errors import HardwareError
+from shotclock.shell.device import Device
+
+log = logging.getLogger("shotclock.simulator")
+
+KEYS = {"f": "floor", "a": "action", "space": "action", "b": "bet", "e": "extend", "s": "street"}
+LEGEND = {"floor": "F", "action": "A / spatie", "bet": "B", "extend": "E", "street": "S"}
+LEGEND_EN = {"floor": "F", "action": "A / space", "bet": "B", "extend": "E", "street": "S"}
+HINTS = {
+    "nl": {"floor": "klok / pauze · houd 2 s: annuleer", "action": "speler handelt", "bet": "inzet aan/uit",
+           "extend": "extensiechip", "street": "straat · houd: nieuwe hand"},
+    "en": {"floor": "call / pause · hold 2 s: cancel", "action": "player acts", "bet": "facing a bet on/off",
+           "extend": "extension chip", "street": "street · hold: new hand"},
+}
+PANEL_BG, BUTTON_BG, BUTTON_DOWN, BUTTON_INK = (28, 28, 34), (60, 62, 74), (240, 200, 40), (245, 245, 245)
+
+
+class PygameWaker:
+    """Sleeps in pygame's event queue, so window events and GPIO edges both wake the loop.
+
+    ``wake()`` is thread-safe (SDL's event queue is); ``on_event`` handles each window event.
+    """
+
+    def __init__(self, on_event):
+        import pygame
+
+        self._pygame = pygame
+        self.on_event = on_event
+        self.WAKE = pygame.event.custom_type()
+
+    def wake(self) -> None:
+        """Wake the loop from any thread."""
+        self._pygame.event.post(self._pygame.event.Event(self.WAKE))
+
+    def wait(self, timeout: float | None) -> None:
+        """Sleep until a window event, a wake, or ``timeout`` seconds (sub-millisecond rest by sleep)."""
+        pygame = self._pygame
+        deadline = None if timeout is None else time.monotonic() + timeout
+        if timeout is None:
+            event = pygame.event.wait()
+        elif timeout >= 0.001:
+            event = pygame.event.wait(max(1, math.floor(timeout * 1000)))
+        else:
+            event = pygame.event.Event(pygame.NOEVENT)
+        events = [event] + pygame.event.get()
+        real = [e for e in events if e.type not in (pygame.NOEVENT, self.WAKE)]
+        for e in real:
+            self.on_event(e)
+        if deadline is not None and not real and not any(e.type == self.WAKE for e in events):
+            rest = deadline - time.monotonic()
+            if 0 < rest < 0.002:
+                time.sleep(rest)  # SDL waits in whole milliseconds; finish the last fraction here
+
+
+class Simulator:
+    """The window: the device's screen on top, the button panel below.
+
+    :param config: the configuration (``screen.size`` gives the device screen's size).
+    :param clock: the monotonic clock (tests pass a virtual one).
+    """
+
+    PANEL_RATIO = 0.30
+
+    def __init__(self, config, clock=time.monotonic, size=None):
+        import pygame
+
+        from shotclock.shell.presenters import build_presenters
+
+        self._pygame = pygame
+        self.config = config
+        width, height = size or config.screen_size
+        self.panel_height = max(90, int(height * self.PANEL_RATIO))
+        self.screen_area = pygame.Rect(0, 0, width, height)
+        self.panel_area = pygame.Rect(0, height, width, self.panel_height)
+        self.presenters = build_presenters(config, fullscreen=False, require_real_display=False,
+                                           size=(width, height + self.panel_height), area=self.screen_area,
+                                           caption=f"shotclock simulator · {config['table']}")
+        self.screen = self.presenters.screen
+        self.waker = PygameWaker(self.handle_event)
+        self.device = Device(config, "mock", self.presenters.listeners, buzzer_beeps=not self.presenters.sound_ok,
+                             waker=self.waker, clock=clock)
+        self.presenters.attach(self.device)
+        self.down: set[str] = set()
+        self._mouse_button: str | None = None
+        self.quit = False
+        self.buttons = self._layout()
+        self.draw_panel()
+
+    def _layout(self):
+        pygame = self._pygame
+        n = len(BUTTONS)
+        gap = self.panel_area.width * 0.015
+        w = (self.panel_area.width - gap * (n + 1)) / n
+        h = self.panel_height * 0.62
+        top = self.panel_area.top + self.panel_height * 0.08
+        return {b: pygame.Rect(int(gap + i * (w + gap)), int(top), int(w), int(h)) for i, b in enumerate(BUTTONS)}
+
+    def draw_panel(self) -> None:
+        """Draw the buttons (pressed ones highlighted) and the key legend."""
+        pygame = self._pygame
+        surface = self.screen.surface
+        renderer = self.screen.renderer
+        lang = self.config["language"]
+        legend = LEGEND if lang == "nl" else LEGEND_EN
+        pygame.draw.rect(surface, PANEL_BG, self.panel_area)
+        from shotclock.core import texts
+
+        for button, rect in self.buttons.items():
+            down = button in self.down
+            pygame.draw.rect(surface, BUTTON_DOWN if down else BUTTON_BG, rect, border_radius=int(rect.h * 0.18))
+            ink = (0, 0, 0) if down else BUTTON_INK
+            name = texts.text(lang, f"button.{button}").upper()
+            renderer._text(surface, name, ink, (rect.centerx, rect.top + rect.h * 0.36), rect.w * 0.86, rect.h * 0.32)
+            renderer._text(surface, legend[button], ink, (rect.centerx, rect.top + rect.h * 0.75), rect.w * 0.8,
+                           rect.h * 0.2)
+        hints = "   ".join(f"{legend[b].split(' ')[0]}: {HINTS[lang][b]}" for b in ("floor", "street"))
+        quit_hint = "Esc: stoppen" if lang == "nl" else "Esc: quit"
+        renderer._text(surface, f"{hints}   {quit_hint}", (170, 170, 180),
+                       (self.panel_area.centerx, self.panel_area.top + self.panel_height * 0.85),
+                       self.panel_area.width * 0.96, self.panel_height * 0.11)
+        pygame.display.flip()
+
+    def press(self, button: str, down: bool) -> None:
+        """Drive the button's fake pin: low while pressed (the buttons pull up)."""
+        if down == (button in self.down):
+            return
+        (self.down.add if down else self.down.discard)(button)
+        pin = self.device.pins.pin(button)
+        pin.drive_low() if down else pin.drive_high()
+        self.draw_panel()
+
+    def handle_event(self, event) -> None:
+        """A window event: keys and clicks drive the fake pins; Esc or closing the window quits."""
+        pygame = self._pygame
+        if event.type == pygame.QUIT:
+            self.quit = True
+        elif event.type in (pygame.KEYDOWN, pygame.KEYUP):
+            name = pygame.key.name(event.key)
+            if event.type == pygame.KEYDOWN and name in ("escape", "q"):
+                self.quit = True
+            elif name in KEYS:
+                self.press(KEYS[name], event.type == pygame.KEYDOWN)
+        elif event.type == pygame.MOUSEBUTTONDOWN and event.button == 1:
+            for button, rect in self.buttons.items():
+                if rect.collidepoint(event.pos):
+                    self._mouse_button = button
+                    self.press(button, True)
+        elif event.type == pygame.MOUSEBUTTONUP and event.button == 1 and self._mouse_button:
+            self.press(self._mouse_button, False)
+            self._mouse_button = None
+        elif event.type == pygame.WINDOWEXPOSED:
+            self.draw_panel()
+
+    def run(self) -> None:
+        """Run until the window is closed or Esc is pressed."""
+        self.device.run(lambda round: self.quit)
+
+
+class TerminalSimulator:
+    """The simulator without a display: the screen as text, keys typed in the terminal.
+
+    Lower-case keys tap a button (0.1 s); upper-case ``F`` and ``S`` hold it 2.5 s.
+    """
+
+    TAP, HOLD = 0.1, 2.5
+
+    def __init__(self, config, out=sys.stdout, inp=sys.stdin):
+        from shotclock.shell.screenshot import display_for
+
+        self.config = config
+        self.out = out
+        self.inp = inp
+        self.presenter = TerminalPresenter(out, display_for(config))
+        self.device = Device(config, "mock", [self.presenter], buzzer_beeps=False)
+        self.quit = False
+
+    def key(self, char: str) -> None:
+        """Act on one typed character."""
+        if char in ("q", "\x1b", "\x03", "\x04"):
+            self.quit = True
+            self.device.loop.waker.wake()
+            return
+        button = KEYS.get(char.lower())
+        if button:
+            hold = self.HOLD if char.isupper() else self.TAP
+            threading.Thread(target=self._tap, args=(button, hold), daemon=True).start()
+
+    def _tap(self, button, hold):
+        pin = self.device.pins.pin(button)
+        pin.drive_low()
+        time.sleep(hold)
+        pin.drive_high()
+
+    def _read_keys(self):
+        fd = self.inp.fileno() if hasattr(self.inp, "fileno") else None
+        raw = fd is not None and os.isatty(fd)
+        if raw:
+            import termios
+            import tty
+
+            saved = termios.tcgetattr(fd)
+            tty.setcbreak(fd)
+        try:
+            while not self.quit:
+                char = os.read(fd, 1).decode(errors="ignore") if raw else self.inp.read(1)
+                if not char:
+                    self.key("q")
+                    break
+                self.key(char)
+        finally:
+            if raw:
+                termios.tcsetattr(fd, termios.TCSADRAIN, saved)
+
+    def run(self) -> None:
+        """Run until ``q`` (or the end of input)."""
+        threading.Thread(target=self._read_keys, daemon=True).start()
+        self.device.run(lambda round: self.quit)
+
+
+class TerminalPresenter:
+    """Writes the view as a few lines of text whenever it changes."""
+
+    LEGEND = "keys: f floor (F hold) · a action · b bet · e extend · s street (S hold) · q quit"
+
+    def __init__(self, out, display):
+        self.out = out
+        self.display = display
+        self.last = None
+        self._state = None
+        self.tty = hasattr(out, "isatty") and out.isatty()
+
+    def render(self, view) -> str:
+        """The text for a view."""
+        bar = ""
+        if view.progress is not None:
+            filled = round(view.progress * 30)
+            bar = "[" + "#" * filled + "." * (30 - filled) + "]"
+        lines = [f"shotclock · {self.display.table} · {view.title}",
+                 f"   {view.big:>4}  {bar}  {view.sub}".rstrip()]
+        if view.info:
+            lines.append(f"   {view.info}")
+        lines += [f"   ! {f}" for f in view.faults]
+        lines.append(self.LEGEND)
+        return "\n".join(lines)
+
+    def update(self, round) -> None:
+        """Print the view when it changed."""
+        from shotclock.core.view import view_at
+
+        self._state = round.state
+        view = view_at(round.state, round.now, self.display, round.faults)
+        if view != self.last:
+            self.last = view
+            clear = "\x1b[2J\x1b[H" if self.tty else "\n"
+            self.out.write(clear + self.render(view) + "\n")
+            self.out.flush()
+
+    def next_wake(self, now):
+        """When the text will next change."""
+        from shotclock.core.view import next_change
+
+        return None if self._state is None else next_change(self._state, now, self.display)
+
+
+def cmd_simulate(args) -> int:
+    """``shotclock simulate``: a window, or the terminal view where no display opens."""
+    from shotclock.shell.cli import load_for
+
+    config = load_for(args)
+    if not args.terminal:
+        try:
+            simulator = Simulator(config)
+        except HardwareError as exc:
+            log.warning("no window (%s): using the terminal view", exc)
+        else:
+            log.info("simulator window open: keys F A B E S (hold F or S for 2 s), Esc quits")
+            simulator.run()
+            return 0
+    TerminalSimulator(config).run()
+    return 0
+
+
+def register(add) -> None:
+    """Add ``shotclock simulate`` to the command line."""
+    p = add("simulate", cmd_simulate, "the device on a desktop: its screen and a panel of the table's buttons")
+    p.add_argument("--terminal", action="store_true", help="use the terminal view even where a window could open")

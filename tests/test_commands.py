@@ -1,0 +1,81 @@
+"""The screenshot, selftest and simulate commands as a user runs them."""
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pygame
+import pytest
+
+from shotclock.shell.cli import main
+from shotclock.shell.selftest import check_power, decode_throttled
+
+EXAMPLES = Path(__file__).parent.parent / "docs" / "examples"
+
+
+def test_screenshot_draws_the_scenario_at_t(tmp_path):
+    out = tmp_path / "s.png"
+    assert main(["screenshot", str(out), "--scenario", str(EXAMPLES / "clock-dead-hand.events.jsonl"),
+                 "--at", "27.5", "--size", "1920x1080"]) == 0
+    image = pygame.image.load(str(out))
+    assert image.get_size() == (1920, 1080)
+    assert tuple(image.get_at((2, 2)))[:3] == (150, 0, 0)  # the countdown's red
+
+
+def test_screenshot_bad_input_exit_2(tmp_path, capsys):
+    bad = tmp_path / "bad.jsonl"
+    bad.write_text('{"t":0,"event":"nope"}\n')
+    assert main(["screenshot", str(tmp_path / "x.png"), "--scenario", str(bad), "--at", "1"]) == 2
+    assert "line 1: unknown event 'nope'" in capsys.readouterr().err
+    assert main(["screenshot", str(tmp_path / "x.png"), "--scenario", str(bad), "--at", "1", "--size", "big"]) == 2
+    assert "--size 'big' is not WIDTHxHEIGHT" in capsys.readouterr().err
+
+
+def test_decode_throttled():
+    assert decode_throttled("throttled=0x0") == []
+    assert decode_throttled("throttled=0x50005") == ["under-voltage now", "throttled now",
+                                                      "under-voltage has occurred since boot",
+                                                      "throttling has occurred"]
+
+
+def test_power_check_skips_off_a_pi(monkeypatch):
+    monkeypatch.setattr("shutil.which", lambda name: None)
+    assert check_power().status == "SKIP"
+
+
+def test_selftest_prints_one_line_per_check_and_fails_on_dummy_drivers():
+    env = dict(os.environ, SDL_VIDEODRIVER="dummy", SDL_AUDIODRIVER="dummy")
+    proc = subprocess.run([sys.executable, "-m", "shotclock", "selftest", "--pins", "mock"],
+                          capture_output=True, text=True, timeout=60, env=env)
+    lines = proc.stdout.splitlines()
+    assert [line.split()[1] for line in lines] == ["config:", "pins:", "display:", "audio:", "power:"]
+    assert lines[0].startswith("OK") and lines[1].startswith("OK")
+    assert lines[2].startswith("FAIL") and "'dummy' draws nowhere" in lines[2]
+    assert lines[3].startswith("FAIL") and "'dummy' plays nothing" in lines[3]
+    assert proc.returncode == 1
+
+
+def test_selftest_reports_a_bad_config(tmp_path):
+    config = tmp_path / "c.toml"
+    config.write_text("[pins]\nfloor = 99\n")
+    proc = subprocess.run([sys.executable, "-m", "shotclock", "selftest", "--config", str(config), "--pins", "mock"],
+                          capture_output=True, text=True, timeout=60)
+    assert proc.stdout.splitlines()[0].startswith("FAIL config:") and "pins.floor" in proc.stdout
+
+
+def test_run_refuses_a_display_that_draws_nowhere(tmp_path):
+    env = dict(os.environ, SDL_VIDEODRIVER="dummy", SDL_AUDIODRIVER="dummy")
+    proc = subprocess.run([sys.executable, "-m", "shotclock", "run", "--pins", "mock"],
+                          capture_output=True, text=True, timeout=60, env=env)
+    assert proc.returncode == 2
+    assert "draws nowhere" in proc.stderr and "--headless" in proc.stderr
+
+
+def test_simulate_falls_back_to_the_terminal_without_a_display():
+    env = dict(os.environ, SDL_VIDEODRIVER="x11", DISPLAY=":987654")  # no such display
+    proc = subprocess.run([sys.executable, "-m", "shotclock", "simulate"], input="q",
+                          capture_output=True, text=True, timeout=60, env=env)
+    assert proc.returncode == 0, proc.stderr
+    assert "using the terminal view" in proc.stderr
+    assert "Tafel 1" in proc.stdout and "keys: f floor" in proc.stdout

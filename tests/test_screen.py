@@ -1,0 +1,114 @@
+"""Every state renders headless at both sizes and in both languages; the pixels say what matters."""
+
+import pygame
+import pytest
+
+from shotclock.adapters.screen import PALETTE, Renderer, render_png
+from shotclock.core.engine import Engine
+from shotclock.core.events import Action, Call, Cancel, Pause
+from shotclock.core.settings import Settings
+from shotclock.core.view import Display, view_at
+
+SIZES = [(800, 480), (1920, 1080), (480, 800)]
+
+
+def state(*events, at):
+    e = Engine(Settings())
+    for ev in events:
+        e.handle(ev)
+    e.advance(at)
+    return e.state
+
+
+STATES = {
+    "idle": (state(at=0), 0),
+    "running": (state(Call(0, facing_bet=True), at=5), 5),
+    "countdown": (state(Call(0, facing_bet=True), at=27), 27),
+    "paused": (state(Call(0), Pause(8), at=9), 9),
+    "ruling": (state(Call(0, facing_bet=True), at=31), 31),
+    "acted": (state(Call(0), Action(12), at=13), 13),
+    "cancelled": (state(Call(0), Cancel(4), at=5), 5),
+}
+
+
+def draw(view, size):
+    surface = pygame.Surface(size)
+    Renderer().draw(surface, view)
+    return surface
+
+
+def ink_box(surface, region, ink):
+    """Bounding box of pixels close to ``ink`` inside ``region``."""
+    x0, y0, w, h = region
+    xs, ys = [], []
+    step = 2
+    for y in range(y0, y0 + h, step):
+        for x in range(x0, x0 + w, step):
+            c = surface.get_at((x, y))
+            if sum(abs(c[i] - ink[i]) for i in range(3)) < 60:
+                xs.append(x)
+                ys.append(y)
+    return (min(xs), min(ys), max(xs), max(ys)) if xs else None
+
+
+@pytest.mark.parametrize("size", SIZES)
+@pytest.mark.parametrize("language", ["nl", "en"])
+@pytest.mark.parametrize("name", list(STATES))
+def test_every_state_renders_with_its_background(name, language, size):
+    snap, now = STATES[name]
+    view = view_at(snap, now, Display(language=language))
+    surface = draw(view, size)
+    background = PALETTE[view.tone][0]
+    assert tuple(surface.get_at((2, 2)))[:3] == background
+    ink = PALETTE[view.tone][2]
+    box = ink_box(surface, (0, 0, *size), ink)
+    assert box is not None, "nothing was drawn"
+
+
+@pytest.mark.parametrize("size", SIZES)
+def test_the_number_is_the_largest_thing_on_screen(size):
+    snap, now = STATES["running"]
+    view = view_at(snap, now, Display())
+    surface = draw(view, size)
+    w, h = size
+    landscape = w > h
+    ring = (0, 0, h, h) if landscape else (0, 0, w, int(min(w, h * 0.62)))
+    digits = ink_box(surface, ring, PALETTE[view.tone][2])
+    digit_height = digits[3] - digits[1]
+    assert digit_height > 0.25 * min(w, h), "the seconds must be large enough to read from 3 m"
+    # No other text is as tall: the words column holds smaller lettering.
+    column = (h, 0, w - h, h) if landscape else (0, ring[3], w, h - ring[3])
+    words = ink_box(surface, column, PALETTE[view.tone][2])
+    assert words is not None and digit_height > 1.5 * max(1, (words[3] - words[1]) / 4)
+
+
+def test_colours_change_with_urgency():
+    calm = draw(view_at(*STATES["running"], Display()), (800, 480)).get_at((2, 2))
+    urgent = draw(view_at(*STATES["countdown"], Display()), (800, 480)).get_at((2, 2))
+    assert calm.g > calm.r and urgent.r > 120 and urgent.g < 40
+
+
+def test_the_consequence_text_is_drawn_and_differs_between_dead_and_check():
+    dead = view_at(state(Call(0, facing_bet=True), at=5), 5, Display())
+    check = view_at(state(Call(0, facing_bet=False), at=5), 5, Display())
+    assert (dead.sub, check.sub) == ("Bij 0: HAND DOOD", "Bij 0: CHECK")
+    a, b = draw(dead, (800, 480)), draw(check, (800, 480))
+    column = (480, 200, 320, 130)  # where the value of "Bij 0: …" is drawn
+    ink = PALETTE[dead.tone][2]
+    box_dead, box_check = ink_box(a, column, ink), ink_box(b, column, ink)
+    assert box_dead and box_check
+    # Both fill the column, so compare shapes: "HAND DOOD" is far longer for its height than "CHECK".
+    aspect = lambda box: (box[2] - box[0]) / max(1, box[3] - box[1])
+    assert aspect(box_dead) > aspect(box_check) * 1.3
+
+
+def test_fault_banner_is_drawn():
+    view = view_at(state(at=0), 0, Display(), {"no_sound": "x"})
+    surface = draw(view, (800, 480))
+    assert tuple(surface.get_at((5, 475)))[:3] == (255, 204, 0)
+
+
+def test_render_png_writes_a_file(tmp_path):
+    path = tmp_path / "s.png"
+    render_png(view_at(*STATES["countdown"], Display()), (800, 480), path)
+    assert pygame.image.load(str(path)).get_size() == (800, 480)

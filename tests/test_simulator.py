@@ -1,0 +1,114 @@
+"""The simulator: keys and clicks drive the fake pins; the same input code reaches a ruling."""
+
+import io
+import time
+
+import pygame
+import pytest
+
+from shotclock.config import Config, parse_config
+from shotclock.shell.presenters import ScreenPresenter
+from shotclock.shell.simulator import Simulator, TerminalPresenter, TerminalSimulator
+
+
+
+@pytest.fixture
+def sim(vclock):
+    s = Simulator(Config(), clock=vclock)
+    yield s
+    s.device.pins.close()
+    pygame.display.quit()
+
+
+def key(sim, name, down):
+    k = pygame.key.key_code(name)
+    sim.handle_event(pygame.event.Event(pygame.KEYDOWN if down else pygame.KEYUP, key=k, mod=0))
+
+
+def test_key_presses_reach_a_ruling_through_the_fake_pins(sim, vclock):
+    key(sim, "b", True)
+    vclock.now += 0.1
+    key(sim, "b", False)
+    vclock.now += 0.1
+    key(sim, "f", True)
+    vclock.now += 0.2
+    key(sim, "f", False)  # the floor acts on release: call
+    vclock.now += 0.01
+    r = sim.device.loop.run_once()
+    assert [i.event.NAME for i in r.inputs] == ["bet", "call"]
+    assert sim.device.pins.pin("floor").state  # released: pulled up again
+    vclock.now += 31
+    r = sim.device.loop.run_once()
+    assert r.outputs[-1].record()["outcome"] == "hand_dead"
+    # The window shows the ruling: a red background in the screen area.
+    assert tuple(sim.screen.surface.get_at((3, 3)))[:3] == (150, 0, 0)
+
+
+def test_events_through_pygames_queue_and_the_waker(sim, vclock):
+    for name, down in (("a", True),):
+        pygame.event.post(pygame.event.Event(pygame.KEYDOWN, key=pygame.key.key_code("f"), mod=0))
+    sim.waker.wait(0.05)
+    assert "floor" in sim.down
+    vclock.now += 0.3
+    pygame.event.post(pygame.event.Event(pygame.KEYUP, key=pygame.key.key_code("f"), mod=0))
+    sim.waker.wait(0.05)
+    vclock.now += 0.01
+    assert [i.event.NAME for i in sim.device.loop.run_once().inputs] == ["call"]
+
+
+def test_mouse_on_a_panel_button_presses_it(sim, vclock):
+    rect = sim.buttons["action"]
+    sim.handle_event(pygame.event.Event(pygame.MOUSEBUTTONDOWN, pos=rect.center, button=1))
+    assert not sim.device.pins.pin("action").state  # pressed: pulled low
+    assert tuple(sim.screen.surface.get_at((rect.centerx, rect.top + 3)))[:3] == (240, 200, 40)
+    sim.handle_event(pygame.event.Event(pygame.MOUSEBUTTONUP, pos=rect.center, button=1))
+    assert sim.device.pins.pin("action").state
+
+
+def test_escape_quits(sim):
+    key(sim, "escape", True)
+    assert sim.quit
+
+
+def test_window_is_the_device_screen_plus_panel(sim):
+    w, h = sim.screen.surface.get_size()
+    assert (w, h) == (800, 480 + sim.panel_height)
+
+
+def test_screen_redraws_only_when_the_view_changes(sim, vclock):
+    presenter = next(l for l in sim.device.loop.listeners if isinstance(l, ScreenPresenter))
+    sim.device.loop.run_once()
+    idle_frames = presenter.frames
+    for _ in range(5):
+        vclock.now += 1
+        sim.device.loop.run_once()
+    assert presenter.frames == idle_frames  # idle: nothing to redraw
+
+
+def test_terminal_view_renders_states():
+    out = io.StringIO()
+    from shotclock.core.engine import Engine
+    from shotclock.core.events import Call
+    from shotclock.core.settings import Settings
+    from shotclock.core.view import Display, view_at
+
+    e = Engine(Settings())
+    e.handle(Call(0, facing_bet=True))
+    text = TerminalPresenter(out, Display()).render(view_at(e.state, 5, Display()))
+    assert "25" in text and "Bij 0: HAND DOOD" in text and "[" in text and "q quit" in text
+
+
+def test_terminal_simulator_keys_drive_the_pins(mock_factory):
+    out = io.StringIO()
+    sim = TerminalSimulator(Config(), out=out, inp=io.StringIO(""))
+    try:
+        sim.TAP = 0.05
+        sim.key("f")
+        time.sleep(0.2)  # a real tap on a real clock: the terminal view has no virtual time
+        r = sim.device.loop.run_once()
+        assert [i.event.NAME for i in r.inputs] == ["call"]
+        assert "Bij 0: CHECK" in out.getvalue()
+        sim.key("q")
+        assert sim.quit
+    finally:
+        sim.device.pins.close()
