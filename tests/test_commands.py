@@ -72,9 +72,9 @@ def test_run_refuses_a_display_that_draws_nowhere(tmp_path):
     assert "draws nowhere" in proc.stderr and "--headless" in proc.stderr
 
 
-def test_simulate_falls_back_to_the_terminal_without_a_display():
+def test_simulate_falls_back_to_the_terminal_without_a_display(tmp_path):
     env = dict(os.environ, SDL_VIDEODRIVER="x11", DISPLAY=":987654")  # no such display
-    proc = subprocess.run([sys.executable, "-m", "shotclock", "simulate"], input="q",
+    proc = subprocess.run([sys.executable, "-m", "shotclock", "simulate", "--state-dir", str(tmp_path)], input="q",
                           capture_output=True, text=True, timeout=60, env=env)
     assert proc.returncode == 0, proc.stderr
     assert "using the terminal view" in proc.stderr

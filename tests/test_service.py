@@ -18,7 +18,7 @@ def run_script(tmp_path, lines, config="", env=None, timeout=60):
     script.write_text("\n".join(json.dumps(x) for x in lines) + "\n")
     report = tmp_path / "report.jsonl"
     args = [sys.executable, "-m", "shotclock", "run", "--pins", "mock", "--headless",
-            "--script", str(script), "--report", str(report)]
+            "--script", str(script), "--report", str(report), "--state-dir", str(tmp_path / "state")]
     if config:
         (tmp_path / "c.toml").write_text(config)
         args += ["--config", str(tmp_path / "c.toml")]
@@ -84,6 +84,21 @@ def test_ready_and_watchdog_arrive_on_notify_socket(tmp_path):
     pings = [m for m in messages if m == "WATCHDOG=1"]
     assert len(pings) >= 5  # every 0.1 s over a run of about a second: the loop pings, it does not hang
     assert messages[-1] == "STOPPING=1"
+
+
+@pytest.mark.slow
+def test_device_runs_on_when_the_log_cannot_be_opened(tmp_path):
+    blocker = tmp_path / "not-a-dir"
+    blocker.write_text("")
+    script = tmp_path / "s.jsonl"
+    script.write_text('{"t": 0.1, "button": "floor"}\n{"t": 0.5, "button": "action"}\n')
+    report = tmp_path / "r.jsonl"
+    proc = subprocess.run([sys.executable, "-m", "shotclock", "run", "--pins", "mock", "--headless", "--script",
+                           str(script), "--report", str(report), "--state-dir", str(blocker / "state")],
+                          capture_output=True, text=True, timeout=60)
+    assert proc.returncode == 0
+    assert "running without a decision log" in proc.stderr and str(blocker) in proc.stderr
+    assert [json.loads(x)["outcome"] for x in report.read_text().splitlines() if '"decision"' in x] == ["acted"]
 
 
 def test_notifier_is_silent_without_systemd():

@@ -25,4 +25,10 @@ def _simulate(add):
     register(add)
 
 
-REGISTER: list = [_simulate, _device, _selftest, _screenshot]
+def _log(add):
+    from shotclock.shell.logcmd import register
+
+    register(add)
+
+
+REGISTER: list = [_simulate, _device, _selftest, _screenshot, _log]

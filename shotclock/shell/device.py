@@ -110,8 +110,25 @@ def cmd_run(args) -> int:
     device = Device(config, args.pins, listeners, buzzer_beeps=presenters is None or not presenters.sound_ok)
     if presenters:
         presenters.attach(device)
+    attach_log(device, config, args)
     device.run()
     return 0
+
+
+def attach_log(device, config, args):
+    """Open the decision log (unless --no-log) and put its recorder before the screen in the listeners."""
+    if getattr(args, "no_log", False):
+        return None
+    from shotclock.adapters.log import default_state_dir
+    from shotclock.shell.recorder import open_recorder
+
+    recorder = open_recorder(config, args.state_dir or default_state_dir(), device)
+    if recorder:
+        # After the lights and the sound, before the screen: a ruling is stored before it is shown.
+        position = next((i for i, l in enumerate(device.loop.listeners) if type(l).__name__ == "ScreenPresenter"),
+                        len(device.loop.listeners) - 1)
+        device.loop.listeners.insert(position, recorder)
+    return recorder
 
 
 def _run_script(args, config, listeners) -> int:
@@ -126,6 +143,7 @@ def _run_script(args, config, listeners) -> int:
     except ShotclockError as exc:
         raise ShotclockError(f"{args.script}: {exc}") from None
     device = Device(config, "mock", listeners)
+    attach_log(device, config, args)
     start = time.monotonic() + 0.05  # a moment for the player thread to start
     report = ReportWriter(args.report, start) if args.report else None
     if report:
@@ -153,3 +171,11 @@ def register(add) -> None:
     p.add_argument("--headless", action="store_true", help="no screen and no sound")
     p.add_argument("--script", metavar="FILE", help="play this script of presses onto the fake pins (with --pins mock)")
     p.add_argument("--report", metavar="FILE", help="write every input and output record here (with --script)")
+    add_log_options(p)
+
+
+def add_log_options(p) -> None:
+    """--state-dir and --no-log, for the commands that run the device."""
+    p.add_argument("--state-dir", metavar="DIR",
+                   help="where the decision log lives (default: $STATE_DIRECTORY, else the user state directory)")
+    p.add_argument("--no-log", action="store_true", help="keep no decision log")

@@ -26,15 +26,24 @@ log = logging.getLogger("shotclock.loop")
 
 @dataclass(frozen=True)
 class Input:
-    """A gesture and the engine event it became; ``t`` is the time given to the event."""
+    """A gesture, the engine event it became, and the bet state and street just after it.
+
+    ``t`` is the time given to the event (its pin edge, or the engine's clock if the edge
+    reached the loop after the engine had moved on).
+    """
 
     gesture: Gesture
     event: Event
+    facing_bet: bool | None = None
+    street: str | None = None
 
     def record(self) -> dict:
-        """The JSON form: ``{"t", "type": "input", "event", "button", "gesture"}``."""
-        return {"t": self.event.t, "type": "input", "event": self.event.NAME,
-                "button": self.gesture.button, "gesture": self.gesture.kind}
+        """The JSON form: ``{"t", "type": "input", "event", "button", "gesture", …}``."""
+        rec = {"t": self.event.t, "type": "input", "event": self.event.NAME,
+               "button": self.gesture.button, "gesture": self.gesture.kind}
+        if getattr(self.event, "facing_bet", None) is not None:
+            rec["set_bet"] = self.event.facing_bet
+        return rec
 
 
 @dataclass
@@ -48,6 +57,17 @@ class Round:
     button_faults: list[ButtonFault] = field(default_factory=list)
     faults: dict[str, str] = field(default_factory=dict)
     acted_at: float = 0.0
+    sequence: list = field(default_factory=list)  # inputs and outputs in the order the engine took them
+
+    def add_outputs(self, outputs: list[Output]) -> None:
+        """Outputs the engine just gave."""
+        self.outputs += outputs
+        self.sequence += outputs
+
+    def add_input(self, item: "Input") -> None:
+        """An input just handed to the engine."""
+        self.inputs.append(item)
+        self.sequence.append(item)
 
 
 class Listener(Protocol):
@@ -126,7 +146,7 @@ class DeviceLoop:
                 self._button_fault(item, round)
             else:
                 self._gesture(item, round)
-        round.outputs += self.engine.advance(now)
+        round.add_outputs(self.engine.advance(now))
         round.state = self.engine.state
         round.faults = dict(self.faults)
         round.acted_at = self.clock()
@@ -139,8 +159,9 @@ class DeviceLoop:
         if event.t < self.engine.now:
             # The engine already moved past this edge (it reached the loop late); take it now.
             event = replace(event, t=self.engine.now)
-        round.inputs.append(Input(gesture, event))
-        round.outputs += self.engine.handle(event)
+        outputs = self.engine.handle(event)
+        round.add_input(Input(gesture, event, self.engine.facing_bet, self.engine.street))
+        round.add_outputs(outputs)
 
     def _button_fault(self, fault: ButtonFault, round: Round) -> None:
         round.button_faults.append(fault)

@@ -17,7 +17,7 @@ import time
 
 from shotclock.config import BUTTONS
 from shotclock.errors import HardwareError
-from shotclock.shell.device import Device
+from shotclock.shell.device import Device, add_log_options, attach_log
 
 log = logging.getLogger("shotclock.simulator")
 
@@ -291,10 +291,13 @@ def cmd_simulate(args) -> int:
         except HardwareError as exc:
             log.warning("no window (%s): using the terminal view", exc)
         else:
+            attach_log(simulator.device, config, args)
             log.info("simulator window open: keys F A B E S (hold F or S for 2 s), Esc quits")
             simulator.run()
             return 0
-    TerminalSimulator(config).run()
+    terminal = TerminalSimulator(config)
+    attach_log(terminal.device, config, args)
+    terminal.run()
     return 0
 
 
@@ -302,3 +305,4 @@ def register(add) -> None:
     """Add ``shotclock simulate`` to the command line."""
     p = add("simulate", cmd_simulate, "the device on a desktop: its screen and a panel of the table's buttons")
     p.add_argument("--terminal", action="store_true", help="use the terminal view even where a window could open")
+    add_log_options(p)

@@ -1,0 +1,197 @@
+"""Clocks as the decision log recorded them: summaries, timelines, replay export, statistics.
+
+Pure: these functions take the log's rows as dicts (``id``, ``session``, ``clock``, ``type``,
+``t``, ``utc`` and the record's own fields) and derive everything a floor asks of the log.
+Nothing here is stored twice: a clock is whatever its records say.
+"""
+
+from __future__ import annotations
+
+import statistics
+from dataclasses import dataclass, field
+
+from shotclock.core.events import ACTED, CANCELLED
+from shotclock.core.settings import STREETS
+
+US = 1_000_000
+
+
+@dataclass
+class Clock:
+    """One clock, from its start to its decision (``outcome`` None while open)."""
+
+    id: int
+    session: int
+    mode: str
+    started_t: float
+    started_utc: str
+    seconds: float
+    street: str | None
+    facing_bet_at_start: bool | None
+    facing_bet: bool | None = None
+    outcome: str | None = None
+    remaining: float | None = None
+    at_zero: bool | None = None
+    decided_t: float | None = None
+    decided_utc: str | None = None
+    pauses: int = 0
+    extensions: int = 0
+    interrupted: bool = False
+    running_seconds: float = 0.0
+    records: list[dict] = field(default_factory=list)
+
+    @property
+    def open(self) -> bool:
+        """No decision recorded (yet)."""
+        return self.outcome is None
+
+
+def clocks_from(rows: list[dict], modes: dict[int, str] | None = None) -> list[Clock]:
+    """Every clock in ``rows`` (in id order), with its records. ``modes``: session → mode."""
+    modes = modes or {}
+    clocks: dict[int, Clock] = {}
+    for row in rows:  # a clock's id is its start record's id; the input that started it comes just before
+        if row["type"] == "start" and row.get("clock") == row["id"]:
+            mode = modes.get(row["session"], "shot" if row.get("street") else "clock")
+            clocks[row["id"]] = Clock(row["id"], row["session"], mode, row["t"], row["utc"], row["seconds"],
+                                      row.get("street"), row.get("facing_bet"), facing_bet=row.get("facing_bet"))
+    for row in rows:
+        clock = clocks.get(row.get("clock"))
+        if clock is None:
+            continue
+        clock.records.append(row)
+        kind = row["type"]
+        if kind == "pause":
+            clock.pauses += 1
+        elif kind == "extended":
+            clock.extensions += 1
+        elif kind == "interrupted":
+            clock.interrupted = True
+        elif kind == "input" and row.get("facing_bet") is not None:
+            clock.facing_bet = row["facing_bet"]
+        elif kind == "decision":
+            clock.outcome = row["outcome"]
+            clock.remaining = row.get("remaining")
+            clock.at_zero = row.get("at_zero")
+            clock.decided_t, clock.decided_utc = row["t"], row["utc"]
+            if clock.outcome in ("hand_dead", "check"):
+                clock.facing_bet = clock.outcome == "hand_dead"
+    for clock in clocks.values():
+        clock.running_seconds = _running_seconds(clock.records)
+    return sorted(clocks.values(), key=lambda c: c.id)
+
+
+def _running_seconds(records: list[dict]) -> float:
+    """How long the clock ran (paused and interrupted time left out), to its decision or last record."""
+    total, since, prev = 0, None, None
+    for r in records:
+        t = round(r["t"] * US)
+        if prev is not None and r["session"] != prev["session"] and since is not None:
+            # A power cut: monotonic time restarts with the new session; count up to the old one's last record.
+            total += round(prev["t"] * US) - since
+            since = None
+        prev = r
+        if r["type"] in ("start", "resume"):
+            since = t
+        elif r["type"] in ("pause", "decision", "interrupted") and since is not None:
+            total += t - since
+            since = None
+    if since is not None:
+        total += round(records[-1]["t"] * US) - since
+    return total / US
+
+
+def remaining_at_last_record(clock: Clock) -> float:
+    """The time the clock had left at its last record: exact when it was paused, else an upper bound.
+
+    Used after a power cut: the device cannot know when the power went, only when it last wrote,
+    so the player gets at least the time they really had (a tie goes to the player).
+    """
+    left_us, since, session = None, None, None
+    for r in clock.records:
+        t = round(r["t"] * US)
+        if r["session"] != session:
+            since = None  # monotonic time restarts with each session
+            session = r["session"]
+        if since is not None and left_us is not None:
+            left_us -= t - since
+            since = t
+        if r["type"] == "start":
+            left_us, since = round(r["seconds"] * US), t
+        elif r["type"] in ("beep", "extended", "resume", "pause"):
+            left_us = round(r["remaining"] * US)
+            since = t if r["type"] != "pause" else None
+        elif r["type"] == "interrupted":
+            left_us, since = round(r["remaining"] * US), None
+    return max(0, left_us or 0) / US
+
+
+def replay_events(clock: Clock, shot_defaults: bool = True) -> list[dict]:
+    """The clock's inputs in the replay format, ``t`` from 0 at its start, ending at its decision.
+
+    A prologue puts the engine in the state the clock started in (bet faced, street), so that
+    ``shotclock replay`` with the session's configuration re-derives the same ruling.
+    """
+    if clock.interrupted:
+        raise ValueError(f"clock {clock.id} was interrupted by a power cut and resumed by the floor; "
+                         "its ruling cannot be replayed from 0 (see 'shotclock log show')")
+    t0 = round(clock.started_t * US)
+    rel = lambda t: (round(t * US) - t0) / US
+    fb = bool(clock.facing_bet_at_start)
+    if clock.mode == "clock":
+        events = [{"t": 0, "event": "call", "facing_bet": fb}]
+    else:
+        events = [{"t": 0, "event": "hand"}]
+        for street in STREETS[1:STREETS.index(clock.street) + 1]:
+            events.append({"t": 0, "event": "street"})
+        default = clock.street == STREETS[0]
+        if fb != default:
+            events.append({"t": 0, "event": "bet", "facing_bet": fb})
+        events.append({"t": 0, "event": "start"})
+    started = False
+    for r in clock.records:
+        if r["type"] == "start":
+            started = True
+            continue
+        if not started or r["type"] != "input":
+            continue
+        event = {"t": rel(r["t"]), "event": r["event"]}
+        if "set_bet" in r:
+            event["facing_bet"] = r["set_bet"]
+        events.append(event)
+    if clock.decided_t is not None:
+        events.append({"t": rel(clock.decided_t), "event": "end"})
+    for e in events:
+        if isinstance(e["t"], float) and e["t"].is_integer():
+            e["t"] = int(e["t"])
+    return events
+
+
+def stats(clocks: list[Clock]) -> dict:
+    """Clocks called, rulings by outcome, median and 90th percentile decision time, clocks per hour."""
+    decided = [c for c in clocks if not c.open]
+    by_outcome: dict[str, int] = {}
+    for c in decided:
+        key = "acted_at_zero" if c.outcome == ACTED and c.at_zero else c.outcome
+        by_outcome[key] = by_outcome.get(key, 0) + 1
+    times = sorted(c.running_seconds for c in decided if c.outcome != CANCELLED)
+    result = {"clocks": len(clocks), "open": len(clocks) - len(decided), "outcomes": by_outcome,
+              "decision_seconds_median": None, "decision_seconds_p90": None, "clocks_per_hour": None}
+    if times:
+        result["decision_seconds_median"] = round(statistics.median(times), 3)
+        result["decision_seconds_p90"] = round(_percentile(times, 0.9), 3)
+    if len(clocks) >= 2:
+        hours = (clocks[-1].started_t - clocks[0].started_t) / 3600
+        if hours > 0:
+            result["clocks_per_hour"] = round(len(clocks) / hours, 1)
+    return result
+
+
+def _percentile(sorted_values: list[float], q: float) -> float:
+    """Linear interpolation between closest ranks."""
+    if len(sorted_values) == 1:
+        return sorted_values[0]
+    pos = q * (len(sorted_values) - 1)
+    lo = int(pos)
+    hi = min(lo + 1, len(sorted_values) - 1)
+    return sorted_values[lo] + (sorted_values[hi] - sorted_values[lo]) * (pos - lo)

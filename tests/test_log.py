@@ -1,0 +1,136 @@
+"""The decision log: the hash chain against every kind of tampering, migration, archive, the CLI."""
+
+import gzip
+import json
+import sqlite3
+from datetime import datetime, timedelta, timezone
+
+import pytest
+
+from shotclock.adapters.log import DecisionLog, MIGRATIONS, SCHEMA_VERSION, utc_iso
+from shotclock.errors import LogError
+from shotclock.shell.cli import main
+
+NOW = datetime(2026, 11, 29, 20, 0, tzinfo=timezone.utc)
+
+
+def filled(tmp_path, n=10, when=NOW):
+    log = DecisionLog(tmp_path)
+    session = log.new_session(0.0, utc_iso(when), {"table": "T", "mode": "clock", "config": {}})
+    for i in range(n):
+        log.append([{"session": session, "clock": None, "type": "beep", "t": float(i), "utc": utc_iso(when),
+                     "data": {"remaining": i}}])
+    return log
+
+
+def test_chain_verifies(tmp_path):
+    log = filled(tmp_path)
+    assert log.verify() == (True, "OK: 11 records, chain intact")
+    assert log.integrity() == "ok"
+
+
+def test_changed_record_is_named(tmp_path):
+    log = filled(tmp_path)
+    log.db.execute("UPDATE records SET data = ? WHERE id = 5", ('{"remaining":99}',))
+    assert log.verify() == (False, "record 5 was changed (its content does not match its hash)")
+
+
+def test_changed_record_with_recomputed_hash_breaks_the_next_link(tmp_path):
+    from shotclock.adapters.log import record_hash
+
+    log = filled(tmp_path)
+    row = dict(log.db.execute("SELECT * FROM records WHERE id = 5").fetchone())
+    row["data"] = '{"remaining":99}'
+    row["hash"] = record_hash(row)
+    log.db.execute("UPDATE records SET data = :data, hash = :hash WHERE id = :id", row)
+    ok, message = log.verify()
+    assert not ok and message.startswith("record 6 does not follow record 5")
+
+
+def test_removed_record_is_named(tmp_path):
+    log = filled(tmp_path)
+    log.db.execute("DELETE FROM records WHERE id = 7")
+    assert log.verify() == (False, "record 7 was removed")
+
+
+def test_removed_newest_records_are_detected(tmp_path):
+    log = filled(tmp_path)
+    log.db.execute("DELETE FROM records WHERE id >= 10")
+    assert log.verify() == (False, "the newest records after record 9 were removed (the head is record 11)")
+
+
+def test_inserted_record_is_detected(tmp_path):
+    from shotclock.adapters.log import record_hash
+
+    log = filled(tmp_path)
+    row = dict(log.db.execute("SELECT * FROM records WHERE id = 11").fetchone())
+    row.update(id=12, prev=row["hash"], data='{"remaining":0}')
+    row["hash"] = record_hash(row)
+    log.db.execute("INSERT INTO records VALUES (:id, :session, :clock, :type, :t, :utc, :data, :prev, :hash)", row)
+    ok, message = log.verify()
+    assert not ok and "inserted or changed after the head" in message
+
+
+def test_migrates_an_old_schema_without_losing_records(tmp_path):
+    db = sqlite3.connect(tmp_path / "shotclock.db", isolation_level=None)
+    for statement in MIGRATIONS[1]:
+        db.execute(statement)
+    db.execute("INSERT INTO meta VALUES ('schema_version', '1')")
+    db.close()
+    log = DecisionLog(tmp_path)
+    assert log.schema_version() == SCHEMA_VERSION == 2
+    indexes = {r[0] for r in log.db.execute("SELECT name FROM sqlite_master WHERE type = 'index'")}
+    assert {"records_clock", "records_utc"} <= indexes
+    log.new_session(0, utc_iso(NOW), {})
+    assert log.verify()[0]
+
+
+def test_newer_schema_is_refused(tmp_path):
+    filled(tmp_path).db.execute("UPDATE meta SET value = '99' WHERE key = 'schema_version'")
+    with pytest.raises(LogError, match="written by a newer shotclock"):
+        DecisionLog(tmp_path)
+
+
+def test_wal_and_durable_commits(tmp_path):
+    log = filled(tmp_path)
+    assert log.db.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
+    log.append([{"session": 1, "clock": 1, "type": "decision", "t": 1.0, "utc": utc_iso(NOW), "data": {}}])
+    assert log.db.execute("PRAGMA synchronous").fetchone()[0] == 2  # FULL for a ruling
+    log.append([{"session": 1, "clock": 1, "type": "beep", "t": 1.0, "utc": utc_iso(NOW), "data": {}}])
+    assert log.db.execute("PRAGMA synchronous").fetchone()[0] == 1  # NORMAL for a beep
+
+
+def test_archive_moves_old_records_and_the_rest_still_verifies(tmp_path):
+    log = filled(tmp_path, n=5, when=NOW - timedelta(days=100))
+    session = log.new_session(10.0, utc_iso(NOW), {})
+    log.append([{"session": session, "clock": None, "type": "beep", "t": 11.0, "utc": utc_iso(NOW), "data": {}}])
+    path = log.archive(keep_days=90, now=NOW)
+    assert path.name == "records-1-6.jsonl.gz"
+    archived = [json.loads(x) for x in gzip.open(path, "rt")]
+    assert [r["id"] for r in archived] == [1, 2, 3, 4, 5, 6]
+    assert log.db.execute("SELECT MIN(id) FROM records").fetchone()[0] == 7
+    assert log.verify() == (True, "OK: 2 records, chain intact from archived record 6")
+    log.append([{"session": session, "clock": None, "type": "beep", "t": 12.0, "utc": utc_iso(NOW), "data": {}}])
+    assert log.verify()[0]
+    assert log.archive(keep_days=90, now=NOW) is None
+
+
+def test_unopenable_state_dir_is_a_clear_error(tmp_path):
+    blocker = tmp_path / "file"
+    blocker.write_text("")
+    with pytest.raises(LogError, match=str(blocker)):
+        DecisionLog(blocker / "state")
+
+
+def test_cli_on_a_missing_log(tmp_path, capsys):
+    assert main(["log", "--state-dir", str(tmp_path / "none")]) == 2
+    assert "no decision log at" in capsys.readouterr().err
+
+
+def test_cli_verify_exit_codes(tmp_path, capsys):
+    filled(tmp_path)
+    assert main(["log", "--state-dir", str(tmp_path), "verify"]) == 0
+    assert "OK: 11 records" in capsys.readouterr().out
+    DecisionLog(tmp_path).db.execute("DELETE FROM records WHERE id = 3")
+    assert main(["log", "--state-dir", str(tmp_path), "verify"]) == 1
+    assert "FAIL" in capsys.readouterr().out and "record 3 was removed"

@@ -1,0 +1,83 @@
+"""kill -9 at random moments: the log stays sound, keeps every reported ruling, and recovers the clock."""
+
+import json
+import os
+import random
+import signal
+import subprocess
+import sys
+import time
+
+import pytest
+
+from shotclock.adapters.log import DecisionLog
+from shotclock.core.clocks import clocks_from
+
+CONFIG = "[clock]\nseconds = 1.5\ncountdown = 1\ntie_window = 0.25\n"
+# Clocks called, paused, acted on and left to expire, one after another for about 5 s.
+SCRIPT = [
+    {"t": 0.05, "button": "bet", "hold": 0.05},
+    {"t": 0.10, "button": "floor", "hold": 0.05},   # call (clock 1; or resumes a recovered clock)
+    {"t": 0.60, "button": "action", "hold": 0.05},  # acted
+    {"t": 0.70, "button": "floor", "hold": 0.05},   # call (clock 2)
+    {"t": 1.00, "button": "floor", "hold": 0.05},   # pause
+    {"t": 1.30, "button": "floor", "hold": 0.05},   # resume
+    {"t": 1.50, "button": "bet", "hold": 0.05},     # bet off: it will be a check
+    {"t": 3.40, "button": "floor", "hold": 0.05},   # call (clock 3) after clock 2 expired
+    {"t": 4.40, "button": "action", "hold": 0.05},  # acted
+]
+
+
+def start(tmp_path, script_lines, report):
+    script = tmp_path / "script.jsonl"
+    script.write_text("\n".join(json.dumps(x) for x in script_lines) + "\n")
+    (tmp_path / "c.toml").write_text(CONFIG)
+    return subprocess.Popen([sys.executable, "-m", "shotclock", "run", "--pins", "mock", "--headless",
+                             "--config", str(tmp_path / "c.toml"), "--state-dir", str(tmp_path / "state"),
+                             "--script", str(script), "--report", str(report)],
+                            stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+
+
+def decisions(records):
+    return sorted((r["outcome"], round(r.get("remaining") or 0, 6)) for r in records if r["type"] == "decision")
+
+
+@pytest.mark.slow
+def test_kill_9_at_random_moments(tmp_path):
+    rng = random.Random(29)  # reproducible moments
+    moments = sorted(rng.uniform(0.5, 5.0) for _ in range(7))
+    recovered = 0
+    for i, moment in enumerate(moments):
+        report = tmp_path / f"report-{i}.jsonl"
+        proc = start(tmp_path, SCRIPT, report)
+        time.sleep(moment)
+        os.kill(proc.pid, signal.SIGKILL)
+        proc.wait(timeout=30)
+
+        log = DecisionLog(tmp_path / "state", readonly=True)
+        assert log.integrity() == "ok"
+        ok, message = log.verify()
+        assert ok, f"after a kill at {moment:.2f} s: {message}"
+        # Every ruling the device reported before it died is in the log (for that session).
+        reported = [json.loads(line) for line in report.read_text().splitlines() if line.endswith("}")] \
+            if report.exists() else []
+        session = max(log.sessions())
+        logged = [r for r in log.rows("WHERE session = ?", (session,))]
+        assert set(decisions(reported)) <= set(decisions(logged)), f"kill at {moment:.2f} s lost a ruling"
+        clocks = clocks_from(log.rows("WHERE clock IS NOT NULL"))
+        open_clock = clocks[-1] if clocks and clocks[-1].open else None
+        log.close()
+
+        # The next start recovers a clock that was running or paused when the power went.
+        if open_clock is not None:
+            proc = start(tmp_path, [], tmp_path / "recover.jsonl")
+            _, err = proc.communicate(timeout=60)
+            assert proc.returncode == 0, err
+            assert f"clock {open_clock.id} was interrupted" in err
+            log = DecisionLog(tmp_path / "state", readonly=True)
+            interrupted = log.rows("WHERE type = 'interrupted' AND clock = ?", (open_clock.id,))
+            assert len(interrupted) == 1 and interrupted[0]["remaining"] >= 0
+            assert log.verify()[0]
+            log.close()
+            recovered += 1
+    assert recovered >= 2, "the chosen moments should include clocks cut off while running"

@@ -1,0 +1,207 @@
+"""The recorder on the real device loop with fake pins: what the log holds, and what it proves."""
+
+import io
+import json
+import sqlite3
+import sys
+from datetime import datetime, timedelta, timezone
+
+import pytest
+
+from shotclock.adapters.log import DecisionLog
+from shotclock.config import Config, parse_config
+from shotclock.core.clocks import clocks_from, remaining_at_last_record, replay_events, stats
+from shotclock.core.replay import parse_events, replay
+from shotclock.shell.cli import main
+from shotclock.shell.device import Device
+from shotclock.shell.recorder import Recorder
+
+UTC = datetime(2026, 11, 29, 20, 0, tzinfo=timezone.utc)
+
+
+@pytest.fixture
+def table(vclock, tmp_path):
+    made = []
+
+    def make(text="", state=tmp_path / "state"):
+        config = parse_config(text) if text else Config()
+        d = Device(config, "mock", clock=vclock)
+        log = DecisionLog(state)
+        base = vclock.now
+        rec = Recorder(log, config, utcnow=lambda: UTC + timedelta(seconds=vclock.now - base))
+        rec.start_session(vclock())
+        rec.recover(d.engine, vclock())
+        d.loop.listeners.append(rec)
+        made.append(d)
+        return d, rec
+
+    yield make
+    for d in made:
+        d.pins.close()
+
+
+def press(d, button, hold=0.1):
+    pin, clock = d.pins.pin(button), d.loop.clock
+    pin.drive_low()
+    clock.now += hold
+    pin.drive_high()
+    clock.now += 0.001
+    d.loop.run_once()
+
+
+def wait(d, seconds):
+    d.loop.clock.now += seconds
+    d.loop.run_once()
+
+
+def test_a_clock_is_recorded_with_its_inputs_and_ruling(table):
+    d, rec = table()
+    press(d, "bet")
+    press(d, "floor")          # call
+    wait(d, 5)
+    press(d, "floor")          # pause
+    wait(d, 20)
+    press(d, "floor")          # resume
+    wait(d, 40)                # expires: hand dead
+    log = rec.log
+    assert log.verify()[0]
+    [clock] = clocks_from(log.rows(), {1: "clock"})
+    assert (clock.outcome, clock.facing_bet, clock.pauses, clock.mode) == ("hand_dead", True, 1, "clock")
+    types = [r["type"] for r in clock.records]
+    assert types[:2] == ["input", "start"] and types[-1] == "decision" and types.count("beep") == 6
+    assert clock.running_seconds == pytest.approx(30.5, abs=1e-6)
+    utc = [r["utc"] for r in log.rows()]
+    assert utc == sorted(utc) and all(u.endswith("Z") for u in utc)
+
+
+def test_exported_replay_rederives_the_same_ruling(table):
+    d, rec = table()
+    press(d, "floor")
+    wait(d, 3)
+    press(d, "bet")
+    wait(d, 10)
+    press(d, "action")
+    [clock] = clocks_from(rec.log.rows(), {1: "clock"})
+    events = parse_events(json.dumps(e) for e in replay_events(clock))
+    decision = [o.record() for o in replay(events, d.config.settings) if o.TYPE == "decision"]
+    logged = [ {k: v for k, v in r.items() if k in ("outcome", "remaining", "at_zero")}
+               for r in clock.records if r["type"] == "decision"]
+    assert [{k: v for k, v in x.items() if k in ("outcome", "remaining", "at_zero")} for x in decision] == logged
+
+
+def test_shot_mode_replay_export_rebuilds_street_and_bet(table):
+    d, rec = table('mode = "shot"\n[shot]\nflop = 20\n')
+    press(d, "street")                # flop: no bet
+    press(d, "bet")                   # now facing a bet
+    press(d, "action")                # start
+    wait(d, 2)
+    press(d, "extend")
+    wait(d, 60)                       # expires: hand dead
+    clocks = clocks_from(rec.log.rows(), {1: "shot"})
+    clock = clocks[0]
+    events = replay_events(clock)
+    assert [e["event"] for e in events][:4] == ["hand", "street", "bet", "start"]
+    out = [o.record() for o in replay(parse_events(json.dumps(e) for e in events), d.config.settings)]
+    assert out[0]["street"] == "flop" and out[0]["seconds"] == 20
+    assert [o["outcome"] for o in out if o["type"] == "decision"] == ["hand_dead"]
+    assert clock.extensions == 1
+
+
+def test_power_cut_recovery_restores_paused_and_never_rules_by_itself(table, tmp_path):
+    d, rec = table()
+    press(d, "floor")
+    wait(d, 4)                       # running; then the power goes
+    d2, rec2 = table()
+    assert d2.engine.state.phase == "paused" and d2.engine.state.interrupted
+    assert d2.engine.state.remaining(0) == pytest.approx(30 - 0.001, abs=0.01)  # at its last record
+    wait(d2, 100)
+    assert d2.engine.state.phase == "paused"  # it waits for the floor
+    press(d2, "floor")                        # resume
+    press(d2, "action")
+    [clock] = clocks_from(rec2.log.rows(), {1: "clock", rec2.log.session: "clock"})
+    assert clock.interrupted and clock.outcome == "acted"
+    assert rec2.log.verify()[0]
+    with pytest.raises(ValueError, match="interrupted by a power cut"):
+        replay_events(clock)
+
+
+def test_remaining_at_last_record_is_exact_when_paused(table):
+    d, rec = table()
+    press(d, "floor")
+    wait(d, 7)
+    press(d, "floor")  # pause
+    [clock] = clocks_from(rec.log.rows(), {1: "clock"})
+    assert remaining_at_last_record(clock) == pytest.approx(30 - 7.101, abs=1e-6)
+
+
+def test_write_failure_keeps_records_shows_a_fault_and_catches_up(table, monkeypatch):
+    d, rec = table()
+    faults = []
+    rec.on_fault = faults.append
+    real = rec.log.append
+
+    def broken(records, durable=None):
+        raise sqlite3.OperationalError("disk I/O error")
+
+    monkeypatch.setattr(rec.log, "append", broken)
+    press(d, "floor")
+    wait(d, 1)
+    assert faults == ["disk I/O error"] * len(faults) and faults
+    assert rec._backlog  # nothing lost
+    monkeypatch.setattr(rec.log, "append", real)
+    press(d, "action")
+    assert faults[-1] is None
+    [clock] = clocks_from(rec.log.rows(), {1: "clock"})
+    assert clock.outcome == "acted" and rec.log.verify()[0]
+
+
+def test_stats():
+    from shotclock.core.clocks import Clock
+
+    clocks = [Clock(i, 1, "clock", i * 360.0, "", 30, None, True, outcome=o, at_zero=z, running_seconds=s)
+              for i, (o, z, s) in enumerate([("acted", False, 10), ("acted", True, 30.2), ("hand_dead", None, 30.5),
+                                             ("check", None, 30.5), ("cancelled", None, 3), ("acted", False, 20)])]
+    result = stats(clocks)
+    assert result["clocks"] == 6 and result["open"] == 0
+    assert result["outcomes"] == {"acted": 2, "acted_at_zero": 1, "hand_dead": 1, "check": 1, "cancelled": 1}
+    assert result["decision_seconds_median"] == 30.2  # cancelled clocks are not decisions
+    assert result["decision_seconds_p90"] == 30.5
+    assert result["clocks_per_hour"] == 12.0  # 6 clocks over 30 minutes
+
+
+def test_cli_list_show_export_stats(table, capsys, tmp_path):
+    d, rec = table()
+    press(d, "bet")
+    press(d, "floor")
+    wait(d, 12)
+    press(d, "action")
+    state = str(rec.log.path.parent)
+    capsys.readouterr()
+    assert main(["log", "--state-dir", state]) == 0
+    listing = capsys.readouterr().out.splitlines()
+    assert listing[0].split()[:3] == ["ID", "STARTED", "(local)"]
+    assert "acted" in listing[1] and "yes" in listing[1]
+    clock_id = int(listing[1].split()[0])
+    assert main(["log", "--state-dir", state, "show", str(clock_id)]) == 0
+    shown = capsys.readouterr().out
+    assert f"clock {clock_id}" in shown and "decision" in shown and "event=\"call\"" in shown
+    assert main(["log", "--state-dir", state, "export", "--csv"]) == 0
+    csv_lines = capsys.readouterr().out.splitlines()
+    assert csv_lines[0].startswith("id,session,table,mode") and ",acted," in csv_lines[1]
+    assert main(["log", "--state-dir", state, "export", "--jsonl"]) == 0
+    rows = [json.loads(x) for x in capsys.readouterr().out.splitlines()]
+    assert rows[0]["type"] == "session" and rows[-1]["type"] == "decision"
+    cfg = tmp_path / "cfg.toml"
+    assert main(["log", "--state-dir", state, "export", "--replay", str(clock_id), "--config-out", str(cfg)]) == 0
+    events = capsys.readouterr().out
+    monkey_in = io.StringIO(events)
+    sys_stdin, sys.stdin = sys.stdin, monkey_in
+    try:
+        assert main(["replay", "--config", str(cfg)]) == 0
+    finally:
+        sys.stdin = sys_stdin
+    assert json.loads(capsys.readouterr().out.splitlines()[-1])["outcome"] == "acted"
+    assert main(["log", "--state-dir", state, "stats"]) == 0
+    assert "clocks called: 1" in capsys.readouterr().out
+    assert main(["log", "--state-dir", state, "show", "999"]) == 2
+    assert "no clock 999" in capsys.readouterr().err
