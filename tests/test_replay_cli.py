@@ -91,3 +91,14 @@ def test_bundled_example_replays_to_its_expected_output():
                               capture_output=True, text=True, timeout=60)
         assert proc.returncode == 0, proc.stderr
         assert proc.stdout == expected.read_text(), events.name
+
+
+def test_fast_json_writer_matches_json_dumps():
+    """Output.to_json is a hand-written encoder for speed: it must write exactly what json.dumps writes."""
+    from shotclock.core.events import Beep, Decision, Extended, Ignored, Paused, Started
+
+    outputs = [Started(0, 30), Started(1.25, 20.5, "flop"), Beep(25, 5), Decision(30.5, "hand_dead"),
+               Decision(12.000001, "acted", remaining=17.999999, at_zero=False), Decision(30, "acted", 0.0, True),
+               Paused(3, 27.5), Extended(4, 30, 56.25), Ignored(5, "call", "a 'clock' is \"already\" running\\ é")]
+    for out in outputs:
+        assert out.to_json() == json.dumps(out.record(), separators=(",", ":"), ensure_ascii=False)

@@ -39,6 +39,11 @@ class Transition:
     do: str
     to: str
 
+    @property
+    def method(self) -> str:
+        """The engine method's name."""
+        return "_" + self.do
+
 
 def _t(do: str, to: str) -> Transition:
     return Transition(do, to)
@@ -186,6 +191,8 @@ class Engine:
         self.interrupted = False  # a clock restored after a power cut, until resumed or ended
         self._tie = _us(settings.tie_window)
         self._countdown = settings.countdown
+        self._table = TRANSITIONS[self.mode]
+        self._methods = {tr.do: getattr(self, tr.method) for row in self._table.values() for tr in row.values()}
 
     # -- the public interface ------------------------------------------------------
 
@@ -195,13 +202,14 @@ class Engine:
         Raises :class:`~shotclock.errors.EventError` when the event's time lies before the
         engine's clock; the state is then untouched.
         """
-        t = _us(event.t)
+        t = round(event.t * US)
         if t < self._now:
             raise EventError(
                 f"event '{event.NAME}' at t={event.t} lies before the engine's clock "
                 f"(t={self._now / US}); events must come in time order"
             )
-        out = self._run_timers(t, inclusive=False)  # a tie goes to the player: events first
+        # A tie goes to the player: timers due at t itself wait until after the event.
+        out = self._run_timers(t, inclusive=False) if self.phase == RUNNING else []
         self._now = t
         out.extend(self._apply(event.NAME, t, event))
         return out
@@ -295,11 +303,11 @@ class Engine:
     # -- applying the table --------------------------------------------------------
 
     def _apply(self, name: str, t: int, event: ev.Event | None) -> list[ev.Output]:
-        transition = TRANSITIONS[self.mode][self.phase].get(name)
+        transition = self._table[self.phase].get(name)
         if transition is None:
             return [ev.Ignored(t / US, name, ignore_reason(self.mode, self.phase, name, self.last))]
         try:
-            out = getattr(self, "_" + transition.do)(t, event)
+            out = self._methods[transition.do](t, event)
         except _Refused as refusal:
             return [ev.Ignored(t / US, name, str(refusal))]
         self.phase = transition.to

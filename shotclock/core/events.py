@@ -8,8 +8,20 @@ what the engine decided; :meth:`Output.record` gives the stable JSON form used b
 
 from __future__ import annotations
 
+import json
 from dataclasses import dataclass, fields
+from json.encoder import encode_basestring as _encode_string  # json's own C string escaper
 from typing import ClassVar
+
+_FIELD_NAMES: dict[type, tuple[str, ...]] = {}
+
+
+def _names(cls) -> tuple[str, ...]:
+    """The dataclass's field names other than ``t``, computed once per class (records are hot in replay)."""
+    names = _FIELD_NAMES.get(cls)
+    if names is None:
+        names = _FIELD_NAMES[cls] = tuple(f.name for f in fields(cls) if f.name != "t")
+    return names
 
 
 @dataclass(frozen=True)
@@ -22,9 +34,10 @@ class Event:
     def record(self) -> dict:
         """The event as a replay input line (``{"t": …, "event": …}``)."""
         rec = {"t": number(self.t), "event": self.NAME}
-        for f in fields(self):
-            if f.name != "t" and getattr(self, f.name) is not None:
-                rec[f.name] = getattr(self, f.name)
+        for name in _names(type(self)):
+            value = getattr(self, name)
+            if value is not None:
+                rec[name] = value
         return rec
 
 
@@ -127,13 +140,23 @@ class Output:
     t: float
     TYPE: ClassVar[str] = ""
 
+    def to_json(self) -> str:
+        """:meth:`record` as compact JSON, written straight from the fields (replay's hot path)."""
+        parts = [f'{{"t":{_json_value(number(self.t))},"type":"{self.TYPE}"']
+        for name in _names(type(self)):
+            value = getattr(self, name)
+            if value is not None:
+                parts.append(f',"{name}":{_json_value(number(value) if value.__class__ is float else value)}')
+        parts.append("}")
+        return "".join(parts)
+
     def record(self) -> dict:
         """The stable JSON form: ``t``, ``type`` and the fields that are set."""
         rec = {"t": number(self.t), "type": self.TYPE}
-        for f in fields(self):
-            value = getattr(self, f.name)
-            if f.name != "t" and value is not None:
-                rec[f.name] = number(value) if isinstance(value, float) else value
+        for name in _names(type(self)):
+            value = getattr(self, name)
+            if value is not None:
+                rec[name] = number(value) if value.__class__ is float else value
         return rec
 
 
@@ -206,10 +229,24 @@ class Ignored(Output):
     TYPE: ClassVar[str] = "ignored"
 
 
+def _json_value(v) -> str:
+    """One flat value as JSON, as ``json.dumps`` writes it (records hold numbers, booleans and strings)."""
+    if v is True:
+        return "true"
+    if v is False:
+        return "false"
+    cls = v.__class__
+    if cls is int:
+        return str(v)
+    if cls is float:
+        return repr(v)
+    if cls is str:
+        return _encode_string(v)
+    return json.dumps(v, separators=(",", ":"), ensure_ascii=False)
+
+
 def number(x: float | int) -> float | int:
     """A number for JSON: whole numbers as int (``30``), others as the shortest float (``30.5``)."""
-    if isinstance(x, bool):
-        return x
-    if isinstance(x, float) and x.is_integer():
+    if x.__class__ is float and x.is_integer():
         return int(x)
     return x

@@ -49,10 +49,14 @@ def cmd_replay(args) -> int:
         events = parse_events(lines)
     except ShotclockError as exc:
         raise ShotclockError(f"{name}: {exc}") from None
-    write = sys.stdout.write
-    dumps = json.JSONEncoder(separators=(",", ":"), ensure_ascii=False).encode
+    batch: list[str] = []
     for output in replay(events, config.settings):
-        write(dumps(output.record()) + "\n")
+        batch.append(output.to_json())
+        if len(batch) >= 4096:  # one write per few thousand lines, not one per line
+            sys.stdout.write("\n".join(batch) + "\n")
+            batch.clear()
+    if batch:
+        sys.stdout.write("\n".join(batch) + "\n")
     return 0
 
 
@@ -106,8 +110,14 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     logging.basicConfig(level=logging.DEBUG if args.verbose else logging.INFO,
                         format="%(name)s: %(message)s", stream=sys.stderr)
+    func = args.func
+    if isinstance(func, str):  # "module:function", imported only now
+        import importlib
+
+        module, name = func.split(":")
+        func = getattr(importlib.import_module(module), name)
     try:
-        return args.func(args) or 0
+        return func(args) or 0
     except ConfigError as exc:
         print(exc.report(), file=sys.stderr)
         return 2

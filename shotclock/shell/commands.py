@@ -1,34 +1,72 @@
-"""The subcommands that live in their own modules, registered without importing them early."""
+"""The command line's subcommands, declared in one place.
+
+Each command names the function that runs it as ``"module:function"``; the module is imported
+only when that command runs, so ``shotclock replay`` does not pay for pygame or gpiozero.
+"""
+
+from __future__ import annotations
 
 
-def _device(add):
-    from shotclock.shell.device import register
-
-    register(add)
-
-
-def _selftest(add):
-    from shotclock.shell.selftest import register
-
-    register(add)
+def add_log_options(p) -> None:
+    """--state-dir and --no-log, for the commands that run the device."""
+    p.add_argument("--state-dir", metavar="DIR",
+                   help="where the decision log lives (default: $STATE_DIRECTORY, else the user state directory)")
+    p.add_argument("--no-log", action="store_true", help="keep no decision log")
 
 
-def _screenshot(add):
-    from shotclock.shell.screenshot import register
-
-    register(add)
-
-
-def _simulate(add):
-    from shotclock.shell.simulator import register
-
-    register(add)
+def simulate(add) -> None:
+    p = add("simulate", "shotclock.shell.simulator:cmd_simulate",
+            "the device on a desktop: its screen and a panel of the table's buttons")
+    p.add_argument("--terminal", action="store_true", help="use the terminal view even where a window could open")
+    add_log_options(p)
 
 
-def _log(add):
-    from shotclock.shell.logcmd import register
+def run(add) -> None:
+    p = add("run", "shotclock.shell.device:cmd_run", "run the table device: buttons, LEDs, screen and sound")
+    p.add_argument("--pins", default="auto", metavar="FACTORY",
+                   help="gpiozero pin factory: auto (default, as on a Pi), mock (fake pins), lgpio, rpigpio, native")
+    p.add_argument("--headless", action="store_true", help="no screen and no sound")
+    p.add_argument("--offscreen", action="store_true",
+                   help="draw the screen even on SDL's dummy/offscreen driver (benchmarks: the full device, no monitor)")
+    p.add_argument("--script", metavar="FILE", help="play this script of presses onto the fake pins (with --pins mock)")
+    p.add_argument("--report", metavar="FILE", help="write every input and output record here (with --script)")
+    add_log_options(p)
 
-    register(add)
+
+def selftest(add) -> None:
+    p = add("selftest", "shotclock.shell.selftest:cmd_selftest",
+            "check config, pins, display, audio and power; one line each")
+    p.add_argument("--pins", default="auto", metavar="FACTORY", help="gpiozero pin factory (default: auto)")
 
 
-REGISTER: list = [_simulate, _device, _selftest, _screenshot, _log]
+def screenshot(add) -> None:
+    p = add("screenshot", "shotclock.shell.screenshot:cmd_screenshot",
+            "draw what the screen shows at time T of a replay scenario (no display needed)")
+    p.add_argument("out", metavar="OUT.png", help="the PNG to write")
+    p.add_argument("--scenario", required=True, metavar="EVENTS.jsonl", help="input events, as for 'shotclock replay'")
+    p.add_argument("--at", required=True, type=float, metavar="T", help="the moment to draw (seconds)")
+    p.add_argument("--size", metavar="WxH", help="screen size (default: the config's screen.size, 800x480)")
+    p.add_argument("--fault", action="append", metavar="KIND[=DETAIL]",
+                   help="also show a fault banner: stuck=action, no_sound (repeatable)")
+
+
+def log(add) -> None:
+    p = add("log", "shotclock.shell.logcmd:cmd_log", "the decision log: list clocks, show one, export, stats, verify")
+    p.add_argument("--state-dir", metavar="DIR", help="where the log lives (default: as 'shotclock run')")
+    p.add_argument("--limit", type=int, default=20, help="how many recent clocks to list (default 20)")
+    sub = p.add_subparsers(dest="log_command", metavar="[show|export|stats|verify]")
+    s = sub.add_parser("show", help="one clock's full timeline")
+    s.add_argument("id", type=int)
+    e = sub.add_parser("export", help="export clocks (--csv), every record (--jsonl) or a clock's replay (--replay ID)")
+    how = e.add_mutually_exclusive_group(required=True)
+    how.add_argument("--csv", action="store_true", help="one row per clock")
+    how.add_argument("--jsonl", action="store_true", help="every record, one JSON object a line")
+    how.add_argument("--replay", type=int, metavar="ID", help="that clock's inputs in the 'shotclock replay' format")
+    e.add_argument("--config-out", metavar="FILE", help="with --replay: write the session's configuration here")
+    e.add_argument("--out", metavar="FILE", help="write here instead of standard output")
+    st = sub.add_parser("stats", help="clocks called, rulings by outcome, decision times, clocks per hour")
+    st.add_argument("--json", action="store_true", help="as JSON")
+    sub.add_parser("verify", help="check the file and the hash chain; names the first record changed, removed or inserted")
+
+
+REGISTER: list = [simulate, run, selftest, screenshot, log]

@@ -103,7 +103,8 @@ def cmd_run(args) -> int:
     if not args.headless:
         from shotclock.shell.presenters import build_presenters
 
-        presenters = build_presenters(config, fullscreen=config["screen.fullscreen"], require_real_display=True)
+        presenters = build_presenters(config, fullscreen=config["screen.fullscreen"] and not args.offscreen,
+                                      require_real_display=not args.offscreen)
         listeners += presenters.listeners
     if args.script:
         return _run_script(args, config, listeners)
@@ -161,21 +162,3 @@ def _run_script(args, config, listeners) -> int:
         if report:
             report.close()
     return 0
-
-
-def register(add) -> None:
-    """Add ``shotclock run`` to the command line."""
-    p = add("run", cmd_run, "run the table device: buttons, LEDs, screen and sound")
-    p.add_argument("--pins", default="auto", metavar="FACTORY",
-                   help="gpiozero pin factory: auto (default, as on a Pi), mock (fake pins), lgpio, rpigpio, native")
-    p.add_argument("--headless", action="store_true", help="no screen and no sound")
-    p.add_argument("--script", metavar="FILE", help="play this script of presses onto the fake pins (with --pins mock)")
-    p.add_argument("--report", metavar="FILE", help="write every input and output record here (with --script)")
-    add_log_options(p)
-
-
-def add_log_options(p) -> None:
-    """--state-dir and --no-log, for the commands that run the device."""
-    p.add_argument("--state-dir", metavar="DIR",
-                   help="where the decision log lives (default: $STATE_DIRECTORY, else the user state directory)")
-    p.add_argument("--no-log", action="store_true", help="keep no decision log")

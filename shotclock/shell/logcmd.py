@@ -191,23 +191,3 @@ def cmd_log(args) -> int:
         if type(exc).__module__ == "sqlite3":
             raise LogError(f"cannot read the decision log: {exc}") from None
         raise
-
-
-def register(add) -> None:
-    """Add ``shotclock log`` and its subcommands."""
-    p = add("log", cmd_log, "the decision log: list clocks, show one, export, stats, verify")
-    p.add_argument("--state-dir", metavar="DIR", help="where the log lives (default: as 'shotclock run')")
-    p.add_argument("--limit", type=int, default=20, help="how many recent clocks to list (default 20)")
-    sub = p.add_subparsers(dest="log_command", metavar="[show|export|stats|verify]")
-    s = sub.add_parser("show", help="one clock's full timeline")
-    s.add_argument("id", type=int)
-    e = sub.add_parser("export", help="export clocks (--csv), every record (--jsonl) or a clock's replay (--replay ID)")
-    how = e.add_mutually_exclusive_group(required=True)
-    how.add_argument("--csv", action="store_true", help="one row per clock")
-    how.add_argument("--jsonl", action="store_true", help="every record, one JSON object a line")
-    how.add_argument("--replay", type=int, metavar="ID", help="that clock's inputs in the 'shotclock replay' format")
-    e.add_argument("--config-out", metavar="FILE", help="with --replay: write the session's configuration here")
-    e.add_argument("--out", metavar="FILE", help="write here instead of standard output")
-    st = sub.add_parser("stats", help="clocks called, rulings by outcome, decision times, clocks per hour")
-    st.add_argument("--json", action="store_true", help="as JSON")
-    sub.add_parser("verify", help="check the file and the hash chain; names the first record changed, removed or inserted")

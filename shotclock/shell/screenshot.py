@@ -54,14 +54,3 @@ def cmd_screenshot(args) -> int:
     except Exception as exc:  # pygame.error on an unwritable path or unknown extension
         raise ShotclockError(f"cannot write {args.out}: {exc}") from None
     return 0
-
-
-def register(add) -> None:
-    """Add ``shotclock screenshot`` to the command line."""
-    p = add("screenshot", cmd_screenshot, "draw what the screen shows at time T of a replay scenario (no display needed)")
-    p.add_argument("out", metavar="OUT.png", help="the PNG to write")
-    p.add_argument("--scenario", required=True, metavar="EVENTS.jsonl", help="input events, as for 'shotclock replay'")
-    p.add_argument("--at", required=True, type=float, metavar="T", help="the moment to draw (seconds)")
-    p.add_argument("--size", metavar="WxH", help="screen size (default: the config's screen.size, 800x480)")
-    p.add_argument("--fault", action="append", metavar="KIND[=DETAIL]",
-                   help="also show a fault banner: stuck=action, no_sound (repeatable)")

@@ -111,10 +111,3 @@ def cmd_selftest(args) -> int:
     for check in checks:
         print(check.line(), flush=True)
     return 1 if any(c.status == "FAIL" for c in checks) else 0
-
-
-def register(add) -> None:
-    """Add ``shotclock selftest`` to the command line."""
-    p = add("selftest", cmd_selftest, "check config, pins, display, audio and power; one line each")
-    p.add_argument("--pins", default="auto", metavar="FACTORY", help="gpiozero pin factory (default: auto)")
-    os.environ.setdefault("PYGAME_HIDE_SUPPORT_PROMPT", "1")

@@ -17,7 +17,7 @@ import time
 
 from shotclock.config import BUTTONS
 from shotclock.errors import HardwareError
-from shotclock.shell.device import Device, add_log_options, attach_log
+from shotclock.shell.device import Device, attach_log
 
 log = logging.getLogger("shotclock.simulator")
 
@@ -299,10 +299,3 @@ def cmd_simulate(args) -> int:
     attach_log(terminal.device, config, args)
     terminal.run()
     return 0
-
-
-def register(add) -> None:
-    """Add ``shotclock simulate`` to the command line."""
-    p = add("simulate", cmd_simulate, "the device on a desktop: its screen and a panel of the table's buttons")
-    p.add_argument("--terminal", action="store_true", help="use the terminal view even where a window could open")
-    add_log_options(p)

@@ -1,0 +1,230 @@
+"""shotclock's benchmarks: how punctual, how light, how fast to start (``./dev bench``).
+
+Every figure is measured on the real device (``shotclock run`` in script mode, fake pins,
+the screen drawn on SDL's dummy driver at 800×480, sounds and the decision log on), and
+where a ratio matters, against the naive frame loop in ``bench/naive_loop.py`` in the
+same run, so machine noise hits both. Prints a table; writes ``bench/latest.json``.
+
+    ./dev bench            # the full run, a few minutes
+    ./dev bench --quick    # a smoke run of a few clocks (the test suite runs this)
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import platform
+import socket
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+ROOT = HERE.parent
+PY = sys.executable
+ENV = dict(os.environ, SDL_VIDEODRIVER="dummy", SDL_AUDIODRIVER="dummy", PYGAME_HIDE_SUPPORT_PROMPT="1")
+CLK_TCK = os.sysconf("SC_CLK_TCK")
+
+GOALS = {  # key: (goal, "max" or "min", unit)
+    "expiry_late_ms_p50": (None, "max", "ms"),
+    "expiry_late_ms_p99": (2.0, "max", "ms"),
+    "expiry_late_ms_max": (None, "max", "ms"),
+    "beep_late_ms_p99": (2.0, "max", "ms"),
+    "naive_expiry_late_ms_p99": (None, "max", "ms"),
+    "press_error_ms_max": (1.0, "max", "ms"),
+    "cpu_idle_pct": (1.0, "max", "%"),
+    "cpu_running_pct": (5.0, "max", "%"),
+    "naive_cpu_running_pct": (None, "max", "%"),
+    "startup_s": (1.5, "max", "s"),
+    "rss_mb": (80.0, "max", "MB"),
+    "replay_events_per_s": (100_000, "min", "/s"),
+}
+
+
+def percentile(values, q):
+    """The q-quantile (0..1) by linear interpolation."""
+    values = sorted(values)
+    pos = q * (len(values) - 1)
+    lo = int(pos)
+    hi = min(lo + 1, len(values) - 1)
+    return values[lo] + (values[hi] - values[lo]) * (pos - lo)
+
+
+def device(tmp: Path, name: str, script: list[dict], config: str, env=None):
+    """Start the real device in script mode with the screen on; returns (process, report path)."""
+    (tmp / f"{name}.jsonl").write_text("\n".join(json.dumps(s) for s in script) + "\n")
+    (tmp / f"{name}.toml").write_text(config)
+    report = tmp / f"{name}.report.jsonl"
+    proc = subprocess.Popen([PY, "-m", "shotclock", "run", "--pins", "mock", "--offscreen",
+                             "--config", str(tmp / f"{name}.toml"), "--state-dir", str(tmp / f"{name}.state"),
+                             "--script", str(tmp / f"{name}.jsonl"), "--report", str(report)],
+                            env=env or ENV, cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+    return proc, report
+
+
+def finish(proc, timeout):
+    _, err = proc.communicate(timeout=timeout)
+    if proc.returncode != 0:
+        raise SystemExit(f"bench: the device failed:\n{err}")
+
+
+def cpu_seconds(pid: int) -> float:
+    """User + system CPU time of a process so far (from /proc)."""
+    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / CLK_TCK
+
+
+def peak_rss_mb(pid: int) -> float:
+    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+        if line.startswith("VmHWM:"):
+            return int(line.split()[1]) / 1024
+    return float("nan")
+
+
+def bench_timing(tmp: Path, clocks: int) -> dict:
+    """Short clocks called by the floor (with contact bounce): ruling, beep and press timing."""
+    seconds, tie, gap, hold = 0.5, 0.1, 0.85, 0.05
+    script = [{"t": 0.2 + i * gap, "button": "floor", "hold": hold, "bounce": 4} for i in range(clocks)]
+    config = f"[clock]\nseconds = {seconds}\ncountdown = 0\ntie_window = {tie}\n"
+    proc, report = device(tmp, "timing", script, config)
+    finish(proc, timeout=60 + clocks * gap * 2)
+    records = [json.loads(x) for x in report.read_text().splitlines()]
+    decisions = [(r["t"] - r["due"]) * 1000 for r in records if r["type"] == "decision"]
+    beeps = [(r["t"] - r["due"]) * 1000 for r in records if r["type"] == "beep"]
+    calls = [r["t"] for r in records if r["type"] == "input"]
+    edges = [s["t"] + hold for s in script]  # the floor acts on its release edge
+    errors = [abs(c - e) * 1000 for c, e in zip(calls, edges)]
+    if len(decisions) != clocks or len(calls) != clocks:
+        raise SystemExit(f"bench: expected {clocks} clocks, got {len(decisions)} rulings and {len(calls)} calls")
+    return {"expiry_late_ms_p50": percentile(decisions, 0.5), "expiry_late_ms_p99": percentile(decisions, 0.99),
+            "expiry_late_ms_max": max(decisions), "beep_late_ms_p99": percentile(beeps, 0.99),
+            "press_error_ms_max": max(errors), "clocks": clocks}
+
+
+def bench_naive_timing(clocks: int) -> dict:
+    out = subprocess.run([PY, str(HERE / "naive_loop.py"), "expiry", "--fps", "30", "--clocks", str(clocks)],
+                         env=ENV, capture_output=True, text=True, timeout=60 + clocks * 2, check=True)
+    late = json.loads(out.stdout)["late_ms"]
+    return {"naive_expiry_late_ms_p99": percentile(late, 0.99)}
+
+
+def bench_cpu(tmp: Path, window: float) -> dict:
+    """CPU of one core while idle and while a clock counts down, screen on; peak memory."""
+    # Idle: one press long after the window, so the device just sits with its screen on.
+    proc, _ = device(tmp, "idle", [{"t": window + 2, "button": "bet"}], "")
+    time.sleep(1.5)
+    c0, t0 = cpu_seconds(proc.pid), time.monotonic()
+    time.sleep(window)
+    idle = 100 * (cpu_seconds(proc.pid) - c0) / (time.monotonic() - t0)
+    finish(proc, timeout=60)
+    # Running: a clock called at once, counting down through the window (the last 5 s included).
+    seconds = window + 1.5
+    config = f"[clock]\nseconds = {seconds}\ncountdown = {min(5, int(window))}\n"
+    proc, _ = device(tmp, "running", [{"t": 0.1, "button": "floor"}], config)
+    time.sleep(1.0)
+    c0, t0 = cpu_seconds(proc.pid), time.monotonic()
+    time.sleep(window)
+    running = 100 * (cpu_seconds(proc.pid) - c0) / (time.monotonic() - t0)
+    rss = peak_rss_mb(proc.pid)
+    finish(proc, timeout=60 + seconds)
+    return {"cpu_idle_pct": idle, "cpu_running_pct": running, "rss_mb": rss}
+
+
+def bench_naive_cpu(window: float) -> dict:
+    out = subprocess.run([PY, str(HERE / "naive_loop.py"), "cpu", "--fps", "60", "--seconds", str(window)],
+                         env=ENV, capture_output=True, text=True, timeout=60 + window, check=True)
+    return {"naive_cpu_running_pct": json.loads(out.stdout)["cpu_pct"]}
+
+
+def bench_startup(tmp: Path, runs: int) -> dict:
+    """Process start until READY=1 arrives on a NOTIFY_SOCKET, with screen, sound and log."""
+    times = []
+    for i in range(runs):
+        path = str(tmp / f"notify-{i}.sock")
+        sock = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM)
+        sock.bind(path)
+        sock.settimeout(30)
+        env = dict(ENV, NOTIFY_SOCKET=path)
+        t0 = time.monotonic()
+        proc, _ = device(tmp, f"startup-{i}", [{"t": 30, "button": "bet"}], "", env=env)
+        while not sock.recv(4096).startswith(b"READY=1"):
+            pass
+        times.append(time.monotonic() - t0)
+        proc.kill()
+        proc.wait()
+        sock.close()
+    return {"startup_s": statistics.median(times)}
+
+
+def bench_replay(tmp: Path, events: int) -> dict:
+    """``shotclock replay`` on a file of ``events`` events (clocks called, paused, acted on)."""
+    path = tmp / "replay.jsonl"
+    lines, t = [], 0.0
+    cycle = [("bet", {"facing_bet": True}), ("call", {}), ("pause", {}), ("resume", {}), ("action", {}),
+             ("bet", {"facing_bet": False})]
+    while len(lines) < events:
+        for name, fields in cycle:
+            t += 0.7
+            lines.append(json.dumps({"t": round(t, 3), "event": name, **fields}))
+    path.write_text("\n".join(lines[:events]) + "\n")
+    t0 = time.monotonic()
+    subprocess.run([PY, "-m", "shotclock", "replay", str(path)], env=ENV, cwd=ROOT, check=True,
+                   stdout=subprocess.DEVNULL, timeout=300)
+    return {"replay_events_per_s": events / (time.monotonic() - t0), "replay_events": events}
+
+
+def machine() -> str:
+    model = ""
+    try:
+        for line in Path("/proc/cpuinfo").read_text().splitlines():
+            if line.startswith(("model name", "Model")):
+                model = line.split(":", 1)[1].strip()
+                break
+    except OSError:
+        pass
+    return f"{platform.machine()}, {os.cpu_count()} cores, {model or 'unknown CPU'}, Python {platform.python_version()}"
+
+
+def table(results: dict) -> str:
+    rows = [f"| {'key':<26} | {'figure':>10} | goal |", f"|{'-' * 28}|{'-' * 12}|------|"]
+    for key, (goal, kind, unit) in GOALS.items():
+        value = results[key]
+        shown = f"{value:,.0f}" if unit == "/s" else f"{value:.2f}"
+        verdict = "(reference)" if goal is None else (
+            f"{'≤' if kind == 'max' else '≥'} {goal:g} {unit} " +
+            ("met" if (value <= goal if kind == "max" else value >= goal) else "MISSED"))
+        rows.append(f"| {key:<26} | {shown:>10} | {verdict} |")
+    return "\n".join(rows)
+
+
+def main(argv=None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--quick", action="store_true", help="a smoke run: a few clocks, short windows")
+    parser.add_argument("--out", default=str(HERE / "latest.json"), help="where to write the figures")
+    args = parser.parse_args(argv)
+    clocks, window, startups, events = (5, 2.0, 1, 2_000) if args.quick else (120, 8.0, 5, 100_000)
+    with tempfile.TemporaryDirectory() as tmp:
+        tmp = Path(tmp)
+        results = {}
+        steps = [("timing", lambda: bench_timing(tmp, clocks)), ("naive timing", lambda: bench_naive_timing(clocks)),
+                 ("cpu", lambda: bench_cpu(tmp, window)), ("naive cpu", lambda: bench_naive_cpu(window)),
+                 ("startup", lambda: bench_startup(tmp, startups)), ("replay", lambda: bench_replay(tmp, events))]
+        for name, step in steps:
+            print(f"bench: {name}…", file=sys.stderr, flush=True)
+            results.update(step())
+    results = {k: round(v, 4) if isinstance(v, float) else v for k, v in results.items()}
+    results["machine"] = machine()
+    results["quick"] = args.quick
+    Path(args.out).write_text(json.dumps(results, indent=2) + "\n")
+    print(f"shotclock benchmarks on {results['machine']}" + (" (quick smoke run)" if args.quick else ""))
+    print(table(results))
+    print(f"wrote {args.out}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,37 @@
+"""A smoke run of the benchmarks (a few clocks), so they keep working; the figures are not judged here."""
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+
+
+ROOT = Path(__file__).parent.parent
+
+
+@pytest.mark.slow
+def test_bench_quick_writes_every_key(tmp_path):
+    out = tmp_path / "latest.json"
+    proc = subprocess.run([sys.executable, str(ROOT / "bench" / "run.py"), "--quick", "--out", str(out)],
+                          capture_output=True, text=True, timeout=300)
+    assert proc.returncode == 0, proc.stderr
+    figures = json.loads(out.read_text())
+    sys.path.insert(0, str(ROOT / "bench"))
+    from run import GOALS
+
+    for key in GOALS:
+        assert isinstance(figures[key], (int, float)) and figures[key] >= 0, key
+    assert "| expiry_late_ms_p99" in proc.stdout  # the table is printed
+    # The naive frame loop is the yardstick: it must be measurably later than the device.
+    assert figures["naive_expiry_late_ms_p99"] > figures["expiry_late_ms_p99"]
+
+
+def test_log_size_bench_runs():
+    proc = subprocess.run([sys.executable, str(ROOT / "bench" / "log_size.py")], capture_output=True, text=True,
+                          timeout=300)
+    assert proc.returncode == 0, proc.stderr
+    results = json.loads(proc.stdout.splitlines()[-1])
+    assert {r["mode"] for r in results} == {"clock", "shot"} and all(r["bytes_per_clock"] > 0 for r in results)
