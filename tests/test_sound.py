@@ -77,3 +77,14 @@ def test_missing_sound_file_is_a_clear_error(tmp_path):
 
     with pytest.raises(HardwareError, match="tick.wav"):
         SoundPlayer("nl", directory=tmp_path)
+
+
+def test_every_sound_file_is_installed_with_the_package():
+    """setup.cfg's data_files must list each WAV, or an installed device plays nothing."""
+    import configparser
+
+    cfg = configparser.ConfigParser()
+    cfg.read(SOUNDS.parent / "setup.cfg")
+    listed = {f.strip() for value in cfg["options.data_files"].values() for f in value.split(",") if f.strip()}
+    on_disk = {str(p.relative_to(SOUNDS.parent)) for p in SOUNDS.rglob("*.wav")}
+    assert listed == on_disk
