@@ -72,6 +72,16 @@ def test_run_refuses_a_display_that_draws_nowhere(tmp_path):
     assert "draws nowhere" in proc.stderr and "--headless" in proc.stderr
 
 
+def test_simulate_without_any_display_uses_the_terminal_not_sdls_offscreen_driver(tmp_path):
+    # As on a server or over SSH: no DISPLAY, no SDL_VIDEODRIVER. SDL would quietly pick 'offscreen'.
+    env = {k: v for k, v in os.environ.items() if k not in ("DISPLAY", "WAYLAND_DISPLAY", "SDL_VIDEODRIVER")}
+    proc = subprocess.run([sys.executable, "-m", "shotclock", "simulate", "--state-dir", str(tmp_path)], input="q",
+                          capture_output=True, text=True, timeout=60, env=env)
+    assert proc.returncode == 0, proc.stderr
+    assert "using the terminal view" in proc.stderr and "keys: f floor" in proc.stdout
+    assert "ALSA lib" not in proc.stderr and "pygame-ce" not in proc.stdout + proc.stderr
+
+
 def test_simulate_falls_back_to_the_terminal_without_a_display(tmp_path):
     env = dict(os.environ, SDL_VIDEODRIVER="x11", DISPLAY=":987654")  # no such display
     proc = subprocess.run([sys.executable, "-m", "shotclock", "simulate", "--state-dir", str(tmp_path)], input="q",

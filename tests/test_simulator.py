@@ -108,6 +108,7 @@ def test_terminal_simulator_keys_drive_the_pins(mock_factory):
         r = sim.device.loop.run_once()
         assert [i.event.NAME for i in r.inputs] == ["call"]
         assert "Bij 0: CHECK" in out.getvalue()
+        assert ("Geen geluid" in out.getvalue()) == (sim.device.loop.faults.get("no_sound") is not None)
         sim.key("q")
         assert sim.quit
     finally:

@@ -37,12 +37,20 @@ FAULT_BANNER = ((255, 204, 0), (0, 0, 0))
 RING_TRACK = (255, 255, 255, 40)
 
 
+def explicitly_requested(driver: str) -> bool:
+    """Whether SDL_VIDEODRIVER asked for this driver (SDL falls back to 'offscreen' by itself)."""
+    return os.environ.get("SDL_VIDEODRIVER", "").lower() == driver
+
+
 def probe_display() -> tuple[str | None, tuple[int, int] | None, str | None]:
     """(driver, desktop size, problem): whether SDL can open a real display here."""
     import pygame
 
+    from shotclock.adapters.quiet import quiet_stderr
+
     try:
-        pygame.display.init()
+        with quiet_stderr():  # SDL's video backends complain on fd 2 as they are tried
+            pygame.display.init()
     except pygame.error as exc:
         return None, None, f"no display ({exc})"
     try:
@@ -160,18 +168,24 @@ class Screen:
 
     :param size: (width, height) of the window when not fullscreen.
     :param fullscreen: take the whole screen at its own resolution.
-    :param allow_nowhere: accept SDL's dummy/offscreen drivers (headless runs and tests).
+    :param allow_nowhere: accept SDL's dummy/offscreen drivers: True (headless runs, benchmarks), or
+        ``"requested"`` (only when SDL_VIDEODRIVER names it, as the tests do; the simulator).
     """
 
     def __init__(self, size=(800, 480), fullscreen=False, allow_nowhere=False, caption="shotclock"):
         import pygame
 
+        from shotclock.adapters.quiet import quiet_stderr
+
         try:
-            pygame.display.init()
+            with quiet_stderr():
+                pygame.display.init()
         except pygame.error as exc:
             raise HardwareError(f"cannot open the display: {exc}") from None
         self.driver = pygame.display.get_driver()
-        if self.driver in NOWHERE_DRIVERS and not allow_nowhere:
+        # SDL picks 'offscreen' by itself when nothing else works: only take it when it was asked for.
+        nowhere = self.driver in NOWHERE_DRIVERS
+        if nowhere and (not allow_nowhere or (allow_nowhere == "requested" and not explicitly_requested(self.driver))):
             pygame.display.quit()
             raise HardwareError(f"SDL video driver '{self.driver}' draws nowhere; "
                                 "run with --headless, or set SDL_VIDEODRIVER=kmsdrm on the Pi")

@@ -36,7 +36,10 @@ def _init_mixer():
     import pygame
 
     if pygame.mixer.get_init() is None:
-        pygame.mixer.init(frequency=FREQUENCY, size=-16, channels=2, buffer=BUFFER)
+        from shotclock.adapters.quiet import quiet_stderr
+
+        with quiet_stderr():  # ALSA lists every card it did not find on fd 2
+            pygame.mixer.init(frequency=FREQUENCY, size=-16, channels=2, buffer=BUFFER)
     return pygame
 
 

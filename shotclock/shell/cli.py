@@ -9,6 +9,7 @@ from __future__ import annotations
 import argparse
 import json
 import logging
+import os
 import sys
 from pathlib import Path
 
@@ -16,6 +17,7 @@ from shotclock.config import Config, load_config
 from shotclock.errors import ConfigError, ShotclockError
 
 DEFAULT_CONFIG = Path("/etc/shotclock/config.toml")
+os.environ.setdefault("PYGAME_HIDE_SUPPORT_PROMPT", "1")  # before any command imports pygame
 log = logging.getLogger("shotclock.cli")
 
 

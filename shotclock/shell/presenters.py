@@ -85,13 +85,18 @@ def make_sound(config) -> tuple[object | None, str | None]:
     return player, None
 
 
-def build_presenters(config, fullscreen: bool, require_real_display: bool, size=None, area=None,
+def build_presenters(config, fullscreen: bool, require_real_display, size=None, area=None,
                      caption="shotclock") -> Presenters:
-    """The screen (a window, or fullscreen on the Pi) and the speaker, for ``shotclock run``."""
+    """The screen (a window, or fullscreen on the Pi) and the speaker, for ``shotclock run``.
+
+    ``require_real_display``: True refuses SDL's dummy/offscreen drivers, False accepts them,
+    ``"unless-requested"`` accepts them only when SDL_VIDEODRIVER names them.
+    """
     from shotclock.adapters.screen import Screen
     from shotclock.shell.screenshot import display_for
 
-    screen = Screen(size or config.screen_size, fullscreen, allow_nowhere=not require_real_display, caption=caption)
+    allow = {True: False, False: True, "unless-requested": "requested"}[require_real_display]
+    screen = Screen(size or config.screen_size, fullscreen, allow_nowhere=allow, caption=caption)
     listeners = []
     player, problem = make_sound(config)
     if player:

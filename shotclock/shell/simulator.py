@@ -90,7 +90,7 @@ class Simulator:
         self.panel_height = max(90, int(height * self.PANEL_RATIO))
         self.screen_area = pygame.Rect(0, 0, width, height)
         self.panel_area = pygame.Rect(0, height, width, self.panel_height)
-        self.presenters = build_presenters(config, fullscreen=False, require_real_display=False,
+        self.presenters = build_presenters(config, fullscreen=False, require_real_display="unless-requested",
                                            size=(width, height + self.panel_height), area=self.screen_area,
                                            caption=f"shotclock simulator · {config['table']}")
         self.screen = self.presenters.screen
@@ -183,13 +183,18 @@ class TerminalSimulator:
     TAP, HOLD = 0.1, 2.5
 
     def __init__(self, config, out=sys.stdout, inp=sys.stdin):
+        from shotclock.shell.presenters import SoundPresenter, make_sound
         from shotclock.shell.screenshot import display_for
 
         self.config = config
         self.out = out
         self.inp = inp
         self.presenter = TerminalPresenter(out, display_for(config))
-        self.device = Device(config, "mock", [self.presenter], buzzer_beeps=False)
+        player, problem = make_sound(config)  # the same speaker as the window, where there is one
+        listeners = ([SoundPresenter(player)] if player else []) + [self.presenter]
+        self.device = Device(config, "mock", listeners, buzzer_beeps=False)
+        if problem:
+            self.device.loop.set_fault("no_sound", problem)
         self.quit = False
 
     def key(self, char: str) -> None:
@@ -253,7 +258,8 @@ class TerminalPresenter:
         if view.progress is not None:
             filled = round(view.progress * 30)
             bar = "[" + "#" * filled + "." * (30 - filled) + "]"
-        lines = [f"shotclock · {self.display.table} · {view.title}",
+        title = "" if view.title == self.display.table else f" · {view.title}"
+        lines = [f"shotclock · {self.display.table}{title}",
                  f"   {view.big:>4}  {bar}  {view.sub}".rstrip()]
         if view.info:
             lines.append(f"   {view.info}")
