@@ -23,6 +23,21 @@ def test_screenshot_draws_the_scenario_at_t(tmp_path):
     assert tuple(image.get_at((2, 2)))[:3] == (150, 0, 0)  # the countdown's red
 
 
+def test_screenshot_of_an_interrupted_clock(tmp_path):
+    out = tmp_path / "i.png"
+    assert main(["screenshot", str(out), "--scenario", str(EXAMPLES / "clock-dead-hand.events.jsonl"),
+                 "--at", "12.4", "--interrupted"]) == 0
+    assert tuple(pygame.image.load(str(out)).get_at((2, 2)))[:3] == (24, 34, 64)  # the paused colours
+    from shotclock.config import Config
+    from shotclock.core.replay import parse_events
+    from shotclock.core.view import view_at
+    from shotclock.shell.screenshot import display_for, state_at
+
+    events = parse_events((EXAMPLES / "clock-dead-hand.events.jsonl").read_text().splitlines())
+    view = view_at(state_at(events, Config().settings, 12.4, interrupted=True), 12.4, display_for(Config()))
+    assert (view.screen, view.big, view.sub) == ("interrupted", "18", "Stroomonderbreking · nog 17,6 s")
+
+
 def test_screenshot_bad_input_exit_2(tmp_path, capsys):
     bad = tmp_path / "bad.jsonl"
     bad.write_text('{"t":0,"event":"nope"}\n')

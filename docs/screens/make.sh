@@ -15,5 +15,6 @@ run acted         --scenario "$EX/clock-paused-then-acted.events.jsonl" --at 43
 run shot-extended --scenario "$EX/shot-hand.events.jsonl" --config "$EX/shot-hand.toml" --at 30 --size 1920x1080
 run english       --scenario "$EX/clock-dead-hand.events.jsonl" --at 27.5 --config docs/screens/english.toml
 run portrait      --scenario "$EX/clock-dead-hand.events.jsonl" --at 12 --size 480x800
+run interrupted   --scenario "$EX/clock-dead-hand.events.jsonl" --at 12.4 --interrupted
 run fault         --scenario "$EX/clock-dead-hand.events.jsonl" --at 8 --fault stuck=extend --fault no_sound
 echo "wrote $S/*.png" >&2

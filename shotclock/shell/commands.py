@@ -48,6 +48,8 @@ def screenshot(add) -> None:
     p.add_argument("--size", metavar="WxH", help="screen size (default: the config's screen.size, 800x480)")
     p.add_argument("--fault", action="append", metavar="KIND[=DETAIL]",
                    help="also show a fault banner: stuck=action, no_sound (repeatable)")
+    p.add_argument("--interrupted", action="store_true",
+                   help="draw the clock as after a power cut at T: restored paused, waiting for the floor")
 
 
 def log(add) -> None:

@@ -18,15 +18,23 @@ def display_for(config) -> Display:
                    last_ruling_seconds=config["screen.last_ruling_seconds"])
 
 
-def state_at(events, settings, at: float):
-    """The engine's state at time ``at`` after the events up to then (an ``end`` stops it early)."""
+def state_at(events, settings, at: float, interrupted: bool = False):
+    """The engine's state at time ``at`` after the events up to then (an ``end`` stops it early).
+
+    ``interrupted``: a power cut at ``at``; the clock comes back paused, as after a restart.
+    """
     engine = Engine(settings)
     for event in events:
         if event.t > at or isinstance(event, End):
             break
         engine.handle(event)
     engine.advance(at)
-    return engine.state
+    state = engine.state
+    if interrupted and state.phase != "idle":
+        restored = Engine(settings)
+        restored.restore_paused(at, state.remaining(at), state.facing_bet, state.street, state.extensions)
+        return restored.state
+    return state
 
 
 def cmd_screenshot(args) -> int:
@@ -48,7 +56,7 @@ def cmd_screenshot(args) -> int:
     except ShotclockError as exc:
         raise ShotclockError(f"{args.scenario}: {exc}") from None
     faults = dict(f.split("=", 1) if "=" in f else (f, f) for f in args.fault or ())
-    view = view_at(state_at(events, config.settings, args.at), args.at, display_for(config), faults)
+    view = view_at(state_at(events, config.settings, args.at, args.interrupted), args.at, display_for(config), faults)
     try:
         render_png(view, size, args.out)
     except Exception as exc:  # pygame.error on an unwritable path or unknown extension
