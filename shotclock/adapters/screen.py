@@ -87,7 +87,8 @@ class Renderer:
         scale = min(width / max(w, 1), height / max(h, 1), 1.0)
         return self.font(int(size * scale * 0.98))
 
-    def _text(self, surface, text, color, center, width, height):
+    def text(self, surface, text, color, center, width, height):
+        """Draw ``text`` as large as fits in ``width`` × ``height``, centred on ``center``; returns its Rect."""
         if not text:
             return None
         font = self.fit(text, width, height)
@@ -128,7 +129,7 @@ class Renderer:
         if view.faults:
             bg, fg = FAULT_BANNER
             self._pygame.draw.rect(surface, bg, (0, h - banner_h, w, banner_h))
-            self._text(surface, "  ·  ".join(view.faults), fg, (w / 2, h - banner_h / 2), w * 0.96, banner_h * 0.7)
+            self.text(surface, "  ·  ".join(view.faults), fg, (w / 2, h - banner_h / 2), w * 0.96, banner_h * 0.7)
 
     def _draw_clock(self, surface, view, w, h, landscape, accent, ink):
         if landscape:
@@ -143,7 +144,7 @@ class Renderer:
         thickness = radius * 0.13
         self._ring(surface, ring_center, radius, thickness, view.progress, accent)
         inner = (radius - thickness) * 2 * 0.78
-        self._text(surface, view.big, ink, ring_center, inner, inner * 0.98)
+        self.text(surface, view.big, ink, ring_center, inner, inner * 0.98)
         # The words column: title, the consequence at 0 (label and value), street and extensions.
         cx = col_x + col_w / 2
         rows = [(view.title, 0.13, 0.10)]
@@ -154,13 +155,13 @@ class Renderer:
             rows += [(view.sub, 0.45, 0.14)]
         rows += [(view.info, 0.80, 0.10)]
         for text, y, size in rows:
-            self._text(surface, text, ink, (cx, col_top + col_h * y), col_w, col_h * size)
+            self.text(surface, text, ink, (cx, col_top + col_h * y), col_w, col_h * size)
 
     def _draw_words(self, surface, view, w, h, ink):
-        self._text(surface, view.title, ink, (w / 2, h * 0.12), w * 0.9, h * 0.09)
-        self._text(surface, view.big, ink, (w / 2, h * 0.45), w * 0.92, h * 0.36)
-        self._text(surface, view.sub, ink, (w / 2, h * 0.74), w * 0.92, h * 0.11)
-        self._text(surface, view.info, ink, (w / 2, h * 0.89), w * 0.9, h * 0.07)
+        self.text(surface, view.title, ink, (w / 2, h * 0.12), w * 0.9, h * 0.09)
+        self.text(surface, view.big, ink, (w / 2, h * 0.45), w * 0.92, h * 0.36)
+        self.text(surface, view.sub, ink, (w / 2, h * 0.74), w * 0.92, h * 0.11)
+        self.text(surface, view.info, ink, (w / 2, h * 0.89), w * 0.9, h * 0.07)
 
 
 class Screen:

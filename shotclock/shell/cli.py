@@ -33,24 +33,30 @@ def _config(args) -> Config:
     return load_config(path)
 
 
-def cmd_replay(args) -> int:
-    """Replay JSON Lines input events; write JSON Lines output records."""
-    from shotclock.core.replay import parse_events, replay
+def read_events(path: str | None) -> list:
+    """The events of a replay-format file (``-`` or None: standard input); errors name the file and line."""
+    from shotclock.core.replay import parse_events
 
-    config = _config(args)
-    if args.file in (None, "-"):
-        lines = sys.stdin.read().splitlines()
-        name = "<stdin>"
+    if path in (None, "-"):
+        name, lines = "<stdin>", sys.stdin.read().splitlines()
     else:
-        name = args.file
+        name = path
         try:
-            lines = Path(args.file).read_text(encoding="utf-8").splitlines()
+            lines = Path(path).read_text(encoding="utf-8").splitlines()
         except OSError as exc:
-            raise ShotclockError(f"cannot read {args.file}: {exc.strerror}") from None
+            raise ShotclockError(f"cannot read {path}: {exc.strerror}") from None
     try:
-        events = parse_events(lines)
+        return parse_events(lines)
     except ShotclockError as exc:
         raise ShotclockError(f"{name}: {exc}") from None
+
+
+def cmd_replay(args) -> int:
+    """Replay JSON Lines input events; write JSON Lines output records."""
+    from shotclock.core.replay import replay
+
+    config = _config(args)
+    events = read_events(args.file)
     batch: list[str] = []
     for output in replay(events, config.settings):
         batch.append(output.to_json())

@@ -38,10 +38,6 @@ class LightsPresenter:
                        countdown=running and remaining <= state.countdown,
                        facing_bet=state.facing_bet)
 
-    def next_wake(self, now: float) -> float | None:
-        """The countdown's start, when the running LED starts blinking."""
-        return None  # the engine wakes the loop at the first countdown beep, which is that moment
-
 
 class Device:
     """The whole table device, built from a configuration.
@@ -153,7 +149,7 @@ def _run_script(args, config, listeners) -> int:
     player.start()
 
     def finished(round) -> bool:
-        return (player.done and not device.loop._inbox and round.state.phase != RUNNING
+        return (player.done and not device.loop.has_pending_edges and round.state.phase != RUNNING
                 and device.reader.next_wake() is None)
 
     try:

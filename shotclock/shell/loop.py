@@ -121,6 +121,11 @@ class DeviceLoop:
         self._inbox.append(edge)
         self.waker.wake()
 
+    @property
+    def has_pending_edges(self) -> bool:
+        """Edges queued by a callback and not yet taken by a round."""
+        return bool(self._inbox)
+
     def set_fault(self, key: str, message: str | None) -> None:
         """Report (or with None, clear) a fault the screen should show, such as no sound."""
         if message is None:

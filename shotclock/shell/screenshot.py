@@ -2,11 +2,8 @@
 
 from __future__ import annotations
 
-from pathlib import Path
-
 from shotclock.core.engine import Engine
 from shotclock.core.events import End
-from shotclock.core.replay import parse_events
 from shotclock.core.view import Display, view_at
 from shotclock.config import parse_size
 from shotclock.errors import ShotclockError
@@ -40,21 +37,14 @@ def state_at(events, settings, at: float, interrupted: bool = False):
 def cmd_screenshot(args) -> int:
     """Draw the screen at ``--at`` of ``--scenario`` into a PNG."""
     from shotclock.adapters.screen import render_png
-    from shotclock.shell.cli import load_for
+    from shotclock.shell.cli import load_for, read_events
 
     config = load_for(args)
     try:
         size = parse_size(args.size) if args.size else config.screen_size
     except ValueError as exc:
         raise ShotclockError(f"--size {exc}") from None
-    try:
-        lines = Path(args.scenario).read_text(encoding="utf-8").splitlines()
-    except OSError as exc:
-        raise ShotclockError(f"cannot read {args.scenario}: {exc.strerror}") from None
-    try:
-        events = parse_events(lines)
-    except ShotclockError as exc:
-        raise ShotclockError(f"{args.scenario}: {exc}") from None
+    events = read_events(args.scenario)
     faults = dict(f.split("=", 1) if "=" in f else (f, f) for f in args.fault or ())
     view = view_at(state_at(events, config.settings, args.at, args.interrupted), args.at, display_for(config), faults)
     try:

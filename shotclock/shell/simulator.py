@@ -128,12 +128,12 @@ class Simulator:
             pygame.draw.rect(surface, BUTTON_DOWN if down else BUTTON_BG, rect, border_radius=int(rect.h * 0.18))
             ink = (0, 0, 0) if down else BUTTON_INK
             name = texts.text(lang, f"button.{button}").upper()
-            renderer._text(surface, name, ink, (rect.centerx, rect.top + rect.h * 0.36), rect.w * 0.86, rect.h * 0.32)
-            renderer._text(surface, legend[button], ink, (rect.centerx, rect.top + rect.h * 0.75), rect.w * 0.8,
+            renderer.text(surface, name, ink, (rect.centerx, rect.top + rect.h * 0.36), rect.w * 0.86, rect.h * 0.32)
+            renderer.text(surface, legend[button], ink, (rect.centerx, rect.top + rect.h * 0.75), rect.w * 0.8,
                            rect.h * 0.2)
         hints = "   ".join(f"{legend[b].split(' ')[0]}: {HINTS[lang][b]}" for b in ("floor", "street"))
         quit_hint = "Esc: stoppen" if lang == "nl" else "Esc: quit"
-        renderer._text(surface, f"{hints}   {quit_hint}", (170, 170, 180),
+        renderer.text(surface, f"{hints}   {quit_hint}", (170, 170, 180),
                        (self.panel_area.centerx, self.panel_area.top + self.panel_height * 0.85),
                        self.panel_area.width * 0.96, self.panel_height * 0.11)
         pygame.display.flip()
