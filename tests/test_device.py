@@ -59,7 +59,7 @@ def test_floor_call_then_expiry_rules_hand_dead_through_fake_pins(device):
     assert [i.event.NAME for i in first.inputs] == ["bet", "call"]
     call_t = first.inputs[1].event.t
     assert call_t == release  # dated at the release edge
-    d.loop.clock.now = call_t + 30.5
+    d.loop.clock.now = call_t + 30.5 + d.loop.edge_grace
     out = records([d.loop.step()])
     assert out[-1]["outcome"] == "hand_dead" and out[-1]["t"] == pytest.approx(call_t + 30.5, abs=1e-6)
     assert [r["remaining"] for r in out if r["type"] == "beep"] == [5, 4, 3, 2, 1, 0]
@@ -169,3 +169,20 @@ def test_buzzer_beeps_with_the_countdown_when_configured(device):
     d.loop.run_once()
     d.pins.buzzer._blink_thread.join(2) if d.pins.buzzer._blink_thread else None
     assert any(s.state for s in pin.states)  # the buzzer sounded for beep 5
+
+
+def test_a_press_in_time_that_reaches_the_loop_late_still_counts(device):
+    d = device()
+    tap(d, "floor")
+    call_t = d.loop.step().inputs[0].event.t
+    expiry = call_t + 30.5
+    d.loop.clock.now = call_t + 30  # the countdown has sounded
+    d.loop.step()
+    assert d.loop.next_wake(d.loop.clock.now) == pytest.approx(expiry + 0.001)  # the ruling waits 1 ms
+    d.loop.clock.now = expiry + 0.0004
+    assert not [o for o in d.loop.step().outputs if o.TYPE == "decision"]  # woken early by something else
+    # The dealer pressed 0.1 ms before the end; the driver hands the edge over 0.5 ms later.
+    d.loop.post(Edge(expiry - 0.0001, "action", True))
+    d.loop.clock.now = expiry + 0.0006
+    decisions = [o.record() for o in d.loop.step().outputs if o.TYPE == "decision"]
+    assert [(r["outcome"], r["at_zero"]) for r in decisions] == [("acted", True)]

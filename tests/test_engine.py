@@ -285,3 +285,27 @@ def test_restore_paused_never_rules_by_itself():
     engine.handle(Resume(1000))
     out = engine.advance(2000)
     assert out[-1].record() == {"t": 1013, "type": "decision", "outcome": "hand_dead"}
+
+
+# -- waiting for an input still on its way (the device's edge grace) ---------------
+
+
+def test_settle_holds_the_ruling_but_not_the_beeps():
+    engine = Engine(Settings())
+    engine.handle(Call(0))
+    assert engine.next_wake(settle=0.001) == 25  # beeps do not wait
+    engine.advance(30, settle=0.001)
+    assert engine.next_wake(settle=0.001) == 30.501
+    assert engine.advance(30.5005, settle=0.001) == []  # inside the grace: no ruling yet
+    assert engine.now == 30.4995  # inputs dated from here on are still taken
+    out = engine.advance(30.501, settle=0.001)
+    assert [o.record() for o in out] == [{"t": 30.5, "type": "decision", "outcome": "check"}]
+
+
+def test_an_action_dated_inside_the_window_that_arrives_during_the_grace_counts():
+    engine = Engine(Settings())
+    engine.handle(Call(0))
+    engine.advance(30.5004, settle=0.001)  # the loop woke; the press at 30.4999 is still on its way
+    out = engine.handle(Action(30.4999))
+    assert out[-1].record() == {"t": 30.4999, "type": "decision", "outcome": "acted", "remaining": 0,
+                                "at_zero": True}

@@ -109,3 +109,21 @@ def test_countdown_beeps_descend_to_zero_before_any_expiry_ruling(events, settin
         if clock[-1]["outcome"] in ("hand_dead", "check"):
             beeps = [r for r in clock if r["type"] == "beep"]
             assert beeps and beeps[-1]["remaining"] == 0
+
+
+@given(sequences(), MODES, st.lists(st.floats(min_value=0, max_value=1), min_size=25, max_size=25))
+@hsettings(max_examples=200, deadline=None)
+def test_inputs_up_to_settle_late_give_the_same_rulings_as_on_time(events, settings, lateness):
+    """The device's edge grace: an input the driver hands over late (≤ settle) is ruled as if on time."""
+    from shotclock.core.engine import Engine
+    from shotclock.core.events import EVENT_TYPES
+
+    settle = 0.002
+    engine, late_out = Engine(settings), []
+    for (t, name, fields), late in zip(events, lateness):
+        late_out += engine.advance(t + late * settle, settle=settle)  # the loop ran before the edge arrived
+        late_out += engine.handle(EVENT_TYPES[name](t, **fields))
+    while (wake := engine.next_wake(settle)) is not None:
+        late_out += engine.advance(wake, settle=settle)
+    on_time = [r for r in run(events, settings) if r["type"] != "beep"]
+    assert sorted(map(str, (o.record() for o in late_out if o.TYPE != "beep"))) == sorted(map(str, on_time))

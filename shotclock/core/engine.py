@@ -214,19 +214,27 @@ class Engine:
         out.extend(self._apply(event.NAME, t, event))
         return out
 
-    def advance(self, t: float) -> list[ev.Output]:
-        """Let time pass to ``t`` (inclusive) and return the beeps and rulings that fell due."""
-        us = _us(t)
+    def advance(self, t: float, settle: float = 0.0) -> list[ev.Output]:
+        """Let time pass to ``t`` (inclusive) and return the beeps and rulings that fell due.
+
+        ``settle``: inputs may still arrive dated up to this much before ``t`` (a GPIO driver
+        hands edges over a little late), so the engine's clock for events only moves to
+        ``t - settle``, and the ruling at the end of the tie window waits until that clock
+        passes it. Beeps do not wait. Every output keeps its exact time.
+        """
+        us, settle_us = _us(t), _us(settle)
         if us < self._now:
             return []
-        out = self._run_timers(us, inclusive=True)
-        self._now = us
+        out = self._run_timers(us, inclusive=True, settle=settle_us)
+        self._now = max(self._now, us - settle_us)
         return out
 
-    def next_wake(self) -> float | None:
-        """When the engine next has something to do by itself (seconds), or None."""
+    def next_wake(self, settle: float = 0.0) -> float | None:
+        """When the engine next has something to do by itself (seconds), or None (see ``advance``)."""
         due = self._next_timer()
-        return None if due is None else due[0] / US
+        if due is None:
+            return None
+        return (due[0] + (_us(settle) if due[1] == EXPIRE else 0)) / US
 
     @property
     def now(self) -> float:
@@ -280,15 +288,15 @@ class Engine:
             return self._deadline - self._next_beep * US, "beep"
         return self._deadline + self._tie, EXPIRE
 
-    def _run_timers(self, t: int, inclusive: bool) -> list[ev.Output]:
+    def _run_timers(self, t: int, inclusive: bool, settle: int = 0) -> list[ev.Output]:
         out: list[ev.Output] = []
         while (due := self._next_timer()) is not None:
             when, kind = due
             if kind == "beep" and when <= t:
                 out.append(ev.Beep(when / US, self._next_beep))
                 self._next_beep = self._next_beep - 1 if self._next_beep > 0 else None
-            elif kind == EXPIRE and (when < t or (inclusive and when == t)):
-                self._now = when
+            elif kind == EXPIRE and (when < t - settle or (inclusive and when <= t - settle)):
+                self._now = max(self._now, when)
                 out.extend(self._apply(EXPIRE, when, None))
             else:
                 break

@@ -102,11 +102,14 @@ class DeviceLoop:
     :param listeners: called in order after every round.
     :param clock: the monotonic clock (seconds).
     :param waker: how the loop sleeps; the simulator passes one that also wakes on window events.
+    :param edge_grace: how long the ruling at the end of the tie window waits for an edge dated
+        before it that the GPIO driver has not delivered yet (seconds; beeps never wait).
     """
 
     def __init__(self, engine: Engine, reader: ButtonReader, listeners: list = (),
-                 clock: Callable[[], float] = time.monotonic, waker=None):
+                 clock: Callable[[], float] = time.monotonic, waker=None, edge_grace: float = 0.0):
         self.engine = engine
+        self.edge_grace = edge_grace
         self.reader = reader
         self.listeners = list(listeners)
         self.clock = clock
@@ -151,7 +154,7 @@ class DeviceLoop:
                 self._button_fault(item, round)
             else:
                 self._gesture(item, round)
-        round.add_outputs(self.engine.advance(now))
+        round.add_outputs(self.engine.advance(now, self.edge_grace))
         round.state = self.engine.state
         round.faults = dict(self.faults)
         round.acted_at = self.clock()
@@ -185,7 +188,7 @@ class DeviceLoop:
 
     def next_wake(self, now: float) -> float | None:
         """The earliest moment anything is due: engine, buttons or a listener."""
-        wakes = [self.engine.next_wake(), self.reader.next_wake()]
+        wakes = [self.engine.next_wake(self.edge_grace), self.reader.next_wake()]
         wakes += [listener.next_wake(now) for listener in self.listeners if hasattr(listener, "next_wake")]
         wakes = [w for w in wakes if w is not None]
         return min(wakes) if wakes else None
