@@ -168,6 +168,10 @@ class Started(Output):
     street: str | None = None
     TYPE: ClassVar[str] = "start"
 
+    def to_json(self) -> str:
+        street = "" if self.street is None else f',"street":"{self.street}"'
+        return f'{{"t":{_num(self.t)},"type":"start","seconds":{_num(self.seconds)}{street}}}'
+
 
 @dataclass(frozen=True)
 class Beep(Output):
@@ -175,6 +179,9 @@ class Beep(Output):
 
     remaining: int
     TYPE: ClassVar[str] = "beep"
+
+    def to_json(self) -> str:
+        return f'{{"t":{_num(self.t)},"type":"beep","remaining":{self.remaining}}}'
 
 
 ACTED, HAND_DEAD, CHECK, CANCELLED = "acted", "hand_dead", "check", "cancelled"
@@ -189,6 +196,13 @@ class Decision(Output):
     at_zero: bool | None = None
     TYPE: ClassVar[str] = "decision"
 
+    def to_json(self) -> str:
+        # outcome is one of four plain words: no escaping needed
+        if self.remaining is None:
+            return f'{{"t":{_num(self.t)},"type":"decision","outcome":"{self.outcome}"}}'
+        return (f'{{"t":{_num(self.t)},"type":"decision","outcome":"{self.outcome}",'
+                f'"remaining":{_num(self.remaining)},"at_zero":{"true" if self.at_zero else "false"}}}')
+
     @property
     def is_ruling(self) -> bool:
         """True for a ruling (anything but a cancellation)."""
@@ -202,6 +216,9 @@ class Paused(Output):
     remaining: float
     TYPE: ClassVar[str] = "pause"
 
+    def to_json(self) -> str:
+        return f'{{"t":{_num(self.t)},"type":"pause","remaining":{_num(self.remaining)}}}'
+
 
 @dataclass(frozen=True)
 class Resumed(Output):
@@ -209,6 +226,9 @@ class Resumed(Output):
 
     remaining: float
     TYPE: ClassVar[str] = "resume"
+
+    def to_json(self) -> str:
+        return f'{{"t":{_num(self.t)},"type":"resume","remaining":{_num(self.remaining)}}}'
 
 
 @dataclass(frozen=True)
@@ -243,6 +263,13 @@ def _json_value(v) -> str:
     if cls is str:
         return _encode_string(v)
     return json.dumps(v, separators=(",", ":"), ensure_ascii=False)
+
+
+def _num(x) -> str:
+    """A number as JSON text, whole numbers without a decimal point (as :func:`number` and json.dumps give)."""
+    if x.__class__ is float:
+        return str(int(x)) if x.is_integer() else repr(x)
+    return str(x)
 
 
 def number(x: float | int) -> float | int:
