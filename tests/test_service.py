@@ -138,3 +138,16 @@ def test_install_script_dry_run_does_every_step():
                  "/etc/systemd/system/shotclock.service", "systemctl enable --now shotclock.service",
                  "shotclock selftest", "config --check"):
         assert step in out, step
+
+
+def test_run_on_a_machine_without_gpio_says_what_to_do(tmp_path):
+    # Make every real backend unavailable, as on a desktop.
+    env = {k: v for k, v in os.environ.items() if k != "GPIOZERO_PIN_FACTORY"}
+    env["PYTHONPATH"] = str(tmp_path)
+    for name in ("lgpio", "RPi", "pigpio"):
+        (tmp_path / f"{name}.py").write_text("raise ImportError('not on this machine')\n")
+    proc = subprocess.run([sys.executable, "-m", "shotclock", "run", "--headless", "--no-log"],
+                          capture_output=True, text=True, timeout=60, env=env)
+    assert proc.returncode == 2
+    assert "no GPIO here (" in proc.stderr and "shotclock simulate" in proc.stderr
+    assert "Traceback" not in proc.stderr and "warnings.warn" not in proc.stderr

@@ -73,8 +73,10 @@ class TablePins:
 
     def __init__(self, pins: dict[str, int], on_edge: Callable[[Edge], None], pin_factory=None,
                  clock: Callable[[], float] = time.monotonic):
+        import warnings
+
         from gpiozero import LED, Buzzer, InputDevice
-        from gpiozero.exc import GPIOZeroError
+        from gpiozero.exc import GPIOZeroError, PinFactoryFallback
 
         self.on_edge = on_edge
         self.clock = clock
@@ -82,26 +84,38 @@ class TablePins:
         self.buttons: dict = {}
         # gpiozero holds when_changed only weakly: these references keep the callbacks alive.
         self._callbacks: dict = {}
-        self.factory = pin_factory
-        try:
-            for role in BUTTONS:
-                dev = InputDevice(pins[role], pull_up=True, pin_factory=pin_factory)
-                self._devices.append(dev)
-                dev.pin.edges = "both"
-                self._callbacks[role] = self._callback(role)
-                dev.pin.when_changed = self._callbacks[role]
-                self.buttons[role] = dev
-            self.led_running = LED(pins["led_running"], pin_factory=pin_factory)
-            self.led_bet = LED(pins["led_bet"], pin_factory=pin_factory)
-            self._devices += [self.led_running, self.led_bet]
-            self.buzzer = Buzzer(pins["buzzer"], pin_factory=pin_factory) if pins.get("buzzer") else None
-            if self.buzzer:
-                self._devices.append(self.buzzer)
-        except (GPIOZeroError, OSError, RuntimeError) as exc:
-            self.close()
-            raise HardwareError(f"cannot set up the GPIO pins (BCM {pins}): {exc}") from None
+        # gpiozero warns once for each backend it could not load; keep those for the error message.
+        with warnings.catch_warnings(record=True) as fallbacks:
+            warnings.simplefilter("always", PinFactoryFallback)
+            try:
+                self._open(pins, pin_factory, LED, Buzzer, InputDevice)
+            except (GPIOZeroError, OSError, RuntimeError) as exc:
+                self.close()
+                tried = "; ".join(str(w.message) for w in fallbacks if issubclass(w.category, PinFactoryFallback))
+                if tried:
+                    raise HardwareError(f"no GPIO here ({tried}). On a desktop use 'shotclock simulate', or "
+                                        "'shotclock run --pins mock' for fake pins") from None
+                used = ", ".join(f"{role} BCM {pin}" for role, pin in pins.items())
+                raise HardwareError(f"cannot set up the GPIO pins ({used}): {exc}") from None
+        for w in fallbacks:
+            log.debug("%s", w.message)
         self.factory = self.buttons["floor"].pin_factory
         self._running_mode = None
+
+    def _open(self, pins, pin_factory, LED, Buzzer, InputDevice) -> None:
+        for role in BUTTONS:
+            dev = InputDevice(pins[role], pull_up=True, pin_factory=pin_factory)
+            self._devices.append(dev)
+            dev.pin.edges = "both"
+            self._callbacks[role] = self._callback(role)
+            dev.pin.when_changed = self._callbacks[role]
+            self.buttons[role] = dev
+        self.led_running = LED(pins["led_running"], pin_factory=pin_factory)
+        self.led_bet = LED(pins["led_bet"], pin_factory=pin_factory)
+        self._devices += [self.led_running, self.led_bet]
+        self.buzzer = Buzzer(pins["buzzer"], pin_factory=pin_factory) if pins.get("buzzer") else None
+        if self.buzzer:
+            self._devices.append(self.buzzer)
 
     def _callback(self, role: str):
         on_edge, clock = self.on_edge, self.clock
