@@ -209,11 +209,42 @@ def table(results: dict) -> str:
     return "\n".join(rows)
 
 
+WHAT = {
+    "expiry_late_ms_p50": "ruling time minus the exact deadline + tie window, median (120 short clocks)",
+    "expiry_late_ms_p99": "the same, 99th percentile",
+    "expiry_late_ms_max": "the same, worst",
+    "beep_late_ms_p99": "countdown beep time minus its exact second, 99th percentile",
+    "naive_expiry_late_ms_p99": "the naive 30 fps frame loop, ruling lateness p99",
+    "press_error_ms_max": "input timestamp minus the scripted pin edge, bounce included, worst",
+    "cpu_idle_pct": "CPU of one core, idle, screen on (dummy driver, 800×480)",
+    "cpu_running_pct": "CPU while a clock counts down, screen on",
+    "naive_cpu_running_pct": "the naive loop at 60 fps, same measure",
+    "startup_s": "process start until READY is sent",
+    "rss_mb": "peak resident memory of the device",
+    "replay_events_per_s": "`shotclock replay` on a 100,000-event file (median of 5 runs)",
+}
+
+
+def markdown(results: dict) -> str:
+    """The README's performance table for these figures."""
+    lines = ["| key | what | goal | measured |", "|---|---|---|---|"]
+    for key, (goal, kind, unit) in GOALS.items():
+        value = results[key]
+        shown = f"{value:,.0f}" if unit == "/s" else f"{value:.2f}"
+        goal_text = "(reference)" if goal is None else f"{'≤' if kind == 'max' else '≥'} {goal:,g} {unit}"
+        lines.append(f"| `{key}` | {WHAT[key]} | {goal_text} | {shown} {unit} |")
+    return "\n".join(lines)
+
+
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true", help="a smoke run: a few clocks, short windows")
     parser.add_argument("--out", default=str(HERE / "latest.json"), help="where to write the figures")
+    parser.add_argument("--markdown", action="store_true", help="print the README table for the figures in --out")
     args = parser.parse_args(argv)
+    if args.markdown:
+        print(markdown(json.loads(Path(args.out).read_text())))
+        return 0
     clocks, window, startups, events = (5, 2.0, 1, 2_000) if args.quick else (120, 8.0, 5, 100_000)
     with tempfile.TemporaryDirectory() as tmp:
         tmp = Path(tmp)

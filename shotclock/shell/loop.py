@@ -51,7 +51,7 @@ class Round:
     """Everything one pass of the loop saw and caused."""
 
     now: float
-    state: Snapshot
+    state: Snapshot | None = None  # the engine's state after the round
     inputs: list[Input] = field(default_factory=list)
     outputs: list[Output] = field(default_factory=list)
     button_faults: list[ButtonFault] = field(default_factory=list)
@@ -143,7 +143,7 @@ class DeviceLoop:
         while self._inbox:
             edges.append(self._inbox.popleft())
         edges.sort(key=lambda e: e.t)
-        round = Round(now=now, state=self.engine.state)
+        round = Round(now=now)
         items: list = self._pending_faults
         self._pending_faults = []
         for edge in edges:
