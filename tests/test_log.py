@@ -134,3 +134,17 @@ def test_cli_verify_exit_codes(tmp_path, capsys):
     DecisionLog(tmp_path).db.execute("DELETE FROM records WHERE id = 3")
     assert main(["log", "--state-dir", str(tmp_path), "verify"]) == 1
     assert "FAIL" in capsys.readouterr().out and "record 3 was removed"
+
+
+def test_verify_an_archive_and_its_link_to_the_live_log(tmp_path, capsys):
+    log = filled(tmp_path, n=5, when=NOW - timedelta(days=100))
+    log.new_session(10.0, utc_iso(NOW), {})
+    path = log.archive(keep_days=90, now=NOW)
+    assert main(["log", "--state-dir", str(tmp_path), "verify", "--archive", str(path)]) == 0
+    assert "OK: records 1 to 6, chain intact; the live log continues from its last record" in capsys.readouterr().out
+    rows = [json.loads(x) for x in gzip.open(path, "rt")]
+    rows[2]["data"] = '{"remaining":99}'
+    with gzip.open(path, "wt") as f:
+        f.writelines(json.dumps(r) + "\n" for r in rows)
+    assert main(["log", "--state-dir", str(tmp_path), "verify", "--archive", str(path)]) == 1
+    assert "record 3 was changed" in capsys.readouterr().out

@@ -239,6 +239,11 @@ class DecisionLog:
                 return False, f"record {last['id']} was inserted or changed after the head (record {hid})"
         return True, f"OK: {count} records, chain intact" + (f" from archived record {anchor.split(':')[0]}" if anchor else "")
 
+    def anchor(self) -> tuple[int, str] | None:
+        """(id, hash) of the last archived record the chain continues from, or None."""
+        anchor = self._meta("anchor")
+        return (int(anchor.split(":")[0]), anchor.split(":")[1]) if anchor else None
+
     def integrity(self) -> str:
         """SQLite's own ``PRAGMA integrity_check`` ('ok' when the file is sound)."""
         return self.db.execute("PRAGMA integrity_check").fetchone()[0]
@@ -275,3 +280,25 @@ class DecisionLog:
     def close(self) -> None:
         """Close the database (a WAL checkpoint happens on the last close)."""
         self.db.close()
+
+
+def verify_archive(path: str | Path) -> tuple[bool, str, tuple[int, str] | None]:
+    """(ok, message, (last id, last hash)) for an archive written by :meth:`DecisionLog.archive`."""
+    try:
+        with gzip.open(path, "rt", encoding="utf-8") as f:
+            rows = [json.loads(line) for line in f]
+    except (OSError, EOFError, ValueError) as exc:
+        return False, f"cannot read {path}: {exc}", None
+    if not rows:
+        return False, f"{path} holds no records", None
+    prev = rows[0]["prev"]
+    for i, row in enumerate(rows):
+        if i and row["id"] != rows[i - 1]["id"] + 1:
+            return False, f"record {rows[i - 1]['id'] + 1} was removed", None
+        if record_hash(row) != row["hash"]:
+            return False, f"record {row['id']} was changed (its content does not match its hash)", None
+        if row["prev"] != prev:
+            return False, f"record {row['id']} does not follow record {row['id'] - 1}", None
+        prev = row["hash"]
+    last = (rows[-1]["id"], rows[-1]["hash"])
+    return True, f"OK: records {rows[0]['id']} to {last[0]}, chain intact", last

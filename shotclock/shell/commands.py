@@ -68,7 +68,8 @@ def log(add) -> None:
     e.add_argument("--out", metavar="FILE", help="write here instead of standard output")
     st = sub.add_parser("stats", help="clocks called, rulings by outcome, decision times, clocks per hour")
     st.add_argument("--json", action="store_true", help="as JSON")
-    sub.add_parser("verify", help="check the file and the hash chain; names the first record changed, removed or inserted")
+    v = sub.add_parser("verify", help="check the file and the hash chain; names the first record changed, removed or inserted")
+    v.add_argument("--archive", metavar="FILE", help="verify an archive (archive/records-*.jsonl.gz) instead")
 
 
 REGISTER: list = [simulate, run, selftest, screenshot, log]

@@ -171,12 +171,29 @@ def cmd_verify(args, out=None) -> int:
     """Check SQLite's integrity and the hash chain; exit 1 naming the first bad record."""
     out = out or sys.stdout
     decision_log = _open(args)
+    if args.archive:
+        return _verify_archive(args.archive, decision_log, out)
     integrity = decision_log.integrity()
     if integrity != "ok":
         print(f"FAIL: {decision_log.path}: SQLite integrity check: {integrity}", file=out)
         return 1
     ok, message = decision_log.verify()
     print(("" if ok else "FAIL: ") + f"{decision_log.path}: {message}", file=out)
+    return 0 if ok else 1
+
+
+def _verify_archive(path, decision_log, out) -> int:
+    """An archive's own chain, and that the live log's chain goes on from where it ends."""
+    from shotclock.adapters.log import verify_archive
+
+    ok, message, last = verify_archive(path)
+    if ok:
+        anchor = decision_log.anchor()
+        if anchor is not None and last[0] == anchor[0] and last[1] != anchor[1]:
+            ok, message = False, f"record {last[0]} differs from the one the live log continues from"
+        elif anchor is not None and last[0] == anchor[0]:
+            message += "; the live log continues from its last record"
+    print(("" if ok else "FAIL: ") + f"{path}: {message}", file=out)
     return 0 if ok else 1
 
 
