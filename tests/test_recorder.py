@@ -113,6 +113,7 @@ def test_power_cut_recovery_restores_paused_and_never_rules_by_itself(table, tmp
     wait(d, 4)                       # running; then the power goes
     d2, rec2 = table()
     assert d2.engine.state.phase == "paused" and d2.engine.state.interrupted
+    assert d2.engine.state.seconds == 30  # the ring shows the part of the whole clock that is left
     assert d2.engine.state.remaining(0) == pytest.approx(30 - 0.001, abs=0.01)  # at its last record
     wait(d2, 100)
     assert d2.engine.state.phase == "paused"  # it waits for the floor

@@ -263,10 +263,11 @@ class Engine:
         )
 
     def restore_paused(self, t: float, remaining: float, facing_bet: bool, street: str | None,
-                       extensions: int = 0) -> None:
+                       extensions: int = 0, seconds: float | None = None) -> None:
         """Bring back a clock that was cut off (power cut) as paused with ``remaining`` seconds.
 
-        The engine never rules on such a clock by itself: the floor resumes or cancels it.
+        ``seconds`` is the clock's whole length (for the ring), extensions included. The engine
+        never rules on such a clock by itself: the floor resumes or cancels it.
         """
         self._now = max(self._now, _us(t))
         self.phase = PAUSED
@@ -274,7 +275,7 @@ class Engine:
         if street is not None:
             self.street = street
         self._left = _us(remaining)
-        self._seconds = max(self._left, 0)
+        self._seconds = max(self._left, _us(seconds or 0), 0)
         self.extensions = extensions
         self.interrupted = True
         self._next_beep = self._first_beep(self._left)

@@ -59,7 +59,8 @@ class Recorder:
         data = {"remaining": remaining, "facing_bet": bool(clock.facing_bet), "street": clock.street,
                 "restored": clock.mode == engine.mode}
         if clock.mode == engine.mode:
-            engine.restore_paused(t, remaining, bool(clock.facing_bet), clock.street, clock.extensions)
+            length = clock.seconds + sum(r["seconds"] for r in clock.records if r["type"] == "extended")
+            engine.restore_paused(t, remaining, bool(clock.facing_bet), clock.street, clock.extensions, length)
             self.current_clock = clock.id
             log.warning("clock %d was interrupted (power cut?) with %.1f s left: shown paused; "
                         "the floor resumes or cancels it", clock.id, remaining)

@@ -29,7 +29,8 @@ def state_at(events, settings, at: float, interrupted: bool = False):
     state = engine.state
     if interrupted and state.phase != "idle":
         restored = Engine(settings)
-        restored.restore_paused(at, state.remaining(at), state.facing_bet, state.street, state.extensions)
+        restored.restore_paused(at, state.remaining(at), state.facing_bet, state.street, state.extensions,
+                                state.seconds)
         return restored.state
     return state
 
