@@ -52,6 +52,12 @@ def _pin(v):
     return None if v in PIN_RANGE else "must be a BCM pin number from 2 to 27"
 
 
+def _pin_or_false(v):
+    if v is True:
+        return "must be a BCM pin number or false, not true"
+    return None if v is False else _pin(v)
+
+
 def _fraction(v):
     return None if 0 <= v <= 1 else "must be between 0 and 1"
 
@@ -76,7 +82,8 @@ SCHEMA: list[Key] = [
     Key("pins.street", (int,), 24, "BCM pin of the dealer's street / new hand button", _pin),
     Key("pins.led_running", (int,), 5, "BCM pin of the LED lit while a clock runs", _pin),
     Key("pins.led_bet", (int,), 6, "BCM pin of the LED lit while a bet is faced", _pin),
-    Key("pins.buzzer", (int, bool), False, "BCM pin of an optional active buzzer, or false for none", None),
+    Key("pins.buzzer", (int, bool), False, "BCM pin of an optional active buzzer, or false for none",
+        _pin_or_false),
     Key("device.debounce", NUM, 0.03, "seconds after a counted edge in which further edges are contact bounce",
         _not_negative),
     Key("device.edge_grace", NUM, 0.001,
@@ -196,10 +203,6 @@ def _cross_checks(values: dict, already_bad: set) -> list[str]:
         if values[f"{mode}.countdown"] > shortest and f"{mode}.countdown" not in already_bad:
             problems.append(f"'{mode}.countdown' ({values[f'{mode}.countdown']}) is longer than the clock "
                             f"({shortest} s)")
-    if values["pins.buzzer"] is True:
-        problems.append("'pins.buzzer' must be a BCM pin number or false, not true")
-    elif values["pins.buzzer"] is not False and _pin(values["pins.buzzer"]):
-        problems.append(f"'pins.buzzer' {_pin(values['pins.buzzer'])} (got {values['pins.buzzer']!r})")
     seen: dict[int, str] = {}
     for role in BUTTONS + LIGHTS:
         pin = values[f"pins.{role}"]

@@ -186,7 +186,8 @@ class Screen:
         self.driver = pygame.display.get_driver()
         # SDL picks 'offscreen' by itself when nothing else works: only take it when it was asked for.
         nowhere = self.driver in NOWHERE_DRIVERS
-        if nowhere and (not allow_nowhere or (allow_nowhere == "requested" and not explicitly_requested(self.driver))):
+        if nowhere and (allow_nowhere is False or (allow_nowhere == "requested"
+                                                   and not explicitly_requested(self.driver))):
             pygame.display.quit()
             raise HardwareError(f"SDL video driver '{self.driver}' draws nowhere; "
                                 "run with --headless, or set SDL_VIDEODRIVER=kmsdrm on the Pi")

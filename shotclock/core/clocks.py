@@ -126,7 +126,7 @@ def remaining_at_last_record(clock: Clock) -> float:
     return max(0, left_us or 0) / US
 
 
-def replay_events(clock: Clock, shot_defaults: bool = True) -> list[dict]:
+def replay_events(clock: Clock) -> list[dict]:
     """The clock's inputs in the replay format, ``t`` from 0 at its start, ending at its decision.
 
     A prologue puts the engine in the state the clock started in (bet faced, street), so that

@@ -39,6 +39,10 @@ TEXTS = {
         "button.extend": "extensie",
         "button.street": "straat",
         "seconds": "{s} s",
+        "key.space": "spatie",
+        "hint.floor": "klok / pauze · houd 2 s: annuleer",
+        "hint.street": "straat · houd: nieuwe hand",
+        "hint.quit": "Esc: stoppen",
     },
     "en": {
         "mode.clock": "Clock · rule 29",
@@ -76,6 +80,10 @@ TEXTS = {
         "button.extend": "extend",
         "button.street": "street",
         "seconds": "{s} s",
+        "key.space": "space",
+        "hint.floor": "call / pause · hold 2 s: cancel",
+        "hint.street": "street · hold: new hand",
+        "hint.quit": "Esc: quit",
     },
 }
 LANGUAGES = tuple(TEXTS)

@@ -23,10 +23,6 @@ log = logging.getLogger("shotclock.cli")
 
 def load_for(args) -> Config:
     """The configuration a command runs with: ``--config FILE``, else the system file, else defaults."""
-    return _config(args)
-
-
-def _config(args) -> Config:
     path = args.config
     if path is None and DEFAULT_CONFIG.exists():
         path = DEFAULT_CONFIG
@@ -55,7 +51,7 @@ def cmd_replay(args) -> int:
     """Replay JSON Lines input events; write JSON Lines output records."""
     from shotclock.core.replay import replay
 
-    config = _config(args)
+    config = load_for(args)
     events = read_events(args.file)
     batch: list[str] = []
     for output in replay(events, config.settings):

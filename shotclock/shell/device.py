@@ -101,7 +101,7 @@ def cmd_run(args) -> int:
         from shotclock.shell.presenters import build_presenters
 
         presenters = build_presenters(config, fullscreen=config["screen.fullscreen"] and not args.offscreen,
-                                      require_real_display=not args.offscreen)
+                                      allow_nowhere=args.offscreen)
         listeners += presenters.listeners
     if args.script:
         return _run_script(args, config, listeners)
@@ -123,7 +123,9 @@ def attach_log(device, config, args):
     recorder = open_recorder(config, args.state_dir or default_state_dir(), device)
     if recorder:
         # After the lights and the sound, before the screen: a ruling is stored before it is shown.
-        position = next((i for i, l in enumerate(device.loop.listeners) if type(l).__name__ == "ScreenPresenter"),
+        from shotclock.shell.presenters import ScreenPresenter
+
+        position = next((i for i, l in enumerate(device.loop.listeners) if isinstance(l, ScreenPresenter)),
                         len(device.loop.listeners) - 1)
         device.loop.listeners.insert(position, recorder)
     return recorder

@@ -85,18 +85,16 @@ def make_sound(config) -> tuple[object | None, str | None]:
     return player, None
 
 
-def build_presenters(config, fullscreen: bool, require_real_display, size=None, area=None,
+def build_presenters(config, fullscreen: bool, allow_nowhere=False, size=None, area=None,
                      caption="shotclock") -> Presenters:
-    """The screen (a window, or fullscreen on the Pi) and the speaker, for ``shotclock run``.
+    """The screen (a window, or fullscreen on the Pi) and the speaker.
 
-    ``require_real_display``: True refuses SDL's dummy/offscreen drivers, False accepts them,
-    ``"unless-requested"`` accepts them only when SDL_VIDEODRIVER names them.
+    ``allow_nowhere`` is passed to :class:`~shotclock.adapters.screen.Screen`.
     """
     from shotclock.adapters.screen import Screen
     from shotclock.shell.screenshot import display_for
 
-    allow = {True: False, False: True, "unless-requested": "requested"}[require_real_display]
-    screen = Screen(size or config.screen_size, fullscreen, allow_nowhere=allow, caption=caption)
+    screen = Screen(size or config.screen_size, fullscreen, allow_nowhere=allow_nowhere, caption=caption)
     listeners = []
     player, problem = make_sound(config)
     if player:

@@ -90,6 +90,8 @@ class Recorder:
 
     def _records(self, round) -> list[dict]:
         now_utc = self.utcnow()
+        # The wall-clock time of monotonic time t, taken once per round (NTP may step the wall clock).
+        utc_at = lambda t: utc_iso(now_utc - timedelta(seconds=round.acted_at - t))
         session = self.log.session
         next_id = self.log.next_id() + len(self._backlog)
         out: list[dict] = []
@@ -111,12 +113,11 @@ class Recorder:
                 if isinstance(item, Decision):
                     self.current_clock = None
             t = data.pop("t")
-            utc = utc_iso(now_utc - timedelta(seconds=round.acted_at - t))
-            out.append({"session": session, "clock": clock, "type": data.pop("type"), "t": t, "utc": utc,
+            out.append({"session": session, "clock": clock, "type": data.pop("type"), "t": t, "utc": utc_at(t),
                         "data": data})
         for fault in round.button_faults:
             out.append({"session": session, "clock": None, "type": "fault", "t": fault.t,
-                        "utc": utc_iso(now_utc - timedelta(seconds=round.acted_at - fault.t)),
+                        "utc": utc_at(fault.t),
                         "data": {"fault": fault.kind, "button": fault.button}})
         return out
 

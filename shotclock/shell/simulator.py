@@ -22,14 +22,6 @@ from shotclock.shell.device import Device, attach_log
 log = logging.getLogger("shotclock.simulator")
 
 KEYS = {"f": "floor", "a": "action", "space": "action", "b": "bet", "e": "extend", "s": "street"}
-LEGEND = {"floor": "F", "action": "A / spatie", "bet": "B", "extend": "E", "street": "S"}
-LEGEND_EN = {"floor": "F", "action": "A / space", "bet": "B", "extend": "E", "street": "S"}
-HINTS = {
-    "nl": {"floor": "klok / pauze · houd 2 s: annuleer", "action": "speler handelt", "bet": "inzet aan/uit",
-           "extend": "extensiechip", "street": "straat · houd: nieuwe hand"},
-    "en": {"floor": "call / pause · hold 2 s: cancel", "action": "player acts", "bet": "facing a bet on/off",
-           "extend": "extension chip", "street": "street · hold: new hand"},
-}
 PANEL_BG, BUTTON_BG, BUTTON_DOWN, BUTTON_INK = (28, 28, 34), (60, 62, 74), (240, 200, 40), (245, 245, 245)
 
 
@@ -90,7 +82,7 @@ class Simulator:
         self.panel_height = max(90, int(height * self.PANEL_RATIO))
         self.screen_area = pygame.Rect(0, 0, width, height)
         self.panel_area = pygame.Rect(0, height, width, self.panel_height)
-        self.presenters = build_presenters(config, fullscreen=False, require_real_display="unless-requested",
+        self.presenters = build_presenters(config, fullscreen=False, allow_nowhere="requested",
                                            size=(width, height + self.panel_height), area=self.screen_area,
                                            caption=f"shotclock simulator · {config['table']}")
         self.screen = self.presenters.screen
@@ -118,10 +110,13 @@ class Simulator:
         pygame = self._pygame
         surface = self.screen.surface
         renderer = self.screen.renderer
-        lang = self.config["language"]
-        legend = LEGEND if lang == "nl" else LEGEND_EN
-        pygame.draw.rect(surface, PANEL_BG, self.panel_area)
         from shotclock.core import texts
+
+        lang = self.config["language"]
+        space = texts.text(lang, "key.space")
+        legend = {b: " / ".join(k.upper() if len(k) == 1 else space for k, v in KEYS.items() if v == b)
+                  for b in BUTTONS}
+        pygame.draw.rect(surface, PANEL_BG, self.panel_area)
 
         for button, rect in self.buttons.items():
             down = button in self.down
@@ -131,9 +126,8 @@ class Simulator:
             renderer.text(surface, name, ink, (rect.centerx, rect.top + rect.h * 0.36), rect.w * 0.86, rect.h * 0.32)
             renderer.text(surface, legend[button], ink, (rect.centerx, rect.top + rect.h * 0.75), rect.w * 0.8,
                            rect.h * 0.2)
-        hints = "   ".join(f"{legend[b].split(' ')[0]}: {HINTS[lang][b]}" for b in ("floor", "street"))
-        quit_hint = "Esc: stoppen" if lang == "nl" else "Esc: quit"
-        renderer.text(surface, f"{hints}   {quit_hint}", (170, 170, 180),
+        hints = "   ".join(f"{legend[b]}: {texts.text(lang, 'hint.' + b)}" for b in ("floor", "street"))
+        renderer.text(surface, f"{hints}   {texts.text(lang, 'hint.quit')}", (170, 170, 180),
                        (self.panel_area.centerx, self.panel_area.top + self.panel_height * 0.85),
                        self.panel_area.width * 0.96, self.panel_height * 0.11)
         pygame.display.flip()
