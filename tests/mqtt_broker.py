@@ -69,10 +69,11 @@ class MosquittoBroker:
     :param tables: the table ids that get a credential.
     :param websockets: also open a websockets listener (for browser tests).
     :param persistence: keep retained messages and sessions across restarts.
+    :param pages: serve this folder over HTTP on the websockets listener (the web pages' tests).
     """
 
     def __init__(self, folder: str | Path, venue: str = "test", tables=("1", "2"), websockets: bool = True,
-                 persistence: bool = True):
+                 persistence: bool = True, pages: str | Path | None = None):
         self.binary = require_mosquitto()
         self.folder = Path(folder)
         self.venue = venue
@@ -82,7 +83,8 @@ class MosquittoBroker:
         plan = BrokerPlan(venue, self.tables, local=Endpoint("127.0.0.1", self.port),
                           websockets=Endpoint("127.0.0.1", self.ws_port) if websockets else None,
                           persistence="data" if persistence else None,
-                          run_as="root" if os.geteuid() == 0 else None)
+                          run_as="root" if os.geteuid() == 0 else None,
+                          pages=str(pages) if pages else None)
         self.passwords = write_broker_config(plan, self.folder)
         self.conf = self.folder / "mosquitto.conf"
         self.log_path = self.folder / "mosquitto.log"

@@ -28,6 +28,7 @@ from pathlib import Path
 
 from shotclock.core.topics import all_tables, check_name, feature_topic, table_topic, venue_cmd_topic, venue_root
 from shotclock.errors import ShotclockError
+from shotclock.web import web_dir
 
 FLOOR, OVERLAY, COLLECTOR = "floor", "overlay", "collector"
 PBKDF2_ITERATIONS = 101  # mosquitto_passwd's own default; passwords here are random 128-bit tokens
@@ -96,6 +97,8 @@ class BrokerPlan:
     :param keyfile: its private key.
     :param persistence: where mosquitto keeps retained messages and sessions (None: in memory).
     :param run_as: the ``user`` mosquitto drops to when started as root (None: its default).
+    :param pages: a folder the websockets listener serves over HTTP (``http_dir``): the dashboard and the
+        overlay (:func:`shotclock.web.web_dir`); None: no pages.
     """
 
     venue: str
@@ -107,6 +110,7 @@ class BrokerPlan:
     keyfile: str | None = None
     persistence: str | None = "data"
     run_as: str | None = None
+    pages: str | None = None
     extra: list[str] = field(default_factory=list)
 
     def problems(self) -> list[str]:
@@ -180,8 +184,15 @@ def conf_text(plan: BrokerPlan, folder: Path) -> str:
     if plan.websockets:
         lines += ["", "# Browsers: dashboard and broadcast overlay (MQTT over websockets).",
                   f"listener {plan.websockets.port} {plan.websockets.host}", "protocol websockets"]
-        if not plan.websockets.loopback:
+        if plan.websockets.loopback:
+            # Mosquitto 2.0's websockets (libwebsockets) ignore the listener's address and take every
+            # interface; binding to the loopback interface keeps this plain listener on this machine.
+            lines.append("bind_interface lo")
+        else:
             lines += tls
+        if plan.pages:
+            lines += ["# The pages themselves, from the same address: /dashboard/ and /overlay/.",
+                      f"http_dir {Path(plan.pages).resolve()}"]
     lines += plan.extra
     return "\n".join(lines) + "\n"
 
@@ -249,7 +260,8 @@ def cmd_broker_config(args) -> int:
         local=parse_endpoint(args.local, "--local"),
         network=parse_endpoint(args.listen, "--listen") if args.listen else None,
         websockets=parse_endpoint(args.websockets, "--websockets") if args.websockets != "none" else None,
-        certfile=args.certfile, keyfile=args.keyfile, run_as=args.run_as)
+        certfile=args.certfile, keyfile=args.keyfile, run_as=args.run_as,
+        pages=None if args.no_pages else str(web_dir()))
     for path in (plan.certfile, plan.keyfile):
         if path and not Path(path).is_file():
             raise ShotclockError(f"no such file: {path}")

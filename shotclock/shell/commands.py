@@ -86,6 +86,8 @@ def broker_config(add) -> None:
     p.add_argument("--certfile", metavar="PEM", help="server certificate for TLS listeners")
     p.add_argument("--keyfile", metavar="PEM", help="its private key")
     p.add_argument("--run-as", metavar="USER", help="the user mosquitto drops to when started as root")
+    p.add_argument("--no-pages", action="store_true",
+                   help="do not serve the dashboard and overlay pages from the websockets listener")
 
 
 REGISTER: list = [simulate, run, selftest, screenshot, log, broker_config]

@@ -103,9 +103,19 @@
     return template === undefined ? key : fill(template, values);
   }
 
+  /** x with one decimal, rounded as Python's format() rounds: toFixed already rounds the exact binary value,
+   *  but breaks an exact tie (only a multiple of 1/4 can be one, e.g. 3.25) upwards, Python to even. */
+  function fixed1(x) {
+    if (x * 4 === Math.round(x * 4) && (x * 20) % 2 === 1) {
+      var down = Math.floor(x * 10);
+      return ((down % 2 === 0 ? down : down + 1) / 10).toFixed(1);
+    }
+    return x.toFixed(1);
+  }
+
   /** A time as the device writes it: "12,3 s" in Dutch, "12.3 s" in English (core/texts.py seconds()). */
   function seconds(lang, value) {
-    var shown = Number(value).toFixed(1);
+    var shown = fixed1(Number(value));
     return t(lang, "seconds", {s: lang === "nl" ? shown.replace(".", ",") : shown});
   }
 
