@@ -19,7 +19,7 @@ from shotclock.errors import ConfigError, ShotclockError
 DEFAULT_CONFIG = Path("/etc/shotclock/config.toml")
 os.environ.setdefault("PYGAME_HIDE_SUPPORT_PROMPT", "1")  # before any command imports pygame
 log = logging.getLogger("shotclock.cli")
-NO_CONFIG = {"config", "broker-config"}  # commands that read no device configuration
+NO_CONFIG = {"config", "broker-config", "floor-demo"}  # commands that read no device configuration
 
 
 def load_for(args) -> Config:

@@ -90,4 +90,13 @@ def broker_config(add) -> None:
                    help="do not serve the dashboard and overlay pages from the websockets listener")
 
 
-REGISTER: list = [simulate, run, selftest, screenshot, log, broker_config]
+def floor_demo(add) -> None:
+    p = add("floor-demo", "shotclock.floor.demo:cmd_floor_demo",
+            "a whole floor network on this machine: broker with the web pages, collector, simulated tables")
+    p.add_argument("--tables", type=int, default=8, help="how many simulated tables (default 8)")
+    p.add_argument("--venue", default="demo", help="the venue's name in the topics (default demo)")
+    p.add_argument("--dir", default=".floor", help="where configuration, archive and logs go (default .floor)")
+    p.add_argument("--seconds", type=float, help="stop after this long (default: run until Ctrl-C)")
+
+
+REGISTER: list = [simulate, run, selftest, screenshot, log, broker_config, floor_demo]

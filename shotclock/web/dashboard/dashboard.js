@@ -12,6 +12,7 @@
   var link = null;
   var cards = {};           // table key → {el, shown: {…}} (what each element shows now, to write only changes)
   var dirty = true;
+  var asked = {};           // venues whose archived rulings were asked for
   var $ = function (id) { return document.getElementById(id); };
 
   function t(key, values) { return S.t(lang, key, values); }
@@ -54,6 +55,7 @@
     $("login").hidden = true;
     $("main").hidden = false;
     cards = {};
+    asked = {};
     $("tables").textContent = "";
     link = new S.Link({
       url: S.brokerUrl(params), username: login.user, password: login.password, venue: params.get("venue"),
@@ -219,9 +221,58 @@
       li.querySelector("b").textContent = (link.tables[f.venue + "/" + f.table] || f).name || f.table;
       li.querySelector(".what").textContent = words[0];
       li.querySelector("small").textContent = words[1];
+      if (f.clock !== undefined && f.clock !== null) {
+        var a = document.createElement("button");
+        a.type = "button";
+        a.className = "timeline-link quiet";
+        a.dataset.key = f.key;
+        a.textContent = t("feed.timeline");
+        li.appendChild(a);
+      }
       ol.appendChild(li);
     });
     $("feed-empty").hidden = link.feed.length > 0;
+  }
+
+  // --- a ruling's timeline, from the collector's archive ------------------------------------------------
+
+  $("feed").addEventListener("click", function (e) {
+    var button = e.target.closest("button.timeline-link");
+    if (!button) return;
+    var f = link.feed.filter(function (x) { return x.key === button.dataset.key; })[0];
+    if (f) showTimeline(f);
+  });
+  $("timeline-close").addEventListener("click", function () { $("timeline").close(); });
+
+  function showTimeline(f) {
+    var dialog = $("timeline");
+    var table = link.tables[f.venue + "/" + f.table];
+    $("timeline-title").textContent = ((table && table.name) || f.table) + " · " + S.rulingWords(lang, f)[0];
+    $("timeline-body").textContent = t("timeline.loading");
+    if (!dialog.open) dialog.showModal();
+    link.ask(f.venue, {what: "clock", table: f.table, boot: f.boot, clock: f.clock}).then(function (answer) {
+      var body = $("timeline-body");
+      body.textContent = "";
+      if (!answer.ok) {
+        body.textContent = t("timeline.none", {reason: answer.reason || ""});
+        return;
+      }
+      var records = answer.records || [];
+      var t0 = records.length ? records[0].record.t : 0;
+      var tableEl = document.createElement("table");
+      records.forEach(function (r) {
+        var tr = tableEl.insertRow();
+        var rec = r.record, rest = [];
+        for (var k in rec) if (k !== "t" && k !== "type") rest.push(k + " " + JSON.stringify(rec[k]));
+        [(r.utc || "").slice(11, 23), "+" + (rec.t - t0).toFixed(3) + " s", rec.type, rest.join(", ")]
+          .forEach(function (text) { tr.insertCell().textContent = text; });
+      });
+      body.appendChild(tableEl);
+      var note = document.createElement("p");
+      note.className = "dim";
+      note.textContent = t("timeline.cli", {table: f.table, clock: f.clock});
+      body.appendChild(note);
+    });
   }
 
   function drawHeader(tables, now) {
@@ -243,6 +294,13 @@
     if (!link) return;
     var now = performance.now();
     var tables = link.list();
+    tables.forEach(function (tb) {
+      // The rulings before this page opened: asked once per venue from the collector's archive.
+      if (!asked[tb.venue] && link.connection === "online") {
+        asked[tb.venue] = true;
+        link.loadRulings(tb.venue);
+      }
+    });
     if (dirty) {
       // Order and membership change only with a message; the countdown itself is redrawn every frame.
       dirty = false;

@@ -14,6 +14,7 @@
   var COMMAND_EXPIRY_S = 5;    // MQTT 5 message expiry: a command stuck in a queue must not act later
   var ACK_TIMEOUT_MS = 5000;  // after this the page says the device did not answer
   var FEED_LENGTH = 50;
+  var ASK_TIMEOUT_MS = 4000;  // the collector answers from its archive within this, or the page says it did not
 
   /** The broker's websockets address: the page's own origin (Mosquitto serves the pages on that
    *  listener), or ?broker=ws://host:port from the URL. */
@@ -36,7 +37,8 @@
   /**
    * options: url, username, password, sender (who the device logs for a command, e.g. "floor/anna"),
  *          venue (null: every venue on the broker), clientPrefix,
-   *          onChange(), onAck(pending), onConnection(state, detail), onFeature(venue, tableId)
+   *          readOnly (true: no commands, acks or archive), onChange(), onAck(pending),
+ *          onConnection(state, detail), onFeature(venue, tableId)
    */
   function Link(options) {
     this.options = options;
@@ -46,6 +48,7 @@
     this.pending = {};       // command id → {table, cmd, sentAt, ack, timer}
     this.connection = "connecting";
     this.client = null;
+    this.questions = {};     // correlation id → {resolve, timer}: requests to the collector's archive
   }
 
   Link.prototype.connect = function () {
@@ -64,10 +67,11 @@
     client.on("connect", function () {
       var v = o.venue || "+";
       var topics = {};
-      ["status", "state", "event", "cmd/ack"].forEach(function (leaf) {
-        topics[PREFIX + "/" + v + "/table/+/" + leaf] = {qos: 1};
-      });
+      // A read-only page (the overlay) asks only for what its credential may read.
+      var leaves = o.readOnly ? ["status", "state", "event"] : ["status", "state", "event", "cmd/ack"];
+      leaves.forEach(function (leaf) { topics[PREFIX + "/" + v + "/table/+/" + leaf] = {qos: 1}; });
       topics[PREFIX + "/" + v + "/feature"] = {qos: 1};
+      if (!o.readOnly) topics[PREFIX + "/" + v + "/archive/reply/" + client.options.clientId] = {qos: 1};
       client.subscribe(topics, function (err) {
         self.setConnection(err ? "refused" : "online", err ? String(err.message || err) : "");
       });
@@ -110,9 +114,10 @@
     return out;
   };
 
-  Link.prototype.receive = function (topic, payload) {
+  Link.prototype.receive = function (topic, payload, packet) {
     var now = root.performance.now();
     var parts = topic.split("/");
+    if (parts[3] === "archive" && parts[4] === "reply") return this.answer(packet, parseJson(payload));
     if (parts.length === 4 && parts[3] === "feature") {
       var f = parseJson(payload);
       this.feature[parts[2]] = f && f.table ? String(f.table) : null;
@@ -139,19 +144,36 @@
     this.changed();
   };
 
-  /** A decision record becomes a line of the rulings feed (deduplicated on table, boot, seq: QoS 1 may
-   *  deliver twice, and an outbox replays after an outage). */
+  /** A decision record becomes a line of the rulings feed. */
   Link.prototype.event = function (table, msg, now) {
     var r = msg.record || {};
     if (r.type !== "decision") return;
-    var key = table.venue + "/" + table.id + "/" + msg.boot + "/" + msg.seq;
-    for (var i = 0; i < this.feed.length; i++) if (this.feed[i].key === key) return;
     var log = msg.log || {};
-    this.feed.unshift({key: key, venue: table.venue, table: table.id, outcome: r.outcome,
-                       remaining: r.remaining, at_zero: r.at_zero, boot: msg.boot, seq: msg.seq,
-                       clock: log.clock, utc: log.utc, seenAt: now});
-    this.feed.sort(function (a, b) { return (b.utc || "").localeCompare(a.utc || "") || b.seenAt - a.seenAt; });
+    this.addRuling({venue: table.venue, table: table.id, outcome: r.outcome, remaining: r.remaining,
+                    at_zero: r.at_zero, boot: msg.boot, seq: msg.seq, clock: log.clock, utc: log.utc, seenAt: now});
+  };
+
+  /** Add a ruling to the feed, newest first, deduplicated on (venue, table, boot, seq): QoS 1 may deliver
+   *  twice, an outbox replays after an outage, and the archive's history overlaps what arrived live. */
+  Link.prototype.addRuling = function (f) {
+    f.key = f.venue + "/" + f.table + "/" + f.boot + "/" + f.seq;
+    for (var i = 0; i < this.feed.length; i++) if (this.feed[i].key === f.key) return;
+    this.feed.push(f);
+    this.feed.sort(function (a, b) { return (b.utc || "").localeCompare(a.utc || "") || (b.seenAt || 0) - (a.seenAt || 0); });
     this.feed.length = Math.min(this.feed.length, FEED_LENGTH);
+  };
+
+  /** Fill the feed with the venue's recent rulings from the collector's archive (rulings before this page). */
+  Link.prototype.loadRulings = function (venue) {
+    var self = this;
+    return this.ask(venue, {what: "rulings", limit: FEED_LENGTH}).then(function (answer) {
+      (answer.rulings || []).forEach(function (r) {
+        r.venue = venue;
+        self.addRuling(r);
+      });
+      self.changed();
+      return answer;
+    });
   };
 
   Link.prototype.ack = function (table, msg, now) {
@@ -219,6 +241,38 @@
   Link.prototype.setFeature = function (venue, tableId) {
     this.client.publish(PREFIX + "/" + venue + "/feature", JSON.stringify({table: tableId}),
                         {qos: 1, retain: true});
+  };
+
+  // --- the collector's archive (MQTT 5 request / response) -------------------------------------------
+
+
+  /** Ask the collector's archive (docs/network.md, "archive"): resolves with its answer, or with
+   *  {ok: false, reason: "no answer"} when no collector answers in time. */
+  Link.prototype.ask = function (venue, question) {
+    var self = this, id = newId();
+    return new Promise(function (resolve) {
+      var timer = setTimeout(function () {
+        delete self.questions[id];
+        resolve({ok: false, reason: "no answer"});
+      }, ASK_TIMEOUT_MS);
+      self.questions[id] = {resolve: resolve, timer: timer};
+      self.client.publish(PREFIX + "/" + venue + "/archive/get", JSON.stringify(question), {
+        qos: 1,
+        properties: {responseTopic: PREFIX + "/" + venue + "/archive/reply/" + self.client.options.clientId,
+                     correlationData: new TextEncoder().encode(id),
+                     messageExpiryInterval: COMMAND_EXPIRY_S}
+      });
+    });
+  };
+
+  Link.prototype.answer = function (packet, msg) {
+    var data = packet && packet.properties && packet.properties.correlationData;
+    var id = data ? new TextDecoder().decode(data) : "";
+    var q = this.questions[id];
+    if (!q) return;
+    clearTimeout(q.timer);
+    delete this.questions[id];
+    q.resolve(msg || {ok: false, reason: "unreadable answer"});
   };
 
   root.Shotclock.Link = Link;

@@ -38,7 +38,7 @@
 
   var link = new S.Link({
     url: S.brokerUrl(params), username: params.get("user") || "overlay", password: params.get("password") || "",
-    venue: params.get("venue"), clientPrefix: "overlay"
+    venue: params.get("venue"), clientPrefix: "overlay", readOnly: true
   }).connect();
   window.shotclockLink = link;
 

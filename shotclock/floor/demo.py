@@ -1,0 +1,152 @@
+"""``shotclock floor-demo`` (``./dev floor``): a whole floor network on this machine, to look at.
+
+Writes a broker configuration (``shotclock broker-config``) into a folder, starts Mosquitto on free
+loopback ports serving the web pages, the collector and a fleet of simulated tables, prints the
+dashboard's and the overlay's addresses with their credentials, and runs until Ctrl-C (or
+``--seconds``), then stops everything in reverse order.
+"""
+
+from __future__ import annotations
+
+import shutil
+import signal
+import socket
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+from shotclock.errors import ShotclockError
+from shotclock.floor.broker_config import FLOOR, OVERLAY, BrokerPlan, Endpoint, write_broker_config
+from shotclock.web import web_dir
+
+START_TIMEOUT = 10.0
+
+
+def free_port() -> int:
+    """A TCP port free on 127.0.0.1 right now."""
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def wait_for_port(port: int, process: subprocess.Popen, name: str) -> None:
+    """Wait until ``port`` accepts connections; ShotclockError if ``process`` exits first or it takes too long."""
+    deadline = time.monotonic() + START_TIMEOUT
+    while True:
+        try:
+            with socket.create_connection(("127.0.0.1", port), timeout=0.2):
+                return
+        except OSError:
+            pass
+        if process.poll() is not None:
+            raise ShotclockError(f"{name} exited with code {process.returncode} (see its log)")
+        if time.monotonic() > deadline:
+            raise ShotclockError(f"{name} did not listen on port {port} within {START_TIMEOUT:.0f} s")
+        time.sleep(0.05)
+
+
+def mosquitto_binary() -> str:
+    """The mosquitto binary; ShotclockError naming the Debian package when it is missing."""
+    path = shutil.which("mosquitto") or shutil.which("mosquitto", path="/usr/sbin:/usr/local/sbin")
+    if path is None:
+        raise ShotclockError("mosquitto is not installed (Debian: apt-get install mosquitto; ./dev floor does it as root)")
+    return path
+
+
+class Floor:
+    """The demo's processes: broker, collector, fleet; :meth:`stop` ends them in reverse order."""
+
+    def __init__(self, folder: Path, venue: str, tables: int):
+        self.folder = folder
+        self.venue = venue
+        self.tables = tables
+        self.port = free_port()
+        self.ws_port = free_port()
+        self.processes: list[tuple[str, subprocess.Popen]] = []
+        self.passwords: dict[str, str] = {}
+
+    def _spawn(self, name: str, argv: list[str]) -> subprocess.Popen:
+        log = open(self.folder / f"{name}.log", "ab")
+        process = subprocess.Popen(argv, stdout=log, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL)
+        log.close()
+        self.processes.append((name, process))
+        return process
+
+    def start(self) -> "Floor":
+        """Configure and start the broker, then the collector and the fleet."""
+        import os
+
+        binary = mosquitto_binary()
+        broker_dir = self.folder / "broker"
+        plan = BrokerPlan(self.venue, [str(n) for n in range(1, self.tables + 1)],
+                          local=Endpoint("127.0.0.1", self.port), websockets=Endpoint("127.0.0.1", self.ws_port),
+                          pages=str(web_dir()), run_as="root" if os.geteuid() == 0 else None)
+        self.passwords = write_broker_config(plan, broker_dir)
+        broker = self._spawn("mosquitto", [binary, "-c", str(broker_dir / "mosquitto.conf")])
+        wait_for_port(self.ws_port, broker, "mosquitto")
+        me = [sys.executable, "-m", "shotclock"]
+        address = f"127.0.0.1:{self.port}"
+        self._spawn("collector", me + ["floor", "collect", "--broker", address, "--venue", self.venue,
+                                       "--credentials", str(broker_dir / "credentials" / "collector.toml"),
+                                       "--archive", str(self.folder / "archive")])
+        self._spawn("fleet", me + ["fleet", "--tables", str(self.tables), "--broker", address,
+                                   "--venue", self.venue, "--credentials", str(broker_dir / "credentials")])
+        return self
+
+    def check(self) -> str | None:
+        """The first process that has died, as a sentence, or None."""
+        for name, process in self.processes:
+            if process.poll() is not None:
+                return f"{name} exited with code {process.returncode}: see {self.folder / (name + '.log')}"
+        return None
+
+    def stop(self) -> None:
+        """Stop the fleet, the collector and the broker (SIGTERM, then SIGKILL after 5 s)."""
+        for _, process in reversed(self.processes):
+            if process.poll() is None:
+                process.terminate()
+                try:
+                    process.wait(5)
+                except subprocess.TimeoutExpired:
+                    process.kill()
+                    process.wait()
+        self.processes.clear()
+
+    def addresses(self) -> str:
+        """What to open, with the credentials (for a person at this machine)."""
+        base = f"http://127.0.0.1:{self.ws_port}"
+        return "\n".join([
+            f"floor network '{self.venue}': {self.tables} simulated tables, broker on 127.0.0.1:{self.port}",
+            f"  dashboard: {base}/dashboard/   (user {FLOOR}, password {self.passwords[FLOOR]})",
+            f"  overlay:   {base}/overlay/?password={self.passwords[OVERLAY]}",
+            f"             (add &position=top-left&scale=1.5&language=en; pick the table on the dashboard: ☆)",
+            f"  archive:   shotclock log --collected {self.folder / 'archive'} stats",
+            f"  logs and configuration: {self.folder}",
+        ])
+
+
+def cmd_floor_demo(args) -> int:
+    """``shotclock floor-demo``: run a local floor network until Ctrl-C (or ``--seconds``)."""
+    if not 1 <= args.tables <= 500:
+        raise ShotclockError(f"--tables must be from 1 to 500, not {args.tables}")
+    folder = Path(args.dir).resolve()
+    folder.mkdir(parents=True, exist_ok=True)
+    floor = Floor(folder, args.venue, args.tables)
+    stop = []
+    signal.signal(signal.SIGTERM, lambda *a: stop.append(1))
+    try:
+        floor.start()
+        print(floor.addresses(), flush=True)
+        print("Ctrl-C stops it all.", flush=True)
+        deadline = time.monotonic() + args.seconds if args.seconds else None
+        while not stop and (deadline is None or time.monotonic() < deadline):
+            problem = floor.check()
+            if problem:
+                raise ShotclockError(problem)
+            time.sleep(0.5)
+    except KeyboardInterrupt:
+        pass
+    finally:
+        floor.stop()
+    return 0
