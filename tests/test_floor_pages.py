@@ -1,0 +1,257 @@
+"""The dashboard and the overlay in a real browser (Debian's chromium through Playwright), against a real
+Mosquitto serving the pages, the fleet simulator and a real table device in its own process.
+
+One floor for the whole module (starting it is the slow part); the tests run in file order and each
+leaves the tables as it found them where it can (``-p no:randomly`` is not needed: each test waits for
+what it needs rather than assuming the one before it).
+"""
+
+from __future__ import annotations
+
+import json
+import signal
+import subprocess
+import sys
+import time
+
+import pytest
+
+from mqtt_broker import MosquittoBroker, port_open
+from network_device import network_config
+from shotclock.web import web_dir
+
+FLEET = 4                       # simulated tables "1" … "4"
+DEVICE = "9"                    # a real device process: a 3 s clock so its ruling comes quickly
+TABLES = [str(n) for n in range(1, FLEET + 1)] + [DEVICE]
+WAIT = 10_000                   # ms: Playwright's wait for anything a device or the broker must do
+
+
+def _spawn(argv, log_path):
+    log = open(log_path, "ab")
+    try:
+        return subprocess.Popen(argv, stdout=log, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL)
+    finally:
+        log.close()
+
+
+def _end(process):
+    if process.poll() is None:
+        process.terminate()
+        try:
+            process.wait(5)
+        except subprocess.TimeoutExpired:
+            process.kill()
+            process.wait()
+
+
+class Floor:
+    """The broker (with the pages), the fleet and the device; URLs of the pages."""
+
+    def __init__(self, folder):
+        self.folder = folder
+        self.broker = MosquittoBroker(folder / "broker", venue="test", tables=TABLES, pages=web_dir()).start()
+        me = [sys.executable, "-m", "shotclock"]
+        self.fleet = _spawn(me + ["fleet", "--tables", str(FLEET), "--broker", f"127.0.0.1:{self.broker.port}",
+                                  "--venue", "test", "--credentials", str(folder / "broker" / "credentials"),
+                                  "--quiet"], folder / "fleet.log")
+        self.start_device()
+
+    def start_device(self):
+        config = self.folder / "device.toml"
+        config.write_text(network_config(self.broker, DEVICE, extra="[clock]\nseconds = 3\ncountdown = 1\n"))
+        self.device = _spawn([sys.executable, "-m", "shotclock", "run", "--pins", "mock", "--headless",
+                              "--config", str(config), "--state-dir", str(self.folder / "device-state")],
+                             self.folder / "device.log")
+
+    @property
+    def base(self) -> str:
+        return f"http://127.0.0.1:{self.broker.ws_port}"
+
+    def overlay_url(self, **params) -> str:
+        query = "&".join(f"{k}={v}" for k, v in {"password": self.broker.passwords["overlay"], **params}.items())
+        return f"{self.base}/overlay/?{query}"
+
+    def close(self):
+        for process in (self.device, self.fleet):
+            _end(process)
+        self.broker.close()
+
+    def logs(self) -> str:
+        return "\n".join(f"--- {p.name}\n{p.read_text(errors='replace')[-3000:]}"
+                         for p in sorted(self.folder.glob("*.log")))
+
+
+@pytest.fixture(scope="module")
+def floor(tmp_path_factory, web):
+    f = Floor(tmp_path_factory.mktemp("floor"))
+    yield f
+    f.close()
+
+
+@pytest.fixture(scope="module")
+def dashboard(floor, web):
+    page = web.page(1280, 900)
+    page.goto(floor.base + "/dashboard/?lang=en")
+    page.fill("input[name=password]", floor.broker.passwords["floor"])
+    page.fill("input[name=who]", "tester")
+    page.click("button[type=submit]")
+    yield page
+    page.context.close()
+
+
+def card(table: str) -> str:
+    return f"article.table[data-table='{table}']"
+
+
+def wait_phase(page, table: str, phase: str, timeout: int = WAIT) -> None:
+    page.wait_for_selector(f"{card(table)}.phase-{phase}", timeout=timeout)
+
+
+def test_dashboard_shows_every_table(dashboard, floor):
+    try:
+        dashboard.wait_for_function(f"document.querySelectorAll('article.table').length === {len(TABLES)}",
+                                    timeout=WAIT)
+    except Exception:
+        pytest.fail("the dashboard did not show every table:\n" + floor.logs())
+    names = dashboard.locator("article.table h2").all_text_contents()
+    assert sorted(names) == sorted(f"Tafel {t}" for t in TABLES)
+    assert dashboard.text_content("#conn") == "connected"
+
+
+def test_a_call_from_the_dashboard_reaches_the_device_and_its_ruling_comes_back(dashboard):
+    dashboard.click(f"{card(DEVICE)} button[data-cmd=call]")
+    dashboard.wait_for_function(f"document.querySelector(\"{card(DEVICE)} .ack\").textContent === '✓ Clock'",
+                                timeout=WAIT)
+    wait_phase(dashboard, DEVICE, "running", 3000)
+    # A 3 s clock, nobody acts, no bet: the device rules CHECK, and the page hears it twice: the card's
+    # last ruling (state) and the rulings feed (event).
+    dashboard.wait_for_function(
+        f"document.querySelector(\"{card(DEVICE)} .ruling\").textContent === 'Last: CHECK'", timeout=WAIT)
+    wait_phase(dashboard, DEVICE, "idle", 2000)
+    feed = dashboard.locator("#feed li").first
+    assert "Tafel 9" in feed.text_content() and "CHECK" in feed.text_content()
+
+
+def test_the_countdown_agrees_with_the_device_within_50_ms(dashboard):
+    dashboard.click(f"{card('1')} button[data-cmd=call]")
+    wait_phase(dashboard, "1", "running")
+    # The page measures it: at each heartbeat (about 1/s) the device's remaining_ms against the page's own
+    # count at the moment it arrived (clock.js applyState).
+    dashboard.wait_for_function("(window.shotclockLink.tables['test/1'].drift || {n: 0}).n >= 3",
+                                timeout=WAIT)
+    drift = dashboard.evaluate("window.shotclockLink.tables['test/1'].drift")
+    assert drift["maxAbs"] <= 50, drift
+    shown = int(dashboard.text_content(f"{card('1')} .secs"))
+    assert 20 <= shown <= 30
+
+
+def test_pause_all_pauses_every_running_clock_and_resume_all_resumes_them(dashboard):
+    for table in ("2", "3"):
+        dashboard.click(f"{card(table)} button[data-cmd=call]")
+    for table in ("1", "2", "3"):
+        wait_phase(dashboard, table, "running")
+    dashboard.click("#pause-all")
+    for table in ("1", "2", "3"):
+        wait_phase(dashboard, table, "paused")
+    assert dashboard.locator("article.table.phase-running, article.table.phase-countdown").count() == 0
+    frozen = dashboard.text_content(f"{card('2')} .secs")
+    time.sleep(1.1)
+    assert dashboard.text_content(f"{card('2')} .secs") == frozen
+    assert dashboard.text_content(f"{card('2')} .ack") == "✓ Pause"
+    dashboard.click("#resume-all")
+    for table in ("1", "2", "3"):
+        wait_phase(dashboard, table, "running")
+    for table in ("2", "3"):
+        dashboard.click(f"{card(table)} button[data-cmd=cancel]")
+        wait_phase(dashboard, table, "idle")
+
+
+def test_the_overlay_shows_the_feature_table_on_a_transparent_page(dashboard, floor, web):
+    dashboard.click(f"{card('1')} button.feature")
+    dashboard.wait_for_selector(f"{card('1')}.featured", timeout=WAIT)
+    overlay = web.page(1920, 1080)
+    started = time.monotonic()
+    overlay.goto(floor.overlay_url())
+    overlay.wait_for_function("window.shotclockOverlay && window.shotclockOverlay.visible", timeout=WAIT)
+    assert time.monotonic() - started < 5  # the goal is 1 s; a loaded 2-core machine gets room here
+    assert overlay.evaluate("window.shotclockOverlay.table") == "1"
+    assert overlay.text_content("#graphic .name") == "Tafel 1"
+    secs = int(overlay.text_content("#graphic .secs"))
+    page_secs = int(dashboard.text_content(f"{card('1')} .secs"))
+    assert abs(secs - page_secs) <= 1
+    # Transparent: the corners of a screenshot without a background have no colour at all; the graphic does.
+    png = overlay.screenshot(omit_background=True)
+    pixels = _rgba(png)
+    assert pixels(10, 10)[3] == 0 and pixels(1910, 10)[3] == 0 and pixels(10, 1070)[3] == 0
+    box = overlay.locator("#graphic").bounding_box()
+    assert pixels(int(box["x"] + box["width"] / 2), int(box["y"] + box["height"] / 2))[3] == 255
+    # Inside the 5 % safe area, bottom right by default.
+    assert box["x"] + box["width"] <= 1920 - 96 + 0.5 and box["y"] + box["height"] <= 1080 - 54 + 0.5
+    assert box["x"] + box["width"] >= 1920 - 96 - 1
+    overlay.context.close()
+
+
+def test_overlay_parameters_place_scale_and_translate_it(floor, web):
+    overlay = web.page(1280, 720)  # a 720p browser source: the 1920×1080 layout scales down
+    overlay.goto(floor.overlay_url(table="1", position="top-left", scale="1.5", language="nl"))
+    overlay.wait_for_function("window.shotclockOverlay && window.shotclockOverlay.visible", timeout=WAIT)
+    box = overlay.locator("#graphic").bounding_box()
+    k = 1280 / 1920
+    assert abs(box["x"] - 96 * k) < 2 and abs(box["y"] - 54 * k) < 2
+    assert box["width"] > 560 * 1.5 * k - 2
+    assert overlay.text_content("#graphic .consequence").startswith("Bij 0:")
+    overlay.context.close()
+
+
+def test_the_overlay_hides_when_no_clock_runs(dashboard, floor, web):
+    overlay = web.page(1920, 1080)
+    overlay.goto(floor.overlay_url())
+    overlay.wait_for_function("window.shotclockOverlay && window.shotclockOverlay.visible", timeout=WAIT)
+    dashboard.click(f"{card('1')} button[data-cmd=cancel]")
+    overlay.wait_for_function("window.shotclockOverlay.visible === false", timeout=WAIT)
+    assert overlay.evaluate("getComputedStyle(document.getElementById('graphic')).opacity") in ("0", 0)
+    overlay.context.close()
+
+
+def test_the_overlay_finds_its_clock_again_after_the_broker_restarts(dashboard, floor, web):
+    dashboard.click(f"{card('1')} button[data-cmd=call]")
+    wait_phase(dashboard, "1", "running")
+    overlay = web.page(1920, 1080)
+    floor.broker.stop()
+    overlay.goto(floor.overlay_url())  # loads while the broker is away: nothing to show yet
+    time.sleep(0.3)
+    assert overlay.evaluate("window.shotclockOverlay && window.shotclockOverlay.visible") in (None, False)
+    floor.broker.start()
+    back = time.monotonic()
+    overlay.wait_for_function("window.shotclockOverlay && window.shotclockOverlay.visible", timeout=WAIT)
+    elapsed = time.monotonic() - back
+    assert overlay.evaluate("window.shotclockOverlay.table") == "1"
+    assert elapsed < 5, elapsed  # the goal is 1 s; printed below for the note, not held tightly here
+    print(f"overlay visible {elapsed * 1000:.0f} ms after the broker came back")
+    overlay.context.close()
+    dashboard.click(f"{card('1')} button[data-cmd=cancel]")
+
+
+def test_a_table_that_dies_shows_offline(dashboard, floor):
+    wait_phase(dashboard, DEVICE, "idle")
+    floor.device.send_signal(signal.SIGKILL)
+    floor.device.wait()
+    # The broker's Last Will, within 1.5 × the device's keep-alive.
+    wait_phase(dashboard, DEVICE, "offline", 15_000)
+    assert dashboard.text_content(f"{card(DEVICE)} .phase") == "offline"
+    # Sorted last.
+    assert dashboard.locator("article.table").last.get_attribute("data-table") == DEVICE
+
+
+def test_no_script_error_on_any_page(web):
+    assert web.errors == []
+
+
+def _rgba(png: bytes):
+    """A pixel reader for a PNG (pygame, already a dependency, decodes it)."""
+    import io
+
+    import pygame
+
+    surface = pygame.image.load(io.BytesIO(png), "shot.png")
+    return lambda x, y: tuple(surface.get_at((x, y)))
