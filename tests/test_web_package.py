@@ -23,7 +23,8 @@ def test_vendored_mqttjs_is_the_recorded_release():
 
 def test_device_texts_are_generated_from_the_core():
     # The pages say what the device's screen says: regenerate with 'python -m shotclock.web'.
-    assert (WEB / DEVICE_TEXTS).read_text(encoding="utf-8") == device_texts_js()
+    assert (WEB / DEVICE_TEXTS).read_text(encoding="utf-8") == device_texts_js(), \
+        "core/texts.py changed: run 'python -m shotclock.web' and commit the file"
 
 
 def _references(page: Path) -> list[str]:
