@@ -57,10 +57,14 @@ def mosquitto_binary() -> str:
 class Floor:
     """The demo's processes: broker, collector, fleet; :meth:`stop` ends them in reverse order."""
 
-    def __init__(self, folder: Path, venue: str, tables: int):
+    def __init__(self, folder: Path, venue: str, tables: int, extra_tables=(), quiet: bool = False):
+        """``tables`` simulated tables "1"…"N"; ``extra_tables``: ids that get a credential for a real device;
+        ``quiet``: the fleet plays no clocks by itself (the floor drives them)."""
         self.folder = folder
         self.venue = venue
         self.tables = tables
+        self.extra_tables = list(extra_tables)
+        self.quiet = quiet
         self.port = free_port()
         self.ws_port = free_port()
         self.processes: list[tuple[str, subprocess.Popen]] = []
@@ -79,7 +83,7 @@ class Floor:
 
         binary = mosquitto_binary()
         broker_dir = self.folder / "broker"
-        plan = BrokerPlan(self.venue, [str(n) for n in range(1, self.tables + 1)],
+        plan = BrokerPlan(self.venue, [str(n) for n in range(1, self.tables + 1)] + self.extra_tables,
                           local=Endpoint("127.0.0.1", self.port), websockets=Endpoint("127.0.0.1", self.ws_port),
                           pages=str(web_dir()), run_as="root" if os.geteuid() == 0 else None)
         self.passwords = write_broker_config(plan, broker_dir)
@@ -91,7 +95,8 @@ class Floor:
                                        "--credentials", str(broker_dir / "credentials" / "collector.toml"),
                                        "--archive", str(self.folder / "archive")])
         self._spawn("fleet", me + ["fleet", "--tables", str(self.tables), "--broker", address,
-                                   "--venue", self.venue, "--credentials", str(broker_dir / "credentials")])
+                                   "--venue", self.venue, "--credentials", str(broker_dir / "credentials")]
+                    + (["--quiet"] if self.quiet else []))
         return self
 
     def check(self) -> str | None:
