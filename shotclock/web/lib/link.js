@@ -58,7 +58,7 @@
       username: o.username, password: o.password,
       clientId: (o.clientPrefix || "page") + "-" + newId().slice(0, 8),
       clean: true,
-      reconnectPeriod: 500,     // back within a second of a broker restart (the overlay's promise)
+      reconnectPeriod: 300,     // back well within a second of a broker restart (the overlay's promise)
       connectTimeout: 4000,
       keepalive: 15,
       resubscribe: true
