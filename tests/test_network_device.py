@@ -1,6 +1,8 @@
 """The table device on the floor network, against a real mosquitto (no mocks of MQTT)."""
 
 import json
+import sqlite3
+import time
 
 from mqtt_broker import Inbox
 from network_device import RunningDevice, network_config, payloads
@@ -45,3 +47,77 @@ def test_device_publishes_status_state_and_events(broker, tmp_path):
         assert record_hash(row) == event["log"]["hash"]
     states = [check("state", s) for s in payloads(inbox, "state")]
     assert [s["seq"] for s in states] == sorted(s["seq"] for s in states)
+
+
+def send_command(floor, topic, **fields):
+    """Publish a floor command (MQTT 5 message expiry 5 s), as the dashboard does."""
+    from paho.mqtt.packettypes import PacketTypes
+    from paho.mqtt.properties import Properties
+
+    props = Properties(PacketTypes.PUBLISH)
+    props.MessageExpiryInterval = 5
+    message = {"sender": "floor/test", "sent_ms": int(time.time() * 1000), **fields}
+    floor.publish(topic, json.dumps(message), qos=1, properties=props)
+    return message
+
+
+def acks_of(inbox, command_id):
+    return inbox.wait_for(lambda m: m.topic.endswith("/cmd/ack") and json.loads(m.payload)["id"] == command_id)
+
+
+def test_floor_commands_enter_the_engine_and_are_acknowledged(broker, tmp_path):
+    floor = broker.client("floor")
+    inbox = Inbox(floor, table_topic("test", "1", "cmd/ack"), table_topic("test", "1", "state"),
+                  table_topic("test", "1", "status"))
+    dev = RunningDevice(network_config(broker), tmp_path / "state")
+    try:
+        assert inbox.wait_for(lambda m: m.topic.endswith("/status") and json.loads(m.payload)["online"])
+        send_command(floor, table_topic("test", "1", "cmd"), id="c1", name="call", facing_bet=True)
+        ack = check("ack", acks_of(inbox, "c1").payload)
+        assert ack["outcome"] == "done" and ack["sender"] == "floor/test" and ack["boot"] == dev.device.boot
+        assert [o["type"] for o in ack["outputs"]] == ["start"]
+        send_command(floor, "shotclock/v1/test/cmd", id="break-1", name="pause")  # every table: a break
+        ack = check("ack", acks_of(inbox, "break-1").payload)
+        assert ack["outcome"] == "done" and ack["outputs"][0]["type"] == "pause"
+        paused = inbox.wait_for(lambda m: m.topic.endswith("/state") and json.loads(m.payload)["phase"] == "paused")
+        assert paused is not None and json.loads(paused.payload)["seq"] <= ack["state_seq"]
+        send_command(floor, table_topic("test", "1", "cmd"), id="c2", name="extend")  # clock mode has no chips
+        ack = check("ack", acks_of(inbox, "c2").payload)
+        assert ack["outcome"] == "ignored" and ack["reason"]
+    finally:
+        dev.stop()
+    db = sqlite3.connect(tmp_path / "state" / "shotclock.db")
+    inputs = [json.loads(d) for (d,) in db.execute("SELECT data FROM records WHERE type = 'input'")]
+    assert [(i["command"], i["id"], i["sender"]) for i in inputs] == [
+        ("call", "c1", "floor/test"), ("pause", "break-1", "floor/test"), ("extend", "c2", "floor/test")]
+
+
+def test_stale_replayed_and_malformed_commands_are_refused_and_logged(broker, tmp_path):
+    floor = broker.client("floor")
+    inbox = Inbox(floor, table_topic("test", "1", "cmd/ack"), table_topic("test", "1", "status"))
+    dev = RunningDevice(network_config(broker), tmp_path / "state")
+    topic = table_topic("test", "1", "cmd")
+    try:
+        assert inbox.wait_for(lambda m: m.topic.endswith("/status") and json.loads(m.payload)["online"])
+        send_command(floor, topic, id="old", name="call", sent_ms=int(time.time() * 1000) - 60_000)
+        assert json.loads(acks_of(inbox, "old").payload)["reason"].startswith("expired")
+        send_command(floor, topic, id="once", name="call")
+        assert json.loads(acks_of(inbox, "once").payload)["outcome"] == "done"
+        inbox.messages.clear()
+        send_command(floor, topic, id="once", name="call")  # the same message again: a replay
+        ack = check("ack", acks_of(inbox, "once").payload)
+        assert ack["outcome"] == "refused" and ack["reason"].startswith("replayed")
+        send_command(floor, topic, id="bad", name="explode")
+        assert json.loads(acks_of(inbox, "bad").payload)["reason"].startswith("unknown")
+        floor.publish(topic, b"not json", qos=1)
+        assert inbox.wait_for(lambda m: json.loads(m.payload).get("reason", "").startswith("malformed"))
+        time.sleep(0.3)  # the loop writes the refusals with its next round
+    finally:
+        dev.stop()
+    db = sqlite3.connect(tmp_path / "state" / "shotclock.db")
+    refused = [json.loads(d) for (d,) in db.execute("SELECT data FROM records WHERE type = 'refused'")]
+    assert [(r["id"], r["reason"]) for r in refused] == [("old", "expired"), ("once", "replayed"),
+                                                         ("bad", "unknown"), ("", "malformed")]
+    assert all(r["sender"] == "floor/test" for r in refused[:3])
+    phases = [json.loads(d)["outcome"] for (d,) in db.execute("SELECT data FROM records WHERE type = 'decision'")]
+    assert phases == []  # the one accepted call is still running: nothing ruled twice
