@@ -34,14 +34,19 @@ def mosquitto_path() -> str | None:
     return shutil.which("mosquitto") or shutil.which("mosquitto", path="/usr/sbin:/usr/local/sbin")
 
 
+def missing(message: str):
+    """A system tool a test needs is missing: skip the test, but fail it under CI (``CI`` set), where
+    ./dev must have installed it."""
+    if os.environ.get("CI"):
+        pytest.fail(message)
+    pytest.skip(message)
+
+
 def require_mosquitto() -> str:
     """The binary, or skip the test (fail it under CI, where ./dev must have installed it)."""
     path = mosquitto_path()
     if path is None:
-        message = "mosquitto is not installed (./dev installs Debian's mosquitto when run as root)"
-        if os.environ.get("CI"):
-            pytest.fail(message)
-        pytest.skip(message)
+        missing("mosquitto is not installed (./dev installs Debian's mosquitto when run as root)")
     return path
 
 

@@ -9,7 +9,6 @@ the dashboard page, as a floor supervisor would; each calls the clocks it needs 
 from __future__ import annotations
 
 import signal
-import subprocess
 import sys
 import time
 
@@ -17,6 +16,7 @@ import pytest
 
 from mqtt_broker import MosquittoBroker
 from network_device import network_config
+from shotclock.floor.demo import end, spawn
 from shotclock.web import web_dir
 
 FLEET = []  # TEMP   # simulated tables (shotclock fleet)
@@ -26,24 +26,6 @@ TABLES = list(DEVICES) + FLEET
 WAIT = 10_000                   # ms: Playwright's wait for anything a device or the broker must do
 
 
-def _spawn(argv, log_path):
-    log = open(log_path, "ab")
-    try:
-        return subprocess.Popen(argv, stdout=log, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL)
-    finally:
-        log.close()
-
-
-def _end(process):
-    if process.poll() is None:
-        process.terminate()
-        try:
-            process.wait(5)
-        except subprocess.TimeoutExpired:
-            process.kill()
-            process.wait()
-
-
 class Floor:
     """The broker (serving the pages), real table devices, the fleet; the pages' addresses."""
 
@@ -51,7 +33,7 @@ class Floor:
         self.folder = folder
         self.broker = MosquittoBroker(folder / "broker", venue="test", tables=TABLES, pages=web_dir()).start()
         self.devices = {table: self.start_device(table, seconds) for table, seconds in DEVICES.items()}
-        self.fleet = _spawn([sys.executable, "-c", "pass"] if not FLEET else [sys.executable, "-m", "shotclock", "fleet", "--tables", ",".join(FLEET),
+        self.fleet = spawn([sys.executable, "-c", "pass"] if not FLEET else [sys.executable, "-m", "shotclock", "fleet", "--tables", ",".join(FLEET),
                              "--broker", f"127.0.0.1:{self.broker.port}", "--venue", "test",
                              "--credentials", str(folder / "broker" / "credentials"), "--quiet"],
                             folder / "fleet.log")
@@ -60,7 +42,7 @@ class Floor:
         """``shotclock run`` with fake pins and no screen, on the floor network as ``table``."""
         config = self.folder / f"device-{table}.toml"
         config.write_text(network_config(self.broker, table, extra=f"[clock]\nseconds = {seconds}\ncountdown = 1\n"))
-        return _spawn([sys.executable, "-m", "shotclock", "run", "--pins", "mock", "--headless",
+        return spawn([sys.executable, "-m", "shotclock", "run", "--pins", "mock", "--headless",
                        "--config", str(config), "--state-dir", str(self.folder / f"state-{table}")],
                       self.folder / f"device-{table}.log")
 
@@ -74,7 +56,7 @@ class Floor:
 
     def close(self):
         for process in [self.fleet, *self.devices.values()]:
-            _end(process)
+            end(process)
         self.broker.close()
 
     def logs(self) -> str:

@@ -12,6 +12,8 @@ import shutil
 
 import pytest
 
+from mqtt_broker import missing
+
 # As the machine's notes say: without the background-networking flags chromium keeps trying to reach
 # Google's hosts; --no-sandbox because the tests may run as root.
 CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-sync",
@@ -27,10 +29,7 @@ def require_chromium() -> str:
     """The binary, or skip the test (fail it under CI, where ./dev must have installed it)."""
     path = chromium_path()
     if path is None:
-        message = "chromium is not installed (./dev installs Debian's chromium when run as root)"
-        if os.environ.get("CI"):
-            pytest.fail(message)
-        pytest.skip(message)
+        missing("chromium is not installed (./dev installs Debian's chromium when run as root)")
     try:
         import playwright.sync_api  # noqa: F401
     except ImportError:

@@ -54,6 +54,26 @@ def mosquitto_binary() -> str:
     return path
 
 
+def spawn(argv: list[str], log_path: Path) -> subprocess.Popen:
+    """Start ``argv`` with its output appended to ``log_path`` and no standard input."""
+    log = open(log_path, "ab")
+    try:
+        return subprocess.Popen(argv, stdout=log, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL)
+    finally:
+        log.close()
+
+
+def end(process: subprocess.Popen) -> None:
+    """Stop a process: SIGTERM (a clean stop: a device says offline), SIGKILL after 5 s."""
+    if process.poll() is None:
+        process.terminate()
+        try:
+            process.wait(5)
+        except subprocess.TimeoutExpired:
+            process.kill()
+            process.wait()
+
+
 class Floor:
     """The demo's processes: broker, collector, fleet; :meth:`stop` ends them in reverse order."""
 
@@ -71,9 +91,7 @@ class Floor:
         self.passwords: dict[str, str] = {}
 
     def _spawn(self, name: str, argv: list[str]) -> subprocess.Popen:
-        log = open(self.folder / f"{name}.log", "ab")
-        process = subprocess.Popen(argv, stdout=log, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL)
-        log.close()
+        process = spawn(argv, self.folder / f"{name}.log")
         self.processes.append((name, process))
         return process
 
@@ -109,13 +127,7 @@ class Floor:
     def stop(self) -> None:
         """Stop the fleet, the collector and the broker (SIGTERM, then SIGKILL after 5 s)."""
         for _, process in reversed(self.processes):
-            if process.poll() is None:
-                process.terminate()
-                try:
-                    process.wait(5)
-                except subprocess.TimeoutExpired:
-                    process.kill()
-                    process.wait()
+            end(process)
         self.processes.clear()
 
     def addresses(self) -> str:
