@@ -86,6 +86,14 @@ def card(table: str) -> str:
     return f"article.table[data-table='{table}']"
 
 
+def cancel(page, table: str) -> None:
+    """Cancel a table's clock: a tap arms the button, a second tap within 3 s sends."""
+    button = page.locator(f"{card(table)} button[data-cmd=cancel]")
+    button.click()
+    assert button.text_content() == "Cancel? Tap again"
+    button.click()
+
+
 def wait_phase(page, table: str, phase: str, timeout: int = WAIT) -> None:
     page.wait_for_selector(f"{card(table)}.phase-{phase}", timeout=timeout)
 
@@ -145,7 +153,7 @@ def test_pause_all_pauses_every_running_clock_and_resume_all_resumes_them(dashbo
     for table in ("1", "2", "3"):
         wait_phase(dashboard, table, "running")
     for table in ("2", "3"):
-        dashboard.click(f"{card(table)} button[data-cmd=cancel]")
+        cancel(dashboard, table)
         wait_phase(dashboard, table, "idle")
 
 
@@ -193,7 +201,7 @@ def test_the_overlay_hides_when_no_clock_runs(dashboard, floor, web):
     overlay = web.page(1920, 1080)
     overlay.goto(floor.overlay_url())
     overlay.wait_for_function("window.shotclockOverlay && window.shotclockOverlay.visible", timeout=WAIT)
-    dashboard.click(f"{card('1')} button[data-cmd=cancel]")
+    cancel(dashboard, "1")
     overlay.wait_for_function("window.shotclockOverlay.visible === false", timeout=WAIT)
     # Faded out (0.35 s), not merely flagged: nothing of it is drawn.
     overlay.wait_for_function("getComputedStyle(document.getElementById('graphic')).opacity === '0'", timeout=2000)

@@ -12,7 +12,8 @@
   var link = null;
   var cards = {};           // table key → {el, shown: {…}} (what each element shows now, to write only changes)
   var dirty = true;
-  var asked = {};           // venues whose archived rulings were asked for
+  var asked = {};
+  var CONFIRM = ["cancel", "stop"];  // commands that take a second tap           // venues whose archived rulings were asked for
   var $ = function (id) { return document.getElementById(id); };
 
   function t(key, values) { return S.t(lang, key, values); }
@@ -112,7 +113,19 @@
     var el = e.target.closest("article.table");
     if (!button || !el || !link) return;
     var table = link.tables[el.dataset.key];
-    if (button.dataset.cmd) link.command(table, button.dataset.cmd);
+    var cmd = button.dataset.cmd;
+    if (CONFIRM.indexOf(cmd) >= 0 && !button.classList.contains("armed")) {
+      // Ending a clock cannot be undone: the first tap asks, a second within 3 s sends (on the device it
+      // takes a 2 s hold).
+      button.classList.add("armed");
+      button.textContent = t("confirm", {cmd: t("cmd." + cmd)});
+      setTimeout(function () {
+        button.classList.remove("armed");
+        button.textContent = t("cmd." + cmd);
+      }, 3000);
+      return;
+    }
+    if (cmd) link.command(table, cmd);
     else if (button.classList.contains("feature")) link.setFeature(table.venue, table.id);
   });
 
