@@ -8,6 +8,7 @@ dashboard's and the overlay's addresses with their credentials, and runs until C
 
 from __future__ import annotations
 
+import os
 import shutil
 import signal
 import socket
@@ -95,27 +96,40 @@ class Floor:
         self.processes.append((name, process))
         return process
 
-    def start(self) -> "Floor":
-        """Configure and start the broker, then the collector and the fleet."""
-        import os
-
+    def start(self, collector: bool = True, fleet: bool = True) -> "Floor":
+        """Configure and start the broker, then (unless told not to) the collector and the fleet."""
         binary = mosquitto_binary()
         broker_dir = self.folder / "broker"
         plan = BrokerPlan(self.venue, [str(n) for n in range(1, self.tables + 1)] + self.extra_tables,
                           local=Endpoint("127.0.0.1", self.port), websockets=Endpoint("127.0.0.1", self.ws_port),
                           pages=str(web_dir()), run_as="root" if os.geteuid() == 0 else None)
         self.passwords = write_broker_config(plan, broker_dir)
-        broker = self._spawn("mosquitto", [binary, "-c", str(broker_dir / "mosquitto.conf")])
-        wait_for_port(self.ws_port, broker, "mosquitto")
+        self.broker_argv = [binary, "-c", str(broker_dir / "mosquitto.conf")]
+        self.restart_broker()
         me = [sys.executable, "-m", "shotclock"]
         address = f"127.0.0.1:{self.port}"
-        self._spawn("collector", me + ["floor", "collect", "--broker", address, "--venue", self.venue,
-                                       "--credentials", str(broker_dir / "credentials" / "collector.toml"),
-                                       "--archive", str(self.folder / "archive")])
-        self._spawn("fleet", me + ["fleet", "--tables", str(self.tables), "--broker", address,
-                                   "--venue", self.venue, "--credentials", str(broker_dir / "credentials")]
-                    + (["--quiet"] if self.quiet else []))
+        if collector:
+            self._spawn("collector", me + ["floor", "collect", "--broker", address, "--venue", self.venue,
+                                           "--credentials", str(broker_dir / "credentials" / "collector.toml"),
+                                           "--archive", str(self.folder / "archive")])
+        if fleet:
+            self._spawn("fleet", me + ["fleet", "--tables", str(self.tables), "--broker", address,
+                                       "--venue", self.venue, "--credentials", str(broker_dir / "credentials")]
+                        + (["--quiet"] if self.quiet else []))
         return self
+
+    def restart_broker(self) -> None:
+        """Start mosquitto (again, after a stop: same ports, same persistence) and wait until it listens."""
+        self.processes = [(n, p) for n, p in self.processes if n != "mosquitto" or p.poll() is None]
+        broker = spawn(self.broker_argv, self.folder / "mosquitto.log")
+        self.processes.insert(0, ("mosquitto", broker))
+        wait_for_port(self.ws_port, broker, "mosquitto")
+
+    def stop_broker(self) -> None:
+        """Stop mosquitto cleanly (it saves its retained messages); the rest keeps running."""
+        for name, process in self.processes:
+            if name == "mosquitto":
+                end(process)
 
     def check(self) -> str | None:
         """The first process that has died, as a sentence, or None."""

@@ -90,10 +90,12 @@
         old.seconds === state.seconds && old.extensions === state.extensions && old.street === state.street &&
         sameRuling(old.last_ruling, state.last_ruling, elapsed)) {
       var err = remainingMs(table, now) - state.remaining_ms;
-      var d = table.drift || (table.drift = {n: 0, maxAbs: 0, last: 0});
+      var d = table.drift || (table.drift = {n: 0, maxAbs: 0, last: 0, recent: []});
       d.n += 1;
       d.last = err;
       d.maxAbs = Math.max(d.maxAbs, Math.abs(err));
+      d.recent.push(err);
+      if (d.recent.length > 100) d.recent.shift();
     }
     table.state = state;
     table.receivedAt = now;
