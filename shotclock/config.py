@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable
 
-from shotclock.core.settings import MODES, STREETS, ClockSettings, Settings, ShotSettings
+from shotclock.core.settings import ALLOWANCE_RESETS, MODES, STREETS, ClockSettings, Settings, ShotSettings
 from shotclock.errors import ConfigError, PinConfigError
 
 BUTTONS = ("floor", "action", "bet", "extend", "street")
@@ -62,9 +62,32 @@ def _fraction(v):
     return None if 0 <= v <= 1 else "must be between 0 and 1"
 
 
+def _from_to(low, high):
+    def check(v):
+        return None if low <= v <= high else f"must be from {low} to {high}"
+    return check
+
+
+# Presets: the rule sets a table commonly runs, each key overridable in the file. Where each comes from
+# (the rule's own words) is cited in docs/rules.md, "Presets".
+PRESETS: dict[str, dict] = {
+    "house-29": {"mode": "clock", "clock.seconds": 30, "clock.countdown": 5, "label": ""},
+    "tda-2024": {"mode": "clock", "clock.seconds": 30, "clock.countdown": 5, "label": "TDA 29"},
+    "wsop": {"mode": "clock", "clock.seconds": 40, "clock.countdown": 10, "label": "WSOP"},
+    "shot-30": {"mode": "shot", **{f"shot.{s}": 30 for s in STREETS}, "shot.extension": 30,
+                "shot.extension_limit": 4, "shot.allowance": 4, "label": ""},
+    "shot-15-20-30": {"mode": "shot", "shot.preflop": 15, "shot.flop": 20, "shot.turn": 30, "shot.river": 30,
+                      "shot.extension": 30, "shot.extension_limit": 3, "shot.allowance": 3, "label": ""},
+}
+
+
 NUM = (int, float)
+PRESET_KEYS = frozenset(k for values in PRESETS.values() for k in values)
 SCHEMA: list[Key] = [
+    Key("preset", (str,), "house-29", "the rule set: " + ", ".join(f'"{p}"' for p in PRESETS)
+        + " (docs/rules.md); any key below overrides it", _one_of(*PRESETS)),
     Key("mode", (str,), "clock", "\"clock\" (rule 29 clock call) or \"shot\" (tour shot clock)", _one_of(*MODES)),
+    Key("label", (str,), "", "the rule's name on screen after the mode (\"TDA 29\"); empty: the house rule 29"),
     Key("table", (str,), "Tafel 1", "the table's name, shown on the screen when idle"),
     Key("language", (str,), "nl", "screen and voice language: \"nl\" (Dutch, the official table language) or \"en\"",
         _one_of("nl", "en")),
@@ -75,6 +98,13 @@ SCHEMA: list[Key] = [
     Key("shot.countdown", (int,), 5, "audible countdown over the last N seconds", _not_negative),
     Key("shot.extension", NUM, 30, "seconds one time-extension chip adds", _positive),
     Key("shot.tie_window", NUM, 0.5, "seconds after 0 in which an action still counts for the player", _not_negative),
+    Key("shot.extension_limit", (int,), 4, "extension chips one decision may take (0: no limit)", _from_to(0, 20)),
+    Key("shot.allowance", (int,), 0, "extension chips each player holds, counted by seat (0: not tracked)",
+        _from_to(0, 50)),
+    Key("shot.allowance_reset", (str,), "floor", "when players get their chips back: \"hand\" (every new hand) or "
+        "\"floor\" (only when the floor resets them: a new day or stage)", _one_of(*ALLOWANCE_RESETS)),
+    Key("shot.undo_seconds", NUM, 5, "seconds after an extension in which the dealer can take it back",
+        _from_to(0, 30)),
     Key("pins.floor", (int,), 17, "BCM pin of the floor's button (to ground)", _pin),
     Key("pins.action", (int,), 27, "BCM pin of the dealer's action button", _pin),
     Key("pins.bet", (int,), 22, "BCM pin of the dealer's facing-a-bet button", _pin),
@@ -95,9 +125,13 @@ SCHEMA: list[Key] = [
     Key("sound.enabled", (bool,), True, "play sounds through the speaker"),
     Key("sound.volume", NUM, 0.8, "volume from 0 to 1", _fraction),
     Key("sound.voice", (bool,), True, "speak the countdown (\"vijf … één\"); false for tones only"),
+    Key("sound.device", (str,), "", "the audio output by name (shotclock selftest --sound lists them); "
+        "empty: the system's default"),
     Key("screen.fullscreen", (bool,), True, "fill the screen (on the Pi); the simulator opens a window"),
     Key("screen.size", (str,), "800x480", "window size WIDTHxHEIGHT when not fullscreen (portrait: 480x800)"),
     Key("screen.last_ruling_seconds", NUM, 60, "how long the idle screen shows the last ruling", _not_negative),
+    Key("screen.brightness", NUM, 1.0, "backlight from 0.1 to 1, where the display has one (the official 7\" "
+        "display does); ignored elsewhere", _from_to(0.1, 1)),
     Key("log.keep_days", (int,), 90, "days of records kept in the decision log before they are archived",
         _positive),
 ]
@@ -172,7 +206,11 @@ def parse_config(text: str, source: str = "(text)") -> Config:
         raise ConfigError(source, [f"not valid TOML: {exc}"]) from None
     values = {k.name: k.default for k in SCHEMA}
     problems = []
-    for name, value in _flatten(raw).items():
+    flat = _flatten(raw)
+    preset = flat.get("preset", values["preset"])
+    if preset in PRESETS:  # a bad preset is reported with the other keys below
+        values.update(PRESETS[preset])
+    for name, value in flat.items():
         key = KEYS.get(name)
         if key is None:
             match = difflib.get_close_matches(name, KEYS, n=1)
@@ -236,7 +274,8 @@ def load_config(path: str | Path | None) -> Config:
 
 def example_toml() -> str:
     """The whole schema as a commented TOML file with every default."""
-    lines = ["# shotclock configuration: every key with its default.", ""]
+    lines = ["# shotclock configuration: every key with its default.",
+             "# The keys commented out are set by the preset; uncomment one to override it.", ""]
     section = None
     for key in SCHEMA:
         head, _, leaf = key.name.rpartition(".")
@@ -248,5 +287,7 @@ def example_toml() -> str:
         shown = "false" if value is False else "true" if value is True else (
             f'"{value}"' if isinstance(value, str) else str(value))
         assignment = f"{leaf or key.name} = {shown}"
+        if key.name in PRESET_KEYS:  # commented out, or it would override the preset chosen above
+            assignment = "# " + assignment
         lines.append(f"{assignment:<24} # {key.description}")
     return "\n".join(lines) + "\n"

@@ -159,15 +159,20 @@ def test_write_failure_keeps_records_shows_a_fault_and_catches_up(table, monkeyp
 def test_stats():
     from shotclock.core.clocks import Clock
 
-    clocks = [Clock(i, 1, "clock", i * 360.0, "", 30, None, True, outcome=o, at_zero=z, running_seconds=s)
-              for i, (o, z, s) in enumerate([("acted", False, 10), ("acted", True, 30.2), ("hand_dead", None, 30.5),
-                                             ("check", None, 30.5), ("cancelled", None, 3), ("acted", False, 20)])]
+    clocks = [Clock(i, 1, "clock", i * 360.0, "", 30, None, True, outcome=o, at_zero=z, by=by, running_seconds=s)
+              for i, (o, z, by, s) in enumerate([
+                  ("acted", False, None, 10), ("acted", True, None, 30.2), ("hand_dead", None, None, 30.5),
+                  ("check", None, None, 30.5), ("cancelled", None, "floor", 3), ("acted", False, None, 20),
+                  ("cancelled", None, "street", 4), ("cancelled", None, "street", 2), ("cancelled", None, "hand", 1),
+                  ("cancelled", None, None, 5)])]
     result = stats(clocks)
-    assert result["clocks"] == 6 and result["open"] == 0
-    assert result["outcomes"] == {"acted": 2, "acted_at_zero": 1, "hand_dead": 1, "check": 1, "cancelled": 1}
-    assert result["decision_seconds_median"] == 30.2  # cancelled clocks are not decisions
+    assert result["clocks"] == 10 and result["open"] == 0
+    # the floor's cancels (and an old record with no 'by') apart from the clocks a street or hand ended
+    assert result["outcomes"] == {"acted": 2, "acted_at_zero": 1, "hand_dead": 1, "check": 1, "cancelled": 2,
+                                  "ended_by_street": 2, "ended_by_hand": 1}
+    assert result["decision_seconds_median"] == 30.2  # cancelled or ended clocks are not decisions
     assert result["decision_seconds_p90"] == 30.5
-    assert result["clocks_per_hour"] == 12.0  # 6 clocks over 30 minutes
+    assert result["clocks_per_hour"] == 11.1  # 10 clocks over 54 minutes
 
 
 def test_cli_list_show_export_stats(table, capsys, tmp_path):

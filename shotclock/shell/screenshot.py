@@ -12,7 +12,7 @@ from shotclock.errors import ShotclockError
 def display_for(config) -> Display:
     """The screen's fixed settings from a configuration."""
     return Display(table=config["table"], language=config["language"],
-                   last_ruling_seconds=config["screen.last_ruling_seconds"])
+                   last_ruling_seconds=config["screen.last_ruling_seconds"], label=config["label"])
 
 
 def state_at(events, settings, at: float, interrupted: bool = False):
