@@ -57,7 +57,7 @@ class Device:
         self.reader = ButtonReader(config["device.debounce"], config["device.hold"], config["device.stuck_after"])
         self.loop = DeviceLoop(self.engine, self.reader, clock=clock, waker=waker,
                                edge_grace=config["device.edge_grace"])
-        self.pins = TablePins(config.pins, self.loop.post, make_pin_factory(pin_factory), clock=clock)
+        self.pins = TablePins(config.pins, self.loop.post, make_pin_factory(pin_factory, config.section("gpio")), clock=clock)
         self.loop.listeners = [LightsPresenter(self.pins, buzzer_beeps), *listeners, self.notifier]
         for button, pressed in self.pins.pressed_now().items():
             if pressed:
