@@ -1,7 +1,9 @@
 """Configuration: a TOML file checked against a schema (in the style of Mopidy).
 
-Every key has a type, a default and a description. :func:`load_config` reports every
-problem at once, names the key, and suggests the nearest valid key for a typo.
+Every key has a type, a default, a description and, for a number, the :class:`Range` it must
+lie in (a new numeric key must give one: ``Key("x.seconds", NUM, 30, "…", range=Range(0, 60, above=True))``).
+:func:`load_config` reports every problem at once in :attr:`ConfigError.errors`, keyed by the
+dotted key, and suggests the nearest valid key for a typo.
 ``shotclock config`` prints the whole schema as a commented example file.
 """
 
@@ -19,26 +21,70 @@ from shotclock.errors import ConfigError, PinConfigError
 
 BUTTONS = ("floor", "action", "bet", "extend", "street")
 LIGHTS = ("led_running", "led_bet", "buzzer")
-PIN_RANGE = range(2, 28)  # BCM 2-27: the 40-pin header's usable GPIOs
+
+
+@dataclass(frozen=True)
+class Range:
+    """The values a number may take: ``low`` to ``high`` inclusive (``low`` excluded when ``above``).
+
+    Every numeric key has one, so no value can be infinite, NaN or absurdly large (a clock of
+    1e12 s would hang the engine's microsecond arithmetic). ``what`` names the kind of number
+    in the message (``"a BCM pin number"``).
+    """
+
+    low: float
+    high: float
+    above: bool = False
+    what: str = ""
+
+    def __str__(self) -> str:
+        if self.above:
+            return f"greater than {self.low:g} and at most {self.high:g}"
+        return f"from {self.low:g} to {self.high:g}"
+
+    def problem(self, value) -> str | None:
+        """Why ``value`` is outside the range (None when it is inside)."""
+        # Comparisons with NaN are all false, so NaN fails the test below as it should.
+        inside = (self.low < value if self.above else self.low <= value) and value <= self.high
+        if inside:
+            return None
+        return f"must be {self.what + ' ' if self.what else ''}{self}"
 
 
 @dataclass(frozen=True)
 class Key:
-    """One configuration key: dotted name, accepted types, default, description, extra check."""
+    """One configuration key: dotted name, accepted types, default, description, allowed range, extra check.
+
+    A number's ``range`` is checked before ``check``; a key that takes numbers must have one
+    (tests/test_config.py checks every key of the schema).
+    """
 
     name: str
     types: tuple
     default: Any
     description: str
     check: Callable[[Any], str | None] | None = None
+    range: Range | None = None
+
+    def problem(self, value) -> str | None:
+        """What is wrong with ``value`` for this key, without the key's name (None when it is valid)."""
+        # bool is an int in Python: only accept it where the schema says bool.
+        if not isinstance(value, self.types) or (isinstance(value, bool) and bool not in self.types):
+            return f"must be {_type_name(self.types)}, not {_shown(value)}"
+        if self.range and isinstance(value, (int, float)) and not isinstance(value, bool):
+            problem = self.range.problem(value)
+            if problem:
+                return f"{problem} (got {_shown(value)})"
+        problem = self.check(value) if self.check else None
+        return f"{problem} (got {_shown(value)})" if problem else None
 
 
-def _positive(v):
-    return None if v > 0 else "must be greater than 0"
-
-
-def _not_negative(v):
-    return None if v >= 0 else "must not be negative"
+def _shown(value) -> str:
+    """A value as the user wrote it in TOML (``inf``, ``nan``, ``true``), shortened when huge."""
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    text = repr(value)
+    return text if len(text) <= 40 else text[:37] + "..."
 
 
 def _one_of(*choices):
@@ -47,64 +93,61 @@ def _one_of(*choices):
     return check
 
 
-def _pin(v):
-    if v is None:
-        return None
-    return None if v in PIN_RANGE else "must be a BCM pin number from 2 to 27"
+def _not_true(v):
+    return "must be a BCM pin number or false" if v is True else None
 
 
-def _pin_or_false(v):
-    if v is True:
-        return "must be a BCM pin number or false, not true"
-    return None if v is False else _pin(v)
-
-
-def _fraction(v):
-    return None if 0 <= v <= 1 else "must be between 0 and 1"
-
-
+# Ranges a person would never need to leave; wide enough for any table, narrow enough to be safe.
+SECONDS = Range(0, 3600, above=True)           # a decision's clock: up to an hour
+COUNTDOWN = Range(0, 60)                        # audible countdown seconds
+TIE_WINDOW = Range(0, 5)                        # seconds after 0 that still count for the player
+PIN = Range(2, 27, what="a BCM pin number")     # the 40-pin header's usable GPIOs
 NUM = (int, float)
 SCHEMA: list[Key] = [
     Key("mode", (str,), "clock", "\"clock\" (rule 29 clock call) or \"shot\" (tour shot clock)", _one_of(*MODES)),
     Key("table", (str,), "Tafel 1", "the table's name, shown on the screen when idle"),
     Key("language", (str,), "nl", "screen and voice language: \"nl\" (Dutch, the official table language) or \"en\"",
         _one_of("nl", "en")),
-    Key("clock.seconds", NUM, 30, "the whole clock in seconds, countdown included", _positive),
-    Key("clock.countdown", (int,), 5, "audible countdown over the last N seconds", _not_negative),
-    Key("clock.tie_window", NUM, 0.5, "seconds after 0 in which an action still counts for the player", _not_negative),
-    *[Key(f"shot.{s}", NUM, 30, f"seconds per decision on the {s}", _positive) for s in STREETS],
-    Key("shot.countdown", (int,), 5, "audible countdown over the last N seconds", _not_negative),
-    Key("shot.extension", NUM, 30, "seconds one time-extension chip adds", _positive),
-    Key("shot.tie_window", NUM, 0.5, "seconds after 0 in which an action still counts for the player", _not_negative),
-    Key("pins.floor", (int,), 17, "BCM pin of the floor's button (to ground)", _pin),
-    Key("pins.action", (int,), 27, "BCM pin of the dealer's action button", _pin),
-    Key("pins.bet", (int,), 22, "BCM pin of the dealer's facing-a-bet button", _pin),
-    Key("pins.extend", (int,), 23, "BCM pin of the dealer's extension-chip button", _pin),
-    Key("pins.street", (int,), 24, "BCM pin of the dealer's street / new hand button", _pin),
-    Key("pins.led_running", (int,), 5, "BCM pin of the LED lit while a clock runs", _pin),
-    Key("pins.led_bet", (int,), 6, "BCM pin of the LED lit while a bet is faced", _pin),
+    Key("clock.seconds", NUM, 30, "the whole clock in seconds, countdown included", range=SECONDS),
+    Key("clock.countdown", (int,), 5, "audible countdown over the last N seconds", range=COUNTDOWN),
+    Key("clock.tie_window", NUM, 0.5, "seconds after 0 in which an action still counts for the player",
+        range=TIE_WINDOW),
+    *[Key(f"shot.{s}", NUM, 30, f"seconds per decision on the {s}", range=SECONDS) for s in STREETS],
+    Key("shot.countdown", (int,), 5, "audible countdown over the last N seconds", range=COUNTDOWN),
+    Key("shot.extension", NUM, 30, "seconds one time-extension chip adds", range=SECONDS),
+    Key("shot.tie_window", NUM, 0.5, "seconds after 0 in which an action still counts for the player",
+        range=TIE_WINDOW),
+    Key("pins.floor", (int,), 17, "BCM pin of the floor's button (to ground)", range=PIN),
+    Key("pins.action", (int,), 27, "BCM pin of the dealer's action button", range=PIN),
+    Key("pins.bet", (int,), 22, "BCM pin of the dealer's facing-a-bet button", range=PIN),
+    Key("pins.extend", (int,), 23, "BCM pin of the dealer's extension-chip button", range=PIN),
+    Key("pins.street", (int,), 24, "BCM pin of the dealer's street / new hand button", range=PIN),
+    Key("pins.led_running", (int,), 5, "BCM pin of the LED lit while a clock runs", range=PIN),
+    Key("pins.led_bet", (int,), 6, "BCM pin of the LED lit while a bet is faced", range=PIN),
     Key("pins.buzzer", (int, bool), False, "BCM pin of an optional active buzzer, or false for none",
-        _pin_or_false),
+        _not_true, range=PIN),
     Key("gpio.board", (str,), "raspberry-pi",
         "\"raspberry-pi\" (gpiozero finds the model and its GPIO chip) or \"generic\" (any other Linux board: "
         "pin numbers are line offsets of gpio.chip)", _one_of(*BOARDS)),
-    Key("gpio.chip", (int,), 0, "the GPIO chip (/dev/gpiochipN) of a \"generic\" board", _not_negative),
+    Key("gpio.chip", (int,), 0, "the GPIO chip (/dev/gpiochipN) of a \"generic\" board",
+        range=Range(0, 255, what="a GPIO chip number")),
     Key("device.debounce", NUM, 0.03, "seconds after a counted edge in which further edges are contact bounce",
-        _not_negative),
+        range=Range(0, 1)),
     Key("device.edge_grace", NUM, 0.001,
         "seconds the ruling at the end of the tie window waits for a press still on its way from the GPIO driver",
-        lambda v: None if 0 <= v <= 0.1 else "must be from 0 to 0.1"),
-    Key("device.hold", NUM, 2.0, "seconds a button must be held for a hold gesture", _positive),
+        range=Range(0, 0.1)),
+    Key("device.hold", NUM, 2.0, "seconds a button must be held for a hold gesture", range=Range(0, 60, above=True)),
     Key("device.stuck_after", NUM, 10.0, "seconds after which a held button is reported stuck and ignored",
-        _positive),
+        range=Range(0, 3600, above=True)),
     Key("sound.enabled", (bool,), True, "play sounds through the speaker"),
-    Key("sound.volume", NUM, 0.8, "volume from 0 to 1", _fraction),
+    Key("sound.volume", NUM, 0.8, "volume from 0 to 1", range=Range(0, 1)),
     Key("sound.voice", (bool,), True, "speak the countdown (\"vijf … één\"); false for tones only"),
     Key("screen.fullscreen", (bool,), True, "fill the screen (on the Pi); the simulator opens a window"),
     Key("screen.size", (str,), "800x480", "window size WIDTHxHEIGHT when not fullscreen (portrait: 480x800)"),
-    Key("screen.last_ruling_seconds", NUM, 60, "how long the idle screen shows the last ruling", _not_negative),
+    Key("screen.last_ruling_seconds", NUM, 60, "how long the idle screen shows the last ruling",
+        range=Range(0, 86400)),
     Key("log.keep_days", (int,), 90, "days of records kept in the decision log before they are archived",
-        _positive),
+        range=Range(1, 36500)),
 ]
 KEYS = {k.name: k for k in SCHEMA}
 
@@ -170,59 +213,71 @@ def _type_name(types: tuple) -> str:
 
 
 def parse_config(text: str, source: str = "(text)") -> Config:
-    """Validate TOML ``text``; raise :class:`ConfigError` listing every problem."""
+    """Validate TOML ``text``; raise :class:`ConfigError` with every problem, keyed by its key.
+
+    A UTF-8 byte order mark at the start (as some Windows editors write) is accepted.
+    """
     try:
-        raw = tomllib.loads(text)
+        raw = tomllib.loads(text.removeprefix("\ufeff"))
     except tomllib.TOMLDecodeError as exc:
-        raise ConfigError(source, [f"not valid TOML: {exc}"]) from None
+        raise ConfigError(source, {"": f"not valid TOML: {exc}"}) from None
+    return config_from(_flatten(raw), source)
+
+
+def config_from(flat: dict, source: str) -> Config:
+    """A :class:`Config` from dotted keys and values (a TOML file's, or a replay header's).
+
+    Raises :class:`ConfigError` whose ``errors`` maps each bad key to its problem.
+    """
     values = {k.name: k.default for k in SCHEMA}
-    problems = []
-    for name, value in _flatten(raw).items():
+    errors: dict[str, str] = {}
+    for name, value in flat.items():
         key = KEYS.get(name)
         if key is None:
             match = difflib.get_close_matches(name, KEYS, n=1)
-            hint = f" (did you mean '{match[0]}'?)" if match else ""
-            problems.append(f"unknown key '{name}'{hint}")
+            errors[name] = "is not a known key" + (f" (did you mean '{match[0]}'?)" if match else "")
             continue
-        # bool is an int in Python: only accept it where the schema says bool.
-        ok = isinstance(value, key.types) and (bool in key.types or not isinstance(value, bool))
-        if not ok:
-            problems.append(f"'{name}' must be {_type_name(key.types)}, not {value!r}")
-            continue
-        problem = key.check(value) if key.check else None
+        problem = key.problem(value)
         if problem:
-            problems.append(f"'{name}' {problem} (got {value!r})")
-            continue
-        values[name] = value
-    problems += _cross_checks(values, {p.split("'")[1] for p in problems if "'" in p})
-    if problems:
-        pin_only = all("pin" in p for p in problems)
-        raise (PinConfigError if pin_only else ConfigError)(source, problems)
+            errors[name] = problem
+        else:
+            values[name] = value
+    _cross_checks(values, errors)
+    if errors:
+        pins_only = all(k.startswith("pins.") for k in errors)
+        raise (PinConfigError if pins_only else ConfigError)(source, errors)
     return Config(values, source)
 
 
-def _cross_checks(values: dict, already_bad: set) -> list[str]:
-    problems = []
+def _cross_checks(values: dict, errors: dict) -> None:
+    """Problems between keys, each under the key to change (only when its own value was valid)."""
+    def add(name, problem):
+        errors.setdefault(name, problem)
+
     for mode in ("clock", "shot"):
-        shortest = values["clock.seconds"] if mode == "clock" else min(values[f"shot.{s}"] for s in STREETS)
-        if values[f"{mode}.countdown"] > shortest and f"{mode}.countdown" not in already_bad:
-            problems.append(f"'{mode}.countdown' ({values[f'{mode}.countdown']}) is longer than the clock "
-                            f"({shortest} s)")
+        streets = ["clock.seconds"] if mode == "clock" else [f"shot.{s}" for s in STREETS]
+        if any(k in errors for k in streets) or f"{mode}.countdown" in errors:
+            continue
+        shortest = min(values[k] for k in streets)
+        if values[f"{mode}.countdown"] > shortest:
+            add(f"{mode}.countdown", f"({values[f'{mode}.countdown']}) is longer than the clock ({shortest} s)")
     seen: dict[int, str] = {}
     for role in BUTTONS + LIGHTS:
-        pin = values[f"pins.{role}"]
-        if pin is False or isinstance(pin, bool):
+        name = f"pins.{role}"
+        pin = values[name]
+        if isinstance(pin, bool) or name in errors:
             continue
         if pin in seen:
-            problems.append(f"pin {pin} is used twice: 'pins.{seen[pin]}' and 'pins.{role}'")
+            add(name, f"uses pin {pin}, which 'pins.{seen[pin]}' uses already")
         seen[pin] = role
-    try:
-        parse_size(values["screen.size"])
-    except ValueError as exc:
-        problems.append(f"'screen.size' {exc}")
-    if values["device.stuck_after"] <= values["device.hold"]:
-        problems.append("'device.stuck_after' must be longer than 'device.hold'")
-    return problems
+    if "screen.size" not in errors:
+        try:
+            parse_size(values["screen.size"])
+        except ValueError as exc:
+            add("screen.size", str(exc))
+    if "device.stuck_after" not in errors and "device.hold" not in errors:
+        if values["device.stuck_after"] <= values["device.hold"]:
+            add("device.stuck_after", f"must be longer than 'device.hold' ({values['device.hold']} s)")
 
 
 def load_config(path: str | Path | None) -> Config:
@@ -233,9 +288,13 @@ def load_config(path: str | Path | None) -> Config:
     try:
         text = path.read_text(encoding="utf-8")
     except FileNotFoundError:
-        raise ConfigError(str(path), ["file not found"]) from None
-    except (OSError, UnicodeDecodeError) as exc:
-        raise ConfigError(str(path), [f"cannot read: {exc}"]) from None
+        raise ConfigError(str(path), {"": "file not found"}) from None
+    except IsADirectoryError:
+        raise ConfigError(str(path), {"": "is a directory, not a file"}) from None
+    except OSError as exc:
+        raise ConfigError(str(path), {"": f"cannot read: {exc.strerror}"}) from None
+    except UnicodeDecodeError as exc:
+        raise ConfigError(str(path), {"": f"not UTF-8 text (byte {exc.start})"}) from None
     return parse_config(text, str(path))
 
 
@@ -253,5 +312,6 @@ def example_toml() -> str:
         shown = "false" if value is False else "true" if value is True else (
             f'"{value}"' if isinstance(value, str) else str(value))
         assignment = f"{leaf or key.name} = {shown}"
-        lines.append(f"{assignment:<24} # {key.description}")
+        allowed = f" ({key.range})" if key.range and not key.name.startswith("pins.") else ""
+        lines.append(f"{assignment:<24} # {key.description}{allowed}")
     return "\n".join(lines) + "\n"

@@ -9,16 +9,27 @@ class ShotclockError(Exception):
 
 
 class ConfigError(ShotclockError):
-    """The configuration file is missing, unreadable or invalid; ``problems`` lists every one."""
+    """The configuration is missing, unreadable or invalid; ``errors`` maps each bad key to its problem.
 
-    def __init__(self, source: str, problems: list[str]):
+    In the style of Mopidy, problems are keyed by the dotted key (``"clock.seconds"``), so a caller
+    finds a key's problem without parsing messages; the key ``""`` holds problems of the whole file.
+    """
+
+    def __init__(self, source: str, errors: dict[str, str]):
         self.source = source
-        self.problems = list(problems)
+        self.errors = dict(errors)
         super().__init__(f"{source}: " + "; ".join(self.problems))
 
+    @property
+    def problems(self) -> list[str]:
+        """Every problem as a sentence naming its key."""
+        return [f"'{key}' {problem}" if key else problem for key, problem in self.errors.items()]
+
     def report(self) -> str:
-        """A multi-line message for a person: the file, then one problem a line."""
-        lines = [f"shotclock: invalid configuration in {self.source}:"]
+        """The message for a person: one line for one problem, else the file then one problem a line."""
+        if len(self.errors) == 1:
+            return f"shotclock: invalid configuration in {self.source}: {self.problems[0]}"
+        lines = [f"shotclock: invalid configuration in {self.source} ({len(self.errors)} problems):"]
         lines += [f"  - {p}" for p in self.problems]
         return "\n".join(lines)
 

@@ -2,7 +2,7 @@
 
 import pytest
 
-from shotclock.config import Config, example_toml, load_config, parse_config
+from shotclock.config import SCHEMA, Config, example_toml, load_config, parse_config
 from shotclock.errors import ConfigError, PinConfigError
 from shotclock.shell.cli import main
 
@@ -39,13 +39,15 @@ def test_every_problem_is_reported_at_once_with_key_names():
     problems = info.value.problems
     assert len(problems) == 4
     assert "'mode' must be one of 'clock', 'shot' (got 'shto')" in problems
-    assert "unknown key 'clock.secnds' (did you mean 'clock.seconds'?)" in problems
+    assert "'clock.secnds' is not a known key (did you mean 'clock.seconds'?)" in problems
     assert "'clock.countdown' must be a whole number, not 'five'" in problems
-    assert "'clock.tie_window' must not be negative (got -1)" in problems
+    assert "'clock.tie_window' must be from 0 to 5 (got -1)" in problems
+    # Keyed by the key, Mopidy style: no message is parsed back into a key.
+    assert set(info.value.errors) == {"mode", "clock.secnds", "clock.countdown", "clock.tie_window"}
 
 
 def test_booleans_are_not_numbers():
-    with pytest.raises(ConfigError, match="'clock.seconds' must be a number, not True"):
+    with pytest.raises(ConfigError, match="'clock.seconds' must be a number, not true"):
         parse_config("[clock]\nseconds = true\n")
 
 
@@ -57,8 +59,8 @@ def test_countdown_longer_than_clock():
 @pytest.mark.parametrize("text, message", [
     ("[pins]\nfloor = 1\n", "'pins.floor' must be a BCM pin number from 2 to 27 (got 1)"),
     ("[pins]\naction = 28\n", "'pins.action' must be a BCM pin number from 2 to 27 (got 28)"),
-    ("[pins]\nbet = 17\n", "pin 17 is used twice: 'pins.floor' and 'pins.bet'"),
-    ("[pins]\nbuzzer = 5\n", "pin 5 is used twice: 'pins.led_running' and 'pins.buzzer'"),
+    ("[pins]\nbet = 17\n", "'pins.bet' uses pin 17, which 'pins.floor' uses already"),
+    ("[pins]\nbuzzer = 5\n", "'pins.buzzer' uses pin 5, which 'pins.led_running' uses already"),
     ("[pins]\nbuzzer = true\n", "'pins.buzzer' must be a BCM pin number or false"),
 ])
 def test_pin_errors(text, message):
@@ -99,3 +101,52 @@ def test_shipped_example_config_is_current():
 
     shipped = Path(__file__).parent.parent / "hardware" / "config.example.toml"
     assert shipped.read_text() == example_toml(), "run: shotclock config > hardware/config.example.toml"
+
+
+NUMBER_KEYS = [k for k in SCHEMA if set(k.types) & {int, float}]
+
+
+def test_every_number_in_the_schema_has_a_range():
+    """New keys must say what they allow: an unbounded number can crash the device mid-clock."""
+    assert NUMBER_KEYS and all(k.range is not None for k in NUMBER_KEYS), [k.name for k in NUMBER_KEYS if not k.range]
+
+
+@pytest.mark.parametrize("key", NUMBER_KEYS, ids=lambda k: k.name)
+@pytest.mark.parametrize("value", ["inf", "-inf", "nan", "1e10", "1e12", "-1e300", "99999999999999999"])
+def test_absurd_numbers_are_rejected_with_key_and_range(key, value):
+    section, _, leaf = key.name.rpartition(".")
+    text = (f"[{section}]\n" if section else "") + f"{leaf} = {value}\n"
+    if float not in key.types and value in ("inf", "-inf", "nan", "1e10", "1e12", "-1e300"):
+        expected = "must be a whole number"
+    else:
+        expected = f"must be {key.range.what + ' ' if key.range.what else ''}{key.range}"
+    with pytest.raises(ConfigError) as info:
+        parse_config(text)
+    assert key.name in info.value.errors and expected in info.value.errors[key.name], info.value.errors
+
+
+def test_range_check_sees_the_edges():
+    assert parse_config("[clock]\nseconds = 3600\ncountdown = 60\ntie_window = 5\n")["clock.seconds"] == 3600
+    with pytest.raises(ConfigError, match="'clock.seconds' must be greater than 0 and at most 3600 \\(got 0\\)"):
+        parse_config("[clock]\nseconds = 0\n")
+
+
+def test_a_byte_order_mark_is_accepted(tmp_path):
+    path = tmp_path / "bom.toml"
+    path.write_bytes("\ufeffmode = \"shot\"\n".encode())
+    assert load_config(path)["mode"] == "shot"
+
+
+def test_config_check_of_infinity_exits_2_with_one_line(tmp_path, capsys):
+    path = tmp_path / "c.toml"
+    path.write_text("[clock]\nseconds = inf\n")
+    assert main(["config", "--check", str(path)]) == 2
+    err = capsys.readouterr().err
+    assert err.splitlines() == [f"shotclock: invalid configuration in {path}: "
+                                "'clock.seconds' must be greater than 0 and at most 3600 (got inf)"]
+
+
+def test_errors_between_keys_are_keyed_by_the_key_to_change():
+    with pytest.raises(ConfigError) as info:
+        parse_config("[device]\nhold = 5\nstuck_after = 4\n[shot]\nflop = 3\n")
+    assert set(info.value.errors) == {"device.stuck_after", "shot.countdown"}

@@ -19,6 +19,7 @@ from shotclock.errors import ConfigError, ShotclockError
 DEFAULT_CONFIG = Path("/etc/shotclock/config.toml")
 os.environ.setdefault("PYGAME_HIDE_SUPPORT_PROMPT", "1")  # before any command imports pygame
 log = logging.getLogger("shotclock.cli")
+NO_CONFIG = {"config", "broker-config"}  # commands that read no device configuration
 
 
 def load_for(args) -> Config:
@@ -85,7 +86,7 @@ def build_parser() -> argparse.ArgumentParser:
     def add(name, func, help_text):
         p = sub.add_parser(name, help=help_text, description=help_text)
         p.set_defaults(func=func)
-        if name != "config":
+        if name not in NO_CONFIG:
             p.add_argument("--config", metavar="FILE",
                            help=f"configuration file (default: {DEFAULT_CONFIG} when present)")
         return p
