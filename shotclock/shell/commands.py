@@ -47,7 +47,8 @@ def screenshot(add) -> None:
     p.add_argument("--at", required=True, type=float, metavar="T", help="the moment to draw (seconds)")
     p.add_argument("--size", metavar="WxH", help="screen size (default: the config's screen.size, 800x480)")
     p.add_argument("--fault", action="append", metavar="KIND[=DETAIL]",
-                   help="also show a fault banner: stuck=action, no_sound (repeatable)")
+                   help="also show a fault banner: stuck=BUTTON, no_sound, log=unavailable or "
+                        "log=write_failed (repeatable)")
     p.add_argument("--interrupted", action="store_true",
                    help="draw the clock as after a power cut at T: restored paused, waiting for the floor")
 
