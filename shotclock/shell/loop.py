@@ -175,8 +175,10 @@ class DeviceLoop:
         round.button_faults.append(fault)
         key = f"stuck:{fault.button}"
         if fault.kind == "stuck":
-            log.warning("button '%s' is stuck (held since %.1f s); ignoring it until released",
-                        fault.button, fault.t)
+            # fault.t is on the monotonic clock: say it as the local time of day a person can check.
+            since = time.strftime("%H:%M:%S", time.localtime(time.time() - (self.clock() - fault.t)))
+            log.warning("button '%s' is stuck (held down, reported at %s); ignoring it until released",
+                        fault.button, since)
             self.faults[key] = fault.button
         else:
             log.info("button '%s' released; it works again", fault.button)
