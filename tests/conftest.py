@@ -69,3 +69,13 @@ def vclock(mock_factory, monkeypatch):
     clock = VirtualClock()
     monkeypatch.setattr("gpiozero.pins.mock.monotonic", clock)
     return clock
+
+
+@pytest.fixture
+def broker(tmp_path):
+    """A real mosquitto on free loopback ports, configured by ``shotclock broker-config``
+    (venue ``test``, tables ``1`` and ``2``), stopped afterwards. See tests/mqtt_broker.py."""
+    from mqtt_broker import MosquittoBroker
+
+    with MosquittoBroker(tmp_path / "broker", venue="test", tables=["1", "2"]) as b:
+        yield b

@@ -40,7 +40,8 @@ def test_bounce_storm_counts_once():
 def test_any_bounce_count_gives_one_gesture_per_press(bounce, length):
     r = reader()
     out = press(r, "floor", 1.0, length=length, bounce=bounce) + r.advance(20)
-    assert out == [Gesture(1.0 + length, "floor", "press")]
+    # the press at its edge, then the tap at release -- dated at the press edge too
+    assert out == [Gesture(1.0, "floor", "press"), Gesture(1.0, "floor", "tap")]
 
 
 def test_tap_shorter_than_debounce_is_settled_at_the_last_edge():
@@ -53,15 +54,17 @@ def test_tap_shorter_than_debounce_is_settled_at_the_last_edge():
     assert r.edge(Edge(1.5, "action", True)) == [Gesture(1.5, "action", "press")]
 
 
-def test_floor_short_press_acts_on_release():
+def test_floor_press_is_dated_at_its_edge_and_its_tap_too():
     r = reader()
-    assert r.edge(Edge(1.0, "floor", True)) == []
-    assert r.edge(Edge(1.3, "floor", False)) == [Gesture(1.3, "floor", "press")]
+    assert r.edge(Edge(1.0, "floor", True)) == [Gesture(1.0, "floor", "press")]
+    assert r.undecided_since() == 1.0  # tap or hold: not known yet
+    assert r.edge(Edge(1.3, "floor", False)) == [Gesture(1.0, "floor", "tap")]
+    assert r.undecided_since() is None
 
 
 def test_hold_gesture_fires_at_the_hold_time_and_release_adds_nothing():
     r = reader()
-    r.edge(Edge(1.0, "street", True))
+    assert r.edge(Edge(1.0, "street", True)) == [Gesture(1.0, "street", "press")]
     assert r.next_wake() == 3.0
     assert r.advance(2.9) == []
     assert r.advance(3.5) == [Gesture(3.0, "street", "hold")]
@@ -81,7 +84,7 @@ def test_stuck_button_is_reported_and_ignored_until_released():
 
 def test_floor_held_until_stuck_cancels_once_then_is_stuck():
     r = reader()
-    r.edge(Edge(0, "floor", True))
+    assert r.edge(Edge(0, "floor", True)) == [Gesture(0, "floor", "press")]
     assert r.advance(12) == [Gesture(2, "floor", "hold"), ButtonFault(10, "floor", "stuck")]
     assert r.edge(Edge(13, "floor", False)) == [ButtonFault(13, "floor", "released")]
 
@@ -103,21 +106,25 @@ def test_gesture_map_clock_mode():
     engine = Engine(Settings(mode="clock"))
     g = lambda button, kind="press": gesture_event(Gesture(1, button, kind), engine.state)
     assert g("floor") == Call(1)
-    assert g("floor", "hold") == Cancel(1)
+    assert g("floor", "hold") is None  # the press already called the clock: a long press does not cancel it
     assert g("action") == Action(1)
     assert g("bet") == Bet(1, True)
     engine.handle(Call(0))
-    assert g("floor") == Pause(1)
+    assert g("floor") == Pause(1)  # at the press edge
+    assert g("floor", "hold") == Cancel(1)
+    assert g("floor", "tap") is None
     engine.handle(Pause(0.5))
-    assert g("floor") == Resume(1)
+    assert g("floor") is None  # tap or hold? decided at the release or the hold
+    assert (g("floor", "tap"), g("floor", "hold")) == (Resume(1), Cancel(1))
 
 
 def test_gesture_map_shot_mode():
     engine = Engine(Settings(mode="shot"))
     g = lambda button, kind="press": gesture_event(Gesture(1, button, kind), engine.state)
     assert g("action") == Start(1)
-    assert g("floor") is None
+    assert (g("floor"), g("floor", "tap"), g("floor", "hold")) == (None, None, None)
     assert g("bet") == Bet(1, False)  # a new hand faces the blinds: the toggle clears it
     assert (g("street"), g("street", "hold"), g("extend")) == (Street(1), Hand(1), Extend(1))
+    assert g("street", "tap") is None
     engine.handle(Start(0))
     assert (g("action"), g("floor"), g("floor", "hold")) == (Action(1), Pause(1), Stop(1))

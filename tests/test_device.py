@@ -11,6 +11,7 @@ import pytest
 from shotclock.config import Config, parse_config
 from shotclock.shell.device import Device
 from shotclock.core.buttons import Edge
+from shotclock.core.faults import StuckButton
 
 
 @pytest.fixture
@@ -54,11 +55,11 @@ def records(rounds):
 def test_floor_call_then_expiry_rules_hand_dead_through_fake_pins(device):
     d = device()
     tap(d, "bet")
-    release = tap(d, "floor")
-    first = d.loop.step()  # the floor's release is the call
+    release = tap(d, "floor", hold=0.08)
+    first = d.loop.step()
     assert [i.event.NAME for i in first.inputs] == ["bet", "call"]
     call_t = first.inputs[1].event.t
-    assert call_t == release  # dated at the release edge
+    assert call_t == pytest.approx(release - 0.08, abs=1e-9)  # dated at the press edge, not the release
     d.loop.clock.now = call_t + 30.5 + d.loop.edge_grace
     out = records([d.loop.step()])
     assert out[-1]["outcome"] == "hand_dead" and out[-1]["t"] == pytest.approx(call_t + 30.5, abs=1e-6)
@@ -98,12 +99,12 @@ def test_stuck_button_is_reported_shown_and_ignored(device):
     d.loop.clock.now = pin._last_change + 11
     r = d.loop.step()
     assert [(f.button, f.kind) for f in r.button_faults] == [("action", "stuck")]
-    assert r.faults == {"stuck:action": "action"}
+    assert r.faults == (StuckButton("action", pin._last_change + 10),)
     pin.drive_high()
     d.loop.clock.now += 1
     r = d.loop.step()
     assert [(f.button, f.kind) for f in r.button_faults] == [("action", "released")]
-    assert r.faults == {}
+    assert r.faults == ()
 
 
 def test_button_pressed_at_start_is_stuck(vclock, monkeypatch):
@@ -114,7 +115,7 @@ def test_button_pressed_at_start_is_stuck(vclock, monkeypatch):
     d = Device(Config(), "mock", clock=vclock)
     try:
         r = d.loop.step()
-        assert r.faults == {"stuck:action": "action"} and r.inputs == []
+        assert [(type(f), f.button) for f in r.faults] == [(StuckButton, "action")] and r.inputs == []
     finally:
         d.pins.close()
 
@@ -127,7 +128,8 @@ def test_hold_gesture_cancels_the_clock(device):
     pin.drive_low()
     d.loop.clock.now = pin._last_change + 2.5
     r = d.loop.step()
-    assert [i.event.NAME for i in r.inputs] == ["cancel"]
+    # the press pauses at once (the floor's hand is on the clock); the hold then cancels it
+    assert [(i.event.NAME, i.event.t - pin._last_change) for i in r.inputs] == [("pause", 0), ("cancel", 2.0)]
     assert r.outputs[-1].record()["outcome"] == "cancelled"
     pin.drive_high()
     d.loop.clock.now += 0.1

@@ -12,6 +12,13 @@ def test_rules_doc_contains_the_current_transition_table():
     assert transition_table_markdown() in doc
 
 
+def test_rules_doc_contains_the_current_gesture_map():
+    from shotclock.core.gestures import gesture_table_markdown
+
+    doc = (ROOT / "docs" / "rules.md").read_text()
+    assert gesture_table_markdown() in doc
+
+
 def test_every_test_named_in_rules_doc_exists():
     import re
 

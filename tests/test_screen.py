@@ -7,6 +7,7 @@ from shotclock.adapters.screen import PALETTE, Renderer, render_png
 from shotclock.core.engine import Engine
 from shotclock.core.events import Action, Call, Cancel, Pause
 from shotclock.core.settings import Settings
+from shotclock.core.faults import NoSound
 from shotclock.core.view import Display, view_at
 
 SIZES = [(800, 480), (1920, 1080), (480, 800)]
@@ -103,7 +104,7 @@ def test_the_consequence_text_is_drawn_and_differs_between_dead_and_check():
 
 
 def test_fault_banner_is_drawn():
-    view = view_at(state(at=0), 0, Display(), {"no_sound": "x"})
+    view = view_at(state(at=0), 0, Display(), [NoSound("x")])
     surface = draw(view, (800, 480))
     assert tuple(surface.get_at((5, 475)))[:3] == (255, 204, 0)
 

@@ -34,21 +34,21 @@ SHORT = "[clock]\nseconds = 2\ncountdown = 1\ntie_window = 0.25\n"
 def test_script_mode_rules_with_inputs_dated_at_their_edges(tmp_path):
     script = [
         {"t": 0.1, "button": "bet", "hold": 0.05, "bounce": 4},
-        {"t": 0.2, "button": "floor", "hold": 0.1, "bounce": 4},   # call at its release, 0.3
-        {"t": 0.9, "button": "action", "hold": 0.1, "bounce": 6},  # acted, 1.4 s left
-        {"t": 1.2, "button": "floor", "hold": 0.1, "bounce": 2},   # call at 1.3; expires at 3.55
+        {"t": 0.2, "button": "floor", "hold": 0.1, "bounce": 4},   # call at its press edge, 0.2
+        {"t": 0.9, "button": "action", "hold": 0.1, "bounce": 6},  # acted, 1.3 s left
+        {"t": 1.2, "button": "floor", "hold": 0.1, "bounce": 2},   # call at 1.2; expires at 3.45
     ]
     report = run_script(tmp_path, script, SHORT)
     inputs = [r for r in report if r["type"] == "input"]
     assert [(i["event"], i["button"]) for i in inputs] == [("bet", "bet"), ("call", "floor"), ("action", "action"),
                                                            ("call", "floor")]
-    scripted = [0.1, 0.3, 0.9, 1.3]  # press edges, and the floor's release edges
+    scripted = [0.1, 0.2, 0.9, 1.2]  # every input at its press edge
     for record, edge in zip(inputs, scripted):
         assert abs(record["t"] - edge) <= 0.001, record
     decisions = [r for r in report if r["type"] == "decision"]
     assert [d["outcome"] for d in decisions] == ["acted", "hand_dead"]
-    assert abs(decisions[0]["remaining"] - 1.4) <= 0.002
-    assert abs(decisions[1]["due"] - 3.55) <= 0.002
+    assert abs(decisions[0]["remaining"] - 1.3) <= 0.002
+    assert abs(decisions[1]["due"] - 3.45) <= 0.002
     beeps = [r for r in report if r["type"] == "beep"]
     assert [b["remaining"] for b in beeps] == [1, 0]
     for r in beeps + decisions[1:]:

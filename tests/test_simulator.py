@@ -7,6 +7,7 @@ import pygame
 import pytest
 
 from shotclock.config import Config, parse_config
+from shotclock.core.faults import NoSound
 from shotclock.shell.presenters import ScreenPresenter
 from shotclock.shell.simulator import Simulator, TerminalPresenter, TerminalSimulator
 
@@ -108,7 +109,7 @@ def test_terminal_simulator_keys_drive_the_pins(mock_factory):
         r = sim.device.loop.run_once()
         assert [i.event.NAME for i in r.inputs] == ["call"]
         assert "Bij 0: CHECK" in out.getvalue()
-        assert ("Geen geluid" in out.getvalue()) == (sim.device.loop.faults.get("no_sound") is not None)
+        assert ("Geen geluid" in out.getvalue()) == any(isinstance(f, NoSound) for f in sim.device.table.faults)
         sim.key("q")
         assert sim.quit
     finally:

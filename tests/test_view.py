@@ -5,6 +5,7 @@ import pytest
 from shotclock.core.engine import Engine
 from shotclock.core.events import Action, Bet, Call, Cancel, Extend, Pause, Start, Street
 from shotclock.core.settings import Settings
+from shotclock.core.faults import LOG_WRITE_FAILED, LogFault, NoSound, StuckButton
 from shotclock.core.view import RULING_SECONDS, Display, next_change, view_at
 
 NL, EN = Display(table="Feature 1"), Display(table="Feature 1", language="en")
@@ -88,9 +89,10 @@ def test_shot_mode_shows_street_and_extensions():
 
 
 def test_faults_are_named():
-    v = view_at(clock().state, 0, NL, {"stuck:action": "action", "no_sound": "no device"})
+    v = view_at(clock().state, 0, NL, (StuckButton("action", 3.0), NoSound("no device")))
     assert v.faults == ("Geen geluid", "Knop 'actie' zit vast · genegeerd")
-    assert view_at(clock().state, 0, EN, {"stuck:bet": "bet"}).faults == ("Button 'bet' stuck · ignored",)
+    assert view_at(clock().state, 0, EN, [StuckButton("bet", 1.0)]).faults == ("Button 'bet' stuck · ignored",)
+    assert view_at(clock().state, 0, EN, [LogFault(LOG_WRITE_FAILED, "disk full")]).faults == ("Log: cannot write",)
 
 
 def test_next_change_is_exactly_when_the_view_changes():

@@ -8,10 +8,13 @@ debounce delays and shifts the timestamp, which a ruling at 0 cannot afford).
   Edges within ``debounce`` after a counted edge are contact bounce and are ignored;
   if the contact ended up in the other state, that is counted when the window closes,
   at the time of the last edge seen.
-* ``action``, ``bet`` and ``extend`` act on the press edge. ``floor`` and ``street`` have a
-  hold gesture as well, so they act on release (a short press) or when the hold time is
-  reached (a hold), dated at that moment.
+* Every button gives a ``press`` gesture on its press edge, dated at that edge.
+* ``floor`` and ``street`` have a hold gesture as well: released before ``hold`` they also
+  give a ``tap``, dated at the *press* edge (the gesture logic never moves a timestamp);
+  held that long they give a ``hold``, dated when the hold time is reached.
 * A button held longer than ``stuck_after`` is reported stuck and ignored until released.
+
+What a gesture means is decided by :mod:`shotclock.core.gestures`, not here.
 
 Example::
 
@@ -26,24 +29,18 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from shotclock.core import events as ev
-from shotclock.core.engine import IDLE, Snapshot
+from shotclock.core.gestures import HOLD, PRESS, TAP, gesture_event  # noqa: F401 (re-exported)
+from shotclock.core.inputs import Edge
+
+__all__ = ["ButtonFault", "ButtonReader", "Edge", "Gesture", "HOLDABLE", "gesture_event"]
 
 HOLDABLE = frozenset({"floor", "street"})
 
 
 @dataclass(frozen=True)
-class Edge:
-    """A pin edge: ``button`` went ``pressed`` (or released) at ``t`` (seconds)."""
-
-    t: float
-    button: str
-    pressed: bool
-
-
-@dataclass(frozen=True)
 class Gesture:
-    """A recognised gesture: ``kind`` is ``press`` or ``hold``."""
+    """A recognised gesture: ``kind`` is ``press`` (at the press edge), ``tap`` (a holdable
+    button released before the hold time, dated at its press edge) or ``hold``."""
 
     t: float
     button: str
@@ -78,7 +75,7 @@ class ButtonReader:
     :param debounce: seconds after a counted edge in which further edges are bounce.
     :param hold: seconds a holdable button must be held for a ``hold`` gesture.
     :param stuck_after: seconds after which a held button is reported stuck.
-    :param holdable: the buttons with a hold gesture (they act on release or hold).
+    :param holdable: the buttons with a hold gesture (they also give a tap or a hold).
     """
 
     def __init__(self, debounce: float = 0.03, hold: float = 2.0, stuck_after: float = 10.0,
@@ -104,6 +101,18 @@ class ButtonReader:
         b.held = True
         return [ButtonFault(t, button, "stuck")]
 
+    def undecided_since(self) -> float | None:
+        """The press edge of the earliest holdable button still down whose tap or hold is not yet known."""
+        times = [b.press_t for name, b in self._buttons.items()
+                 if name in self.holdable and b.pressed and not b.held and not b.stuck]
+        return min(times) if times else None
+
+    def unsettled_press_since(self) -> float | None:
+        """The earliest press edge seen inside a bounce window, to be counted when the window closes."""
+        times = [b.raw_t for b in self._buttons.values()
+                 if b.raw_pressed and not b.pressed and b.counted_t is not None]
+        return min(times) if times else None
+
     def edge(self, edge: Edge) -> list[Gesture | ButtonFault]:
         """Take one edge (in time order) and return the gestures and faults it completes."""
         out = self.advance(edge.t)
@@ -125,7 +134,7 @@ class ButtonReader:
                 out += self._count(name, b, b.raw_t, b.raw_pressed)
             elif what == "hold":
                 b.held = True
-                out.append(Gesture(when, name, "hold"))
+                out.append(Gesture(when, name, HOLD))
             else:
                 b.stuck = True
                 out.append(ButtonFault(when, name, "stuck"))
@@ -157,43 +166,11 @@ class ButtonReader:
         b.counted_t = t
         if pressed:
             b.press_t, b.held = t, False
-            return [] if name in self.holdable else [Gesture(t, name, "press")]
+            return [Gesture(t, name, PRESS)]
         if b.stuck:
             b.stuck = False
             return [ButtonFault(t, name, "released")]
         if name in self.holdable and not b.held:
-            return [Gesture(t, name, "press")]
+            return [Gesture(b.press_t, name, TAP)]  # dated at its press edge
         return []
 
-
-def gesture_event(gesture: Gesture, state: Snapshot) -> ev.Event | None:
-    """The engine event a gesture means in the current state (the gesture map in the README).
-
-    ======== ======================================= =====================
-    button   press                                   hold (2 s)
-    ======== ======================================= =====================
-    floor    call (idle) / pause / resume            cancel (shot: stop)
-    action   action (shot mode, idle: start)         --
-    bet      toggle facing a bet                     --
-    extend   one extension chip                      --
-    street   next street                             new hand
-    ======== ======================================= =====================
-    """
-    t, button, kind = gesture.t, gesture.button, gesture.kind
-    if button == "floor":
-        if kind == "hold":
-            return ev.Cancel(t) if state.mode == "clock" else ev.Stop(t)
-        if state.phase == "running":
-            return ev.Pause(t)
-        if state.phase == "paused":
-            return ev.Resume(t)
-        return ev.Call(t) if state.mode == "clock" else None
-    if button == "action":
-        return ev.Start(t) if state.mode == "shot" and state.phase == IDLE else ev.Action(t)
-    if button == "bet":
-        return ev.Bet(t, not state.facing_bet)
-    if button == "extend":
-        return ev.Extend(t)
-    if button == "street":
-        return ev.Hand(t) if kind == "hold" else ev.Street(t)
-    return None

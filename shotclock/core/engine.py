@@ -214,19 +214,38 @@ class Engine:
         out.extend(self._apply(event.NAME, t, event))
         return out
 
-    def advance(self, t: float, settle: float = 0.0) -> list[ev.Output]:
+    def advance(self, t: float, settle: float = 0.0, hold: float | None = None) -> list[ev.Output]:
         """Let time pass to ``t`` (inclusive) and return the beeps and rulings that fell due.
 
         ``settle``: inputs may still arrive dated up to this much before ``t`` (a GPIO driver
         hands edges over a little late), so the engine's clock for events only moves to
         ``t - settle``, and the ruling at the end of the tie window waits until that clock
         passes it. Beeps do not wait. Every output keeps its exact time.
+
+        ``hold``: while no clock runs, keep the engine's clock for events at this time (an input
+        dated then is still being decided); ignored while a clock runs.
         """
         us, settle_us = _us(t), _us(settle)
         if us < self._now:
             return []
         out = self._run_timers(us, inclusive=True, settle=settle_us)
-        self._now = max(self._now, us - settle_us)
+        target = us - settle_us
+        if hold is not None and self.phase != RUNNING:
+            target = min(target, _us(hold))
+        self._now = max(self._now, target)
+        return out
+
+    def catch_up(self, t: float) -> list[ev.Output]:
+        """Let time pass to just before ``t``: the beeps and rulings due before it, for reading an input at ``t``.
+
+        Timers due at ``t`` itself wait (a tie goes to the player). The engine's clock moves to
+        ``t``, so a later event may not be dated before it.
+        """
+        us = _us(t)
+        if us <= self._now:
+            return []
+        out = self._run_timers(us, inclusive=False) if self.phase == RUNNING else []
+        self._now = us
         return out
 
     def next_wake(self, settle: float = 0.0) -> float | None:

@@ -8,10 +8,12 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
+from typing import Iterable
 
 from shotclock.core import texts
 from shotclock.core.engine import IDLE, PAUSED, RUNNING, Snapshot
 from shotclock.core.events import ACTED, CANCELLED
+from shotclock.core.faults import Fault, LogFault, NoSound, StuckButton
 
 RULING_SECONDS = 10.0  # how long a ruling fills the screen before the idle screen returns
 STEPS_PER_SECOND = 4  # the progress ring moves in quarter seconds
@@ -62,18 +64,18 @@ def _ruling_words(decision, language: str) -> tuple[str, str, str]:
     return t(f"ruling.{outcome}"), t(f"ruling.{outcome}.detail"), "dead" if outcome == "hand_dead" else "warn"
 
 
-def _fault_texts(faults: dict[str, str], language: str) -> tuple[str, ...]:
-    out = []
-    for key, detail in sorted(faults.items()):
-        kind = key.split(":")[0]
-        if kind == "stuck":
-            button = texts.text(language, f"button.{detail}")
-            out.append(texts.text(language, "fault.stuck", button=button))
-        elif kind == "no_sound":
-            out.append(texts.text(language, "fault.no_sound"))
-        else:
-            out.append(texts.text(language, "fault.log", detail=detail))
-    return tuple(out)
+def _fault_text(fault: Fault, language: str) -> str:
+    if isinstance(fault, StuckButton):
+        return texts.text(language, "fault.stuck", button=texts.text(language, f"button.{fault.button}"))
+    if isinstance(fault, NoSound):
+        return texts.text(language, "fault.no_sound")
+    if isinstance(fault, LogFault):
+        return texts.text(language, f"fault.log.{fault.problem}")
+    return type(fault).__name__
+
+
+def _fault_texts(faults: Iterable[Fault], language: str) -> tuple[str, ...]:
+    return tuple(sorted(_fault_text(f, language) for f in faults))
 
 
 def _shot_info(state: Snapshot, language: str) -> str:
@@ -85,10 +87,10 @@ def _shot_info(state: Snapshot, language: str) -> str:
     return " · ".join(parts)
 
 
-def view_at(state: Snapshot, now: float, display: Display = Display(), faults: dict | None = None) -> View:
+def view_at(state: Snapshot, now: float, display: Display = Display(), faults: Iterable[Fault] = ()) -> View:
     """What the screen shows at ``now`` for this engine state."""
     lang = display.language
-    fault_texts = _fault_texts(faults or {}, lang)
+    fault_texts = _fault_texts(faults or (), lang)
     consequence = texts.text(lang, "at_zero", ruling=texts.text(lang, f"ruling.{state.consequence}"))
     info = _shot_info(state, lang)
     if state.phase in (RUNNING, PAUSED):

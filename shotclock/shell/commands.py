@@ -86,7 +86,8 @@ def screenshot(add) -> None:
     p.add_argument("--at", required=True, type=seconds, metavar="T", help="the moment to draw (seconds)")
     p.add_argument("--size", metavar="WxH", help="screen size (default: the config's screen.size, 800x480)")
     p.add_argument("--fault", action="append", metavar="KIND[=DETAIL]",
-                   help="also show a fault banner: stuck=action, no_sound (repeatable)")
+                   help="also show a fault banner: stuck=BUTTON, no_sound, log=unavailable or "
+                        "log=write_failed (repeatable)")
     p.add_argument("--interrupted", action="store_true",
                    help="draw the clock as after a power cut at T: restored paused, waiting for the floor")
 
@@ -121,4 +122,20 @@ def log(add) -> None:
     v.add_argument("--archive", metavar="FILE", help="verify an archive (archive/records-*.jsonl.gz) instead")
 
 
-REGISTER: list = [simulate, run, selftest, screenshot, log]
+def broker_config(add) -> None:
+    p = add("broker-config", "shotclock.floor.broker_config:cmd_broker_config",
+            "write a Mosquitto configuration for a venue: passwords, ACLs, listeners (see docs/network.md)")
+    p.add_argument("out", metavar="DIR", help="the folder to write mosquitto.conf, passwd, acl and credentials/ into")
+    p.add_argument("--venue", required=True, help="the venue's name in the topics (letters, digits, - and _)")
+    p.add_argument("--tables", required=True, metavar="IDS", help="table ids, for example 1-20,feature")
+    p.add_argument("--local", default="127.0.0.1:1883", metavar="HOST:PORT",
+                   help="the plain listener, on loopback only (default 127.0.0.1:1883)")
+    p.add_argument("--listen", metavar="HOST:PORT", help="a TLS listener for the floor network, e.g. 0.0.0.0:8883")
+    p.add_argument("--websockets", default="127.0.0.1:9001", metavar="HOST:PORT",
+                   help="the browsers' websockets listener (default 127.0.0.1:9001; TLS beyond loopback; none: off)")
+    p.add_argument("--certfile", metavar="PEM", help="server certificate for TLS listeners")
+    p.add_argument("--keyfile", metavar="PEM", help="its private key")
+    p.add_argument("--run-as", metavar="USER", help="the user mosquitto drops to when started as root")
+
+
+REGISTER: list = [simulate, run, selftest, screenshot, log, broker_config]

@@ -10,8 +10,8 @@ from pathlib import Path
 from shotclock.adapters.pins import TablePins, make_pin_factory
 from shotclock.adapters.systemd import SystemdNotifier
 from shotclock.config import BUTTONS, Config
-from shotclock.core.buttons import ButtonReader
-from shotclock.core.engine import RUNNING, Engine
+from shotclock.core.engine import IDLE, RUNNING
+from shotclock.core.table import Table
 from shotclock.errors import HardwareError, ShotclockError
 from shotclock.shell.loop import DeviceLoop
 
@@ -34,7 +34,7 @@ class LightsPresenter:
         state = round.state
         remaining = state.remaining(round.now)
         running = state.phase == RUNNING
-        self.pins.show(running=state.phase != "idle",
+        self.pins.show(running=state.phase != IDLE,
                        countdown=running and remaining <= state.countdown,
                        facing_bet=state.facing_bet)
 
@@ -53,10 +53,12 @@ class Device:
                  waker=None, notifier: SystemdNotifier | None = None, clock=time.monotonic):
         self.config = config
         self.notifier = notifier or SystemdNotifier()
-        self.engine = Engine(config.settings, start=clock())
-        self.reader = ButtonReader(config["device.debounce"], config["device.hold"], config["device.stuck_after"])
-        self.loop = DeviceLoop(self.engine, self.reader, clock=clock, waker=waker,
-                               edge_grace=config["device.edge_grace"])
+        self.table = Table(config.settings, start=clock(), debounce=config["device.debounce"],
+                           hold=config["device.hold"], stuck_after=config["device.stuck_after"],
+                           edge_grace=config["device.edge_grace"])
+        self.engine = self.table.engine
+        self.reader = self.table.reader
+        self.loop = DeviceLoop(self.table, clock=clock, waker=waker)
         self.pins = TablePins(config.pins, self.loop.post, make_pin_factory(pin_factory), clock=clock)
         self.loop.listeners = [LightsPresenter(self.pins, buzzer_beeps), *listeners, self.notifier]
         for button, pressed in self.pins.pressed_now().items():
@@ -163,7 +165,7 @@ def _run_script(args, config, listeners) -> int:
     player.start()
 
     def finished(round) -> bool:
-        return (player.done and not device.loop.has_pending_edges and round.state.phase != RUNNING
+        return (player.done and not device.loop.has_pending_inputs and round.state.phase != RUNNING
                 and device.reader.next_wake() is None)
 
     try:

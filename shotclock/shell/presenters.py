@@ -5,6 +5,7 @@ from __future__ import annotations
 import logging
 
 from shotclock.core.events import CHECK, HAND_DEAD
+from shotclock.core.faults import NoSound
 from shotclock.core.view import Display, next_change, view_at
 from shotclock.errors import HardwareError
 
@@ -67,7 +68,7 @@ class Presenters:
     def attach(self, device) -> None:
         """Show a sound fault on the device's screen."""
         if self.sound_problem:
-            device.loop.set_fault("no_sound", self.sound_problem)
+            device.loop.set_fault(NoSound(self.sound_problem))
 
 
 def make_sound(config) -> tuple[object | None, str | None]:

@@ -11,7 +11,8 @@ from shotclock.adapters.log import DecisionLog, utc_iso
 from shotclock.core.clocks import clocks_from, remaining_at_last_record
 from shotclock.core.events import Decision, Started
 from shotclock.errors import LogError
-from shotclock.shell.loop import Input
+from shotclock.core.faults import LOG_UNAVAILABLE, LOG_WRITE_FAILED, LogFault
+from shotclock.core.table import Input
 
 log = logging.getLogger("shotclock.recorder")
 BACKLOG_LIMIT = 10_000
@@ -142,7 +143,7 @@ def open_recorder(config, state_dir, device, utcnow=lambda: datetime.now(timezon
         decision_log = DecisionLog(state_dir)
     except LogError as exc:
         log.error("%s; running without a decision log", exc)
-        device.loop.set_fault("log", "niet beschikbaar" if config["language"] == "nl" else "unavailable")
+        device.loop.set_fault(LogFault(LOG_UNAVAILABLE, str(exc)))
         return None
     try:
         decision_log.archive(config["log.keep_days"])
@@ -150,8 +151,10 @@ def open_recorder(config, state_dir, device, utcnow=lambda: datetime.now(timezon
         log.warning("cannot archive old records: %s", exc)
 
     def on_fault(message):
-        device.loop.set_fault("log", None if message is None else
-                              ("schrijven mislukt" if config["language"] == "nl" else "cannot write"))
+        if message is None:
+            device.loop.clear_fault(LogFault)
+        else:
+            device.loop.set_fault(LogFault(LOG_WRITE_FAILED, message))
 
     recorder = Recorder(decision_log, config, on_fault, utcnow)
     now = device.loop.clock()

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
-from shotclock.core.engine import Engine
+from shotclock.config import BUTTONS
+from shotclock.core.engine import IDLE, Engine
+from shotclock.core.faults import LOG_UNAVAILABLE, LOG_WRITE_FAILED, Fault, LogFault, NoSound, StuckButton
 from shotclock.core.events import End
 from shotclock.core.view import Display, view_at
 from shotclock.config import parse_size
@@ -13,6 +15,21 @@ def display_for(config) -> Display:
     """The screen's fixed settings from a configuration."""
     return Display(table=config["table"], language=config["language"],
                    last_ruling_seconds=config["screen.last_ruling_seconds"])
+
+
+FAULT_KINDS = "stuck=BUTTON, no_sound, log=unavailable, log=write_failed"
+
+
+def parse_fault(text: str) -> Fault:
+    """A ``--fault`` value (``stuck=action``, ``no_sound``, ``log=write_failed``) as a fault; errors name it."""
+    kind, _, detail = text.partition("=")
+    if kind == "stuck" and detail in BUTTONS:
+        return StuckButton(detail, 0.0)
+    if kind == "no_sound":
+        return NoSound(detail)
+    if kind == "log" and detail in (LOG_UNAVAILABLE, LOG_WRITE_FAILED, ""):
+        return LogFault(detail or LOG_WRITE_FAILED)
+    raise ShotclockError(f"--fault {text!r}: expected one of {FAULT_KINDS}")
 
 
 def state_at(events, settings, at: float, interrupted: bool = False):
@@ -27,7 +44,7 @@ def state_at(events, settings, at: float, interrupted: bool = False):
         engine.handle(event)
     engine.advance(at)
     state = engine.state
-    if interrupted and state.phase != "idle":
+    if interrupted and state.phase != IDLE:
         restored = Engine(settings)
         restored.restore_paused(at, state.remaining(at), state.facing_bet, state.street, state.extensions,
                                 state.seconds)
@@ -46,7 +63,7 @@ def cmd_screenshot(args) -> int:
         size = parse_size(args.size) if args.size else config.screen_size
     except ValueError as exc:
         raise ShotclockError(f"--size {exc}") from None
-    faults = dict(f.split("=", 1) if "=" in f else (f, f) for f in args.fault or ())
+    faults = [parse_fault(f) for f in args.fault or ()]
     with scenario.named():
         events = scenario.events()
         state = state_at(events, config.settings, args.at, args.interrupted)

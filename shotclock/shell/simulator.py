@@ -16,6 +16,7 @@ import threading
 import time
 
 from shotclock.config import BUTTONS
+from shotclock.core.faults import NoSound
 from shotclock.errors import HardwareError
 from shotclock.shell.device import Device, attach_log
 
@@ -188,7 +189,7 @@ class TerminalSimulator:
         listeners = ([SoundPresenter(player)] if player else []) + [self.presenter]
         self.device = Device(config, "mock", listeners, buzzer_beeps=False)
         if problem:
-            self.device.loop.set_fault("no_sound", problem)
+            self.device.loop.set_fault(NoSound(problem))
         self.quit = False
 
     def key(self, char: str) -> None:

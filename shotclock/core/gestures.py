@@ -1,0 +1,99 @@
+"""The gesture map: which engine event a button gesture means, as data.
+
+:data:`GESTURES` maps ``(button, gesture kind)`` to a row of ``(mode, phase) → event``;
+``*`` matches any mode or phase, and the most exact entry wins. A gesture missing from
+the map does nothing. To add a gesture, add an entry: there is no control flow to edit.
+
+Every gesture that can change a ruling acts on the press edge. A ``tap`` or ``hold`` is read
+against the phase the clock was in at the button's *press* edge, so pressing the floor
+button on a running clock pauses it at once (the press), and keeping it held then cancels
+it (the hold) -- while a press that called a clock does not cancel it when held a little
+long. Only a paused clock waits for the release to tell a resume (tap, dated at the press)
+from a cancel (hold); nothing can fall due on a paused clock in the meantime. The street
+button moves to the next street on its press; held, it then starts a new hand.
+
+========= =========================== ======================== ===========================
+button    press (at the press edge)   tap (dated at the press) hold (2 s)
+========= =========================== ======================== ===========================
+floor     idle: call; running: pause  paused: resume           running/paused: cancel (shot: stop)
+action    action (shot, idle: start)  --                       --
+bet       toggle facing a bet         --                       --
+extend    one extension chip          --                       --
+street    next street                 --                       new hand
+========= =========================== ======================== ===========================
+"""
+
+from __future__ import annotations
+
+from typing import Callable
+
+from shotclock.core import events as ev
+from shotclock.core.engine import IDLE, PAUSED, RUNNING, Snapshot
+
+PRESS, TAP, HOLD = "press", "tap", "hold"
+CLOCK, SHOT = "clock", "shot"
+ANY = "*"
+
+EventFor = Callable[[float, Snapshot], ev.Event]
+
+
+def _plain(cls: type[ev.Event]) -> EventFor:
+    make = lambda t, state: cls(t)
+    make.__name__ = cls.NAME
+    return make
+
+
+def _toggle_bet(t: float, state: Snapshot) -> ev.Event:
+    return ev.Bet(t, not state.facing_bet)
+
+
+_toggle_bet.__name__ = "toggle bet"
+
+GESTURES: dict[tuple[str, str], dict[tuple[str, str], EventFor]] = {
+    ("floor", PRESS): {(CLOCK, IDLE): _plain(ev.Call), (ANY, RUNNING): _plain(ev.Pause)},
+    ("floor", TAP): {(ANY, PAUSED): _plain(ev.Resume)},
+    ("floor", HOLD): {(CLOCK, RUNNING): _plain(ev.Cancel), (CLOCK, PAUSED): _plain(ev.Cancel),
+                      (SHOT, RUNNING): _plain(ev.Stop), (SHOT, PAUSED): _plain(ev.Stop)},
+    ("action", PRESS): {(SHOT, IDLE): _plain(ev.Start), (ANY, ANY): _plain(ev.Action)},
+    ("bet", PRESS): {(ANY, ANY): _toggle_bet},
+    ("extend", PRESS): {(ANY, ANY): _plain(ev.Extend)},
+    ("street", PRESS): {(ANY, ANY): _plain(ev.Street)},
+    ("street", HOLD): {(ANY, ANY): _plain(ev.Hand)},
+}
+
+
+def lookup(row: dict[tuple[str, str], EventFor], mode: str, phase: str) -> EventFor | None:
+    """The entry of ``row`` for ``mode`` and ``phase``: the most exact match, or None."""
+    for key in ((mode, phase), (mode, ANY), (ANY, phase), (ANY, ANY)):
+        if key in row:
+            return row[key]
+    return None
+
+
+def gesture_event(gesture, state: Snapshot, phase: str | None = None) -> ev.Event | None:
+    """The engine event ``gesture`` means in ``state`` (None: nothing).
+
+    :param gesture: a :class:`~shotclock.core.buttons.Gesture` (``t``, ``button``, ``kind``).
+    :param state: the engine's state at the gesture's time.
+    :param phase: the phase at the button's press edge, for a tap or a hold (default: ``state.phase``).
+
+    Example::
+
+        >>> from shotclock.core.buttons import Gesture
+        >>> from shotclock.core.engine import Engine
+        >>> from shotclock.core.settings import Settings
+        >>> gesture_event(Gesture(2.0, "floor", "press"), Engine(Settings()).state)
+        Call(t=2.0, facing_bet=None)
+    """
+    row = GESTURES.get((gesture.button, gesture.kind))
+    make = row and lookup(row, state.mode, phase or state.phase)
+    return make(gesture.t, state) if make else None
+
+
+def gesture_table_markdown() -> str:
+    """The gesture map as a Markdown table (button, gesture, mode, phase, event)."""
+    lines = ["| button | gesture | mode | phase | event |", "|---|---|---|---|---|"]
+    for (button, kind), row in GESTURES.items():
+        for (mode, phase), make in row.items():
+            lines.append(f"| {button} | {kind} | {mode} | {phase} | {make.__name__} |")
+    return "\n".join(lines)

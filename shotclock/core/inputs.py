@@ -1,0 +1,52 @@
+"""What the table is fed: pin edges from its buttons and floor commands from the network.
+
+Both are small frozen values dated on the device's monotonic clock, in the style of h11's
+events: they say what happened and when, nothing else. :class:`~shotclock.core.table.Table`
+takes them in any order and reads each against the state at its own time.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True)
+class Edge:
+    """A pin edge: ``button`` went ``pressed`` (or released) at ``t`` (seconds).
+
+    Example::
+
+        >>> Edge(12.5, "action", True)
+        Edge(t=12.5, button='action', pressed=True)
+    """
+
+    t: float
+    button: str
+    pressed: bool
+
+
+# The floor commands a network may send, and whether each takes ``facing_bet``.
+COMMANDS = ("call", "pause", "resume", "cancel", "start", "stop", "extend", "bet")
+
+
+@dataclass(frozen=True)
+class Command:
+    """A floor command from the network, dated when it reached the device (the device is the time authority).
+
+    :param t: monotonic seconds of arrival at the device.
+    :param name: one of ``call``, ``pause``, ``resume``, ``cancel``, ``start``, ``stop``, ``extend``, ``bet``.
+    :param id: the sender's command id (for the acknowledgement and the log).
+    :param sender: who sent it (the MQTT username).
+    :param facing_bet: for ``call`` (None keeps the table's bet state) and ``bet`` (None toggles it).
+
+    Example::
+
+        >>> Command(31.2, "pause", id="a7", sender="floor-3")
+        Command(t=31.2, name='pause', id='a7', sender='floor-3', facing_bet=None)
+    """
+
+    t: float
+    name: str
+    id: str
+    sender: str
+    facing_bet: bool | None = None

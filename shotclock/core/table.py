@@ -1,0 +1,289 @@
+"""The table: every input dated, ordered and read by the rules, in pure code.
+
+One :class:`Table` owns the button reader, the gesture map, the engine, the faults and the
+late-input policy. The shell feeds it timestamped inputs from any source -- pin
+:class:`~shotclock.core.inputs.Edge`\\ s from the buttons, floor
+:class:`~shotclock.core.inputs.Command`\\ s from the network -- and gets back a
+:class:`Round`: what was taken, what it caused, and (with :meth:`Table.next_wake`) when the
+table next needs waking. Like the engine, it never reads a clock: tests drive it with
+virtual time.
+
+The rules for inputs, all here so that they can be replayed:
+
+* Inputs are taken in time order. An input dated in the future (a clock that stepped) is
+  taken as now; one dated before an input already taken is taken at that input's time.
+* An input is read against the state at its own time: beeps and rulings due before it are
+  made first, even when the loop woke late.
+* An input that reaches the table after the engine's clock passed it (the loop was late by
+  more than ``edge_grace``) is taken at the engine's clock.
+* The ruling at the end of the tie window waits ``edge_grace`` for an edge dated before it
+  that the GPIO driver has not delivered yet. Beeps never wait.
+* A press inside a bounce window (a second press within ``debounce`` of a release) counts
+  when the window closes, dated at its edge; the ruling waits for it like for a late edge.
+* A tap (the floor's resume) is dated at its press edge. While the clock is not running and such
+  a press is undecided (tap or hold?), the engine's clock waits at the press edge, so the
+  tap's event is exact (nothing falls due in the meantime).
+
+Example::
+
+    >>> from shotclock.core.inputs import Command, Edge
+    >>> from shotclock.core.settings import Settings
+    >>> table = Table(Settings())
+    >>> r = table.feed([Edge(1.0, "floor", True), Edge(1.1, "floor", False)], now=1.2)
+    >>> [(i.event.NAME, i.event.t) for i in r.inputs]
+    [('call', 1.0)]
+    >>> r = table.feed([Command(3.0, "pause", id="c1", sender="floor")], now=3.0)
+    >>> r.acks[0].caused
+    ['pause']
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field, replace
+from typing import Callable, Iterable
+
+from shotclock.core import events as ev
+from shotclock.core.buttons import ButtonFault, ButtonReader, Gesture
+from shotclock.core.engine import Engine, Snapshot
+from shotclock.core.faults import Fault, StuckButton
+from shotclock.core.gestures import PRESS, gesture_event
+from shotclock.core.inputs import COMMANDS, Command, Edge
+from shotclock.core.settings import Settings
+
+
+def _command_event(cls: type[ev.Event]) -> Callable[[float, Snapshot, Command], ev.Event]:
+    return lambda t, state, command: cls(t)
+
+
+# What each floor command becomes: read against the state at the command's time, like a gesture.
+COMMAND_EVENTS: dict[str, Callable[[float, Snapshot, Command], ev.Event]] = {
+    "call": lambda t, state, command: ev.Call(t, command.facing_bet),
+    "bet": lambda t, state, command: ev.Bet(t, not state.facing_bet if command.facing_bet is None
+                                            else command.facing_bet),
+    "pause": _command_event(ev.Pause),
+    "resume": _command_event(ev.Resume),
+    "cancel": _command_event(ev.Cancel),
+    "start": _command_event(ev.Start),
+    "stop": _command_event(ev.Stop),
+    "extend": _command_event(ev.Extend),
+}
+assert set(COMMAND_EVENTS) == set(COMMANDS)
+
+
+@dataclass(frozen=True)
+class Input:
+    """An input the table took: its ``source`` (a gesture or a command), the engine event it
+    became (None for a command the table does not know), and the bet state and street just after.
+
+    The event's ``t`` is the time it was given: its press edge or arrival, or the engine's
+    clock if it reached the table after the engine had moved on.
+    """
+
+    source: Gesture | Command
+    event: ev.Event | None
+    facing_bet: bool | None = None
+    street: str | None = None
+
+    @property
+    def t(self) -> float:
+        """The time the input was taken at."""
+        return self.event.t if self.event is not None else self.source.t
+
+    @property
+    def gesture(self) -> Gesture | None:
+        """The button gesture, for an input from a button."""
+        return self.source if isinstance(self.source, Gesture) else None
+
+    @property
+    def command(self) -> Command | None:
+        """The floor command, for an input from the network."""
+        return self.source if isinstance(self.source, Command) else None
+
+    def record(self) -> dict:
+        """The JSON form: ``{"t", "type": "input", "event", …}`` with ``button`` and ``gesture``
+        for a button, ``command``, ``id`` and ``sender`` for a floor command."""
+        src = self.source
+        rec = {"t": self.t, "type": "input", "event": self.event.NAME if self.event is not None else src.name}
+        if isinstance(src, Command):
+            rec.update(command=src.name, id=src.id, sender=src.sender)
+        else:
+            rec.update(button=src.button, gesture=src.kind)
+        if getattr(self.event, "facing_bet", None) is not None:
+            rec["set_bet"] = self.event.facing_bet
+        return rec
+
+
+@dataclass(frozen=True)
+class Ack:
+    """What one floor command caused: the outputs of its event (an ``ignored`` output says why not)."""
+
+    command: Command
+    outputs: tuple[ev.Output, ...]
+
+    @property
+    def ignored(self) -> str | None:
+        """The reason the command changed nothing, or None when it took effect."""
+        for out in self.outputs:
+            if isinstance(out, ev.Ignored):
+                return out.reason
+        return None
+
+    @property
+    def caused(self) -> list[str]:
+        """The types of the outputs it caused (``start``, ``pause``, ``decision``…)."""
+        return [out.TYPE for out in self.outputs]
+
+
+@dataclass
+class Round:
+    """Everything one feeding of the table took and caused, in the order the engine took it."""
+
+    now: float
+    state: Snapshot | None = None  # the engine's state after the round
+    inputs: list[Input] = field(default_factory=list)
+    outputs: list[ev.Output] = field(default_factory=list)
+    button_faults: list[ButtonFault] = field(default_factory=list)
+    faults: tuple[Fault, ...] = ()
+    acks: list[Ack] = field(default_factory=list)
+    acted_at: float = 0.0  # set by the shell: when the round was done on its clock
+    sequence: list = field(default_factory=list)  # inputs and outputs in the order the engine took them
+
+    def add_outputs(self, outputs: list[ev.Output]) -> None:
+        """Outputs the engine just gave."""
+        self.outputs += outputs
+        self.sequence += outputs
+
+    def add_input(self, item: Input) -> None:
+        """An input just handed to the engine."""
+        self.inputs.append(item)
+        self.sequence.append(item)
+
+
+class Table:
+    """One table's rules: buttons, gestures, floor commands, the engine and the faults.
+
+    :param settings: the mode and rule settings.
+    :param start: the time the table's clock begins (seconds).
+    :param debounce: seconds after a counted edge in which further edges are contact bounce.
+    :param hold: seconds a floor or street press must last to be a hold.
+    :param stuck_after: seconds after which a held button is reported stuck.
+    :param edge_grace: how long the ruling at the end of the tie window waits for an edge dated
+        before it that the GPIO driver has not delivered yet (seconds).
+    """
+
+    def __init__(self, settings: Settings, start: float = 0.0, *, debounce: float = 0.03, hold: float = 2.0,
+                 stuck_after: float = 10.0, edge_grace: float = 0.0):
+        self.engine = Engine(settings, start)
+        self.reader = ButtonReader(debounce, hold, stuck_after)
+        self.edge_grace = edge_grace
+        self._faults: dict[object, Fault] = {}
+        self._phase_at_press: dict[str, str] = {}
+        self._held_at_start: list[ButtonFault] = []
+        self._last_t = start
+
+    # -- the public interface ------------------------------------------------------
+
+    @property
+    def state(self) -> Snapshot:
+        """The engine's state now."""
+        return self.engine.state
+
+    @property
+    def faults(self) -> tuple[Fault, ...]:
+        """The faults to show, in the order they arose."""
+        return tuple(self._faults.values())
+
+    def set_fault(self, fault: Fault) -> None:
+        """Show ``fault`` (replacing one with the same key)."""
+        self._faults[fault.key] = fault
+
+    def clear_fault(self, key: object) -> None:
+        """Stop showing the fault with ``key`` (a fault's class, or its ``key``)."""
+        self._faults.pop(key, None)
+
+    def button_held_at_start(self, t: float, button: str) -> None:
+        """A button that reads pressed at start: stuck until released (reported in the next round)."""
+        self._held_at_start += self.reader.held_at_start(t, button)
+
+    def feed(self, inputs: Iterable[Edge | Command], now: float) -> Round:
+        """Take ``inputs`` (in any order) and let time pass to ``now``; return what happened."""
+        round = Round(now=now)
+        self._take(self._held_at_start, round)
+        self._held_at_start = []
+        for item in sorted(inputs, key=lambda i: i.t):
+            t = min(max(item.t, self._last_t), now)
+            self._last_t = t
+            if isinstance(item, Edge):
+                self._take(self.reader.edge(item if t == item.t else replace(item, t=t)), round)
+            else:
+                self._take(self.reader.advance(t), round)
+                self._command(item, t, round)
+        self._take(self.reader.advance(now), round)
+        # A press seen inside a bounce window counts when the window closes, dated at its edge:
+        # the ruling waits for it as for an edge still in the driver.
+        settle = self.edge_grace
+        if (unsettled := self.reader.unsettled_press_since()) is not None:
+            settle = max(settle, now - unsettled)
+        # A tap is dated at its press edge: while one is undecided and no timer can fall due
+        # (no clock runs), the engine's clock waits at that edge.
+        round.add_outputs(self.engine.advance(now, settle, hold=self.reader.undecided_since()))
+        round.state = self.engine.state
+        round.faults = self.faults
+        return round
+
+    def next_wake(self) -> float | None:
+        """The earliest moment the table has something to do by itself (a beep, a ruling, a hold…)."""
+        wakes = [w for w in (self.engine.next_wake(self.edge_grace), self.reader.next_wake()) if w is not None]
+        return min(wakes) if wakes else None
+
+    # -- inside ------------------------------------------------------------------------
+
+    def _take(self, items: list, round: Round) -> None:
+        for item in items:
+            if isinstance(item, ButtonFault):
+                self._button_fault(item, round)
+            else:
+                self._gesture(item, round)
+
+    def _at(self, t: float, round: Round) -> float:
+        """Bring the engine to just before ``t`` (never back): the time an input is taken at."""
+        t = max(t, self.engine.now)
+        round.add_outputs(self.engine.catch_up(t))
+        return t
+
+    def _gesture(self, gesture: Gesture, round: Round) -> None:
+        t = self._at(gesture.t, round)
+        state = self.engine.state
+        if gesture.kind == PRESS:
+            self._phase_at_press[gesture.button] = state.phase
+            phase = state.phase
+        else:  # a tap or a hold means what it meant when the button went down
+            phase = self._phase_at_press.pop(gesture.button, state.phase)
+        event = gesture_event(gesture if t == gesture.t else replace(gesture, t=t), state, phase)
+        if event is not None:
+            self._handle(event, gesture, round)
+
+    def _command(self, command: Command, t: float, round: Round) -> None:
+        t = self._at(t, round)
+        make = COMMAND_EVENTS.get(command.name)
+        if make is None:
+            outputs = [ev.Ignored(t, command.name, f"unknown command {command.name!r} "
+                                                    f"(known: {', '.join(COMMANDS)})")]
+            round.add_input(Input(command, None, self.engine.facing_bet, self.engine.street))
+            round.add_outputs(outputs)
+        else:
+            outputs = self._handle(make(t, self.engine.state, command), command, round)
+        round.acks.append(Ack(command, tuple(outputs)))
+
+    def _handle(self, event: ev.Event, source, round: Round) -> list[ev.Output]:
+        outputs = self.engine.handle(event)
+        round.add_input(Input(source, event, self.engine.facing_bet, self.engine.street))
+        round.add_outputs(outputs)
+        return outputs
+
+    def _button_fault(self, fault: ButtonFault, round: Round) -> None:
+        round.button_faults.append(fault)
+        if fault.kind == "stuck":
+            self.set_fault(StuckButton(fault.button, fault.t))
+        else:
+            self.clear_fault((StuckButton, fault.button))

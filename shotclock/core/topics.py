@@ -1,0 +1,56 @@
+"""The floor network's topic names (see docs/network.md): one place, used by the device,
+the broker configuration, the collector, the fleet simulator and the tests.
+
+Every topic lives under ``shotclock/v1/<venue>/``. A venue and a table id are short names
+of letters, digits, ``-`` and ``_``, so they can never hold an MQTT wildcard or a slash.
+"""
+
+from __future__ import annotations
+
+import re
+
+PREFIX = "shotclock/v1"
+NAME = re.compile(r"[A-Za-z0-9_-]{1,32}")
+# Per table: what it publishes, and what it reads.
+TABLE_PUBLISHES = ("status", "state", "event", "cmd/ack")
+TABLE_READS = ("cmd",)
+
+
+def check_name(kind: str, value: str) -> str | None:
+    """None when ``value`` is a valid venue or table id, else the problem in one line."""
+    if isinstance(value, str) and NAME.fullmatch(value):
+        return None
+    return f"{kind} {value!r} must be 1 to 32 letters, digits, '-' or '_'"
+
+
+def venue_root(venue: str) -> str:
+    """``shotclock/v1/<venue>``."""
+    return f"{PREFIX}/{venue}"
+
+
+def table_topic(venue: str, table: str, leaf: str) -> str:
+    """``shotclock/v1/<venue>/table/<table>/<leaf>`` (leaf: status, state, event, cmd, cmd/ack)."""
+    return f"{PREFIX}/{venue}/table/{table}/{leaf}"
+
+
+def feature_topic(venue: str) -> str:
+    """The venue's retained choice of the table the broadcast overlay shows."""
+    return f"{PREFIX}/{venue}/feature"
+
+
+def venue_cmd_topic(venue: str) -> str:
+    """Commands to every table of the venue at once (a break: pause all)."""
+    return f"{PREFIX}/{venue}/cmd"
+
+
+def all_tables(venue: str, leaf: str) -> str:
+    """The subscription to one leaf of every table (``…/table/+/<leaf>``)."""
+    return f"{PREFIX}/{venue}/table/+/{leaf}"
+
+
+def split_table_topic(topic: str) -> tuple[str, str, str] | None:
+    """(venue, table, leaf) of a table topic, or None for any other topic."""
+    parts = topic.split("/")
+    if len(parts) < 6 or "/".join(parts[:2]) != PREFIX or parts[3] != "table":
+        return None
+    return parts[2], parts[4], "/".join(parts[5:])

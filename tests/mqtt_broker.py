@@ -1,0 +1,226 @@
+"""A real Mosquitto for tests: started on free loopback ports with a config from ``shotclock broker-config``.
+
+Use the ``broker`` fixture (conftest.py), or in a script::
+
+    with MosquittoBroker(tmp_path, venue="test", tables=["1", "2"]) as broker:
+        client = broker.client("floor")      # a connected paho client with the floor's credential
+        broker.kill(); broker.start()        # a crash and a restart on the same ports and data
+
+``./dev`` installs Debian's mosquitto when run as root. Without it these tests are skipped,
+except under CI (``CI`` set), where a missing broker fails them.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import signal
+import socket
+import subprocess
+import threading
+import time
+import uuid
+from pathlib import Path
+
+import pytest
+
+from shotclock.floor.broker_config import BrokerPlan, Endpoint, write_broker_config
+
+START_TIMEOUT = 10.0
+
+
+def mosquitto_path() -> str | None:
+    """The mosquitto binary (Debian puts it in /usr/sbin, often not on a user's PATH)."""
+    return shutil.which("mosquitto") or shutil.which("mosquitto", path="/usr/sbin:/usr/local/sbin")
+
+
+def require_mosquitto() -> str:
+    """The binary, or skip the test (fail it under CI, where ./dev must have installed it)."""
+    path = mosquitto_path()
+    if path is None:
+        message = "mosquitto is not installed (./dev installs Debian's mosquitto when run as root)"
+        if os.environ.get("CI"):
+            pytest.fail(message)
+        pytest.skip(message)
+    return path
+
+
+def free_port() -> int:
+    """A TCP port free on 127.0.0.1 right now."""
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def port_open(port: int, host: str = "127.0.0.1") -> bool:
+    """True when something accepts connections on ``host:port``."""
+    try:
+        with socket.create_connection((host, port), timeout=0.2):
+            return True
+    except OSError:
+        return False
+
+
+class MosquittoBroker:
+    """A mosquitto process with a generated configuration in ``folder``.
+
+    :param folder: where mosquitto.conf, passwd, acl, credentials/ and data/ go.
+    :param venue: the venue in the topics.
+    :param tables: the table ids that get a credential.
+    :param websockets: also open a websockets listener (for browser tests).
+    :param persistence: keep retained messages and sessions across restarts.
+    """
+
+    def __init__(self, folder: str | Path, venue: str = "test", tables=("1", "2"), websockets: bool = True,
+                 persistence: bool = True):
+        self.binary = require_mosquitto()
+        self.folder = Path(folder)
+        self.venue = venue
+        self.tables = list(tables)
+        self.port = free_port()
+        self.ws_port = free_port() if websockets else None
+        plan = BrokerPlan(venue, self.tables, local=Endpoint("127.0.0.1", self.port),
+                          websockets=Endpoint("127.0.0.1", self.ws_port) if websockets else None,
+                          persistence="data" if persistence else None,
+                          run_as="root" if os.geteuid() == 0 else None)
+        self.passwords = write_broker_config(plan, self.folder)
+        self.conf = self.folder / "mosquitto.conf"
+        self.log_path = self.folder / "mosquitto.log"
+        self.process: subprocess.Popen | None = None
+        self._clients: list = []
+
+    # -- the process ----------------------------------------------------------------------
+
+    def start(self) -> "MosquittoBroker":
+        """Start mosquitto and wait until every listener accepts connections."""
+        log = open(self.log_path, "ab")
+        self.process = subprocess.Popen([self.binary, "-c", str(self.conf)], stdout=log, stderr=subprocess.STDOUT,
+                                        stdin=subprocess.DEVNULL)
+        log.close()
+        deadline = time.monotonic() + START_TIMEOUT
+        ports = [p for p in (self.port, self.ws_port) if p]
+        while not all(port_open(p) for p in ports):
+            if self.process.poll() is not None:
+                raise RuntimeError(f"mosquitto exited with {self.process.returncode}:\n{self.log_text()}")
+            if time.monotonic() > deadline:
+                self.kill()
+                raise RuntimeError(f"mosquitto did not listen within {START_TIMEOUT} s:\n{self.log_text()}")
+            time.sleep(0.02)
+        return self
+
+    def stop(self) -> None:
+        """A clean stop (SIGTERM): mosquitto saves its persistence file."""
+        if self.process and self.process.poll() is None:
+            self.process.terminate()
+            try:
+                self.process.wait(5)
+            except subprocess.TimeoutExpired:
+                self.process.kill()
+                self.process.wait()
+        self.process = None
+
+    def kill(self) -> None:
+        """A crash (SIGKILL): nothing saved since the last autosave."""
+        if self.process and self.process.poll() is None:
+            self.process.send_signal(signal.SIGKILL)
+            self.process.wait()
+        self.process = None
+
+    @property
+    def running(self) -> bool:
+        """True while the process is alive."""
+        return self.process is not None and self.process.poll() is None
+
+    def log_text(self) -> str:
+        """What mosquitto wrote so far."""
+        try:
+            return self.log_path.read_text(errors="replace")
+        except OSError:
+            return ""
+
+    def __enter__(self) -> "MosquittoBroker":
+        return self.start()
+
+    def __exit__(self, *exc) -> None:
+        self.close()
+
+    def close(self) -> None:
+        """Disconnect every client made by :meth:`client` and stop the broker."""
+        for c in self._clients:
+            try:
+                c.disconnect()  # first: it wakes the network thread, so loop_stop returns at once
+                c.loop_stop()
+            except Exception:
+                pass
+        self._clients.clear()
+        self.stop()
+
+    # -- credentials and clients ---------------------------------------------------------
+
+    def credentials_file(self, user: str) -> Path:
+        """The credentials file (TOML) of ``user`` (``table-1``, ``floor``, ``overlay``, ``collector``)."""
+        return self.folder / "credentials" / f"{user}.toml"
+
+    def client(self, user: str | None, password: str | None = None, connect: bool = True, **kwargs):
+        """A paho MQTT v5 client logged in as ``user`` (None: anonymous), its network thread running.
+
+        With ``connect`` the call waits for the CONNACK; ``client.connack`` holds its reason code.
+        """
+        import paho.mqtt.client as mqtt
+
+        c = mqtt.Client(mqtt.CallbackAPIVersion.VERSION2, client_id=f"test-{uuid.uuid4().hex[:8]}",
+                        protocol=mqtt.MQTTv5, **kwargs)
+        if user is not None:
+            c.username_pw_set(user, self.passwords.get(user, "") if password is None else password)
+        c.connack = None
+        c.connected_event = threading.Event()
+
+        def on_connect(client, userdata, flags, reason_code, properties):
+            client.connack = reason_code
+            client.connected_event.set()
+
+        c.on_connect = on_connect
+        self._clients.append(c)
+        if connect:
+            c.connect("127.0.0.1", self.port)
+            c.loop_start()
+            if not c.connected_event.wait(START_TIMEOUT):
+                raise RuntimeError("no CONNACK from mosquitto")
+        return c
+
+
+class Inbox:
+    """Collects the messages a subscribed client receives (thread-safe), for assertions."""
+
+    def __init__(self, client, *topics: str, qos: int = 1):
+        self.messages: list = []
+        self._cond = threading.Condition()
+        client.on_message = self._on_message
+        subscribed = threading.Event()
+        client.on_subscribe = lambda *a: subscribed.set()
+        client.subscribe([(t, qos) for t in topics])
+        if not subscribed.wait(START_TIMEOUT):
+            raise RuntimeError("no SUBACK")
+
+    def _on_message(self, client, userdata, message):
+        with self._cond:
+            self.messages.append(message)
+            self._cond.notify_all()
+
+    def wait_for(self, predicate, timeout: float = 10.0):
+        """The first message for which ``predicate(message)`` holds, waiting up to ``timeout`` s; None if none."""
+        deadline = time.monotonic() + timeout
+        with self._cond:
+            while True:
+                for m in self.messages:
+                    if predicate(m):
+                        return m
+                left = deadline - time.monotonic()
+                if left <= 0:
+                    return None
+                self._cond.wait(left)
+
+    def topics(self) -> list[str]:
+        """The topics received so far, in order."""
+        with self._cond:
+            return [m.topic for m in self.messages]

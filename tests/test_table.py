@@ -1,0 +1,197 @@
+"""The pure table: edges and floor commands dated, ordered and read by the rules (virtual time)."""
+
+import pytest
+from hypothesis import given, settings as hsettings, strategies as st
+
+from shotclock.core.buttons import Edge as ButtonsEdge
+from shotclock.core.events import Decision, Ignored
+from shotclock.core.faults import StuckButton
+from shotclock.core.inputs import Command, Edge
+from shotclock.core.settings import ClockSettings, Settings, ShotSettings
+from shotclock.core.table import Table
+
+SHORT = Settings(clock=ClockSettings(seconds=2, countdown=1, tie_window=0.25))
+
+
+def table(settings=SHORT, **kw):
+    return Table(settings, **kw)
+
+
+def tap(button, t, hold=0.1):
+    return [Edge(t, button, True), Edge(t + hold, button, False)]
+
+
+def names(r):
+    return [i.event.NAME for i in r.inputs]
+
+
+def test_edge_is_the_same_class_from_either_module():
+    assert ButtonsEdge is Edge
+
+
+def test_floor_call_is_dated_at_its_press_edge():
+    # Measured before: a call pressed at 0.300 s with an 80 ms hold started the clock at 0.380 s.
+    t = table()
+    r = t.feed(tap("floor", 0.300, hold=0.080), now=0.4)
+    assert [(i.event.NAME, i.event.t) for i in r.inputs] == [("call", 0.3)]
+    assert [o.record() for o in r.outputs] == [{"t": 0.3, "type": "start", "seconds": 2}]
+
+
+def test_floor_call_is_taken_at_the_press_before_the_release_arrives():
+    t = table()
+    r = t.feed([Edge(0.3, "floor", True)], now=0.31)
+    assert names(r) == ["call"] and r.state.phase == "running"
+    r = t.feed([Edge(1.5, "floor", False)], now=1.5)  # a long press (1.2 s): no second meaning
+    assert r.inputs == [] and r.state.phase == "running"
+
+
+def test_pause_is_dated_at_its_press_edge_and_a_hold_then_cancels():
+    t = table()
+    t.feed(tap("floor", 0.0), now=0.2)
+    r = t.feed([Edge(0.9, "floor", True)], now=1.05)
+    assert [(i.event.NAME, i.event.t) for i in r.inputs] == [("pause", 0.9)]
+    assert r.outputs[0].record() == {"t": 0.9, "type": "pause", "remaining": 1.1}
+    r = t.feed([], now=3.1)  # still held: 2 s after the press it is a hold
+    assert [(i.event.NAME, i.event.t) for i in r.inputs] == [("cancel", 2.9)]
+    assert r.outputs[-1].record()["outcome"] == "cancelled"
+
+
+def test_resume_is_dated_at_its_press_edge_though_decided_at_release():
+    t = table()
+    t.feed(tap("floor", 0.0), now=0.2)
+    t.feed(tap("floor", 0.5), now=0.7)  # paused with 1.5 s left
+    t.feed([Edge(5.0, "floor", True)], now=5.0)
+    r = t.feed([], now=5.9)  # the floor still holds the button: tap or hold is not known
+    assert r.inputs == [] and r.state.phase == "paused"
+    r = t.feed([Edge(6.0, "floor", False)], now=6.01)
+    assert [(i.event.NAME, i.event.t) for i in r.inputs] == [("resume", 5.0)]
+    assert r.state.deadline == pytest.approx(6.5)  # 1.5 s from the press, not from the release
+
+
+def test_ruling_due_before_a_press_is_made_first_even_when_the_loop_wakes_late():
+    # Before: a floor call made while a late ruling was pending became a 'pause' and was ignored.
+    t = table()
+    t.feed(tap("floor", 0.0), now=0.2)  # clock: expires at 2.25
+    r = t.feed(tap("floor", 2.4), now=2.6)  # the loop woke late, after the floor's next press
+    assert [o.TYPE for o in r.outputs] == ["beep", "beep", "decision", "start"]
+    assert r.outputs[2].outcome == "check" and r.outputs[2].t == 2.25
+    assert [(i.event.NAME, i.event.t) for i in r.inputs] == [("call", 2.4)]
+    assert r.state.phase == "running" and r.state.deadline == pytest.approx(4.4)
+
+
+def test_action_at_exactly_zero_plus_tie_window_goes_to_the_player():
+    t = table()
+    t.feed(tap("floor", 0.0), now=0.1)
+    r = t.feed([Edge(2.25, "action", True)], now=3.0)
+    decisions = [o for o in r.outputs if isinstance(o, Decision)]
+    assert [(d.outcome, d.at_zero) for d in decisions] == [("acted", True)]
+
+
+def test_late_edge_waits_for_the_grace_then_is_taken_at_the_engines_clock():
+    t = table(edge_grace=0.001)
+    t.feed(tap("floor", 0.0), now=0.1)
+    r = t.feed([], now=2.2504)
+    assert not [o for o in r.outputs if isinstance(o, Decision)]  # the ruling waits 1 ms
+    assert t.next_wake() == pytest.approx(2.251)
+    r = t.feed([Edge(2.2499, "action", True)], now=2.2506)  # delivered late, dated in time
+    assert [(o.outcome, o.at_zero) for o in r.outputs if isinstance(o, Decision)] == [("acted", True)]
+    t2 = table(edge_grace=0.001)
+    t2.feed(tap("floor", 0.0), now=0.1)
+    t2.feed([], now=3.0)  # ruled hand dead at 2.25
+    r = t2.feed([Edge(2.2499, "action", True)], now=3.1)  # too late: taken at the engine's clock
+    assert r.inputs[0].event.t == pytest.approx(2.999) and r.outputs[0].TYPE == "ignored"
+
+
+def test_future_dated_input_is_taken_as_now():
+    t = table()
+    r = t.feed([Edge(9.0, "action", True)], now=1.0)
+    assert r.inputs[0].event.t == 1.0
+
+
+def test_command_call_and_ack():
+    t = table()
+    r = t.feed([Command(1.0, "call", id="c1", sender="floor-a", facing_bet=True)], now=1.0)
+    [ack] = r.acks
+    assert (ack.command.id, ack.command.sender, ack.caused, ack.ignored) == ("c1", "floor-a", ["start"], None)
+    assert r.state.facing_bet is True and r.state.deadline == 3.0
+    assert r.inputs[0].record() == {"t": 1.0, "type": "input", "event": "call", "command": "call", "id": "c1",
+                                    "sender": "floor-a", "set_bet": True}
+
+
+def test_command_ignored_carries_the_reason():
+    t = table()
+    r = t.feed([Command(1.0, "resume", id="c2", sender="x")], now=1.0)
+    assert r.acks[0].ignored == "no clock is running" and r.acks[0].caused == ["ignored"]
+    r = t.feed([Command(2.0, "extend", id="c3", sender="x")], now=2.0)
+    assert "shot mode" in r.acks[0].ignored
+
+
+def test_unknown_command_is_ignored_and_recorded_with_its_id():
+    t = table()
+    r = t.feed([Command(1.0, "explode", id="c4", sender="x")], now=1.0)
+    assert "unknown command 'explode'" in r.acks[0].ignored
+    assert r.inputs[0].event is None and r.inputs[0].record()["id"] == "c4"
+
+
+def test_command_is_read_against_the_state_at_its_own_time():
+    t = table()
+    t.feed([Command(0.0, "call", id="1", sender="a")], now=0.0)
+    # Arrived at 2.4 (the clock had expired at 2.25); the loop only wakes at 2.6.
+    r = t.feed([Command(2.4, "call", id="2", sender="a")], now=2.6)
+    assert [o.TYPE for o in r.outputs] == ["beep", "beep", "decision", "start"]
+    assert r.acks[0].caused == ["start"]
+
+
+def test_commands_and_edges_are_taken_in_time_order():
+    t = table(Settings(mode="shot", shot=ShotSettings(preflop=10)))
+    r = t.feed([Command(1.5, "extend", id="e", sender="f"), Edge(1.0, "action", True),
+                Command(2.0, "pause", id="p", sender="f")], now=2.5)
+    assert names(r) == ["start", "extend", "pause"]
+    assert [a.command.id for a in r.acks] == ["e", "p"]
+    assert r.acks[0].caused == ["extended"]
+
+
+def test_bet_command_sets_or_toggles():
+    t = table()
+    r = t.feed([Command(1.0, "bet", id="1", sender="a")], now=1.0)
+    assert r.state.facing_bet is True
+    r = t.feed([Command(2.0, "bet", id="2", sender="a", facing_bet=True)], now=2.0)
+    assert r.acks[0].ignored == "the player is already facing a bet"
+
+
+def test_stuck_button_is_a_typed_fault():
+    t = table()
+    r = t.feed([Edge(0.0, "action", True)], now=11.0)
+    assert r.faults == (StuckButton("action", 10.0),)
+    r = t.feed([Edge(12.0, "action", False)], now=12.0)
+    assert r.faults == ()
+
+
+def test_street_tap_and_hold_in_shot_mode():
+    t = table(Settings(mode="shot"))
+    r = t.feed(tap("street", 1.0), now=1.2)
+    assert [(i.event.NAME, i.event.t) for i in r.inputs] == [("street", 1.0)]
+    r = t.feed([Edge(3.0, "street", True)], now=5.5)
+    assert names(r) == ["street", "hand"] and r.state.street == "preflop"
+
+
+@given(st.lists(st.tuples(st.floats(0, 5), st.sampled_from(["floor", "action", "bet"]), st.booleans()),
+                max_size=30),
+       st.lists(st.floats(0, 6), min_size=1, max_size=6))
+@hsettings(max_examples=150, deadline=None)
+def test_batching_by_the_loop_does_not_change_what_is_ruled(edges, wakes):
+    """However late or often the loop wakes, the same inputs rule the same way (given the grace)."""
+    edges = [Edge(t, b, p) for t, b, p in sorted(edges)]
+    end = 40.0
+
+    def run(nows):
+        t = table()
+        out, i = [], 0
+        for now in sorted(nows) + [end]:
+            batch = [e for e in edges[i:] if e.t <= now]
+            i += len(batch)
+            r = t.feed(batch, now)
+            out += [o.record() for o in r.outputs]
+        return out
+
+    assert run(wakes) == run([e.t for e in edges])
