@@ -17,7 +17,7 @@ from typing import Any, Callable
 
 from shotclock.adapters.boards import BOARDS
 from shotclock.core.settings import ALLOWANCE_RESETS, MODES, STREETS, ClockSettings, Settings, ShotSettings
-from shotclock.errors import ConfigError, PinConfigError
+from shotclock.errors import ConfigError, PinConfigError, shown
 
 BUTTONS = ("floor", "action", "bet", "extend", "street")
 LIGHTS = ("led_running", "led_bet", "buzzer")
@@ -83,8 +83,7 @@ def _shown(value) -> str:
     """A value as the user wrote it in TOML (``inf``, ``nan``, ``true``), shortened when huge."""
     if isinstance(value, bool):
         return "true" if value else "false"
-    text = repr(value)
-    return text if len(text) <= 40 else text[:37] + "..."
+    return shown(value)
 
 
 def _one_of(*choices):

@@ -6,7 +6,7 @@ them. The font is pygame's bundled FreeSansBold, so nothing needs installing.
 
 On a Pi with no desktop, SDL's KMSDRM driver draws straight to the screen (pygame-ce's
 aarch64 wheels include it). The dummy and offscreen drivers draw nowhere: the device
-refuses them unless run ``--headless``.
+refuses them unless asked to draw nowhere (``allow_nowhere``).
 """
 
 from __future__ import annotations
@@ -223,8 +223,8 @@ class Screen:
         if nowhere and (allow_nowhere is False or (allow_nowhere == "requested"
                                                    and not explicitly_requested(self.driver))):
             pygame.display.quit()
-            raise HardwareError(f"SDL video driver '{self.driver}' draws nowhere; "
-                                "run with --headless, or set SDL_VIDEODRIVER=kmsdrm on the Pi")
+            raise HardwareError(f"SDL video driver '{self.driver}' draws nowhere: no display found "
+                                "(on the Pi, set SDL_VIDEODRIVER=kmsdrm)")
         flags = pygame.FULLSCREEN if fullscreen else 0
         self.surface = pygame.display.set_mode((0, 0) if fullscreen else size, flags)
         pygame.display.set_caption(caption)
