@@ -200,7 +200,13 @@ class DecisionLog:
         """Records as dicts (columns plus the record's own fields), in id order."""
         out = []
         for r in self.db.execute(f"SELECT * FROM records {where} ORDER BY id", params):
-            row = json.loads(r["data"])
+            try:
+                row = json.loads(r["data"])
+            except (ValueError, TypeError):
+                row = None
+            if not isinstance(row, dict):
+                raise LogError(f"{self.path}: record {r['id']} is damaged: its data is not a JSON object "
+                               "(see 'shotclock log verify')")
             row.update(id=r["id"], session=r["session"], clock=r["clock"], type=r["type"], t=r["t"], utc=r["utc"])
             out.append(row)
         return out
