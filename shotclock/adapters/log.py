@@ -103,6 +103,15 @@ class DecisionLog:
             self.head_id, self.head_hash = self._head()
             self.session: int | None = None
 
+    @classmethod
+    def over(cls, db: sqlite3.Connection, path: Path) -> "DecisionLog":
+        """A read-only log over an open connection whose ``records`` and ``meta`` may be views
+        (the floor archive's per-table view); ``path`` names it in messages."""
+        self = cls.__new__(cls)
+        self.path, self.readonly, self.db = Path(path), True, db
+        self.db.row_factory = sqlite3.Row
+        return self
+
     # -- schema ----------------------------------------------------------------------
 
     def schema_version(self) -> int:
@@ -200,7 +209,13 @@ class DecisionLog:
         """Records as dicts (columns plus the record's own fields), in id order."""
         out = []
         for r in self.db.execute(f"SELECT * FROM records {where} ORDER BY id", params):
-            row = json.loads(r["data"])
+            try:
+                row = json.loads(r["data"])
+            except (ValueError, TypeError):
+                row = None
+            if not isinstance(row, dict):
+                raise LogError(f"{self.path}: record {r['id']} is damaged: its data is not a JSON object "
+                               "(see 'shotclock log verify')")
             row.update(id=r["id"], session=r["session"], clock=r["clock"], type=r["type"], t=r["t"], utc=r["utc"])
             out.append(row)
         return out

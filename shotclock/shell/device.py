@@ -13,7 +13,7 @@ from shotclock.adapters.systemd import SystemdNotifier
 from shotclock.config import BUTTONS, Config
 from shotclock.core.engine import IDLE, RUNNING
 from shotclock.core.table import Table
-from shotclock.errors import ShotclockError
+from shotclock.errors import HardwareError, ShotclockError
 from shotclock.shell.loop import DeviceLoop
 
 log = logging.getLogger("shotclock.device")
@@ -62,7 +62,8 @@ class Device:
         self.engine = self.table.engine
         self.reader = self.table.reader
         self.loop = DeviceLoop(self.table, clock=clock, waker=waker)
-        self.pins = TablePins(config.pins, self.loop.post, make_pin_factory(pin_factory), clock=clock)
+        self.pins = TablePins(config.pins, self.loop.post, make_pin_factory(pin_factory, config.section("gpio")),
+                              clock=clock)
         self.loop.listeners = [LightsPresenter(self.pins, buzzer_beeps), *listeners, self.notifier]
         for button, pressed in self.pins.pressed_now().items():
             if pressed:
@@ -102,13 +103,23 @@ def cmd_run(args) -> int:
         raise ShotclockError("--script plays presses onto fake pins: use it with --pins mock")
     if args.report and not args.script:
         raise ShotclockError("--report goes with --script")
+    if args.report:
+        from shotclock.adapters.log import DB_NAME, default_state_dir
+        from shotclock.shell.files import refuse_overwrite
+
+        log_path = None if args.no_log else Path(args.state_dir or default_state_dir()) / DB_NAME
+        refuse_overwrite("--report", args.report, {"the decision log": log_path, "the script": args.script,
+                                                   "the configuration": args.config})
     listeners = []
     presenters = None
     if not args.headless:
         from shotclock.shell.presenters import build_presenters
 
-        presenters = build_presenters(config, fullscreen=config["screen.fullscreen"] and not args.offscreen,
-                                      allow_nowhere=args.offscreen)
+        try:
+            presenters = build_presenters(config, fullscreen=config["screen.fullscreen"] and not args.offscreen,
+                                          allow_nowhere=args.offscreen)
+        except HardwareError as exc:
+            raise HardwareError(f"{exc}; or run with --headless (no screen, no sound)") from None
         listeners += presenters.listeners
     if args.script:
         return _run_script(args, config, listeners)
@@ -158,11 +169,12 @@ def _run_script(args, config, listeners) -> int:
         edges = edge_schedule(parse_script(text))
     except ShotclockError as exc:
         raise ShotclockError(f"{args.script}: {exc}") from None
+    report = ReportWriter(args.report) if args.report else None  # an unwritable report fails before the device starts
     device = Device(config, "mock", listeners)
     attach_log_and_network(device, config, args)
     start = time.monotonic() + 0.05  # a moment for the player thread to start
-    report = ReportWriter(args.report, start) if args.report else None
     if report:
+        report.start = start
         device.loop.listeners.append(report)
     player = ScriptPlayer(edges, device.pins, start, device.loop.waker.wake)
     player.start()
