@@ -32,10 +32,14 @@ class Floor:
     def __init__(self, folder):
         self.folder = folder
         self.broker = MosquittoBroker(folder / "broker", venue="test", tables=TABLES, pages=web_dir()).start()
+        credentials = folder / "broker" / "credentials"
+        self.collector = spawn([sys.executable, "-m", "shotclock", "floor", "collect", "--venue", "test",
+                                "--broker", f"127.0.0.1:{self.broker.port}", "--archive", str(folder / "archive"),
+                                "--credentials", str(credentials / "collector.toml")], folder / "collector.log")
         self.devices = {table: self.start_device(table, seconds) for table, seconds in DEVICES.items()}
         self.fleet = spawn([sys.executable, "-c", "pass"] if not FLEET else [sys.executable, "-m", "shotclock", "fleet", "--tables", ",".join(FLEET),
                              "--broker", f"127.0.0.1:{self.broker.port}", "--venue", "test",
-                             "--credentials", str(folder / "broker" / "credentials"), "--quiet"],
+                             "--credentials", str(credentials), "--quiet"],
                             folder / "fleet.log")
 
     def start_device(self, table: str, seconds: int):
@@ -55,7 +59,7 @@ class Floor:
         return f"{self.base}/overlay/?{query}"
 
     def close(self):
-        for process in [self.fleet, *self.devices.values()]:
+        for process in [self.fleet, *self.devices.values(), self.collector]:
             end(process)
         self.broker.close()
 
@@ -121,6 +125,24 @@ def test_a_call_from_the_dashboard_reaches_the_device_and_its_ruling_comes_back(
     wait_phase(dashboard, DEVICE, "idle", 2000)
     feed = dashboard.locator("#feed li").first
     assert "Tafel 9" in feed.text_content() and "CHECK" in feed.text_content()
+
+
+def test_a_rulings_timeline_comes_from_the_collectors_archive(dashboard, floor, web):
+    dashboard.locator("#feed li").first.locator("button.timeline-link").click()
+    dashboard.wait_for_selector("#timeline-body table", timeout=WAIT)
+    kinds = dashboard.locator("#timeline-body td:nth-child(3)").all_text_contents()
+    # The floor's call, as the device logged it with who sent it, then the clock and its ruling.
+    assert kinds[0] == "input" and "start" in kinds and kinds[-1] == "decision", kinds
+    assert "tester" in dashboard.text_content("#timeline-body")
+    dashboard.click("#timeline-close")
+    # A page opened later gets the rulings from before it from the archive too.
+    late = web.page(800, 900)
+    late.goto(floor.base + "/dashboard/?lang=en")
+    late.fill("input[name=password]", floor.broker.passwords["floor"])
+    late.click("button[type=submit]")
+    late.wait_for_function("[...document.querySelectorAll('#feed li')].some(li => li.textContent.includes('Tafel 9'))",
+                           timeout=WAIT)
+    late.context.close()
 
 
 def test_the_countdown_agrees_with_the_device(dashboard):
