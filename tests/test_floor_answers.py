@@ -1,5 +1,6 @@
 """The collector's answers to the dashboard: recent rulings and one clock's timeline, from the archive."""
 
+from network_schemas import check
 from shotclock.floor.answers import answer
 from shotclock.floor.archive import Archive
 
@@ -35,12 +36,14 @@ def test_recent_rulings_newest_first_without_duplicates(tmp_path):
         {"table": "7", "boot": BOOT, "seq": 12, "clock": 10, "utc": "2026-11-30T21:00:30.500000Z",
          "outcome": "hand_dead", "remaining": None, "at_zero": None}]}
     assert len(answer(archive.db, {"what": "rulings", "limit": 1})["rulings"]) == 1
+    check("answer", got)
 
 
 def test_a_clocks_timeline_in_the_devices_order(tmp_path):
     archive = archive_with_two_clocks(tmp_path)
     got = answer(archive.db, {"what": "clock", "table": "7", "clock": 10})
     assert got["ok"] and [r["record"]["type"] for r in got["records"]] == ["start", "beep", "decision"]
+    check("answer", got)
     assert got["records"][1] == {"seq": 11, "utc": "2026-11-30T21:00:25.000000Z",
                                  "record": {"t": 125.0, "type": "beep", "remaining": 5}}
 
@@ -53,3 +56,4 @@ def test_bad_questions_get_a_reason_not_an_exception(tmp_path):
                             ({"what": "clock", "table": "7", "clock": 99}, "no clock 99")]:
         got = answer(archive.db, question)
         assert got["ok"] is False and words in got["reason"], (question, got)
+        check("answer", got)
