@@ -153,13 +153,12 @@ def broker_config(add) -> None:
                    help="do not serve the dashboard and overlay pages from the websockets listener")
 
 
-def add_broker_options(p, user: str) -> None:
+def add_broker_options(p, credentials_help: str, credentials_metavar: str = "FILE") -> None:
     """Where the broker is and who we are, for the commands that connect to it."""
     p.add_argument("--broker", default="127.0.0.1:1883", metavar="HOST:PORT",
                    help="the broker (default 127.0.0.1:1883, the plain loopback listener)")
     p.add_argument("--venue", required=True, help="the venue's name in the topics")
-    p.add_argument("--credentials", required=True, metavar="FILE",
-                   help=f"the {user} credentials file (credentials/{user}.toml from 'shotclock broker-config')")
+    p.add_argument("--credentials", required=True, metavar=credentials_metavar, help=credentials_help)
     p.add_argument("--tls", action="store_true", help="connect with TLS (a broker beyond this machine)")
     p.add_argument("--ca-file", metavar="PEM", help="the broker's certificate or CA (default: the system's CAs)")
 
@@ -171,8 +170,20 @@ def floor(add) -> None:
     c = sub.add_parser("collect", help="keep every table's records in one archive (SQLite), deduplicated",
                        description="subscribe to every table's events and keep them in DIR/collected.db; "
                                    "read it with 'shotclock log --collected DIR --table ID'")
-    add_broker_options(c, "collector")
+    add_broker_options(c, "the collector's credentials (credentials/collector.toml from 'shotclock broker-config')")
     c.add_argument("--archive", required=True, metavar="DIR", help="where the archive (collected.db) lives")
+
+
+def fleet(add) -> None:
+    p = add("fleet", "shotclock.floor.fleet:cmd_fleet",
+            "run N simulated tables against a broker (tests, benchmarks, a dashboard demo)", config=False)
+    p.add_argument("--tables", type=int, required=True, metavar="N", help="how many tables (1 to 2000)")
+    p.add_argument("--first", type=int, default=1, metavar="ID", help="the first table id (default 1)")
+    add_broker_options(p, "the folder of table credentials (credentials/ from 'shotclock broker-config')", "DIR")
+    p.add_argument("--duration", type=float, metavar="SECONDS", help="stop after this long (default: until Ctrl-C)")
+    p.add_argument("--pace", type=float, default=1.0, help="scale the pauses between hands (0.2: five times busier)")
+    p.add_argument("--seed", type=int, help="seed the dealer's random choices")
+    p.add_argument("--state-dir", metavar="DIR", help="keep the tables' decision logs here (default: a temporary folder)")
 
 
 def floor_demo(add) -> None:
@@ -185,4 +196,4 @@ def floor_demo(add) -> None:
     p.add_argument("--seconds", type=float, help="stop after this long (default: run until Ctrl-C)")
 
 
-REGISTER: list = [simulate, run, selftest, screenshot, log, broker_config, floor, floor_demo]
+REGISTER: list = [simulate, run, selftest, screenshot, log, broker_config, floor, fleet, floor_demo]
