@@ -19,7 +19,7 @@ from network_device import network_config
 from shotclock.floor.demo import end, spawn
 from shotclock.web import web_dir
 
-FLEET = []  # TEMP   # simulated tables (shotclock fleet)
+FLEET = ["11", "12", "13", "14", "15", "16"]   # simulated tables (shotclock fleet)
 DEVICES = {"1": 30, "2": 30, "3": 30, "9": 3}    # real device processes and their clock's length (s)
 DEVICE = "9"                    # its 3 s clock brings a ruling quickly; it is the one that dies
 TABLES = list(DEVICES) + FLEET
@@ -37,9 +37,9 @@ class Floor:
                                 "--broker", f"127.0.0.1:{self.broker.port}", "--archive", str(folder / "archive"),
                                 "--credentials", str(credentials / "collector.toml")], folder / "collector.log")
         self.devices = {table: self.start_device(table, seconds) for table, seconds in DEVICES.items()}
-        self.fleet = spawn([sys.executable, "-c", "pass"] if not FLEET else [sys.executable, "-m", "shotclock", "fleet", "--tables", ",".join(FLEET),
+        self.fleet = spawn([sys.executable, "-m", "shotclock", "fleet", "--first", FLEET[0], "--tables", str(len(FLEET)),
                              "--broker", f"127.0.0.1:{self.broker.port}", "--venue", "test",
-                             "--credentials", str(credentials), "--quiet"],
+                             "--credentials", str(credentials), "--idle"],
                             folder / "fleet.log")
 
     def start_device(self, table: str, seconds: int):
@@ -109,7 +109,7 @@ def test_dashboard_shows_every_table(dashboard, floor):
     except Exception:
         pytest.fail("the dashboard did not show every table:\n" + floor.logs())
     names = dashboard.locator("article.table h2").all_text_contents()
-    assert {f"Tafel {t}" for t in DEVICES} <= set(names)
+    assert sorted(names) == sorted([f"Tafel {t}" for t in DEVICES] + [f"Sim {t}" for t in FLEET])
     assert dashboard.text_content("#conn") == "connected"
 
 
@@ -219,7 +219,7 @@ def test_overlay_parameters_place_scale_and_translate_it(floor, web):
     k = 1280 / 1920
     assert abs(box["x"] - 96 * k) < 2 and abs(box["y"] - 54 * k) < 2
     assert box["width"] > 560 * 1.5 * k - 2
-    assert overlay.text_content("#graphic .consequence").startswith("Bij 0:")
+    assert overlay.text_content("#graphic .consequence") == "Geen inzet · bij 0: CHECK"
     overlay.context.close()
 
 

@@ -83,10 +83,11 @@ def test_running_tables_sort_first_then_paused_idle_offline_by_natural_name(js):
 
 
 def test_texts_are_the_devices_words(js):
-    got = js.evaluate("""() => [Shotclock.t("nl", "at_zero", {ruling: Shotclock.t("nl", "ruling.hand_dead")}),
+    got = js.evaluate("""() => [Shotclock.consequenceText("nl", {facing_bet: true}),
         Shotclock.rulingWords("en", {outcome: "acted", remaining: 3.25, at_zero: false}),
         [0.15, 0.25, 0.75, 2.05, 12.35].map(x => Shotclock.seconds("nl", x)),
         Shotclock.rulingWords("nl", {outcome: "acted", at_zero: true})[0]]""")
     # Rounded as Python's format() rounds on the device (3.25 is a tie: half to even).
     assert got[2] == [texts.seconds("nl", x) for x in (0.15, 0.25, 0.75, 2.05, 12.35)]
-    assert got[:2] + got[3:] == ["Bij 0: HAND DOOD", ["ACTION IN TIME", "3.2 s left", "good"], "ACTIE OP 0"]
+    assert got[0] == texts.text("nl", "at_zero", bet=texts.text("nl", "bet.yes"), ruling=texts.text("nl", "ruling.hand_dead"))
+    assert got[1:2] + got[3:] == [["ACTION IN TIME", "3.2 s left", "good"], "ACTIE OP 0"]

@@ -80,7 +80,7 @@ class Floor:
 
     def __init__(self, folder: Path, venue: str, tables: int, extra_tables=(), quiet: bool = False):
         """``tables`` simulated tables "1"…"N"; ``extra_tables``: ids that get a credential for a real device;
-        ``quiet``: the fleet plays no clocks by itself (the floor drives them)."""
+        ``quiet``: the fleet plays no clocks by itself (``--idle``: the floor drives them)."""
         self.folder = folder
         self.venue = venue
         self.tables = tables
@@ -115,7 +115,7 @@ class Floor:
         if fleet:
             self._spawn("fleet", me + ["fleet", "--tables", str(self.tables), "--broker", address,
                                        "--venue", self.venue, "--credentials", str(broker_dir / "credentials")]
-                        + (["--quiet"] if self.quiet else []))
+                        + (["--idle"] if self.quiet else []))
         return self
 
     def restart_broker(self) -> None:

@@ -146,20 +146,25 @@
                                     : t("ack.refused", {cmd: cmd, reason: p.ack.reason || p.ack.outcome});
   }
 
-  function infoText(s) {
+  /** Street and extensions; the bet too when no clock runs (a running clock's line says it with the
+   *  consequence, as the device's screen does). */
+  function infoText(s, clockOn) {
     var parts = [];
     if (s.mode === "shot" && s.street) parts.push(t("street." + s.street));
     if (s.extensions) parts.push(t("extensions", {n: s.extensions}));
-    parts.push(t(s.facing_bet ? "bet.yes" : "bet.no"));
+    if (!clockOn) parts.push(t(s.facing_bet ? "bet.yes" : "bet.no"));
     return parts.join(" · ");
   }
 
-  /** The device's faults in the device's words (core/view.py _fault_texts). */
+  /** The device's faults in the device's words (core/view.py _fault_text; kinds as shell/network.py
+   *  fault_list writes them: the fault's class, ":button" for a stuck one, its fields in the detail). */
   function faultTexts(s) {
     return (s.faults || []).map(function (f) {
-      if (f.kind === "stuck") return t("fault.stuck", {button: t("button." + f.detail)});
-      if (f.kind === "no_sound") return t("fault.no_sound");
-      if (f.kind === "log") return t("fault.log", {detail: f.detail || ""});
+      var kind = String(f.kind).split(":");
+      var detail = String(f.detail || "").split(" ");
+      if (kind[0] === "StuckButton") return t("fault.stuck", {button: t("button." + (kind[1] || detail[0]))});
+      if (kind[0] === "NoSound") return t("fault.no_sound");
+      if (kind[0] === "LogFault") return t("fault.log." + detail[0]);
       return f.kind + (f.detail ? ": " + f.detail : "");
     });
   }
@@ -182,8 +187,8 @@
       card.shown.ring = width;
       card.el.querySelector(".ring i").style.width = width;
     }
-    setText(card, "consequence", clockOn ? t("at_zero", {ruling: t("ruling." + S.consequence(s))}) : "");
-    setText(card, "info", table.state ? infoText(s) : "");
+    setText(card, "consequence", clockOn ? S.consequenceText(lang, s) : "");
+    setText(card, "info", table.state ? infoText(s, clockOn) : "");
     var r = table.ruling;
     var fresh = S.freshRuling(table, now);
     setText(card, "ruling", r ? t("last", {ruling: S.rulingWords(lang, r)[0]}) : "");

@@ -139,7 +139,14 @@
             r.outcome === "hand_dead" ? "dead" : "warn"];
   }
 
+  /** The bet and what happens at 0, as the device's screen says it ("Tegen inzet · bij 0: HAND DOOD"). */
+  function consequenceText(lang, state) {
+    return t(lang, "at_zero", {bet: t(lang, state.facing_bet ? "bet.yes" : "bet.no"),
+                               ruling: t(lang, "ruling." + S.consequence(state))});
+  }
+
   S.LANGUAGES = ["nl", "en"];
+  S.consequenceText = consequenceText;
   S.t = t;
   S.seconds = seconds;
   S.rulingWords = rulingWords;

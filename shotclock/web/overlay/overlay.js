@@ -85,7 +85,7 @@
       var ms = S.remainingMs(table, now);
       set("secs", String(S.shownSeconds(ms)));
       set("state", phase === "paused" || phase === "interrupted" ? t(phase) : t("mode." + s.mode));
-      set("consequence", t("at_zero", {ruling: t("ruling." + S.consequence(s))}));
+      set("consequence", S.consequenceText(lang, s));
       var width = (Math.round(S.progress(table, now) * 1000) / 10) + "%";
       if (shown.ring !== width) { shown.ring = width; graphic.querySelector(".ring i").style.width = width; }
     } else if (ruling) {
