@@ -65,46 +65,51 @@ def main() -> int:
     return 0
 
 
-def shoot(browser, floor: Floor, dead: subprocess.Popen) -> None:
-    base = f"http://127.0.0.1:{floor.ws_port}"
-    page = browser.new_page(viewport={"width": 1280, "height": 860})
+def login(browser, base: str, password: str, width: int, height: int):
+    """A dashboard page, logged in as the floor, once every table is on it."""
+    page = browser.new_page(viewport={"width": width, "height": height})
     page.goto(base + "/dashboard/?lang=nl")
-    page.fill("input[name=password]", floor.passwords["floor"])
+    page.fill("input[name=password]", password)
     page.fill("input[name=who]", "anna")
     page.click("button[type=submit]")
     page.wait_for_function(f"document.querySelectorAll('article.table').length === {TABLES + 1}", timeout=15000)
+    return page
+
+
+def shoot(browser, floor: Floor, dead: subprocess.Popen) -> None:
+    base = f"http://127.0.0.1:{floor.ws_port}"
+    page = login(browser, base, floor.passwords["floor"], 1280, 860)
+    phone = login(browser, base, floor.passwords["floor"], 390, 844)
 
     def click(table: str, what: str) -> None:
         page.click(f"article.table[data-table='{table}'] button[data-cmd={what}]")
 
-    # Times are chosen so that at the moment of the picture (about 34 s) every state is on screen at once.
+    # Times are chosen so that at the moment of the pictures (about 34 s) every state is on screen at once.
     link = "window.shotclockLink"
+    start = time.monotonic()
+    at = lambda t: time.sleep(max(0.0, start + t - time.monotonic()))  # noqa: E731
     page.evaluate(f"{link}.command({link}.tables['demo/4'], 'bet', {{facing_bet: true}})")
     click("4", "call")                       # no action facing a bet: HAND DOOD at 30.5 s
-    time.sleep(7)
-    click("1", "call")                       # in the red countdown at the picture
+    at(7)
+    page.evaluate(f"{link}.command({link}.tables['demo/1'], 'bet', {{facing_bet: true}})")
+    click("1", "call")                       # in the red countdown at the picture, on the stream
     page.click("article.table[data-table='1'] button.feature")
-    time.sleep(13)
+    at(20)
     click("2", "call")                       # running, about 16 s left
-    time.sleep(5)
+    at(25)
     click("3", "call")
-    time.sleep(2)
+    at(27)
     click("3", "pause")                      # paused with 28 s left
-    dead.send_signal(signal.SIGKILL)         # offline within the Last Will's 7.5 s
-    time.sleep(7.5)
-    page.screenshot(path=str(OUT / "dashboard.png"))
-
+    dead.send_signal(signal.SIGKILL)         # offline within the Last Will's 3 s (keep-alive 2 s)
     overlay = browser.new_page(viewport={"width": 1920, "height": 1080})
     frame = (OUT / "sample-frame.html").as_uri()
     overlay_url = f"{base}/overlay/?password={floor.passwords['overlay']}"
     overlay.goto(f"{frame}?overlay={overlay_url.replace('&', '%26')}")
     overlay.frame_locator("#overlay").locator("#graphic:not(.hidden)").wait_for(timeout=5000)
-    time.sleep(0.5)  # the graphic's fade-in
+    at(33.6)
+    page.screenshot(path=str(OUT / "dashboard.png"))
     overlay.screenshot(path=str(OUT / "overlay.png"))
-
-    page.set_viewport_size({"width": 390, "height": 844})
-    time.sleep(0.3)
-    page.screenshot(path=str(OUT / "dashboard-phone.png"))
+    phone.screenshot(path=str(OUT / "dashboard-phone.png"))
 
 
 if __name__ == "__main__":

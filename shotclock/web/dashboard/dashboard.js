@@ -188,7 +188,7 @@
       card.el.querySelector(".ring i").style.width = width;
     }
     setText(card, "consequence", clockOn ? S.consequenceText(lang, s) : "");
-    setText(card, "info", table.state ? infoText(s, clockOn) : "");
+    setText(card, "info", table.state && phase !== "offline" ? infoText(s, clockOn) : "");
     var r = table.ruling;
     var fresh = S.freshRuling(table, now);
     setText(card, "ruling", r ? t("last", {ruling: S.rulingWords(lang, r)[0]}) : "");
