@@ -22,8 +22,6 @@ import time
 import uuid
 from pathlib import Path
 
-import pytest
-
 from shotclock.floor.broker_config import BrokerPlan, Endpoint, write_broker_config
 
 START_TIMEOUT = 10.0
@@ -37,6 +35,8 @@ def mosquitto_path() -> str | None:
 def missing(message: str):
     """A system tool a test needs is missing: skip the test, but fail it under CI (``CI`` set), where
     ./dev must have installed it."""
+    import pytest  # here, so the benchmarks can use this module without pytest
+
     if os.environ.get("CI"):
         pytest.fail(message)
     pytest.skip(message)

@@ -155,7 +155,10 @@ def test_retained_state_is_right_after_a_broker_restart(broker, tmp_path):
         dev.tap("floor")
         assert inbox.wait_for(lambda m: json.loads(m.payload)["phase"] == "running") is not None
         broker.kill()  # a crash: the retained state since the last autosave is gone
-        time.sleep(0.5)
+        deadline = time.monotonic() + 10
+        while dev.link.status.connected and time.monotonic() < deadline:
+            time.sleep(0.05)
+        assert not dev.link.status.connected  # the screen's small mark says so (see test_network_docs)
         broker.start()
         deadline = time.monotonic() + 10
         while not dev.link.status.connected and time.monotonic() < deadline:
