@@ -234,7 +234,8 @@ def test_a_shot_file_replayed_in_clock_mode_says_so(capsys):
     events = b'{"t":0,"event":"hand"}\n{"t":1,"event":"start"}\n{"t":2,"event":"action"}\n'
     code, out, err = cli(capsys, "replay", stdin=events)
     assert code == 0 and out
-    assert err.splitlines() == ["shotclock: warning: <stdin>: line 1: 'hand' is a shot-mode event but the replay ran "
+    # 'hand' counts in clock mode too (it resets the bet state); 'start' is the first shot-only event
+    assert err.splitlines() == ["shotclock: warning: <stdin>: line 2: 'start' is a shot-mode event but the replay ran "
                                 "in clock mode, so such events were ignored (give --config FILE with mode = \"shot\", "
                                 "or a first line {\"config\":{\"mode\":\"shot\"}})"]
 

@@ -161,17 +161,22 @@ def test_stats():
 
     from shotclock.shell.logcmd import utc_seconds
 
-    # Six clocks six minutes apart (UTC); the device rebooted after the third, so monotonic t starts again.
+    # Ten clocks six minutes apart (UTC); the device rebooted after every third, so monotonic t starts again.
     clocks = [Clock(i, 1, "clock", (i % 3) * 360.0, f"2026-11-30T01:{6 * i:02d}:00.000000Z", 30, None, True,
-                    outcome=o, at_zero=z, running_seconds=s)
-              for i, (o, z, s) in enumerate([("acted", False, 10), ("acted", True, 30.2), ("hand_dead", None, 30.5),
-                                             ("check", None, 30.5), ("cancelled", None, 3), ("acted", False, 20)])]
+                    outcome=o, at_zero=z, by=by, running_seconds=s)
+              for i, (o, z, by, s) in enumerate([
+                  ("acted", False, None, 10), ("acted", True, None, 30.2), ("hand_dead", None, None, 30.5),
+                  ("check", None, None, 30.5), ("cancelled", None, "floor", 3), ("acted", False, None, 20),
+                  ("cancelled", None, "street", 4), ("cancelled", None, "street", 2), ("cancelled", None, "hand", 1),
+                  ("cancelled", None, None, 5)])]
     result = stats(clocks, utc_seconds)
-    assert result["clocks"] == 6 and result["open"] == 0
-    assert result["outcomes"] == {"acted": 2, "acted_at_zero": 1, "hand_dead": 1, "check": 1, "cancelled": 1}
-    assert result["decision_seconds_median"] == 30.2  # cancelled clocks are not decisions
+    assert result["clocks"] == 10 and result["open"] == 0
+    # the floor's cancels (and an old record with no 'by') apart from the clocks a street or hand ended
+    assert result["outcomes"] == {"acted": 2, "acted_at_zero": 1, "hand_dead": 1, "check": 1, "cancelled": 2,
+                                  "ended_by_street": 2, "ended_by_hand": 1}
+    assert result["decision_seconds_median"] == 30.2  # cancelled or ended clocks are not decisions
     assert result["decision_seconds_p90"] == 30.5
-    assert result["clocks_per_hour"] == 12.0  # 6 clocks over 30 minutes
+    assert result["clocks_per_hour"] == 11.1  # 10 clocks over 54 minutes
 
 
 def test_cli_list_show_export_stats(table, capsys, tmp_path):

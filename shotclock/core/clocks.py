@@ -12,7 +12,7 @@ from collections.abc import Callable
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 
-from shotclock.core.events import ACTED, CANCELLED
+from shotclock.core.events import ACTED, CANCELLED, QUIET_ENDS
 from shotclock.core.settings import STREETS
 
 US = 1_000_000
@@ -34,6 +34,7 @@ class Clock:
     outcome: str | None = None
     remaining: float | None = None
     at_zero: bool | None = None
+    by: str | None = None
     decided_t: float | None = None
     decided_utc: str | None = None
     pauses: int = 0
@@ -48,6 +49,16 @@ class Clock:
     def open(self) -> bool:
         """No decision recorded (yet)."""
         return self.outcome is None
+
+    @property
+    def kind(self) -> str | None:
+        """The outcome as the floor counts it: ``acted_at_zero`` apart from ``acted``, and a clock the
+        hand's flow ended (``ended_by_street``, ``_hand``, ``_stop``) apart from the floor's ``cancelled``."""
+        if self.outcome == ACTED and self.at_zero:
+            return "acted_at_zero"
+        if self.outcome == CANCELLED and self.by in QUIET_ENDS:
+            return f"ended_by_{self.by}"
+        return self.outcome
 
 
 def clocks_from(rows: list[dict], modes: dict[int, str] | None = None) -> list[Clock]:
@@ -102,6 +113,7 @@ def _add(clock: Clock, row: dict) -> None:
         clock.outcome = row["outcome"]
         clock.remaining = row.get("remaining")
         clock.at_zero = row.get("at_zero")
+        clock.by = row.get("by")
         clock.decided_t, clock.decided_utc = row["t"], row["utc"]
         if clock.outcome in ("hand_dead", "check"):
             clock.facing_bet = clock.outcome == "hand_dead"
@@ -197,13 +209,14 @@ def stats(clocks: list[Clock], utc_seconds: Callable[[str], float]) -> dict:
     """Clocks called, rulings by outcome, median and 90th percentile decision time, clocks per hour.
 
     ``utc_seconds`` turns a logged UTC time into seconds: clocks per hour are counted on UTC,
-    because the monotonic ``t`` starts again at each boot.
+    because the monotonic ``t`` starts again at each boot. Clocks the flow of the hand ended (a street,
+    a new hand, the dealer's stop) are counted apart from the floor's cancels (see :attr:`Clock.kind`);
+    neither is a decision time.
     """
     decided = [c for c in clocks if not c.open]
     by_outcome: dict[str, int] = {}
     for c in decided:
-        key = "acted_at_zero" if c.outcome == ACTED and c.at_zero else c.outcome
-        by_outcome[key] = by_outcome.get(key, 0) + 1
+        by_outcome[c.kind] = by_outcome.get(c.kind, 0) + 1
     times = sorted(c.running_seconds for c in decided if c.outcome != CANCELLED)
     result = {"clocks": len(clocks), "open": len(clocks) - len(decided), "outcomes": by_outcome,
               "decision_seconds_median": None, "decision_seconds_p90": None, "clocks_per_hour": None}

@@ -26,7 +26,8 @@ T_LIMIT = 1_000_000_000
 MAX_LINE = 64 * 1024
 """The longest line read, in bytes (characters once decoded); a replay line is under 100 bytes."""
 
-_FIELDS = {"call": {"facing_bet"}, "bet": {"facing_bet"}}
+_FIELDS = {"call": {"facing_bet"}, "bet": {"facing_bet"}, "extend": {"seat"}}
+SEATS = range(1, 11)  # a poker table seats at most ten
 _REQUIRED = {"bet": {"facing_bet"}}
 _BARE = frozenset({"t", "event"})
 _BARE_TYPES = {name: cls for name, cls in ev.EVENT_TYPES.items() if name not in _REQUIRED}
@@ -85,6 +86,8 @@ def parse_event(obj: object, line: int, previous_t: float | None = None) -> ev.E
             raise ReplayFormatError(line, f"'{name}' needs {key!r}")
     if "facing_bet" in obj and not isinstance(obj["facing_bet"], bool):
         raise ReplayFormatError(line, f"'facing_bet' must be true or false, not {shown(obj['facing_bet'])}")
+    if "seat" in obj and (obj["seat"].__class__ is not int or obj["seat"] not in SEATS):
+        raise ReplayFormatError(line, f"'seat' must be a seat number from 1 to 10, not {shown(obj['seat'])}")
     fields = {k: v for k, v in obj.items() if k not in _BARE}
     return ev.EVENT_TYPES[name](t, **fields)
 

@@ -79,9 +79,7 @@ def _yes(value) -> str:
 def _outcome(c: Clock) -> str:
     if c.outcome is None:
         return "interrupted" if c.interrupted else "open"
-    if c.outcome == "acted" and c.at_zero:
-        return "acted at 0"
-    return c.outcome
+    return c.kind.replace("_", " ").replace("acted at zero", "acted at 0")
 
 
 def cmd_list(args, out=None) -> int:
@@ -95,12 +93,12 @@ def cmd_list(args, out=None) -> int:
         print(f"no clocks in {decision_log.path}", file=out)
         return 0
     print(f"{'CLOCK':>6}  {'STARTED (local)':<19}  {'TABLE':<12} {'MODE':<5} {'STREET':<7} {'BET':<4} "
-          f"{'OUTCOME':<12} {'LEFT':>6} {'PAUSES':>6} {'EXT':>3}", file=out)
+          f"{'OUTCOME':<15} {'LEFT':>6} {'PAUSES':>6} {'EXT':>3}", file=out)
     for c in clocks:
         left = f"{c.remaining:.2f}" if c.remaining is not None else "-"
         table = str(sessions.get(c.session, {}).get("table", "?"))[:12]
         print(f"{c.number:>6}  {local(c.started_utc):<19}  {table:<12} {c.mode:<5} {c.street or '-':<7} "
-              f"{_yes(c.facing_bet_at_start):<4} {_outcome(c):<12} {left:>6} {c.pauses:>6} {c.extensions:>3}",
+              f"{_yes(c.facing_bet_at_start):<4} {_outcome(c):<15} {left:>6} {c.pauses:>6} {c.extensions:>3}",
               file=out)
     return 0
 
@@ -138,7 +136,8 @@ def cmd_show(args, out=None) -> int:
 
 
 CSV_FIELDS = ["clock", "session", "table", "mode", "street", "started_utc", "decided_utc", "facing_bet_at_start",
-              "facing_bet", "outcome", "remaining", "at_zero", "pauses", "extensions", "running_seconds", "interrupted"]
+              "facing_bet", "outcome", "by", "remaining", "at_zero", "pauses", "extensions", "running_seconds",
+              "interrupted"]
 
 
 def cmd_export(args, out=None) -> int:

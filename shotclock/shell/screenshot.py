@@ -14,7 +14,7 @@ from shotclock.errors import ShotclockError
 def display_for(config) -> Display:
     """The screen's fixed settings from a configuration."""
     return Display(table=config["table"], language=config["language"],
-                   last_ruling_seconds=config["screen.last_ruling_seconds"])
+                   last_ruling_seconds=config["screen.last_ruling_seconds"], label=config["label"])
 
 
 FAULT_KINDS = "stuck=BUTTON, no_sound, log=unavailable, log=write_failed"
