@@ -10,8 +10,6 @@ from __future__ import annotations
 import os
 import shutil
 
-import pytest
-
 from mqtt_broker import missing
 
 # As the machine's notes say: without the background-networking flags chromium keeps trying to reach
@@ -33,6 +31,8 @@ def require_chromium() -> str:
     try:
         import playwright.sync_api  # noqa: F401
     except ImportError:
+        import pytest  # here, so the benchmarks and the screenshot script can use this module without pytest
+
         pytest.fail("the Python package playwright is missing: run the tests with ./dev test")
     return path
 
