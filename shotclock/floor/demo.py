@@ -24,11 +24,16 @@ from shotclock.web import web_dir
 START_TIMEOUT = 10.0
 
 
-def free_port() -> int:
-    """A TCP port free on 127.0.0.1 right now."""
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
+def free_port(preferred: int = 0) -> int:
+    """A TCP port free on 127.0.0.1 right now: ``preferred`` when it is free (an address to bookmark)."""
+    for port in (preferred, 0) if preferred else (0,):
+        with socket.socket() as s:
+            try:
+                s.bind(("127.0.0.1", port))
+            except OSError:
+                continue
+            return s.getsockname()[1]
+    raise ShotclockError("no free TCP port on 127.0.0.1")
 
 
 def wait_for_port(port: int, process: subprocess.Popen, name: str) -> None:
@@ -78,16 +83,18 @@ def end(process: subprocess.Popen) -> None:
 class Floor:
     """The demo's processes: broker, collector, fleet; :meth:`stop` ends them in reverse order."""
 
-    def __init__(self, folder: Path, venue: str, tables: int, extra_tables=(), quiet: bool = False):
+    def __init__(self, folder: Path, venue: str, tables: int, extra_tables=(), quiet: bool = False,
+                 keep_ports: bool = False):
         """``tables`` simulated tables "1"…"N"; ``extra_tables``: ids that get a credential for a real device;
-        ``quiet``: the fleet plays no clocks by itself (``--idle``: the floor drives them)."""
+        ``quiet``: the fleet plays no clocks by itself (``--idle``: the floor drives them); ``keep_ports``: the
+        pages on port 9001 when it is free (a bookmark that works next time)."""
         self.folder = folder
         self.venue = venue
         self.tables = tables
         self.extra_tables = list(extra_tables)
         self.quiet = quiet
         self.port = free_port()
-        self.ws_port = free_port()
+        self.ws_port = free_port(9001 if keep_ports else 0)
         self.processes: list[tuple[str, subprocess.Popen]] = []
         self.passwords: dict[str, str] = {}
 
@@ -163,7 +170,7 @@ def cmd_floor_demo(args) -> int:
         raise ShotclockError(f"--tables must be from 1 to 500, not {args.tables}")
     folder = Path(args.dir).resolve()
     folder.mkdir(parents=True, exist_ok=True)
-    floor = Floor(folder, args.venue, args.tables)
+    floor = Floor(folder, args.venue, args.tables, keep_ports=True)
     stop = []
     signal.signal(signal.SIGTERM, lambda *a: stop.append(1))
     try:
