@@ -169,7 +169,10 @@ def cmd_floor_demo(args) -> int:
     if not 1 <= args.tables <= 500:
         raise ShotclockError(f"--tables must be from 1 to 500, not {args.tables}")
     folder = Path(args.dir).resolve()
-    folder.mkdir(parents=True, exist_ok=True)
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise ShotclockError(f"--dir {args.dir}: cannot make the folder ({exc.strerror})") from None
     floor = Floor(folder, args.venue, args.tables, keep_ports=True)
     stop = []
     signal.signal(signal.SIGTERM, lambda *a: stop.append(1))
