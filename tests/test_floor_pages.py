@@ -145,6 +145,14 @@ def test_a_rulings_timeline_comes_from_the_collectors_archive(dashboard, floor, 
     late.context.close()
 
 
+def test_a_refused_command_shows_the_devices_reason(dashboard):
+    # The buttons offer only what the phase allows; a command that crosses a change (here sent by hand to
+    # an idle simulated table) comes back refused, with the engine's reason, on the card.
+    dashboard.evaluate("window.shotclockLink.command(window.shotclockLink.tables['test/11'], 'pause')")
+    dashboard.wait_for_selector(f"{card('11')}.ack-refused", timeout=WAIT)
+    assert dashboard.text_content(f"{card('11')} .ack") == "✗ Pause: no clock is running"
+
+
 def test_the_countdown_agrees_with_the_device(dashboard):
     dashboard.click(f"{card('1')} button[data-cmd=call]")
     wait_phase(dashboard, "1", "running")

@@ -91,3 +91,17 @@ def test_texts_are_the_devices_words(js):
     assert got[2] == [texts.seconds("nl", x) for x in (0.15, 0.25, 0.75, 2.05, 12.35)]
     assert got[0] == texts.text("nl", "at_zero", bet=texts.text("nl", "bet.yes"), ruling=texts.text("nl", "ruling.hand_dead"))
     assert got[1:2] + got[3:] == [["ACTION IN TIME", "3.2 s left", "good"], "ACTIE OP 0"]
+
+
+def test_faults_read_as_on_the_devices_screen(js):
+    # The wire form the device sends (shell/network.py fault_list, as core/wire.py state_message lists it),
+    # read back by the page, says what the device's own screen says (core/view.py).
+    from shotclock.core.faults import LogFault, NoSound, StuckButton
+    from shotclock.core.view import _fault_text
+    from shotclock.shell.network import fault_list
+
+    faults = [StuckButton("extend", 12.5), NoSound("no audio device"), LogFault("write_failed", "disk full")]
+    wire = [{"kind": k, "detail": v} for k, v in sorted(fault_list(faults).items())]
+    for lang in ("nl", "en"):
+        got = js.evaluate("([lang, faults]) => Shotclock.faultTexts(lang, faults)", [lang, wire])
+        assert sorted(got) == sorted(_fault_text(f, lang) for f in faults)

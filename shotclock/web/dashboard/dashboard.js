@@ -156,19 +156,6 @@
     return parts.join(" · ");
   }
 
-  /** The device's faults in the device's words (core/view.py _fault_text; kinds as shell/network.py
-   *  fault_list writes them: the fault's class, ":button" for a stuck one, its fields in the detail). */
-  function faultTexts(s) {
-    return (s.faults || []).map(function (f) {
-      var kind = String(f.kind).split(":");
-      var detail = String(f.detail || "").split(" ");
-      if (kind[0] === "StuckButton") return t("fault.stuck", {button: t("button." + (kind[1] || detail[0]))});
-      if (kind[0] === "NoSound") return t("fault.no_sound");
-      if (kind[0] === "LogFault") return t("fault.log." + detail[0]);
-      return f.kind + (f.detail ? ": " + f.detail : "");
-    });
-  }
-
   function drawCard(card, table, now) {
     var s = table.state || {};
     var phase = S.phase(table, now);
@@ -194,12 +181,12 @@
     setText(card, "ruling", r ? t("last", {ruling: S.rulingWords(lang, r)[0]}) : "");
     setClass(card, "fresh", !!fresh);
     setClass(card, "dead", !!fresh && fresh.outcome === "hand_dead");
-    var faults = faultTexts(s).join("\n");
+    var faults = S.faultTexts(lang, s.faults).join("\n");
     if (card.shown.faults !== faults) {
       card.shown.faults = faults;
       var ul = card.el.querySelector(".faults");
       ul.textContent = "";
-      faultTexts(s).forEach(function (f) { var li = document.createElement("li"); li.textContent = f; ul.appendChild(li); });
+      S.faultTexts(lang, s.faults).forEach(function (f) { var li = document.createElement("li"); li.textContent = f; ul.appendChild(li); });
     }
     var cmds = S.commandsFor(table, now).join(" ");
     if (card.shown.cmds !== cmds) {

@@ -145,7 +145,21 @@
                                ruling: t(lang, "ruling." + S.consequence(state))});
   }
 
+  /** A state message's faults in the device's words (core/view.py _fault_text; kinds as shell/network.py
+   *  fault_list writes them: the fault's class, ":button" for a stuck one, its fields in the detail). */
+  function faultTexts(lang, faults) {
+    return (faults || []).map(function (f) {
+      var kind = String(f.kind).split(":");
+      var detail = String(f.detail || "").split(" ");
+      if (kind[0] === "StuckButton") return t(lang, "fault.stuck", {button: t(lang, "button." + (kind[1] || detail[0]))});
+      if (kind[0] === "NoSound") return t(lang, "fault.no_sound");
+      if (kind[0] === "LogFault") return t(lang, "fault.log." + detail[0]);
+      return f.kind + (f.detail ? ": " + f.detail : "");
+    });
+  }
+
   S.LANGUAGES = ["nl", "en"];
+  S.faultTexts = faultTexts;
   S.consequenceText = consequenceText;
   S.t = t;
   S.seconds = seconds;
