@@ -23,7 +23,7 @@ sys.path.insert(0, str(ROOT / "tests"))
 from network_device import network_config  # noqa: E402
 from web_browser import CHROMIUM_ARGS, chromium_path  # noqa: E402
 
-from shotclock.floor.demo import Floor, spawn  # noqa: E402
+from shotclock.floor.demo import Floor  # noqa: E402
 
 GOALS = {"page_countdown_error_ms_p50": (None, "max", "ms"), "page_countdown_error_ms_max": (50.0, "max", "ms"),
          "overlay_after_restart_ms": (1000.0, "max", "ms")}
@@ -32,24 +32,6 @@ WHAT = {
     "page_countdown_error_ms_max": "the same, worst (3 clocks of 12 s, loopback, in Debian's chromium)",
     "overlay_after_restart_ms": "broker back until the overlay shows the ruling made meanwhile (median of 3)",
 }
-
-
-class _Broker:
-    """What network_config() needs of the demo's broker."""
-
-    def __init__(self, floor: Floor):
-        self.port, self.venue = floor.port, floor.venue
-        self.folder = floor.folder / "broker"
-
-    def credentials_file(self, user: str) -> Path:
-        return self.folder / "credentials" / f"{user}.toml"
-
-
-def _device(floor: Floor, table: str, seconds: int):
-    config = floor.folder / f"device-{table}.toml"
-    config.write_text(network_config(_Broker(floor), table, extra=f"[clock]\nseconds = {seconds}\ncountdown = 1\n"))
-    return spawn([sys.executable, "-m", "shotclock", "run", "--pins", "mock", "--headless", "--config", str(config),
-                  "--state-dir", str(floor.folder / f"state-{table}")], floor.folder / f"device-{table}.log")
 
 
 def _card(table: str, what: str = "") -> str:
@@ -97,7 +79,9 @@ def run(quick: bool = False) -> dict:
         raise SystemExit("bench/floor_pages.py: Debian's chromium is needed (apt-get install chromium)")
     with tempfile.TemporaryDirectory() as tmp:
         floor = Floor(Path(tmp), "bench", 1, extra_tables=["c", "r"]).start(collector=False, fleet=False)
-        devices = [_device(floor, "c", 4 if quick else 12), _device(floor, "r", 3)]
+        for table, seconds in (("c", 4 if quick else 12), ("r", 3)):
+            clock = f"[clock]\nseconds = {seconds}\ncountdown = 1\n"
+            floor.start_device(table, network_config(floor, table, clock))
         try:
             with sync_playwright() as pw:
                 browser = pw.chromium.launch(executable_path=chromium_path(), args=CHROMIUM_ARGS)
@@ -106,9 +90,6 @@ def run(quick: bool = False) -> dict:
                 finally:
                     browser.close()
         finally:
-            for d in devices:
-                d.terminate()
-                d.wait()
             floor.stop()
 
 

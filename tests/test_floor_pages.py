@@ -37,7 +37,8 @@ class Floor:
                                 "--broker", f"127.0.0.1:{self.broker.port}", "--archive", str(folder / "archive"),
                                 "--credentials", str(credentials / "collector.toml")], folder / "collector.log")
         self.devices = {table: self.start_device(table, seconds) for table, seconds in DEVICES.items()}
-        self.fleet = spawn([sys.executable, "-m", "shotclock", "fleet", "--first", FLEET[0], "--tables", str(len(FLEET)),
+        self.fleet = spawn([sys.executable, "-m", "shotclock", "fleet", "--first", FLEET[0],
+                            "--tables", str(len(FLEET)),
                              "--broker", f"127.0.0.1:{self.broker.port}", "--venue", "test",
                              "--credentials", str(credentials), "--idle"],
                             folder / "fleet.log")
@@ -262,7 +263,8 @@ def test_the_overlay_shows_the_right_clock_soon_after_the_broker_restarts(dashbo
     overlay.wait_for_function("window.shotclockOverlay.phase === 'idle'", timeout=WAIT)
     elapsed = time.monotonic() - back
     # The overlay's own part is its reconnection; the rest is the device's (its reconnect back-off).
-    print(f"\noverlay reconnected {connected * 1000:.0f} ms and right {elapsed * 1000:.0f} ms after the broker came back")
+    print(f"\noverlay reconnected {connected * 1000:.0f} ms and right {elapsed * 1000:.0f} ms "
+          "after the broker came back")
     assert overlay.text_content("#graphic .words") == "CHECK"
     assert elapsed < 5, elapsed  # the goal is 1 s (see the note); no tight wall-clock bound in a test
     overlay.context.close()

@@ -65,7 +65,8 @@ def test_late_or_repeated_states_are_dropped(js):
 def test_a_ruling_is_news_for_ten_seconds_but_not_after_a_reload(js):
     got = js.evaluate("""([fresh, old]) => { const a = {online: true}, b = {online: true};
         Shotclock.applyState(a, fresh, 0); Shotclock.applyState(b, old, 0);
-        return [!!Shotclock.freshRuling(a, 9000), !!Shotclock.freshRuling(a, 9600), !!Shotclock.freshRuling(b, 0)]; }""",
+        return [!!Shotclock.freshRuling(a, 9000), !!Shotclock.freshRuling(a, 9600),
+                !!Shotclock.freshRuling(b, 0)]; }""",
                       [state(phase="idle", last_ruling={"outcome": "hand_dead", "age_ms": 500}),
                        state(phase="idle", last_ruling={"outcome": "check", "age_ms": 600000})])
     assert got == [True, False, False]
@@ -89,7 +90,8 @@ def test_texts_are_the_devices_words(js):
         Shotclock.rulingWords("nl", {outcome: "acted", at_zero: true})[0]]""")
     # Rounded as Python's format() rounds on the device (3.25 is a tie: half to even).
     assert got[2] == [texts.seconds("nl", x) for x in (0.15, 0.25, 0.75, 2.05, 12.35)]
-    assert got[0] == texts.text("nl", "at_zero", bet=texts.text("nl", "bet.yes"), ruling=texts.text("nl", "ruling.hand_dead"))
+    assert got[0] == texts.text("nl", "at_zero", bet=texts.text("nl", "bet.yes"),
+                                ruling=texts.text("nl", "ruling.hand_dead"))
     assert got[1:2] + got[3:] == [["ACTION IN TIME", "3.2 s left", "good"], "ACTIE OP 0"]
 
 

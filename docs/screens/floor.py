@@ -27,17 +27,6 @@ TABLES = 6
 DEAD = "7"  # a real device, killed: the broker's Last Will shows it offline
 
 
-class _Broker:
-    """What network_config() needs to know about the demo's broker."""
-
-    def __init__(self, floor: Floor):
-        self.port, self.venue = floor.port, floor.venue
-        self.folder = floor.folder / "broker"
-
-    def credentials_file(self, user: str) -> Path:
-        return self.folder / "credentials" / f"{user}.toml"
-
-
 def main() -> int:
     from playwright.sync_api import sync_playwright
 
@@ -47,19 +36,13 @@ def main() -> int:
     with tempfile.TemporaryDirectory() as tmp:
         folder = Path(tmp)
         floor = Floor(folder, "demo", TABLES, extra_tables=[DEAD], quiet=True).start()
-        config = folder / "dead.toml"
-        config.write_text(network_config(_Broker(floor), DEAD))
-        dead = subprocess.Popen([sys.executable, "-m", "shotclock", "run", "--pins", "mock", "--headless",
-                                 "--config", str(config), "--state-dir", str(folder / "dead-state")],
-                                stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        dead = floor.start_device(DEAD, network_config(floor, DEAD))
         try:
             with sync_playwright() as pw:
                 browser = pw.chromium.launch(executable_path=chromium_path(), args=CHROMIUM_ARGS)
                 shoot(browser, floor, dead)
                 browser.close()
         finally:
-            if dead.poll() is None:
-                dead.kill()
             floor.stop()
     print(f"wrote {OUT}/dashboard.png, dashboard-phone.png, overlay.png", file=sys.stderr)
     return 0

@@ -56,7 +56,8 @@ def mosquitto_binary() -> str:
     """The mosquitto binary; ShotclockError naming the Debian package when it is missing."""
     path = shutil.which("mosquitto") or shutil.which("mosquitto", path="/usr/sbin:/usr/local/sbin")
     if path is None:
-        raise ShotclockError("mosquitto is not installed (Debian: apt-get install mosquitto; ./dev floor does it as root)")
+        raise ShotclockError("mosquitto is not installed "
+                             "(Debian: apt-get install mosquitto; ./dev floor does it as root)")
     return path
 
 
@@ -124,6 +125,19 @@ class Floor:
                                        "--venue", self.venue, "--credentials", str(broker_dir / "credentials")]
                         + (["--idle"] if self.quiet else []))
         return self
+
+    def credentials_file(self, user: str) -> Path:
+        """The credentials file of ``user`` (``table-7``, ``floor``…) that broker-config wrote."""
+        return self.folder / "broker" / "credentials" / f"{user}.toml"
+
+    def start_device(self, table: str, config_text: str) -> subprocess.Popen:
+        """A real device (``shotclock run`` with fake pins and no screen) with this configuration; it is
+        stopped with the rest."""
+        config = self.folder / f"device-{table}.toml"
+        config.write_text(config_text, encoding="utf-8")
+        return self._spawn(f"device-{table}", [sys.executable, "-m", "shotclock", "run", "--pins", "mock",
+                                               "--headless", "--config", str(config),
+                                               "--state-dir", str(self.folder / f"state-{table}")])
 
     def restart_broker(self) -> None:
         """Start mosquitto (again, after a stop: same ports, same persistence) and wait until it listens."""

@@ -12,8 +12,8 @@
   var link = null;
   var cards = {};           // table key → {el, shown: {…}} (what each element shows now, to write only changes)
   var dirty = true;
-  var asked = {};
-  var CONFIRM = ["cancel", "stop"];  // commands that take a second tap           // venues whose archived rulings were asked for
+  var asked = {};           // venues whose archived rulings were asked for
+  var CONFIRM = ["cancel", "stop"];  // commands that take a second tap
   var $ = function (id) { return document.getElementById(id); };
 
   function t(key, values) { return S.t(lang, key, values); }
@@ -186,7 +186,11 @@
       card.shown.faults = faults;
       var ul = card.el.querySelector(".faults");
       ul.textContent = "";
-      S.faultTexts(lang, s.faults).forEach(function (f) { var li = document.createElement("li"); li.textContent = f; ul.appendChild(li); });
+      S.faultTexts(lang, s.faults).forEach(function (f) {
+        var li = document.createElement("li");
+        li.textContent = f;
+        ul.appendChild(li);
+      });
     }
     var cmds = S.commandsFor(table, now).join(" ");
     if (card.shown.cmds !== cmds) {
@@ -284,7 +288,10 @@
     var conn = $("conn");
     conn.className = "conn " + link.connection;
     conn.textContent = t("conn." + link.connection);
-    var running = tables.filter(function (tb) { var p = S.phase(tb, now); return p === "running" || p === "countdown"; });
+    var running = tables.filter(function (tb) {
+      var p = S.phase(tb, now);
+      return p === "running" || p === "countdown";
+    });
     var paused = tables.filter(function (tb) { return S.phase(tb, now) === "paused"; });
     $("count").textContent = tables.length ? t("tables.count", {n: tables.length, running: running.length}) : "";
     $("pause-all").textContent = t("all.pause") + (running.length ? " (" + running.length + ")" : "");

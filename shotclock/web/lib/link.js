@@ -159,7 +159,9 @@
     f.key = f.venue + "/" + f.table + "/" + f.boot + "/" + f.seq;
     for (var i = 0; i < this.feed.length; i++) if (this.feed[i].key === f.key) return;
     this.feed.push(f);
-    this.feed.sort(function (a, b) { return (b.utc || "").localeCompare(a.utc || "") || (b.seenAt || 0) - (a.seenAt || 0); });
+    this.feed.sort(function (a, b) {
+      return (b.utc || "").localeCompare(a.utc || "") || (b.seenAt || 0) - (a.seenAt || 0);
+    });
     this.feed.length = Math.min(this.feed.length, FEED_LENGTH);
   };
 

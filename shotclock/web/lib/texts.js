@@ -151,7 +151,9 @@
     return (faults || []).map(function (f) {
       var kind = String(f.kind).split(":");
       var detail = String(f.detail || "").split(" ");
-      if (kind[0] === "StuckButton") return t(lang, "fault.stuck", {button: t(lang, "button." + (kind[1] || detail[0]))});
+      if (kind[0] === "StuckButton") {
+        return t(lang, "fault.stuck", {button: t(lang, "button." + (kind[1] || detail[0]))});
+      }
       if (kind[0] === "NoSound") return t(lang, "fault.no_sound");
       if (kind[0] === "LogFault") return t(lang, "fault.log." + detail[0]);
       return f.kind + (f.detail ? ": " + f.detail : "");
