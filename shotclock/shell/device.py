@@ -7,6 +7,7 @@ import signal
 import time
 from pathlib import Path
 
+from shotclock.adapters.mqtt import new_boot_id
 from shotclock.adapters.pins import TablePins, make_pin_factory
 from shotclock.adapters.systemd import SystemdNotifier
 from shotclock.config import BUTTONS, Config
@@ -53,6 +54,8 @@ class Device:
                  waker=None, notifier: SystemdNotifier | None = None, clock=time.monotonic):
         self.config = config
         self.notifier = notifier or SystemdNotifier()
+        self.boot = new_boot_id()  # this run's id on the floor network and in the log's session record
+        self.link = None  # the floor network's MQTT link, when attached
         self.table = Table(config.settings, start=clock(), debounce=config["device.debounce"],
                            hold=config["device.hold"], stuck_after=config["device.stuck_after"],
                            floor_min_press=config["device.floor_min_press"],
@@ -85,6 +88,8 @@ class Device:
             self.loop.run(lambda round: bool(stopping) or should_stop(round))
         finally:
             self.notifier.stopping()
+            if self.link is not None:
+                self.link.stop()  # says offline (clean) and lets the last events go
             for s, handler in previous.items():
                 signal.signal(s, handler)
             self.pins.close()
@@ -122,9 +127,18 @@ def cmd_run(args) -> int:
     device = Device(config, args.pins, listeners, buzzer_beeps=presenters is None or not presenters.sound_ok)
     if presenters:
         presenters.attach(device)
-    attach_log(device, config, args)
+    attach_log_and_network(device, config, args)
     device.run()
     return 0
+
+
+def attach_log_and_network(device, config, args):
+    """The decision log (unless --no-log), then the floor network (when ``[network] enabled``)."""
+    from shotclock.shell.network import attach_network
+
+    recorder = attach_log(device, config, args)
+    device.link = attach_network(device, config, recorder)
+    return recorder
 
 
 def attach_log(device, config, args):
@@ -158,7 +172,7 @@ def _run_script(args, config, listeners) -> int:
         raise ShotclockError(f"{args.script}: {exc}") from None
     report = ReportWriter(args.report) if args.report else None  # an unwritable report fails before the device starts
     device = Device(config, "mock", listeners)
-    attach_log(device, config, args)
+    attach_log_and_network(device, config, args)
     start = time.monotonic() + 0.05  # a moment for the player thread to start
     if report:
         report.start = start
