@@ -39,12 +39,9 @@ class View:
     info: str = ""
     progress: float | None = None
     faults: tuple[str, ...] = ()
-<<<<<<< HEAD
     corner: str = ""  # a small mark in a corner (the floor network's), never over the clock
-=======
     hold: str = ""  # what a button held now will do, with ``hold_progress`` filling towards it
     hold_progress: float | None = None
->>>>>>> main
 
 
 @dataclass(frozen=True)
