@@ -277,3 +277,18 @@ def test_help_texts_have_no_markup(capsys):
 def test_readme_documents_the_exit_codes():
     readme = (ROOT / "README.md").read_text()
     assert "## Exit codes" in readme and "| 2 |" in readme and "| 1 |" in readme
+
+
+def test_log_finds_the_service_log_with_no_options(tmp_path, capsys, monkeypatch):
+    """On the Pi the service writes /var/lib/shotclock: 'shotclock log' reads it without --state-dir."""
+    import shotclock.shell.logcmd as logcmd
+
+    sample_log(tmp_path / "service")
+    monkeypatch.delenv("STATE_DIRECTORY", raising=False)
+    monkeypatch.setattr(logcmd, "SERVICE_STATE_DIR", tmp_path / "service")
+    code, out, err = cli(capsys, "log")
+    assert code == 0 and err == "" and len(out.splitlines()) == 3
+    monkeypatch.setattr(logcmd, "SERVICE_STATE_DIR", tmp_path / "no-service")
+    monkeypatch.setenv("XDG_STATE_HOME", str(tmp_path / "user"))
+    code, out, err = cli(capsys, "log")
+    assert code == 2 and "no decision log at" in err and str(tmp_path / "user") in err

@@ -17,6 +17,7 @@ run english       --scenario "$EX/clock-dead-hand.events.jsonl" --at 27.5 --conf
 run portrait      --scenario "$EX/clock-dead-hand.events.jsonl" --at 12 --size 480x800
 run interrupted   --scenario "$EX/clock-dead-hand.events.jsonl" --at 12.4 --interrupted
 run fault         --scenario "$EX/clock-dead-hand.events.jsonl" --at 8 --fault stuck=extend --fault no_sound
+run network       --scenario "$EX/clock-dead-hand.events.jsonl" --at 8 --network down=12
 # The floor pages (dashboard, overlay): a real broker, fleet and chromium; about 45 s.
 .venv/bin/python docs/screens/floor.py
 echo "wrote $S/*.png" >&2

@@ -214,7 +214,7 @@ class MqttLink:
         self.on_status_change()
 
     def _on_disconnect(self, client, userdata, flags, reason_code, properties):
-        if self._connected:
+        if self._connected and not self._stopping:
             log.warning("lost the broker (%s); records wait in the outbox", reason_code)
         self._connected = False
         self._wake.set()

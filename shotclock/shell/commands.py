@@ -90,6 +90,8 @@ def screenshot(add) -> None:
                         "log=write_failed (repeatable)")
     p.add_argument("--interrupted", action="store_true",
                    help="draw the clock as after a power cut at T: restored paused, waiting for the floor")
+    p.add_argument("--network", metavar="down[=N]|sending=N",
+                   help="also draw the floor network's mark: the broker away (N records waiting), or catching up")
 
 
 def log(add) -> None:
