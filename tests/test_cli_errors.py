@@ -131,8 +131,23 @@ def bad_arguments(tmp: Path, state: str):
         ([*log, "export", "--replay", "2", "--config-out", missing / "c.toml"], 2),
         ([*log, "export", "--replay", "2", "--config-out", db], 2),
         ([*log, "verify", "--archive", tmp / "nope.jsonl.gz"], 2),
-        (["log", "verify", "--frob"], 2),
+        (["log", "verify", "--frob"], 2), ([*log, "--collected", tmp / "nowhere", "--table", "1"], 2),
+        # the floor network's tools
+        (["broker-config"], 2), (["broker-config", tmp / "bc", "--venue", "bad venue", "--tables", "1"], 2),
+        (["broker-config", tmp / "bc", "--venue", "v", "--tables", "1", "--listen", "nohost"], 2),
+        (["floor"], 2), (["floor", "collect"], 2),
+        (["floor", "collect", "--venue", "v", "--credentials", tmp / "nope.toml", "--archive", tmp / "arch"], 2),
+        (["fleet", "--tables", "0", "--venue", "v", "--credentials", tmp], 2), (["fleet", "--tables", "x"], 2),
+        (["fleet", "--tables", "1", "--venue", "v", "--credentials", tmp, "--broker", "nohost"], 2),
     ]
+
+
+def test_the_mistakes_cover_every_command(tmp_path):
+    from shotclock.shell.cli import build_parser
+
+    commands = build_parser()._subparsers._group_actions[0].choices
+    tried = {str(args[0]) for args, _ in bad_arguments(tmp_path, str(tmp_path)) if args}
+    assert set(commands) <= tried, f"add mistakes for {set(commands) - tried} to bad_arguments()"
 
 
 def test_every_command_answers_a_mistake_in_one_line(tmp_path, state, capsys, monkeypatch):
