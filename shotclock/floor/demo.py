@@ -17,6 +17,7 @@ import sys
 import time
 from pathlib import Path
 
+from shotclock.core.topics import check_name
 from shotclock.errors import ShotclockError
 from shotclock.floor.broker_config import FLOOR, OVERLAY, BrokerPlan, Endpoint, write_broker_config
 from shotclock.web import web_dir
@@ -182,11 +183,15 @@ def cmd_floor_demo(args) -> int:
     """``shotclock floor-demo``: run a local floor network until Ctrl-C (or ``--seconds``)."""
     if not 1 <= args.tables <= 500:
         raise ShotclockError(f"--tables must be from 1 to 500, not {args.tables}")
-    folder = Path(args.dir).resolve()
+    problem = check_name("venue", args.venue)
+    if problem:
+        raise ShotclockError(problem)
     try:
+        folder = Path(args.dir).resolve()
         folder.mkdir(parents=True, exist_ok=True)
-    except OSError as exc:
-        raise ShotclockError(f"--dir {args.dir}: cannot make the folder ({exc.strerror})") from None
+    except (OSError, ValueError) as exc:
+        raise ShotclockError(f"--dir {args.dir!r}: cannot make the folder ({getattr(exc, 'strerror', None) or exc})") \
+            from None
     floor = Floor(folder, args.venue, args.tables, keep_ports=True)
     stop = []
     signal.signal(signal.SIGTERM, lambda *a: stop.append(1))
