@@ -73,9 +73,11 @@ def run(add) -> None:
 
 def selftest(add) -> None:
     p = add("selftest", "shotclock.shell.selftest:cmd_selftest",
-            "check config, pins, display, audio and power; one line each; exit 1 when a check fails")
+            "check config, pins, display, audio, power and backlight; one line each; exit 1 when a check fails")
     p.add_argument("--pins", default="auto", type=pin_factory, metavar="FACTORY",
                    help="gpiozero pin factory (default: auto)")
+    p.add_argument("--sound", action="store_true",
+                   help="also play the countdown through the speaker (sound.device, sound.volume), to hear it")
 
 
 def screenshot(add) -> None:
