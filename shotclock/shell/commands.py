@@ -92,6 +92,8 @@ def screenshot(add) -> None:
                         "log=write_failed (repeatable)")
     p.add_argument("--interrupted", action="store_true",
                    help="draw the clock as after a power cut at T: restored paused, waiting for the floor")
+    p.add_argument("--hold", metavar="BUTTON[=SECONDS]",
+                   help="also show a button held down for SECONDS (default 1) at T, and what its hold will do")
 
 
 def log(add) -> None:
