@@ -22,4 +22,5 @@ run hold          --scenario "$EX/clock-paused-then-acted.events.jsonl" --at 30 
 run shot-chips    --scenario "$EX/shot-all-in.events.jsonl" --config "$EX/shot-all-in.toml" --at 11.5
 run small-running --scenario "$EX/clock-dead-hand.events.jsonl" --at 8 --size 320x240
 run small-dead    --scenario "$EX/clock-dead-hand.events.jsonl" --at 31 --size 320x240
+run network       --scenario "$EX/clock-dead-hand.events.jsonl" --at 8 --network down=12
 echo "wrote $S/*.png" >&2

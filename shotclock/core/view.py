@@ -39,6 +39,7 @@ class View:
     info: str = ""
     progress: float | None = None
     faults: tuple[str, ...] = ()
+    corner: str = ""  # a small mark in a corner (the floor network's), never over the clock
     hold: str = ""  # what a button held now will do, with ``hold_progress`` filling towards it
     hold_progress: float | None = None
 
@@ -84,6 +85,20 @@ def _fault_text(fault: Fault, language: str) -> str:
     if isinstance(fault, LogFault):
         return texts.text(language, f"fault.log.{fault.problem}")
     return type(fault).__name__
+
+
+def network_mark(connected: bool, pending: int, language: str) -> str:
+    """The screen's small network mark: nothing while connected and delivered; else what is wrong.
+
+    Example::
+
+        >>> network_mark(False, 12, "en")
+        'no network · 12 to send'
+    """
+    parts = [] if connected else [texts.text(language, "network.down")]
+    if pending:
+        parts.append(texts.text(language, "network.pending", n=pending))
+    return " · ".join(parts)
 
 
 def _fault_texts(faults: Iterable[Fault], language: str) -> tuple[str, ...]:

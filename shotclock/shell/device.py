@@ -141,7 +141,14 @@ def attach_log_and_network(device, config, args):
     from shotclock.shell.network import attach_network
 
     recorder = attach_log(device, config, args)
-    device.link = attach_network(device, config, recorder)
+    try:
+        device.link = attach_network(device, config, recorder)
+    except ShotclockError:  # an unreadable credentials file: say so, and leave nothing open
+        if getattr(device, "pins", None):
+            device.pins.close()
+        if recorder:
+            recorder.log.close()
+        raise
     return recorder
 
 

@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+import dataclasses
+
 from shotclock.config import BUTTONS
 from shotclock.core.engine import IDLE, Engine
 from shotclock.core.faults import LOG_UNAVAILABLE, LOG_WRITE_FAILED, Fault, LogFault, NoSound, StuckButton
 from shotclock.core.events import End
-from shotclock.core.view import Display, view_at
+from shotclock.core.view import Display, network_mark, view_at
 from shotclock.config import parse_size
 from shotclock.errors import ShotclockError
 
@@ -30,6 +32,14 @@ def parse_fault(text: str) -> Fault:
     if kind == "log" and detail in (LOG_UNAVAILABLE, LOG_WRITE_FAILED, ""):
         return LogFault(detail or LOG_WRITE_FAILED)
     raise ShotclockError(f"--fault {text!r}: expected one of {FAULT_KINDS}")
+
+
+def parse_network(text: str) -> tuple[bool, int]:
+    """A ``--network`` value (``down``, ``down=12``, ``sending=12``) as (connected, records waiting)."""
+    kind, _, count = text.partition("=")
+    if kind in ("down", "sending") and (count.isdigit() or (kind == "down" and not count)):
+        return kind == "sending", int(count or 0)
+    raise ShotclockError(f"--network {text!r}: expected down, down=N or sending=N")
 
 
 def state_at(events, settings, at: float, interrupted: bool = False):
@@ -91,6 +101,8 @@ def cmd_screenshot(args) -> int:
     scenario.close()
     holds = [held_button(args.hold, state, args.at, config["device.hold"])] if args.hold else []
     view = view_at(state, args.at, display_for(config), faults, [h for h in holds if h is not None])
+    if args.network:
+        view = dataclasses.replace(view, corner=network_mark(*parse_network(args.network), config["language"]))
     try:
         render_png(view, size, args.out)
     except Exception as exc:  # pygame.error on an unwritable path or unknown extension
