@@ -118,13 +118,13 @@ def test_service_running_asks_systemd(monkeypatch):
     monkeypatch.setattr(shutil_module, "which", lambda name: "/bin/systemctl")
     calls = []
 
-    def fake_run(cmd, timeout):
+    def fake_run(cmd, timeout, **quiet):
         calls.append(cmd)
         return subprocess.CompletedProcess(cmd, 3)  # systemctl is-active: inactive
 
     assert service_running(fake_run) is False
     assert calls == [["systemctl", "is-active", "--quiet", "shotclock.service"]]
-    assert service_running(lambda cmd, timeout: subprocess.CompletedProcess(cmd, 0)) is True
+    assert service_running(lambda cmd, timeout, **quiet: subprocess.CompletedProcess(cmd, 0)) is True
 
 
 class FakePlayer:

@@ -155,7 +155,9 @@ def service_running(run=subprocess.run) -> bool:
     if shutil.which("systemctl") is None:
         return False
     try:
-        return run(["systemctl", "is-active", "--quiet", "shotclock.service"], timeout=10).returncode == 0
+        # Quiet: without systemd as init (a container), systemctl explains so on stderr.
+        return run(["systemctl", "is-active", "--quiet", "shotclock.service"], timeout=10,
+                   stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL).returncode == 0
     except (OSError, subprocess.SubprocessError):
         return False
 
