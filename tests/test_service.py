@@ -43,8 +43,10 @@ def test_script_mode_rules_with_inputs_dated_at_their_edges(tmp_path):
     assert [(i["event"], i["button"]) for i in inputs] == [("bet", "bet"), ("call", "floor"), ("action", "action"),
                                                            ("call", "floor")]
     scripted = [0.1, 0.2, 0.9, 1.2]  # every input at its press edge
+    # The script player stamps each edge when it drives the pin, late by its own scheduling on a loaded
+    # machine: a loose bound here (the exact dating is proven with virtual time in test_table.py).
     for record, edge in zip(inputs, scripted):
-        assert abs(record["t"] - edge) <= 0.001, record
+        assert abs(record["t"] - edge) <= 0.02, record
     decisions = [r for r in report if r["type"] == "decision"]
     assert [d["outcome"] for d in decisions] == ["acted", "hand_dead"]
     assert abs(decisions[0]["remaining"] - 1.3) <= 0.002

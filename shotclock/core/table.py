@@ -232,7 +232,10 @@ class Table:
         # waits at that edge, so the ruling at 0 waits for it too (at most the hold time; beeps never wait).
         if (undecided := self.reader.undecided_since()) is not None:
             settle = max(settle, now - undecided)
-        round.add_outputs(self.engine.advance(now, settle, hold=undecided))
+        # While no clock runs nothing can fall due, so the engine's clock for events stays at the last
+        # input: an edge the driver hands over late (a loaded machine) keeps its own time.
+        hold = undecided if undecided is not None else self._last_t
+        round.add_outputs(self.engine.advance(now, settle, hold=hold))
         round.state = self.engine.state
         round.faults = self.faults
         round.holds = self.holds()
