@@ -187,7 +187,8 @@ def fleet(add) -> None:
     p.add_argument("--duration", type=float, metavar="SECONDS", help="stop after this long (default: until Ctrl-C)")
     p.add_argument("--pace", type=float, default=1.0, help="scale the pauses between hands (0.2: five times busier)")
     p.add_argument("--seed", type=int, help="seed the dealer's random choices")
-    p.add_argument("--state-dir", metavar="DIR", help="keep the tables' decision logs here (default: a temporary folder)")
+    p.add_argument("--state-dir", metavar="DIR", default=argparse.SUPPRESS,  # keeps a --state-dir given before 'fleet'
+                   help="keep the tables' decision logs here (default: a temporary folder)")
 
 
 REGISTER: list = [simulate, run, selftest, screenshot, log, broker_config, floor, fleet]
