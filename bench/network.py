@@ -189,7 +189,30 @@ def bench_network(tmp: Path, quick: bool) -> dict:
             **timing_with_network(tmp, 5 if quick else 120)}
 
 
-if __name__ == "__main__":
-    quick = "--quick" in sys.argv
+def rows(results: dict) -> str:
+    """The README table's rows for the network figures."""
+    lines = []
+    for key, (goal, kind, unit) in GOALS.items():
+        value = results[key]
+        shown = f"{value:,.0f}" if unit == "tables" else f"{value:.2f}"
+        lines.append(f"| `{key}` | {WHAT[key]} | {'≤' if kind == 'max' else '≥'} {goal:,g} {unit} | {shown} {unit} |")
+    return "\n".join(lines)
+
+
+def main(argv: list[str]) -> int:
+    """Only the network figures: printed as JSON and as README rows, merged into bench/latest.json."""
+    quick = "--quick" in argv
     with tempfile.TemporaryDirectory() as tmp:
-        print(json.dumps(bench_network(Path(tmp), quick), indent=2))
+        results = bench_network(Path(tmp), quick)
+    print(json.dumps(results, indent=2))
+    print(rows(results))
+    latest = HERE / "latest.json"
+    if not quick:
+        merged = json.loads(latest.read_text()) if latest.exists() else {}
+        merged.update({k: round(v, 4) if isinstance(v, float) else v for k, v in results.items()})
+        latest.write_text(json.dumps(merged, indent=2) + "\n")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
