@@ -226,13 +226,21 @@ class DecisionLog:
 
     # -- checking ----------------------------------------------------------------------
 
-    def verify(self) -> tuple[bool, str]:
-        """(ok, message): walk the chain; name the first record changed, removed or inserted."""
+    def verify(self, since: int | None = None) -> tuple[bool, str]:
+        """(ok, message): walk the chain; name the first record changed, removed or inserted.
+
+        ``since``: walk only from that record (and its link to the one before) to the head, a quick
+        check of the newest records for ``shotclock log``; ``log verify`` walks it all.
+        """
         anchor = self._meta("anchor")
         expect_id, expect_prev = (int(anchor.split(":")[0]) + 1, anchor.split(":")[1]) if anchor else (1, GENESIS)
+        if since is not None and since > expect_id:
+            before = self.db.execute("SELECT hash FROM records WHERE id = ?", (since - 1,)).fetchone()
+            if before is not None:
+                expect_id, expect_prev = since, before[0]
         count = 0
         last = None
-        for r in self.db.execute("SELECT * FROM records ORDER BY id"):
+        for r in self.db.execute("SELECT * FROM records WHERE id >= ? ORDER BY id", (expect_id,)):
             row = dict(r)
             if row["id"] != expect_id:
                 if row["id"] > expect_id:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import dataclasses
+from pathlib import Path
 
 from shotclock.config import BUTTONS
 from shotclock.core.engine import IDLE, Engine
@@ -11,6 +12,9 @@ from shotclock.core.events import End
 from shotclock.core.view import Display, network_mark, view_at
 from shotclock.config import parse_size
 from shotclock.errors import ShotclockError
+
+
+IMAGE_TYPES = (".png", ".jpg", ".jpeg", ".bmp", ".tga")  # what pygame.image.save writes, by the name's end
 
 
 def display_for(config) -> Display:
@@ -62,11 +66,32 @@ def state_at(events, settings, at: float, interrupted: bool = False):
     return state
 
 
+def held_button(text: str, state, at: float, hold: float):
+    """``--hold BUTTON[=SECONDS]``: the :class:`~shotclock.core.gestures.Hold` of that button at ``at``
+    (None when holding it does nothing in this state); raises ShotclockError naming a bad value."""
+    from shotclock.core.buttons import Gesture
+    from shotclock.core.gestures import HOLD, Hold, gesture_event
+
+    button, _, since = text.partition("=")
+    if button not in BUTTONS:
+        raise ShotclockError(f"--hold {text!r}: the button must be one of {', '.join(BUTTONS)}")
+    try:
+        held = float(since) if since else 1.0
+    except ValueError:
+        held = -1.0
+    if not 0 <= held < hold:
+        raise ShotclockError(f"--hold {text!r}: SECONDS must be from 0 to less than the hold time ({hold:g} s)")
+    event = gesture_event(Gesture(at, button, HOLD), state)
+    return None if event is None else Hold(button, at - held, hold, event.NAME)
+
+
 def cmd_screenshot(args) -> int:
     """Draw the screen at ``--at`` of ``--scenario`` into a PNG (the scenario's header, if any, gives the rules)."""
     from shotclock.adapters.screen import render_png
     from shotclock.shell.cli import ReplayFile
 
+    if Path(args.out).suffix.lower() not in IMAGE_TYPES:
+        raise ShotclockError(f"{args.out}: the picture's name must end in {', '.join(IMAGE_TYPES)}")
     scenario = ReplayFile(args.scenario, args)
     config = scenario.config
     try:
@@ -80,7 +105,8 @@ def cmd_screenshot(args) -> int:
         for _ in events:  # the rest of the file must be valid too: a bad line is never passed over
             pass
     scenario.close()
-    view = view_at(state, args.at, display_for(config), faults)
+    holds = [held_button(args.hold, state, args.at, config["device.hold"])] if args.hold else []
+    view = view_at(state, args.at, display_for(config), faults, [h for h in holds if h is not None])
     if args.network:
         view = dataclasses.replace(view, corner=network_mark(*parse_network(args.network), config["language"]))
     try:
