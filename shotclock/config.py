@@ -16,8 +16,8 @@ from pathlib import Path
 from typing import Any, Callable
 
 from shotclock.adapters.boards import BOARDS
-from shotclock.core.settings import MODES, STREETS, ClockSettings, Settings, ShotSettings
-from shotclock.errors import ConfigError, PinConfigError
+from shotclock.core.settings import ALLOWANCE_RESETS, MODES, STREETS, ClockSettings, Settings, ShotSettings
+from shotclock.errors import ConfigError, PinConfigError, shown
 
 BUTTONS = ("floor", "action", "bet", "extend", "street")
 LIGHTS = ("led_running", "led_bet", "buzzer")
@@ -83,14 +83,20 @@ def _shown(value) -> str:
     """A value as the user wrote it in TOML (``inf``, ``nan``, ``true``), shortened when huge."""
     if isinstance(value, bool):
         return "true" if value else "false"
-    text = repr(value)
-    return text if len(text) <= 40 else text[:37] + "..."
+    return shown(value)
 
 
 def _one_of(*choices):
     def check(v):
         return None if v in choices else f"must be one of {', '.join(repr(c) for c in choices)}"
     return check
+
+
+def _name(v):
+    from shotclock.core.topics import check_name
+
+    problem = check_name("it", v)
+    return problem and "must be 1 to 32 letters, digits, '-' or '_'"
 
 
 def _not_true(v):
@@ -103,8 +109,25 @@ COUNTDOWN = Range(0, 60)                        # audible countdown seconds
 TIE_WINDOW = Range(0, 5)                        # seconds after 0 that still count for the player
 PIN = Range(2, 27, what="a BCM pin number")     # the 40-pin header's usable GPIOs
 NUM = (int, float)
+
+# Presets: the rule sets a table commonly runs, each key overridable in the file. Where each comes from
+# (the rule's own words) is cited in docs/rules.md, "Presets".
+PRESETS: dict[str, dict] = {
+    "house-29": {"mode": "clock", "clock.seconds": 30, "clock.countdown": 5, "label": ""},
+    "tda-2024": {"mode": "clock", "clock.seconds": 30, "clock.countdown": 5, "label": "TDA 29"},
+    "wsop": {"mode": "clock", "clock.seconds": 40, "clock.countdown": 10, "label": "WSOP"},
+    "shot-30": {"mode": "shot", **{f"shot.{s}": 30 for s in STREETS}, "shot.extension": 30,
+                "shot.extension_limit": 4, "shot.allowance": 4, "label": ""},
+    "shot-15-20-30": {"mode": "shot", "shot.preflop": 15, "shot.flop": 20, "shot.turn": 30, "shot.river": 30,
+                      "shot.extension": 30, "shot.extension_limit": 3, "shot.allowance": 3, "label": ""},
+}
+PRESET_KEYS = frozenset(k for values in PRESETS.values() for k in values)
+
 SCHEMA: list[Key] = [
+    Key("preset", (str,), "house-29", "the rule set: " + ", ".join(f'"{p}"' for p in PRESETS)
+        + " (docs/rules.md); any key below overrides it", _one_of(*PRESETS)),
     Key("mode", (str,), "clock", "\"clock\" (rule 29 clock call) or \"shot\" (tour shot clock)", _one_of(*MODES)),
+    Key("label", (str,), "", "the rule's name on screen after the mode (\"TDA 29\"); empty: the house rule 29"),
     Key("table", (str,), "Tafel 1", "the table's name, shown on the screen when idle"),
     Key("language", (str,), "nl", "screen and voice language: \"nl\" (Dutch, the official table language) or \"en\"",
         _one_of("nl", "en")),
@@ -117,6 +140,14 @@ SCHEMA: list[Key] = [
     Key("shot.extension", NUM, 30, "seconds one time-extension chip adds", range=SECONDS),
     Key("shot.tie_window", NUM, 0.5, "seconds after 0 in which an action still counts for the player",
         range=TIE_WINDOW),
+    Key("shot.extension_limit", (int,), 4, "extension chips one decision may take (0: no limit)",
+        range=Range(0, 20)),
+    Key("shot.allowance", (int,), 0, "extension chips each player holds, counted by seat (0: not tracked)",
+        range=Range(0, 50)),
+    Key("shot.allowance_reset", (str,), "floor", "when players get their chips back: \"hand\" (every new hand) or "
+        "\"floor\" (only when the floor resets them: a new day or stage)", _one_of(*ALLOWANCE_RESETS)),
+    Key("shot.undo_seconds", NUM, 5, "seconds after an extension in which the dealer can take it back",
+        range=Range(0, 30)),
     Key("pins.floor", (int,), 17, "BCM pin of the floor's button (to ground)", range=PIN),
     Key("pins.action", (int,), 27, "BCM pin of the dealer's action button", range=PIN),
     Key("pins.bet", (int,), 22, "BCM pin of the dealer's facing-a-bet button", range=PIN),
@@ -142,12 +173,36 @@ SCHEMA: list[Key] = [
     Key("sound.enabled", (bool,), True, "play sounds through the speaker"),
     Key("sound.volume", NUM, 0.8, "volume from 0 to 1", range=Range(0, 1)),
     Key("sound.voice", (bool,), True, "speak the countdown (\"vijf … één\"); false for tones only"),
+    Key("sound.device", (str,), "", "the audio output by name (shotclock selftest --sound lists them); "
+        "empty: the system's default"),
     Key("screen.fullscreen", (bool,), True, "fill the screen (on the Pi); the simulator opens a window"),
     Key("screen.size", (str,), "800x480", "window size WIDTHxHEIGHT when not fullscreen (portrait: 480x800)"),
     Key("screen.last_ruling_seconds", NUM, 60, "how long the idle screen shows the last ruling",
         range=Range(0, 86400)),
+    Key("screen.brightness", NUM, 1.0, "backlight, where the display has one (the official 7\" display does); "
+        "ignored elsewhere", range=Range(0.1, 1)),
     Key("log.keep_days", (int,), 90, "days of records kept in the decision log before they are archived",
         range=Range(1, 36500)),
+    # The floor network (docs/network.md): off unless enabled.
+    Key("network.enabled", (bool,), False, "publish to the floor's MQTT broker and take its commands"),
+    Key("network.host", (str,), "localhost", "the broker's host name or address"),
+    Key("network.port", (int,), 8883, "the broker's port (8883: MQTT over TLS, 1883: plain, loopback only)",
+        range=Range(1, 65535, what="a TCP port")),
+    Key("network.tls", (bool,), True, "TLS to the broker (required for any broker beyond this machine)"),
+    Key("network.ca_file", (str,), "", "the broker's certificate or its CA (PEM); empty: the system's CAs"),
+    Key("network.venue", (str,), "venue", "the venue's name in the topics (letters, digits, - and _)", _name),
+    Key("network.table_id", (str,), "1", "this table's id in the topics (letters, digits, - and _)", _name),
+    Key("network.credentials", (str,), "",
+        "the TOML file with this table's username and password (from 'shotclock broker-config')"),
+    Key("network.keepalive", (int,), 5,
+        "seconds between keep-alive pings; the broker announces the table offline after 1.5 times this",
+        range=Range(2, 300)),
+    Key("network.command_max_age", NUM, 5.0, "seconds after which a floor command is refused as stale",
+        range=Range(0.5, 120)),
+    Key("network.state_interval", NUM, 1.0, "seconds between state messages while a clock runs",
+        range=Range(0.2, 60)),
+    Key("network.outbox_max", (int,), 100_000, "records kept for delivery while the broker is away",
+        range=Range(100, 10_000_000)),
 ]
 KEYS = {k.name: k for k in SCHEMA}
 
@@ -231,6 +286,9 @@ def config_from(flat: dict, source: str) -> Config:
     """
     values = {k.name: k.default for k in SCHEMA}
     errors: dict[str, str] = {}
+    preset = flat.get("preset", values["preset"])
+    if preset in PRESETS:  # a bad preset is reported with the other keys below
+        values.update(PRESETS[preset])
     for name, value in flat.items():
         key = KEYS.get(name)
         if key is None:
@@ -275,9 +333,25 @@ def _cross_checks(values: dict, errors: dict) -> None:
             parse_size(values["screen.size"])
         except ValueError as exc:
             add("screen.size", str(exc))
+    if values["network.enabled"]:
+        _network_checks(values, add)
     if "device.stuck_after" not in errors and "device.hold" not in errors:
         if values["device.stuck_after"] <= values["device.hold"]:
             add("device.stuck_after", f"must be longer than 'device.hold' ({values['device.hold']} s)")
+
+
+def _network_checks(values: dict, add) -> None:
+    import ipaddress
+
+    if not values["network.credentials"]:
+        add("network.credentials", "must name the table's credentials file when 'network.enabled' is true")
+    host = values["network.host"]
+    try:
+        loopback = host == "localhost" or ipaddress.ip_address(host).is_loopback
+    except ValueError:
+        loopback = False
+    if not values["network.tls"] and not loopback:
+        add("network.tls", f"must be true for a broker beyond this machine ({host})")
 
 
 def load_config(path: str | Path | None) -> Config:
@@ -300,7 +374,8 @@ def load_config(path: str | Path | None) -> Config:
 
 def example_toml() -> str:
     """The whole schema as a commented TOML file with every default."""
-    lines = ["# shotclock configuration: every key with its default.", ""]
+    lines = ["# shotclock configuration: every key with its default.",
+             "# The keys commented out are set by the preset; uncomment one to override it.", ""]
     section = None
     for key in SCHEMA:
         head, _, leaf = key.name.rpartition(".")
@@ -312,6 +387,8 @@ def example_toml() -> str:
         shown = "false" if value is False else "true" if value is True else (
             f'"{value}"' if isinstance(value, str) else str(value))
         assignment = f"{leaf or key.name} = {shown}"
+        if key.name in PRESET_KEYS:  # commented out, or it would override the preset chosen above
+            assignment = "# " + assignment
         allowed = f" ({key.range})" if key.range and not key.name.startswith("pins.") else ""
         lines.append(f"{assignment:<24} # {key.description}{allowed}")
     return "\n".join(lines) + "\n"

@@ -149,7 +149,8 @@ class DecisionLog:
     def append(self, records: list[dict], durable: bool | None = None) -> list[int]:
         """Append records (each with ``session``, ``clock``, ``type``, ``t``, ``utc``, ``data``) in one commit.
 
-        Returns their ids. ``durable`` forces synchronous=FULL; by default it is used when a
+        Returns their ids; ``last_written`` then holds the rows as stored (``data`` as a dict).
+        ``durable`` forces synchronous=FULL; by default it is used when a
         record changes or ends a clock.
         """
         if not records:
@@ -158,6 +159,7 @@ class DecisionLog:
             durable = any(r["type"] in DURABLE for r in records)
         self.db.execute(f"PRAGMA synchronous={'FULL' if durable else 'NORMAL'}")
         ids = []
+        written = []
         head_id, head_hash = self.head_id, self.head_hash
         self.db.execute("BEGIN IMMEDIATE")
         try:
@@ -171,12 +173,14 @@ class DecisionLog:
                                 row)
                 head_id, head_hash = row["id"], row["hash"]
                 ids.append(head_id)
+                written.append(dict(row, data=rec["data"]))
             self.db.execute("INSERT OR REPLACE INTO meta VALUES ('head', ?)", (f"{head_id}:{head_hash}",))
             self.db.execute("COMMIT")
         except sqlite3.Error:
             self.db.execute("ROLLBACK")
             raise
         self.head_id, self.head_hash = head_id, head_hash
+        self.last_written = written
         return ids
 
     def next_id(self) -> int:
@@ -196,7 +200,13 @@ class DecisionLog:
         """Records as dicts (columns plus the record's own fields), in id order."""
         out = []
         for r in self.db.execute(f"SELECT * FROM records {where} ORDER BY id", params):
-            row = json.loads(r["data"])
+            try:
+                row = json.loads(r["data"])
+            except (ValueError, TypeError):
+                row = None
+            if not isinstance(row, dict):
+                raise LogError(f"{self.path}: record {r['id']} is damaged: its data is not a JSON object "
+                               "(see 'shotclock log verify')")
             row.update(id=r["id"], session=r["session"], clock=r["clock"], type=r["type"], t=r["t"], utc=r["utc"])
             out.append(row)
         return out

@@ -7,12 +7,13 @@ import signal
 import time
 from pathlib import Path
 
+from shotclock.adapters.mqtt import new_boot_id
 from shotclock.adapters.pins import TablePins, make_pin_factory
 from shotclock.adapters.systemd import SystemdNotifier
 from shotclock.config import BUTTONS, Config
 from shotclock.core.engine import IDLE, RUNNING
 from shotclock.core.table import Table
-from shotclock.errors import ShotclockError
+from shotclock.errors import HardwareError, ShotclockError
 from shotclock.shell.loop import DeviceLoop
 
 log = logging.getLogger("shotclock.device")
@@ -53,6 +54,8 @@ class Device:
                  waker=None, notifier: SystemdNotifier | None = None, clock=time.monotonic):
         self.config = config
         self.notifier = notifier or SystemdNotifier()
+        self.boot = new_boot_id()  # this run's id on the floor network and in the log's session record
+        self.link = None  # the floor network's MQTT link, when attached
         self.table = Table(config.settings, start=clock(), debounce=config["device.debounce"],
                            hold=config["device.hold"], stuck_after=config["device.stuck_after"],
                            edge_grace=config["device.edge_grace"])
@@ -84,6 +87,8 @@ class Device:
             self.loop.run(lambda round: bool(stopping) or should_stop(round))
         finally:
             self.notifier.stopping()
+            if self.link is not None:
+                self.link.stop()  # says offline (clean) and lets the last events go
             for s, handler in previous.items():
                 signal.signal(s, handler)
             self.pins.close()
@@ -98,22 +103,41 @@ def cmd_run(args) -> int:
         raise ShotclockError("--script plays presses onto fake pins: use it with --pins mock")
     if args.report and not args.script:
         raise ShotclockError("--report goes with --script")
+    if args.report:
+        from shotclock.adapters.log import DB_NAME, default_state_dir
+        from shotclock.shell.files import refuse_overwrite
+
+        log_path = None if args.no_log else Path(args.state_dir or default_state_dir()) / DB_NAME
+        refuse_overwrite("--report", args.report, {"the decision log": log_path, "the script": args.script,
+                                                   "the configuration": args.config})
     listeners = []
     presenters = None
     if not args.headless:
         from shotclock.shell.presenters import build_presenters
 
-        presenters = build_presenters(config, fullscreen=config["screen.fullscreen"] and not args.offscreen,
-                                      allow_nowhere=args.offscreen)
+        try:
+            presenters = build_presenters(config, fullscreen=config["screen.fullscreen"] and not args.offscreen,
+                                          allow_nowhere=args.offscreen)
+        except HardwareError as exc:
+            raise HardwareError(f"{exc}; or run with --headless (no screen, no sound)") from None
         listeners += presenters.listeners
     if args.script:
         return _run_script(args, config, listeners)
     device = Device(config, args.pins, listeners, buzzer_beeps=presenters is None or not presenters.sound_ok)
     if presenters:
         presenters.attach(device)
-    attach_log(device, config, args)
+    attach_log_and_network(device, config, args)
     device.run()
     return 0
+
+
+def attach_log_and_network(device, config, args):
+    """The decision log (unless --no-log), then the floor network (when ``[network] enabled``)."""
+    from shotclock.shell.network import attach_network
+
+    recorder = attach_log(device, config, args)
+    device.link = attach_network(device, config, recorder)
+    return recorder
 
 
 def attach_log(device, config, args):
@@ -145,11 +169,12 @@ def _run_script(args, config, listeners) -> int:
         edges = edge_schedule(parse_script(text))
     except ShotclockError as exc:
         raise ShotclockError(f"{args.script}: {exc}") from None
+    report = ReportWriter(args.report) if args.report else None  # an unwritable report fails before the device starts
     device = Device(config, "mock", listeners)
-    attach_log(device, config, args)
+    attach_log_and_network(device, config, args)
     start = time.monotonic() + 0.05  # a moment for the player thread to start
-    report = ReportWriter(args.report, start) if args.report else None
     if report:
+        report.start = start
         device.loop.listeners.append(report)
     player = ScriptPlayer(edges, device.pins, start, device.loop.waker.wake)
     player.start()

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import collections
 import logging
 import sqlite3
 from datetime import datetime, timedelta, timezone
@@ -28,8 +29,11 @@ class Recorder:
     """
 
     def __init__(self, log_: DecisionLog, config, on_fault=lambda message: None,
-                 utcnow=lambda: datetime.now(timezone.utc)):
+                 utcnow=lambda: datetime.now(timezone.utc), boot: str | None = None):
         self.log = log_
+        self.boot = boot
+        self.on_written = lambda rows: None  # the network's outbox is told of each commit
+        self._notes: collections.deque[dict] = collections.deque()
         self.config = config
         self.on_fault = on_fault
         self.utcnow = utcnow
@@ -41,7 +45,13 @@ class Recorder:
         """Record the session: table, mode, the whole configuration and the version."""
         data = {"table": self.config["table"], "mode": self.config["mode"], "version": __version__,
                 "config": self.config.values}
+        if self.boot:
+            data["boot"] = self.boot
         return self.log.new_session(t, utc_iso(self.utcnow()), data)
+
+    def note(self, record: dict) -> None:
+        """Log a record (``t``, ``type``, ``data``) from another thread with the next round (thread-safe)."""
+        self._notes.append(record)
 
     def recover(self, engine, t: float):
         """If the log's newest clock has no decision, restore it paused and record it as interrupted.
@@ -74,6 +84,10 @@ class Recorder:
     def update(self, round) -> None:
         """Append this round's records; on a write failure keep them and retry next round."""
         records = self._records(round)
+        while self._notes:
+            note = self._notes.popleft()
+            records.append({"session": self.log.session, "clock": None, "type": note["type"], "t": note["t"],
+                            "utc": utc_iso(self.utcnow()), "data": note["data"]})
         if not records and not self._backlog:
             return
         pending = self._backlog + records
@@ -84,6 +98,7 @@ class Recorder:
             log.error("cannot write the decision log (%s); %d records kept to retry", exc, len(self._backlog))
             self.on_fault(str(exc))
             return
+        self.on_written([dict(row, boot=self.boot) for row in self.log.last_written])
         if self._backlog:
             log.info("decision log writable again: %d held records written", len(self._backlog))
             self.on_fault(None)
@@ -156,7 +171,7 @@ def open_recorder(config, state_dir, device, utcnow=lambda: datetime.now(timezon
         else:
             device.loop.set_fault(LogFault(LOG_WRITE_FAILED, message))
 
-    recorder = Recorder(decision_log, config, on_fault, utcnow)
+    recorder = Recorder(decision_log, config, on_fault, utcnow, boot=getattr(device, "boot", None))
     now = device.loop.clock()
     try:
         recorder.start_session(now)

@@ -18,7 +18,7 @@ import time
 from shotclock.config import BUTTONS
 from shotclock.core.faults import NoSound
 from shotclock.errors import HardwareError
-from shotclock.shell.device import Device, attach_log
+from shotclock.shell.device import Device, attach_log_and_network
 
 log = logging.getLogger("shotclock.simulator")
 
@@ -292,11 +292,11 @@ def cmd_simulate(args) -> int:
         except HardwareError as exc:
             log.warning("no window (%s): using the terminal view", exc)
         else:
-            attach_log(simulator.device, config, args)
+            attach_log_and_network(simulator.device, config, args)
             log.info("simulator window open: keys F A B E S (hold F or S for 2 s), Esc quits")
             simulator.run()
             return 0
     terminal = TerminalSimulator(config)
-    attach_log(terminal.device, config, args)
+    attach_log_and_network(terminal.device, config, args)
     terminal.run()
     return 0
