@@ -212,7 +212,7 @@ def boot(phase: str, disk: Path, share: Path, timeout: float, timings: dict) -> 
            "-kernel", str(disk / "vmlinuz"), "-initrd", str(disk / "initrd.img"),
            "-append", f"root=/dev/vda rw console=ttyS0 shotclock.vmtest={phase} systemd.show_status=1",
            "-drive", f"file={disk / 'disk.img'},if=virtio,format=raw",
-           "-vga", "none", "-device", "bochs-display",
+           "-vga", "none", "-device", "bochs-display,xres=800,yres=480",
            "-audiodev", f"wav,id=snd0,path={share / f'sound-{phase}.wav'}",
            "-device", "intel-hda", "-device", "hda-duplex,audiodev=snd0",
            "-virtfs", f"local,path={share},mount_tag=vmtest,security_model=none,id=vmtest",

@@ -44,7 +44,8 @@ def check(name: str, ok: bool, detail: str = "") -> bool:
 
 
 def unit() -> dict:
-    props = "ActiveState,SubState,MainPID,NRestarts,ActiveEnterTimestampMonotonic,ExecMainStartTimestampMonotonic"
+    props = ("ActiveState,SubState,MainPID,NRestarts,ActiveEnterTimestampMonotonic,ExecMainStartTimestampMonotonic,"
+             "CPUUsageNSec")
     out = subprocess.run(["systemctl", "show", "shotclock.service", "-p", props], capture_output=True, text=True)
     return dict(line.split("=", 1) for line in out.stdout.splitlines() if "=" in line)
 
@@ -168,7 +169,26 @@ def check_ready() -> dict | None:
     return u
 
 
+def call_clock(label: str) -> tuple[int, float] | None:
+    """The floor calls a clock: (the log's last id before it, the clock's 0 on CLOCK_MONOTONIC)."""
+    mark = last_id()
+    press("floor")
+    start, _ = wait_record(mark, "start", 10)
+    if start is None:
+        check(f"{label}: clock called", False)
+        return None
+    return mark, start["t"] + SECONDS
+
+
 def check_rulings() -> None:
+    t0, cpu0 = time.monotonic(), int(unit().get("CPUUsageNSec", 0))
+    try:
+        rulings()
+    finally:
+        figures["service_cpu_during_rulings"] = cpu_share(t0, cpu0)
+
+
+def rulings() -> None:
     # A bet, then a call (the floor's button acts on release).
     mark = last_id()
     press("bet")
@@ -199,8 +219,10 @@ def check_rulings() -> None:
         time.sleep(max(0.0, decision["t"] + 4 - time.monotonic()))
         shot = screendump("acted")
         if shot is not None:
+            # 'shotclock log' numbers clocks 1, 2, 3... in the order they started.
+            number = [r["id"] for r in records_after(0) if r["type"] == "start"].index(decision["clock"]) + 1
             replay = subprocess.run([SHOTCLOCK, "log", "--config", "/etc/shotclock/config.toml", "--state-dir",
-                                     "/var/lib/shotclock", "export", "--replay", str(decision["clock"])],
+                                     "/var/lib/shotclock", "export", "--replay", str(number)],
                                     capture_output=True, text=True)
             if replay.returncode != 0:
                 say(f"log export --replay failed: {replay.stderr.strip()}")
@@ -217,33 +239,27 @@ def check_rulings() -> None:
           json.dumps(decision))
 
     # A tie: an action whose kernel edge timestamp lies inside the tie window counts.
-    mark = last_id()
-    press("floor")
-    start, _ = wait_record(mark, "start", 10)
-    if start is None:
-        check("tie: clock called", False)
+    called = call_clock("tie")
+    if called is None:
         return
-    zero = start["t"] + SECONDS
+    mark, zero = called
     time.sleep(max(0.0, zero + TIE * 0.4 - time.monotonic()))
-    down, _ = press("action", hold=0.05)
+    press("action", hold=0.05)
     decision, _ = wait_record(mark, "decision", TIE + 10)
     edge, _ = wait_record(mark, "input", 1, event="action")
-    inside = edge is not None and zero < edge["t"] <= zero + TIE
-    check("tie: press dated inside the window counts", inside and decision is not None
+    after = edge["t"] - zero if edge else None
+    check("tie: press dated inside the window counts", after is not None and 0 < after <= TIE and decision is not None
           and decision.get("outcome") == "acted" and decision.get("at_zero") is True,
-          f"edge {edge and edge['t'] - zero:+.3f} s after 0; {json.dumps(decision)}")
-    if edge is not None:
-        figures["tie_edge_after_zero_s"] = round(edge["t"] - zero, 4)
+          f"edge {after if after is None else round(after, 3)} s after 0; {json.dumps(decision)}")
+    if after is not None:
+        figures["tie_edge_after_zero_s"] = round(after, 4)
         figures["tie_window_s"] = TIE
 
     # And one dated after the window does not: the hand was already ruled dead at its end.
-    mark = last_id()
-    press("floor")
-    start, _ = wait_record(mark, "start", 10)
-    if start is None:
-        check("late press: clock called", False)
+    called = call_clock("late press")
+    if called is None:
         return
-    zero = start["t"] + SECONDS
+    mark, zero = called
     time.sleep(max(0.0, zero + TIE + 0.3 - time.monotonic()))
     press("action", hold=0.05)
     decision, _ = wait_record(mark, "decision", 10)
@@ -251,8 +267,14 @@ def check_rulings() -> None:
     decisions = [r for r in records_after(mark) if r["type"] == "decision"]
     check("late press: hand dead at the end of the tie window", len(decisions) == 1
           and decisions[0].get("outcome") == "hand_dead", json.dumps(decisions))
-    if decision is not None:
-        figures["late_press_after_zero_s"] = round(time.monotonic() - zero, 2)
+    late = [r for r in records_after(mark) if r["type"] == "input" and r.get("button") == "action"]
+    if late:
+        figures["late_press_after_zero_s"] = round(late[0]["t"] - zero, 3)
+
+
+def cpu_share(since: float, cpu_ns_then: int) -> float:
+    """The service's CPU use since ``since`` (one core = 1.0)."""
+    return round((int(unit().get("CPUUsageNSec", 0)) - cpu_ns_then) / 1e9 / (time.monotonic() - since), 2)
 
 
 def check_selftest() -> None:
