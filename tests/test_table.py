@@ -1,5 +1,7 @@
 """The pure table: edges and floor commands dated, ordered and read by the rules (virtual time)."""
 
+import json
+
 import pytest
 from hypothesis import given, settings as hsettings, strategies as st
 
@@ -98,8 +100,16 @@ def test_late_edge_waits_for_the_grace_then_is_taken_at_the_engines_clock():
     t2 = table(edge_grace=0.001)
     t2.feed(tap("floor", 0.0), now=0.1)
     t2.feed([], now=3.0)  # ruled hand dead at 2.25
-    r = t2.feed([Edge(2.2499, "action", True)], now=3.1)  # too late: taken at the engine's clock
-    assert r.inputs[0].event.t == pytest.approx(2.999) and r.outputs[0].TYPE == "ignored"
+    r = t2.feed([Edge(2.2499, "action", True)], now=3.1)  # too late: taken at the engine's clock,
+    # which stayed at the ruling (no clock ran since, so nothing moved it)
+    assert r.inputs[0].event.t == pytest.approx(2.25) and r.outputs[0].TYPE == "ignored"
+
+
+def test_while_no_clock_runs_a_late_edge_keeps_its_own_time():
+    t = table(edge_grace=0.001)
+    t.feed([], now=5.0)
+    r = t.feed([Edge(4.2, "bet", True), Edge(4.3, "bet", False)], now=5.1)  # handed over 0.8 s late
+    assert [(i.event.NAME, i.event.t) for i in r.inputs] == [("bet", 4.2)]
 
 
 def test_future_dated_input_is_taken_as_now():
@@ -297,3 +307,31 @@ def test_the_table_says_which_held_button_will_do_what():
     assert r.holds == ()
     r = t.feed([Edge(5, "street", True)], now=5.2)  # a street press: its hold means a new hand
     assert [h.event for h in r.holds] == ["hand"]
+
+
+def test_a_floor_tablet_names_the_seat_of_an_extension_and_gives_chips_back():
+    from shotclock.core.wire import CommandRequest, RecentIds, check_command
+    from shotclock.shell.network import make_command
+
+    def command(name, n, **fields):
+        payload = json.dumps({"id": f"c{n}", "name": name, "sender": "floor", "sent_ms": 1000, **fields}).encode()
+        request = check_command(payload, now=n, now_ms=1000, max_age=5, recent=recent)
+        assert isinstance(request, CommandRequest), request
+        return make_command(float(n), request)
+
+    recent = RecentIds(60)
+    t = table(Settings(mode="shot", shot=ShotSettings(allowance=1)))
+    r = t.feed([command("start", 1), command("extend", 2, seat=7), command("extend", 3, seat=7)], now=3.5)
+    assert [a.ignored for a in r.acks] == [None, None, "seat 7 has used all 1 of its extension chips"]
+    r = t.feed([command("undo", 4), command("last_action", 5), command("reset_chips", 6)], now=6.5)
+    assert [a.caused for a in r.acks] == [["undo"], ["decision"], ["chips_reset"]]
+
+
+@pytest.mark.parametrize("fields", [{"name": "extend", "seat": 0}, {"name": "extend", "seat": 11},
+                                    {"name": "extend", "seat": True}, {"name": "pause", "seat": 3}])
+def test_a_bad_seat_in_a_floor_command_is_refused_with_the_reason(fields):
+    from shotclock.core.wire import Refusal, RecentIds, check_command
+
+    payload = json.dumps({"id": "x", "sender": "floor", "sent_ms": 1000, **fields}).encode()
+    refusal = check_command(payload, now=1, now_ms=1000, max_age=5, recent=RecentIds(60))
+    assert isinstance(refusal, Refusal) and "'seat'" in refusal.detail

@@ -103,6 +103,15 @@ class DecisionLog:
             self.head_id, self.head_hash = self._head()
             self.session: int | None = None
 
+    @classmethod
+    def over(cls, db: sqlite3.Connection, path: Path) -> "DecisionLog":
+        """A read-only log over an open connection whose ``records`` and ``meta`` may be views
+        (the floor archive's per-table view); ``path`` names it in messages."""
+        self = cls.__new__(cls)
+        self.path, self.readonly, self.db = Path(path), True, db
+        self.db.row_factory = sqlite3.Row
+        return self
+
     # -- schema ----------------------------------------------------------------------
 
     def schema_version(self) -> int:
@@ -217,13 +226,21 @@ class DecisionLog:
 
     # -- checking ----------------------------------------------------------------------
 
-    def verify(self) -> tuple[bool, str]:
-        """(ok, message): walk the chain; name the first record changed, removed or inserted."""
+    def verify(self, since: int | None = None) -> tuple[bool, str]:
+        """(ok, message): walk the chain; name the first record changed, removed or inserted.
+
+        ``since``: walk only from that record (and its link to the one before) to the head, a quick
+        check of the newest records for ``shotclock log``; ``log verify`` walks it all.
+        """
         anchor = self._meta("anchor")
         expect_id, expect_prev = (int(anchor.split(":")[0]) + 1, anchor.split(":")[1]) if anchor else (1, GENESIS)
+        if since is not None and since > expect_id:
+            before = self.db.execute("SELECT hash FROM records WHERE id = ?", (since - 1,)).fetchone()
+            if before is not None:
+                expect_id, expect_prev = since, before[0]
         count = 0
         last = None
-        for r in self.db.execute("SELECT * FROM records ORDER BY id"):
+        for r in self.db.execute("SELECT * FROM records WHERE id >= ? ORDER BY id", (expect_id,)):
             row = dict(r)
             if row["id"] != expect_id:
                 if row["id"] > expect_id:

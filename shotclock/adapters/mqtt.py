@@ -123,6 +123,7 @@ class MqttLink:
         self._pending = 0
         self._refused = ""
         self._thread: threading.Thread | None = None
+        self.on_status_change = lambda: None  # called (from the link's threads) when connected or caught up
         s = settings
         self.topic = lambda leaf: topics.table_topic(s.venue, s.table, leaf)
         self.client = mqtt.Client(mqtt.CallbackAPIVersion.VERSION2, client_id=f"shotclock-{s.venue}-{s.table}",
@@ -134,11 +135,15 @@ class MqttLink:
         self.client.will_set(self.topic("status"), dumps(status_message(s.table, boot, False, clean=False)),
                              qos=1, retain=True)
         self.client.max_inflight_messages_set(WINDOW)
-        self.client.reconnect_delay_set(0.25, 2)  # back within a couple of seconds of the broker's return
+        # Try again at least every 0.5 s while the broker is away (a refused connect on a LAN costs nothing), so
+        # the dashboard and the broadcast overlay show the right clock within a second of the broker's return.
+        self.client.reconnect_delay_set(0.25, 0.5)
         self.client.on_connect = self._on_connect
         self.client.on_disconnect = self._on_disconnect
         self.client.on_publish = self._on_publish
         self.client.on_message = self._on_message
+        self.client.on_connect_fail = self._on_connect_fail
+        self._unreachable_since: float | None = None
 
     # -- called from the main loop: append, wake, return -------------------------------------
 
@@ -200,6 +205,7 @@ class MqttLink:
             log.error("the broker refused the connection: %s", reason_code)
             return
         self._refused = ""
+        self._unreachable_since = None
         s = self.settings
         client.publish(self.topic("status"), dumps(status_message(s.table, self.boot, True, **self.status_extra)),
                        qos=1, retain=True)
@@ -208,12 +214,22 @@ class MqttLink:
         self._fresh_connection = True
         log.info("connected to the broker %s:%d as %s", s.host, s.port, s.username)
         self._wake.set()
+        self.on_status_change()
+
+    def _on_connect_fail(self, client, userdata):
+        # Said once per outage (and once a minute after), not at every retry.
+        now = time.monotonic()
+        if self._unreachable_since is None or now - self._unreachable_since > 60:
+            log.warning("cannot reach the broker %s:%d; retrying (records wait in the outbox)",
+                        self.settings.host, self.settings.port)
+            self._unreachable_since = now
 
     def _on_disconnect(self, client, userdata, flags, reason_code, properties):
-        if self._connected:
+        if self._connected and not self._stopping:
             log.warning("lost the broker (%s); records wait in the outbox", reason_code)
         self._connected = False
         self._wake.set()
+        self.on_status_change()
 
     def _on_publish(self, client, userdata, mid, reason_code, properties):
         self._pubacks.append((mid, reason_code.value if reason_code is not None else 0))
@@ -267,7 +283,9 @@ class MqttLink:
         while self._acks:
             self.client.publish(self.topic("cmd/ack"), self._acks.popleft(), qos=1)
         self._send_records()
-        self._pending = self._newest - self._delivered
+        pending, self._pending = self._pending, self._newest - self._delivered
+        if pending and not self._pending:
+            self.on_status_change()  # caught up: the mark goes
 
     def _send_state(self, payload: bytes) -> None:
         self._last_state = payload

@@ -156,6 +156,9 @@ class Renderer:
             self._draw_clock(surface, view, w, area_h, landscape, accent, ink)
         else:
             self._draw_words(surface, view, w, area_h, ink)
+        if view.corner:  # small, top right, over the background only: never a banner over the clock
+            size = max(10, int(min(w, h) * 0.045))
+            self.text(surface, view.corner, ink, (w - w * 0.16, size * 0.9), w * 0.3, size)
         if view.hold:
             self._hold_bar(surface, view, (0, area_h, w, bar_h))
         if view.faults:

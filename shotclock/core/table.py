@@ -66,7 +66,10 @@ COMMAND_EVENTS: dict[str, Callable[[float, Snapshot, Command], ev.Event]] = {
     "cancel": _command_event(ev.Cancel),
     "start": _command_event(ev.Start),
     "stop": _command_event(ev.Stop),
-    "extend": _command_event(ev.Extend),
+    "extend": lambda t, state, command: ev.Extend(t, command.seat),
+    "undo": _command_event(ev.Undo),
+    "reset_chips": _command_event(ev.ResetChips),
+    "last_action": _command_event(ev.LastAction),
 }
 assert set(COMMAND_EVENTS) == set(COMMANDS)
 
@@ -232,7 +235,10 @@ class Table:
         # waits at that edge, so the ruling at 0 waits for it too (at most the hold time; beeps never wait).
         if (undecided := self.reader.undecided_since()) is not None:
             settle = max(settle, now - undecided)
-        round.add_outputs(self.engine.advance(now, settle, hold=undecided))
+        # While no clock runs nothing can fall due, so the engine's clock for events stays at the last
+        # input: an edge the driver hands over late (a loaded machine) keeps its own time.
+        hold = undecided if undecided is not None else self._last_t
+        round.add_outputs(self.engine.advance(now, settle, hold=hold))
         round.state = self.engine.state
         round.faults = self.faults
         round.holds = self.holds()

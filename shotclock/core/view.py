@@ -39,6 +39,7 @@ class View:
     info: str = ""
     progress: float | None = None
     faults: tuple[str, ...] = ()
+    corner: str = ""  # a small mark in a corner (the floor network's), never over the clock
     hold: str = ""  # what a button held now will do, with ``hold_progress`` filling towards it
     hold_progress: float | None = None
 
@@ -86,6 +87,20 @@ def _fault_text(fault: Fault, language: str) -> str:
     return type(fault).__name__
 
 
+def network_mark(connected: bool, pending: int, language: str) -> str:
+    """The screen's small network mark: nothing while connected and delivered; else what is wrong.
+
+    Example::
+
+        >>> network_mark(False, 12, "en")
+        'no network · 12 to send'
+    """
+    parts = [] if connected else [texts.text(language, "network.down")]
+    if pending:
+        parts.append(texts.text(language, "network.pending", n=pending))
+    return " · ".join(parts)
+
+
 def _fault_texts(faults: Iterable[Fault], language: str) -> tuple[str, ...]:
     return tuple(sorted(_fault_text(f, language) for f in faults))
 
@@ -98,7 +113,7 @@ def _shot_info(state: Snapshot, language: str) -> str:
         key = "extensions.of" if state.extension_limit else "extensions"
         parts.append(texts.text(language, key, n=state.extensions, limit=state.extension_limit))
     if state.chips_left is not None:
-        parts.append(texts.text(language, "chips_left", n=state.chips_left))
+        parts.append(texts.text(language, "chips_left.1" if state.chips_left == 1 else "chips_left", n=state.chips_left))
     return " · ".join(parts)
 
 

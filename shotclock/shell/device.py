@@ -122,6 +122,10 @@ def cmd_run(args) -> int:
         except HardwareError as exc:
             raise HardwareError(f"{exc}; or run with --headless (no screen, no sound)") from None
         listeners += presenters.listeners
+        if not args.offscreen and not args.script:
+            from shotclock.adapters.backlight import set_brightness
+
+            set_brightness(config["screen.brightness"])  # where the display has a backlight; logged
     if args.script:
         return _run_script(args, config, listeners)
     device = Device(config, args.pins, listeners, buzzer_beeps=presenters is None or not presenters.sound_ok)
@@ -137,7 +141,14 @@ def attach_log_and_network(device, config, args):
     from shotclock.shell.network import attach_network
 
     recorder = attach_log(device, config, args)
-    device.link = attach_network(device, config, recorder)
+    try:
+        device.link = attach_network(device, config, recorder)
+    except ShotclockError:  # an unreadable credentials file: say so, and leave nothing open
+        if getattr(device, "pins", None):
+            device.pins.close()
+        if recorder:
+            recorder.log.close()
+        raise
     return recorder
 
 

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import dataclasses
 import logging
+import sys
 import time
 
 from shotclock import __version__
@@ -140,6 +141,9 @@ def attach_network(device, config, recorder=None, state_dir=None):
     from shotclock.adapters.outbox import LogOutbox, MemoryOutbox
 
     settings = LinkSettings.from_config(config)
+    # The link's threads share the GIL with the loop: let a waking loop take it within 0.5 ms
+    # (CPython's default lets a busy thread keep it for 5 ms), so a beep or a ruling never waits on JSON.
+    sys.setswitchinterval(min(sys.getswitchinterval(), 0.0005))
     if recorder is not None:
         outbox = LogOutbox(recorder.log.path.parent, start_after=recorder.log.session - 1)
     else:
@@ -154,8 +158,22 @@ def attach_network(device, config, recorder=None, state_dir=None):
         recorder.on_written = link.offer_records
     presenter = NetworkPresenter(link, settings.table, config["table"], config["language"],
                                  config["network.state_interval"])
-    device.loop.listeners.append(presenter)
+    # Right after the recorder (or else before the screen): an ack should not wait for a frame to be drawn.
+    listeners = device.loop.listeners
+    if recorder is not None and recorder in listeners:
+        position = listeners.index(recorder) + 1
+    else:
+        from shotclock.shell.presenters import ScreenPresenter
+
+        position = next((i for i, l in enumerate(listeners) if isinstance(l, ScreenPresenter)), len(listeners))
+    listeners.insert(position, presenter)
     device.network = presenter
+    from shotclock.core.view import network_mark
+    from shotclock.shell.presenters import ScreenPresenter
+
+    for screen in (l for l in listeners if isinstance(l, ScreenPresenter)):
+        screen.corner = lambda: network_mark(link.status.connected, link.status.pending, config["language"])
+    link.on_status_change = device.loop.waker.wake  # the mark changes with the connection, not with a round
     link.start()
     log.info("floor network: %s:%d, venue %r, table %r", settings.host, settings.port, settings.venue,
              settings.table)
@@ -177,4 +195,5 @@ def make_command(t: float, request):
     """The core's floor-command input for a checked request, dated ``t`` (arrival)."""
     from shotclock.core.inputs import Command
 
-    return Command(t, request.name, id=request.id, sender=request.sender, facing_bet=request.facing_bet)
+    return Command(t, request.name, id=request.id, sender=request.sender, facing_bet=request.facing_bet,
+                   seat=request.seat)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import logging
 
 from shotclock.core.events import CHECK, HAND_DEAD
@@ -38,11 +39,15 @@ class ScreenPresenter:
         self._state = None
         self._holds = ()
         self.frames = 0
+        self.corner = lambda: ""  # the floor network sets this to its small mark (shell/network.py)
 
     def update(self, round) -> None:
         """Draw the view for this round if it differs from what is on screen."""
         self._state, self._holds = round.state, round.holds
         view = view_at(round.state, round.now, self.display, round.faults, round.holds)
+        corner = self.corner()
+        if corner:
+            view = dataclasses.replace(view, corner=corner)
         if view != self.view:
             self.screen.show(view, self.area)
             self.view = view
@@ -79,7 +84,8 @@ def make_sound(config) -> tuple[object | None, str | None]:
     from shotclock.adapters.sound import SoundPlayer
 
     try:
-        player = SoundPlayer(config["language"], config["sound.voice"], config["sound.volume"])
+        player = SoundPlayer(config["language"], config["sound.voice"], config["sound.volume"],
+                             device=config["sound.device"])
     except HardwareError as exc:
         log.warning("running silently: %s", exc)
         return None, str(exc)
