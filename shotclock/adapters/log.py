@@ -63,6 +63,17 @@ def default_state_dir() -> Path:
     return Path(platformdirs.user_state_dir("shotclock"))
 
 
+RECORD_COLUMNS = frozenset({"id", "session", "clock", "type", "t", "utc", "data", "prev", "hash"})
+
+
+def parse_link(value: str) -> tuple[int, str] | None:
+    """``"ID:HASH"`` (meta's head and anchor) as (id, hash), or None when it is damaged."""
+    ident, _, digest = str(value).partition(":")
+    if not ident.isdigit() or len(digest) != 64 or any(c not in "0123456789abcdef" for c in digest):
+        return None
+    return int(ident), digest
+
+
 def record_hash(row: dict) -> str:
     """The hash of a row: sha256 over the canonical JSON of every column but ``hash``."""
     body = {k: row[k] for k in ("id", "session", "clock", "type", "t", "utc", "data", "prev")}
@@ -134,14 +145,19 @@ class DecisionLog:
         return row[0] if row else default
 
     def _head(self) -> tuple[int, str]:
-        head = self._meta("head")
-        if head:
-            hid, hhash = head.split(":")
-            return int(hid), hhash
-        anchor = self._meta("anchor")
-        if anchor:
-            aid, ahash = anchor.split(":")
-            return int(aid), ahash
+        """The chain's head: meta's head, else the anchor, else genesis. A damaged head value is
+        replaced by the newest record (``verify`` still reports the damage)."""
+        for key in ("head", "anchor"):
+            value = self._meta(key)
+            if value:
+                parsed = parse_link(value)
+                if parsed is not None:
+                    return parsed
+                log.error("decision log %s: meta %r is damaged (%r); continuing from the newest record",
+                          self.path, key, value[:80])
+                row = self.db.execute("SELECT id, hash FROM records ORDER BY id DESC LIMIT 1").fetchone()
+                if row is not None:
+                    return int(row[0]), str(row[1])
         return 0, GENESIS
 
     # -- writing ---------------------------------------------------------------------
@@ -196,8 +212,15 @@ class DecisionLog:
         """Records as dicts (columns plus the record's own fields), in id order."""
         out = []
         for r in self.db.execute(f"SELECT * FROM records {where} ORDER BY id", params):
-            row = json.loads(r["data"])
-            row.update(id=r["id"], session=r["session"], clock=r["clock"], type=r["type"], t=r["t"], utc=r["utc"])
+            try:
+                row = json.loads(r["data"])
+                if not isinstance(row, dict):
+                    raise ValueError("not a JSON object")
+                row.update(id=r["id"], session=r["session"], clock=r["clock"], type=r["type"], t=float(r["t"]),
+                           utc=r["utc"])
+            except (ValueError, TypeError) as exc:
+                raise LogError(f"{self.path}: record {r['id']} is damaged ({exc}); "
+                               "'shotclock log verify' names what changed") from None
             out.append(row)
         return out
 
@@ -208,9 +231,16 @@ class DecisionLog:
     # -- checking ----------------------------------------------------------------------
 
     def verify(self) -> tuple[bool, str]:
-        """(ok, message): walk the chain; name the first record changed, removed or inserted."""
-        anchor = self._meta("anchor")
-        expect_id, expect_prev = (int(anchor.split(":")[0]) + 1, anchor.split(":")[1]) if anchor else (1, GENESIS)
+        """(ok, message): walk the chain; name the first record changed, removed or inserted.
+
+        A chain that goes on from an archive anchor is only proven when the archives in
+        ``archive/`` next to the database lead up to that anchor from the first record.
+        """
+        anchor_text = self._meta("anchor")
+        anchor = parse_link(anchor_text) if anchor_text else None
+        if anchor_text and anchor is None:
+            return False, f"the archive anchor in meta is damaged ({anchor_text[:80]!r})"
+        expect_id, expect_prev = (anchor[0] + 1, anchor[1]) if anchor else (1, GENESIS)
         count = 0
         last = None
         for r in self.db.execute("SELECT * FROM records ORDER BY id"):
@@ -229,20 +259,57 @@ class DecisionLog:
             expect_id, expect_prev = row["id"] + 1, row["hash"]
             last = row
             count += 1
-        head = self._meta("head")
-        if head:
-            hid, hhash = int(head.split(":")[0]), head.split(":")[1]
-            if last is None or last["id"] < hid:
-                after = last["id"] if last else expect_id - 1
+        head_text = self._meta("head")
+        if head_text:
+            head = parse_link(head_text)
+            if head is None:
+                return False, f"the head in meta is damaged ({head_text[:80]!r})"
+            hid, hhash = head
+            newest = (last["id"], last["hash"]) if last else anchor
+            if newest is None or newest[0] < hid:
+                after = newest[0] if newest else 0
                 return False, f"the newest records after record {after} were removed (the head is record {hid})"
-            if last["id"] > hid or last["hash"] != hhash:
-                return False, f"record {last['id']} was inserted or changed after the head (record {hid})"
-        return True, f"OK: {count} records, chain intact" + (f" from archived record {anchor.split(':')[0]}" if anchor else "")
+            if newest[0] > hid or newest[1] != hhash:
+                return False, f"record {newest[0]} was inserted or changed after the head (record {hid})"
+        if anchor:
+            ok, message = self._verify_archives_up_to(anchor)
+            if not ok:
+                return False, message
+            return True, f"OK: {count} records, chain intact from archived record {anchor[0]} ({message})"
+        return True, f"OK: {count} records, chain intact"
+
+    def _verify_archives_up_to(self, anchor: tuple[int, str]) -> tuple[bool, str]:
+        """The archives in ``archive/`` must chain from the first record to ``anchor`` (a forged anchor fails)."""
+        folder = self.path.parent / "archive"
+        files = []
+        for path in folder.glob("records-*-*.jsonl.gz"):
+            parts = path.name[len("records-"):-len(".jsonl.gz")].split("-")
+            if len(parts) == 2 and all(p.isdigit() for p in parts):
+                files.append((int(parts[0]), int(parts[1]), path))
+        files.sort()
+        expect_id, expect_prev = 1, GENESIS
+        for first, last_id, path in files:
+            if last_id > anchor[0]:
+                break
+            if first != expect_id:
+                return False, (f"the chain goes on from archived record {anchor[0]}, but no archive in {folder} "
+                               f"holds record {expect_id} (moved away? check one with --archive FILE)")
+            ok, message, last = verify_archive(path, expect_prev)
+            if not ok:
+                return False, f"{path.name}: {message}"
+            expect_id, expect_prev = last[0] + 1, last[1]
+        if expect_id != anchor[0] + 1:
+            return False, (f"the chain goes on from archived record {anchor[0]}, but no archive in {folder} "
+                           f"holds record {expect_id if expect_id <= anchor[0] else anchor[0]} "
+                           "(moved away? check one with --archive FILE)")
+        if expect_prev != anchor[1]:
+            return False, f"archived record {anchor[0]} differs from the one the live log continues from"
+        return True, f"{len([f for f in files if f[1] <= anchor[0]])} archive(s) checked"
 
     def anchor(self) -> tuple[int, str] | None:
         """(id, hash) of the last archived record the chain continues from, or None."""
         anchor = self._meta("anchor")
-        return (int(anchor.split(":")[0]), anchor.split(":")[1]) if anchor else None
+        return parse_link(anchor) if anchor else None
 
     def integrity(self) -> str:
         """SQLite's own ``PRAGMA integrity_check`` ('ok' when the file is sound)."""
@@ -282,16 +349,24 @@ class DecisionLog:
         self.db.close()
 
 
-def verify_archive(path: str | Path) -> tuple[bool, str, tuple[int, str] | None]:
-    """(ok, message, (last id, last hash)) for an archive written by :meth:`DecisionLog.archive`."""
+def verify_archive(path: str | Path, first_prev: str | None = None) -> tuple[bool, str, tuple[int, str] | None]:
+    """(ok, message, (last id, last hash)) for an archive written by :meth:`DecisionLog.archive`.
+
+    ``first_prev``: the hash the archive's first record must follow (the previous archive's last).
+    """
     try:
         with gzip.open(path, "rt", encoding="utf-8") as f:
             rows = [json.loads(line) for line in f]
+        if not rows:
+            return False, f"{path} holds no records", None
+        for row in rows:
+            if not isinstance(row, dict) or not RECORD_COLUMNS <= row.keys():
+                raise ValueError("a line is not a record")
     except (OSError, EOFError, ValueError) as exc:
         return False, f"cannot read {path}: {exc}", None
-    if not rows:
-        return False, f"{path} holds no records", None
-    prev = rows[0]["prev"]
+    prev = rows[0]["prev"] if first_prev is None else first_prev
+    if rows[0]["id"] == 1 and prev != GENESIS:
+        return False, "record 1 does not start the chain", None
     for i, row in enumerate(rows):
         if i and row["id"] != rows[i - 1]["id"] + 1:
             return False, f"record {rows[i - 1]['id'] + 1} was removed", None
