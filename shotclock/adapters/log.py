@@ -30,7 +30,7 @@ log = logging.getLogger("shotclock.log")
 DB_NAME = "shotclock.db"
 GENESIS = "0" * 64
 # Record types whose commit must survive a power cut at once (they change or end a clock).
-DURABLE = {"start", "pause", "resume", "extended", "decision", "session", "interrupted"}
+DURABLE = {"start", "pause", "resume", "extended", "decision", "session", "interrupted", "checkpoint", "shutdown"}
 
 MIGRATIONS = {
     1: [
@@ -52,6 +52,32 @@ MIGRATIONS = {
     ],
 }
 SCHEMA_VERSION = max(MIGRATIONS)
+
+
+def lock_state_dir(state_dir: str | Path, wait: float = 5.0) -> int:
+    """Take the state directory's lock for one device (an ``flock`` on the directory itself).
+
+    Waits up to ``wait`` seconds (the writer of a device that just died may still be finishing).
+    Returns the locked file descriptor: keep it open while the device runs, and let the log
+    writer inherit it. Raises :class:`~shotclock.errors.LogError` when another device holds it.
+    """
+    import fcntl
+    import time
+
+    path = Path(state_dir)
+    path.mkdir(parents=True, exist_ok=True)
+    fd = os.open(path, os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC)
+    deadline = time.monotonic() + wait
+    while True:
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            return fd
+        except BlockingIOError:
+            if time.monotonic() >= deadline:
+                os.close(fd)
+                raise LogError(f"another shotclock device is running on the state directory {path} "
+                               "(stop it first, e.g. 'systemctl stop shotclock', or use another --state-dir)") from None
+            time.sleep(0.05)
 
 
 def default_state_dir() -> Path:
@@ -90,21 +116,23 @@ class DecisionLog:
 
     :param state_dir: the directory (created if missing).
     :param readonly: open for reading only (the CLI), never migrating or writing.
+    :param busy_timeout: how long a statement waits for another process's lock (seconds).
 
     Raises :class:`~shotclock.errors.LogError` with the path when it cannot be opened.
     """
 
-    def __init__(self, state_dir: str | Path, readonly: bool = False):
+    def __init__(self, state_dir: str | Path, readonly: bool = False, busy_timeout: float = 5.0):
         self.path = Path(state_dir) / DB_NAME
         self.readonly = readonly
         try:
             if readonly:
                 if not self.path.exists():
                     raise LogError(f"no decision log at {self.path}")
-                self.db = sqlite3.connect(f"file:{self.path}?mode=ro", uri=True, isolation_level=None)
+                self.db = sqlite3.connect(f"file:{self.path}?mode=ro", uri=True, isolation_level=None,
+                                          timeout=busy_timeout)
             else:
                 self.path.parent.mkdir(parents=True, exist_ok=True)
-                self.db = sqlite3.connect(self.path, isolation_level=None)
+                self.db = sqlite3.connect(self.path, isolation_level=None, timeout=busy_timeout)
                 self.db.execute("PRAGMA journal_mode=WAL")
                 self._migrate()
         except (sqlite3.Error, OSError) as exc:

@@ -145,6 +145,9 @@ class Round:
     button_faults: list[ButtonFault] = field(default_factory=list)
     faults: tuple[Fault, ...] = ()
     acks: list[Ack] = field(default_factory=list)
+    arrivals: list = field(default_factory=list)  # the edges and commands taken, as they arrived, in time order
+    held_at_start: list[tuple[float, str]] = field(default_factory=list)  # (t, button) found pressed at start
+    after: float | None = None  # the ``now`` of the round before (with ``now``, a replay feeds this round alike)
     acted_at: float = 0.0  # set by the shell: when the round was done on its clock
     sequence: list = field(default_factory=list)  # inputs and outputs in the order the engine took them
 
@@ -180,6 +183,7 @@ class Table:
         self._phase_at_press: dict[str, str] = {}
         self._held_at_start: list[ButtonFault] = []
         self._last_t = start
+        self._last_now: float | None = None
 
     # -- the public interface ------------------------------------------------------
 
@@ -207,10 +211,13 @@ class Table:
 
     def feed(self, inputs: Iterable[Edge | Command], now: float) -> Round:
         """Take ``inputs`` (in any order) and let time pass to ``now``; return what happened."""
-        round = Round(now=now)
+        round = Round(now=now, after=self._last_now)
+        self._last_now = now
+        round.held_at_start = [(f.t, f.button) for f in self._held_at_start]
         self._take(self._held_at_start, round)
         self._held_at_start = []
-        for item in sorted(inputs, key=lambda i: i.t):
+        round.arrivals = sorted(inputs, key=lambda i: i.t)
+        for item in round.arrivals:
             t = min(max(item.t, self._last_t), now)
             self._last_t = t
             if isinstance(item, Edge):
