@@ -1,51 +1,121 @@
-#!/bin/bash
-# Set up a fresh Raspberry Pi OS (Bookworm, Pi 3-5) as a shotclock table device, in one command:
+#!/bin/sh
+# Set up Raspberry Pi OS (trixie or bookworm, Pi 3-5) as a shotclock table device, in one command:
 #
-#   sudo hardware/install.sh            # from a checkout of shotclock on the Pi
-#   DRY_RUN=1 hardware/install.sh       # print what it would do, change nothing
+#   sudo sh hardware/install.sh               # install, or update in place and restart
+#   sudo sh hardware/install.sh --uninstall   # remove the service and /opt/shotclock; keep the
+#                                             # decision log (/var/lib/shotclock) and the config
+#   sudo sh hardware/install.sh --uninstall --purge   # ... and the log, the config and the user
+#   DRY_RUN=1 sh hardware/install.sh          # print what it would do, change nothing
 #
-# It creates the 'shotclock' user, a virtual environment with the 'pi' extra (lgpio) in
-# /opt/shotclock, the config file /etc/shotclock/config.toml (kept if it exists), the systemd
-# service, turns console blanking off, starts the service and runs the self-test.
-set -euo pipefail
+# It installs lgpio from the system (python3-lgpio: Raspberry Pi OS builds it for its Python)
+# into a virtual environment that sees the system's packages, installs shotclock there, creates
+# the 'shotclock' user and /etc/shotclock/config.toml (kept if it exists), runs the self-test
+# on the idle hardware, then (re)starts the systemd service.
+set -eu
 
 SRC="$(cd "$(dirname "$0")/.." && pwd)"
 PREFIX=/opt/shotclock
+VENV="$PREFIX/venv"
 CONFIG_DIR=/etc/shotclock
+STATE_DIR=/var/lib/shotclock
 UNIT=/etc/systemd/system/shotclock.service
+GPIO_RULE=/etc/udev/rules.d/60-shotclock-gpio.rules
 USER_NAME=shotclock
-GROUPS_WANTED=(gpio video input audio render)
+# python3-lgpio: the GPIO backend (Raspberry Pi OS's package; PyPI has no working wheel for
+# Python 3.13). libopengl0: without it SDL's kmsdrm renderer shows a black screen.
+APT_PACKAGES="python3-venv python3-lgpio alsa-utils libopengl0"
+GROUPS_WANTED="gpio video input audio render"
 DRY_RUN="${DRY_RUN:-}"
 
 say() { echo "install: $*"; }
+die() { echo "install: $*" >&2; exit 1; }
 run() {
     if [ -n "$DRY_RUN" ]; then echo "+ $*"; else "$@"; fi
 }
 
+uninstall=""
+purge=""
+for arg in "$@"; do
+    case "$arg" in
+        --uninstall) uninstall=1 ;;
+        --purge) purge=1 ;;
+        -h|--help) sed -n '2,8p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+        *) echo "install: unknown option '$arg' (use --uninstall, --purge or --help)" >&2; exit 2 ;;
+    esac
+done
+if [ -n "$purge" ] && [ -z "$uninstall" ]; then
+    echo "install: --purge goes with --uninstall" >&2
+    exit 2
+fi
 if [ -z "$DRY_RUN" ] && [ "$(id -u)" != 0 ]; then
-    echo "install: run as root: sudo $0" >&2
-    exit 1
+    die "run as root: sudo sh $0 $*"
 fi
 
-say "system packages (venv support, ALSA utilities; lgpio and pygame-ce come as wheels)"
+if [ -n "$uninstall" ]; then
+    say "stopping and removing the service"
+    if [ -e "$UNIT" ]; then
+        run systemctl disable --now shotclock.service || true
+        run rm -f "$UNIT"
+        run systemctl daemon-reload
+    fi
+    run rm -rf "$PREFIX"
+    run rm -f "$GPIO_RULE"
+    if [ -n "$purge" ]; then
+        say "removing the decision log, the configuration and the user"
+        run rm -rf "$STATE_DIR" "$CONFIG_DIR"
+        if id "$USER_NAME" >/dev/null 2>&1; then run userdel "$USER_NAME"; fi
+    else
+        say "kept the decision log in $STATE_DIR and the configuration in $CONFIG_DIR (--purge removes them)"
+    fi
+    say "uninstalled"
+    exit 0
+fi
+
+say "system packages: $APT_PACKAGES"
 run apt-get update -qq
-run env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq python3-venv alsa-utils
+if [ -z "$DRY_RUN" ] && ! apt-cache show python3-lgpio >/dev/null 2>&1; then
+    die "python3-lgpio is not in this system's package sources. Raspberry Pi OS has it; on another \
+Debian board see 'Other Linux boards' in hardware/README.md"
+fi
+# shellcheck disable=SC2086  # the list is meant to split
+run env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $APT_PACKAGES
 
-say "user $USER_NAME in the groups that exist of: ${GROUPS_WANTED[*]}"
-existing=()
-for g in "${GROUPS_WANTED[@]}"; do getent group "$g" >/dev/null && existing+=("$g"); done
+say "user $USER_NAME in the groups that exist of: $GROUPS_WANTED"
+if ! getent group gpio >/dev/null; then
+    # Raspberry Pi OS has a gpio group and a udev rule for /dev/gpiochip*; other systems leave
+    # the chips to root. Give them the same rule.
+    say "no gpio group here: creating it, with a udev rule for /dev/gpiochip*"
+    run groupadd --system gpio
+    if [ -n "$DRY_RUN" ]; then
+        echo "+ write $GPIO_RULE"
+    else
+        echo 'SUBSYSTEM=="gpio", KERNEL=="gpiochip*", GROUP="gpio", MODE="0660"' >"$GPIO_RULE"
+        udevadm control --reload-rules 2>/dev/null || true
+        udevadm trigger --subsystem-match=gpio 2>/dev/null || true
+    fi
+fi
+existing=""
+for g in $GROUPS_WANTED; do
+    if getent group "$g" >/dev/null; then existing="${existing:+$existing,}$g"; fi
+done
 if ! id "$USER_NAME" >/dev/null 2>&1; then
-    run useradd --system --home-dir /var/lib/shotclock --no-create-home --shell /usr/sbin/nologin "$USER_NAME"
+    run useradd --system --home-dir "$STATE_DIR" --no-create-home --shell /usr/sbin/nologin "$USER_NAME"
 fi
-if [ ${#existing[@]} -gt 0 ]; then
-    run usermod -a -G "$(IFS=,; echo "${existing[*]}")" "$USER_NAME"
+if [ -n "$existing" ]; then
+    run usermod -a -G "$existing" "$USER_NAME"
 fi
 
-say "virtual environment in $PREFIX/venv with the 'pi' extra"
+say "virtual environment in $VENV (seeing the system's lgpio)"
 run mkdir -p "$PREFIX"
-run python3 -m venv "$PREFIX/venv"
-run "$PREFIX/venv/bin/pip" install -q --upgrade pip
-run "$PREFIX/venv/bin/pip" install -q "$SRC[pi]"
+if [ -x "$VENV/bin/python" ] && [ "$("$VENV/bin/python" -c 'import sys; print(sys.version_info[:2])')" != \
+        "$(python3 -c 'import sys; print(sys.version_info[:2])')" ]; then
+    say "the system's Python changed since the last install: making the environment anew"
+    run rm -rf "$VENV"
+fi
+run python3 -m venv --system-site-packages "$VENV"
+run "$VENV/bin/python" -m pip install -q --upgrade pip
+run "$VENV/bin/python" -m pip install -q --upgrade --upgrade-strategy only-if-needed "$SRC"
+run "$VENV/bin/python" -c "import lgpio" || die "the environment cannot import lgpio: is python3-lgpio installed?"
 run install -m 0644 "$SRC/README.md" "$PREFIX/README.md"
 
 say "configuration in $CONFIG_DIR/config.toml"
@@ -55,7 +125,7 @@ if [ -e "$CONFIG_DIR/config.toml" ]; then
 else
     run install -m 0644 "$SRC/hardware/config.example.toml" "$CONFIG_DIR/config.toml"
 fi
-run "$PREFIX/venv/bin/shotclock" config --check "$CONFIG_DIR/config.toml"
+run "$VENV/bin/shotclock" config --check "$CONFIG_DIR/config.toml"
 
 say "console blanking off (the clock must stay visible)"
 CMDLINE=/boot/firmware/cmdline.txt
@@ -66,11 +136,22 @@ if [ -e "$CMDLINE" ] && ! grep -q "consoleblank=0" "$CMDLINE"; then
 fi
 
 say "systemd service"
+# On an update the running service holds the pins, the screen and the sound card: stop it so
+# the self-test sees the idle hardware, then start the new version.
+if [ -z "$DRY_RUN" ] && systemctl is-active --quiet shotclock.service; then
+    run systemctl stop shotclock.service
+fi
 run install -m 0644 "$SRC/hardware/shotclock.service" "$UNIT"
 run systemctl daemon-reload
-run systemctl enable --now shotclock.service
+run systemctl enable shotclock.service
 
-say "self-test"
-run "$PREFIX/venv/bin/shotclock" selftest --config "$CONFIG_DIR/config.toml" || \
+say "self-test (as $USER_NAME, as the service runs)"
+selftest_ok=1
+run runuser -u "$USER_NAME" -- env SDL_VIDEODRIVER=kmsdrm SDL_AUDIODRIVER=alsa LG_WD=/tmp \
+    "$VENV/bin/shotclock" selftest --config "$CONFIG_DIR/config.toml" || selftest_ok=""
+
+run systemctl restart shotclock.service
+if [ -z "$selftest_ok" ]; then
     say "the self-test found a problem: see above, and 'journalctl -u shotclock'"
+fi
 say "done. Logs: journalctl -u shotclock -f"

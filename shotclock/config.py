@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable
 
+from shotclock.adapters.boards import BOARDS
 from shotclock.core.settings import MODES, STREETS, ClockSettings, Settings, ShotSettings
 from shotclock.errors import ConfigError, PinConfigError
 
@@ -125,6 +126,11 @@ SCHEMA: list[Key] = [
     Key("pins.led_bet", (int,), 6, "BCM pin of the LED lit while a bet is faced", range=PIN),
     Key("pins.buzzer", (int, bool), False, "BCM pin of an optional active buzzer, or false for none",
         _not_true, range=PIN),
+    Key("gpio.board", (str,), "raspberry-pi",
+        "\"raspberry-pi\" (gpiozero finds the model and its GPIO chip) or \"generic\" (any other Linux board: "
+        "pin numbers are line offsets of gpio.chip)", _one_of(*BOARDS)),
+    Key("gpio.chip", (int,), 0, "the GPIO chip (/dev/gpiochipN) of a \"generic\" board",
+        range=Range(0, 255, what="a GPIO chip number")),
     Key("device.debounce", NUM, 0.03, "seconds after a counted edge in which further edges are contact bounce",
         range=Range(0, 1)),
     Key("device.edge_grace", NUM, 0.001,

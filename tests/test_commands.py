@@ -9,7 +9,7 @@ import pygame
 import pytest
 
 from shotclock.shell.cli import main
-from shotclock.shell.selftest import check_power, decode_throttled
+from shotclock.shell.selftest import Check, check_power, decode_throttled, held_by_service, service_running
 
 EXAMPLES = Path(__file__).parent.parent / "docs" / "examples"
 
@@ -104,3 +104,24 @@ def test_simulate_falls_back_to_the_terminal_without_a_display(tmp_path):
     assert proc.returncode == 0, proc.stderr
     assert "using the terminal view" in proc.stderr
     assert "Tafel 1" in proc.stdout and "keys: f floor" in proc.stdout
+
+
+def test_selftest_names_the_running_service_as_the_holder_of_a_device():
+    failed = held_by_service(Check("FAIL", "pins", "GPIO busy"))
+    assert failed.status == "SKIP" and "running shotclock service (GPIO busy)" in failed.detail
+    assert held_by_service(Check("OK", "display", "kmsdrm")) == Check("OK", "display", "kmsdrm")
+
+
+def test_service_running_asks_systemd(monkeypatch):
+    import shutil as shutil_module
+
+    monkeypatch.setattr(shutil_module, "which", lambda name: "/bin/systemctl")
+    calls = []
+
+    def fake_run(cmd, timeout):
+        calls.append(cmd)
+        return subprocess.CompletedProcess(cmd, 3)  # systemctl is-active: inactive
+
+    assert service_running(fake_run) is False
+    assert calls == [["systemctl", "is-active", "--quiet", "shotclock.service"]]
+    assert service_running(lambda cmd, timeout: subprocess.CompletedProcess(cmd, 0)) is True

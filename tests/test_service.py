@@ -112,7 +112,7 @@ def test_notifier_is_silent_without_systemd():
 def test_unit_file_has_what_the_service_needs():
     unit = (HARDWARE / "shotclock.service").read_text()
     for line in ("Type=notify", "WatchdogSec=", "Restart=always", "User=shotclock",
-                 "SupplementaryGroups=gpio video input audio render", "RuntimeDirectory=shotclock",
+                 "RuntimeDirectory=shotclock",
                  "Environment=LG_WD=%t/shotclock", "StateDirectory=shotclock", "Environment=SDL_VIDEODRIVER=kmsdrm"):
         assert line in unit
 
@@ -130,14 +130,33 @@ def test_unit_passes_systemd_analyze_verify(tmp_path):
 
 
 def test_install_script_dry_run_does_every_step():
-    proc = subprocess.run(["bash", str(HARDWARE / "install.sh")], env=dict(os.environ, DRY_RUN="1"),
+    # sh, not bash: 'sudo sh install.sh' is how people run it (dash on Debian).
+    proc = subprocess.run(["sh", str(HARDWARE / "install.sh")], env=dict(os.environ, DRY_RUN="1"),
                           capture_output=True, text=True, timeout=60)
     assert proc.returncode == 0, proc.stderr
     out = proc.stdout
-    for step in ("apt-get install", "python3 -m venv /opt/shotclock/venv", "[pi]", "config.example.toml",
-                 "/etc/systemd/system/shotclock.service", "systemctl enable --now shotclock.service",
+    for step in ("apt-get install", "python3-lgpio", "libopengl0", "venv --system-site-packages /opt/shotclock/venv",
+                 "config.example.toml",
+                 "/etc/systemd/system/shotclock.service", "systemctl enable shotclock.service",
+                 "systemctl restart shotclock.service",
                  "shotclock selftest", "config --check"):
         assert step in out, step
+
+
+def test_install_script_uninstall_keeps_the_log_unless_purged():
+    def dry(*args):
+        return subprocess.run(["sh", str(HARDWARE / "install.sh"), *args], env=dict(os.environ, DRY_RUN="1"),
+                              capture_output=True, text=True, timeout=60)
+
+    keep = dry("--uninstall")
+    assert keep.returncode == 0, keep.stderr
+    assert "systemctl disable --now shotclock.service" in keep.stdout or "/etc/systemd/system" not in keep.stdout
+    assert "rm -rf /opt/shotclock" in keep.stdout and "/var/lib/shotclock" not in keep.stdout.replace(
+        "kept the decision log in /var/lib/shotclock", "")
+    purge = dry("--uninstall", "--purge")
+    assert "rm -rf /var/lib/shotclock /etc/shotclock" in purge.stdout
+    wrong = dry("--purge")
+    assert wrong.returncode == 2 and wrong.stderr.count("\n") == 1 and "--uninstall" in wrong.stderr
 
 
 def test_run_on_a_machine_without_gpio_says_what_to_do(tmp_path):

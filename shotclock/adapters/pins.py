@@ -34,9 +34,17 @@ FACTORIES = {
 }
 
 
-def make_pin_factory(name: str):
+def make_pin_factory(name: str, gpio: dict | None = None):
     """A gpiozero pin factory by name: ``mock`` (fake pins), ``auto`` (gpiozero's own choice),
-    ``lgpio`` (Pi 5, and Pi 3-4 on Bookworm), ``rpigpio`` (Pi 1-4) or ``native``."""
+    ``lgpio`` (Pi 5, and Pi 3-4 on Bookworm), ``rpigpio`` (Pi 1-4) or ``native``.
+
+    :param gpio: the configuration's ``gpio`` section; with ``board = "generic"``, ``auto`` and
+        ``lgpio`` open lgpio on ``gpio.chip`` (see :mod:`shotclock.adapters.boards`).
+    """
+    if name in ("auto", "lgpio") and gpio and gpio.get("board") != "raspberry-pi":
+        from shotclock.adapters.boards import board_pin_factory
+
+        return board_pin_factory(gpio)
     if name == "auto":
         return None
     if name not in FACTORIES:

@@ -59,7 +59,8 @@ class Device:
         self.engine = self.table.engine
         self.reader = self.table.reader
         self.loop = DeviceLoop(self.table, clock=clock, waker=waker)
-        self.pins = TablePins(config.pins, self.loop.post, make_pin_factory(pin_factory), clock=clock)
+        self.pins = TablePins(config.pins, self.loop.post, make_pin_factory(pin_factory, config.section("gpio")),
+                              clock=clock)
         self.loop.listeners = [LightsPresenter(self.pins, buzzer_beeps), *listeners, self.notifier]
         for button, pressed in self.pins.pressed_now().items():
             if pressed:

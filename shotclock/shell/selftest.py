@@ -54,7 +54,7 @@ def check_pins(config, factory_name: str) -> Check:
     from shotclock.adapters.pins import TablePins, make_pin_factory
 
     try:
-        pins = TablePins(config.pins, lambda edge: None, make_pin_factory(factory_name))
+        pins = TablePins(config.pins, lambda edge: None, make_pin_factory(factory_name, config.section("gpio")))
     except ShotclockError as exc:
         return Check("FAIL", "pins", str(exc))
     try:
@@ -98,15 +98,38 @@ def check_power(run=subprocess.run) -> Check:
     return Check("OK", "power", "no under-voltage or throttling since boot")
 
 
+def service_running(run=subprocess.run) -> bool:
+    """Whether systemd runs the shotclock service here (it then holds the pins, screen and sound)."""
+    if shutil.which("systemctl") is None:
+        return False
+    try:
+        return run(["systemctl", "is-active", "--quiet", "shotclock.service"], timeout=10).returncode == 0
+    except (OSError, subprocess.SubprocessError):
+        return False
+
+
+def held_by_service(check: Check) -> Check:
+    """A device check that failed while the service runs: the service holds that device."""
+    if check.status != "FAIL":
+        return check
+    return Check("SKIP", check.name, f"in use by the running shotclock service ({check.detail}); "
+                                     "'systemctl stop shotclock' to test it alone")
+
+
 def cmd_selftest(args) -> int:
-    """Run every check and print one line each; exit 1 when any failed."""
+    """Run every check and print one line each; exit 1 when any failed.
+
+    While the shotclock service runs it owns the pins, the screen and the sound card: a check
+    that cannot open one of them then says so (SKIP) instead of failing.
+    """
     checks = []
     config_check, config = check_config(args)
     checks.append(config_check)
-    if config is not None:
-        checks.append(check_pins(config, args.pins))
-    checks.append(check_display())
-    checks.append(check_audio())
+    devices = [check_pins(config, args.pins)] if config is not None else []
+    devices += [check_display(), check_audio()]
+    if args.pins != "mock" and any(c.status == "FAIL" for c in devices) and service_running():
+        devices = [held_by_service(c) for c in devices]
+    checks += devices
     checks.append(check_power())
     for check in checks:
         print(check.line(), flush=True)
