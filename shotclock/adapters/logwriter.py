@@ -67,18 +67,18 @@ class StreamWriter:
         records = []
         if session is None and messages[0]["type"] != "session" and self.session_message is not None:
             messages = [dict(self.session_message, data={**self.session_message["data"], "reopened": True})] + messages
-        for index, msg in enumerate(messages):
-            record_id = head + 1 + len(records)
+        for index, msg in enumerate(messages):  # ids first: an input refers to the clock it starts, just after it
             if msg.get("seq") is not None:
-                ids[msg["seq"]] = record_id
+                ids[msg["seq"]] = head + 1 + index
+        session_message = self.session_message
+        for index, msg in enumerate(messages):
             if msg["type"] == "session":
-                session = record_id
-                self.session_message = msg
-            records.append({"session": session if session is not None else record_id,
+                session, session_message = head + 1 + index, msg
+            records.append({"session": session if session is not None else head + 1 + index,
                             "clock": self._resolve(msg.get("clock"), ids), "type": msg["type"], "t": msg["t"],
                             "utc": msg["utc"], "data": msg["data"]})
         self.log.append(records)
-        self.ids, self.session_id = ids, session
+        self.ids, self.session_id, self.session_message = ids, session, session_message
 
     @staticmethod
     def _resolve(ref, ids: dict[int, int]) -> int | None:
@@ -100,16 +100,17 @@ class WriterProcess:
     :param state_dir: the log's directory.
     :param on_status: called (from a reader thread) with each status the writer reports:
         ``{"fault": "unavailable"|"write_failed", "detail": …}`` or ``{"fault": None}``.
-    :param keep_fds: file descriptors the writer inherits (the state directory's lock, so that
-        it is held until the writer is done).
+    :param lock_fd: the state directory's locked descriptor; the writer inherits it, so the lock is
+        held until the writer is done. None: the writer takes the lock itself once it can.
     """
 
-    def __init__(self, state_dir, on_status=lambda status: None, keep_fds=()):
+    def __init__(self, state_dir, on_status=lambda status: None, lock_fd: int | None = None):
         self.on_status = on_status
-        env = dict(os.environ)
+        args = [sys.executable, "-m", "shotclock.adapters.logwriter", str(state_dir)]
+        if lock_fd is not None:
+            args.append(str(lock_fd))
         self.proc = subprocess.Popen(
-            [sys.executable, "-m", "shotclock.adapters.logwriter", str(state_dir)],
-            stdin=subprocess.PIPE, stdout=subprocess.PIPE, env=env, pass_fds=tuple(keep_fds),
+            args, stdin=subprocess.PIPE, stdout=subprocess.PIPE, pass_fds=() if lock_fd is None else (lock_fd,),
             start_new_session=True)  # a Ctrl-C in the terminal stops the device, the writer drains
         self._fd = self.proc.stdin.fileno()
         os.set_blocking(self._fd, False)
@@ -216,9 +217,10 @@ class _Inbox:
 
 
 class _Writer:
-    def __init__(self, state_dir: Path, report):
+    def __init__(self, state_dir: Path, report, locked: bool = True):
         self.state_dir = state_dir
         self.report = report
+        self.locked = locked
         self.stream: StreamWriter | None = None
         self.inode: int | None = None
         self.fault: str | None = None
@@ -229,10 +231,13 @@ class _Writer:
             self.report({"fault": fault, "detail": detail})
 
     def _open(self) -> bool:
-        from shotclock.adapters.log import DecisionLog
+        from shotclock.adapters.log import DecisionLog, lock_state_dir
         from shotclock.errors import LogError
 
         try:
+            if not self.locked:
+                self.lock_fd = lock_state_dir(self.state_dir, wait=0)
+                self.locked = True
             decision_log = DecisionLog(self.state_dir, busy_timeout=BUSY_TIMEOUT)
             self.inode = os.stat(decision_log.path).st_ino
         except (LogError, OSError) as exc:
@@ -294,7 +299,7 @@ class _Writer:
                 print(line, file=sys.stderr)
 
 
-def writer_main(state_dir: str) -> int:
+def writer_main(state_dir: str, lock_fd: str | None = None) -> int:
     """The writer process: read messages from stdin, write them, report faults on stdout."""
     logging.basicConfig(level=logging.INFO, format="%(name)s: %(message)s", stream=sys.stderr)
     # The device decides when the writer stops, by closing the pipe; until then keep writing.
@@ -309,7 +314,7 @@ def writer_main(state_dir: str) -> int:
             pass  # the device is gone: nobody to tell
 
     inbox = _Inbox(sys.stdin.buffer)
-    writer = _Writer(Path(state_dir), report)
+    writer = _Writer(Path(state_dir), report, locked=lock_fd is not None)
     pending: list[dict] = []
     failed_at: float | None = None
     while True:
@@ -351,4 +356,4 @@ def import_pending(decision_log) -> int:
 
 
 if __name__ == "__main__":
-    sys.exit(writer_main(sys.argv[1]))
+    sys.exit(writer_main(*sys.argv[1:3]))

@@ -11,6 +11,7 @@ from shotclock.adapters.pins import TablePins, make_pin_factory
 from shotclock.adapters.systemd import SystemdNotifier
 from shotclock.config import BUTTONS, Config
 from shotclock.core.engine import IDLE, RUNNING
+from shotclock.core.faults import NoSound
 from shotclock.core.table import Table
 from shotclock.errors import ShotclockError
 from shotclock.shell.loop import DeviceLoop
@@ -70,7 +71,7 @@ class Device:
                  type(self.pins.factory).__name__)
 
     def run(self, should_stop=lambda round: False) -> None:
-        """Run until ``should_stop(round)`` or SIGTERM/SIGINT; always releases the pins."""
+        """Run until ``should_stop(round)`` or SIGTERM/SIGINT; then close everything, in order."""
         stopping = []
 
         def on_signal(signum, frame):
@@ -83,10 +84,70 @@ class Device:
         try:
             self.loop.run(lambda round: bool(stopping) or should_stop(round))
         finally:
-            self.notifier.stopping()
             for s, handler in previous.items():
                 signal.signal(s, handler)
-            self.pins.close()
+            self.close()
+
+    def close(self) -> None:
+        """Stop the listeners (the log records the time an open clock has left), then close them in
+        reverse order, then the pins and the systemd socket. Safe to call twice."""
+        if getattr(self, "_closed", False):
+            return
+        self._closed = True
+        now, state = self.loop.clock(), self.table.state
+        self.notifier.stopping()
+        for listener in self.loop.listeners:
+            if hasattr(listener, "stop"):
+                _quietly(listener.stop, now, state)
+        for listener in reversed(self.loop.listeners):
+            if hasattr(listener, "close"):
+                _quietly(listener.close)
+        _quietly(self.pins.close)
+
+
+def _quietly(func, *args) -> None:
+    """Closing is best effort: one part failing to close must not keep the others open."""
+    try:
+        func(*args)
+    except Exception:
+        log.exception("%s failed while closing", getattr(func, "__qualname__", func))
+
+
+def log_dir_for(args):
+    """The state directory the command's log goes in, or None with ``--no-log``."""
+    if getattr(args, "no_log", False):
+        return None
+    from shotclock.adapters.log import default_state_dir
+
+    return Path(args.state_dir) if getattr(args, "state_dir", None) else default_state_dir()
+
+
+def build_device(config: Config, pin_factory="auto", *, sound=(), screens=(), extra=(), sound_problem=None,
+                 log_dir=None, waker=None, clock=time.monotonic) -> Device:
+    """Assemble the device: the one place ``run``, script mode, the simulator and the terminal view
+    build it. Listeners run in this order: LEDs, sound, decision log, ``extra`` (the script report),
+    screens, systemd -- so a ruling is sounded, then stored, then shown.
+
+    :param sound: sound listeners; ``sound_problem`` says why there are none (shown on screen; the
+        buzzer beeps instead).
+    :param screens: the screen listeners (window, Pi screen or terminal view).
+    :param log_dir: the state directory for the decision log, or None for none.
+    """
+    device = Device(config, pin_factory, [*sound, *extra, *screens], buzzer_beeps=not sound, waker=waker,
+                    clock=clock)
+    if sound_problem:
+        device.loop.set_fault(NoSound(sound_problem))
+    if log_dir is not None:
+        from shotclock.shell.recorder import open_recorder
+
+        try:
+            recorder = open_recorder(config, log_dir, device)
+        except Exception:
+            device.close()
+            raise
+        if recorder is not None:
+            device.loop.listeners.insert(1 + len(sound), recorder)
+    return device
 
 
 def cmd_run(args) -> int:
@@ -98,43 +159,21 @@ def cmd_run(args) -> int:
         raise ShotclockError("--script plays presses onto fake pins: use it with --pins mock")
     if args.report and not args.script:
         raise ShotclockError("--report goes with --script")
-    listeners = []
-    presenters = None
+    parts = {}
     if not args.headless:
         from shotclock.shell.presenters import build_presenters
 
         presenters = build_presenters(config, fullscreen=config["screen.fullscreen"] and not args.offscreen,
                                       allow_nowhere=args.offscreen)
-        listeners += presenters.listeners
+        parts = presenters.parts()
     if args.script:
-        return _run_script(args, config, listeners)
-    device = Device(config, args.pins, listeners, buzzer_beeps=presenters is None or not presenters.sound_ok)
-    if presenters:
-        presenters.attach(device)
-    attach_log(device, config, args)
+        return _run_script(args, config, parts)
+    device = build_device(config, args.pins, log_dir=log_dir_for(args), **parts)
     device.run()
     return 0
 
 
-def attach_log(device, config, args):
-    """Open the decision log (unless --no-log) and put its recorder before the screen in the listeners."""
-    if getattr(args, "no_log", False):
-        return None
-    from shotclock.adapters.log import default_state_dir
-    from shotclock.shell.recorder import open_recorder
-
-    recorder = open_recorder(config, args.state_dir or default_state_dir(), device)
-    if recorder:
-        # After the lights and the sound, before the screen: a ruling is stored before it is shown.
-        from shotclock.shell.presenters import ScreenPresenter
-
-        position = next((i for i, l in enumerate(device.loop.listeners) if isinstance(l, ScreenPresenter)),
-                        len(device.loop.listeners) - 1)
-        device.loop.listeners.insert(position, recorder)
-    return recorder
-
-
-def _run_script(args, config, listeners) -> int:
+def _run_script(args, config, parts) -> int:
     from shotclock.shell.script import ReportWriter, ScriptPlayer, edge_schedule, parse_script
 
     try:
@@ -145,12 +184,12 @@ def _run_script(args, config, listeners) -> int:
         edges = edge_schedule(parse_script(text))
     except ShotclockError as exc:
         raise ShotclockError(f"{args.script}: {exc}") from None
-    device = Device(config, "mock", listeners)
-    attach_log(device, config, args)
     start = time.monotonic() + 0.05  # a moment for the player thread to start
     report = ReportWriter(args.report, start) if args.report else None
+    device = build_device(config, "mock", log_dir=log_dir_for(args), extra=[report] if report else [], **parts)
+    start = max(start, time.monotonic() + 0.05)
     if report:
-        device.loop.listeners.append(report)
+        report.start = start
     player = ScriptPlayer(edges, device.pins, start, device.loop.waker.wake)
     player.start()
 
@@ -158,9 +197,5 @@ def _run_script(args, config, listeners) -> int:
         return (player.done and not device.loop.has_pending_inputs and round.state.phase != RUNNING
                 and device.reader.next_wake() is None)
 
-    try:
-        device.run(finished)
-    finally:
-        if report:
-            report.close()
+    device.run(finished)
     return 0

@@ -165,6 +165,16 @@ class Recorder:
                         "data": {"remaining": remaining, "running": state.phase == RUNNING}}])
         log.info("stopping with a clock open: %.3f s left, recorded", remaining)
 
+    def close(self) -> None:
+        """Hand the last records to the writer and wait for it a moment; then release the state directory."""
+        import os
+
+        if not self.sink.close():
+            log.warning("the decision log writer had not finished at exit (see its messages above)")
+        if getattr(self, "lock_fd", None) is not None:
+            os.close(self.lock_fd)
+            self.lock_fd = None
+
     def _messages(self, round) -> list[dict]:
         now_utc = self.utcnow()
         # The wall-clock time of monotonic time t, taken once per round (NTP may step the wall clock).
@@ -236,13 +246,15 @@ def open_recorder(config, state_dir, device, utcnow=lambda: datetime.now(timezon
     """
     try:
         lock_fd = lock_state_dir(state_dir)
-    except OSError as exc:
-        log.error("cannot use the state directory %s (%s); running without a decision log", state_dir, exc)
+    except OSError as exc:  # the directory cannot even be made (a full disk, a file in the way)
+        log.error("cannot use the state directory %s (%s); the device runs on and keeps trying", state_dir, exc)
         device.loop.set_fault(LogFault(LOG_UNAVAILABLE, str(exc)))
-        return None
+        lock_fd = None  # the writer takes the lock itself once it can
     now = device.loop.clock()
     recorder_log = None
     try:
+        if lock_fd is None:
+            raise LogError(f"no state directory {state_dir}")
         recorder_log = DecisionLog(state_dir)
         import_pending(recorder_log)
         try:
@@ -261,7 +273,7 @@ def open_recorder(config, state_dir, device, utcnow=lambda: datetime.now(timezon
         else:
             device.loop.set_fault(LogFault(fault, status.get("detail", "")))
 
-    writer = WriterProcess(state_dir, on_status, keep_fds=(lock_fd,))
+    writer = WriterProcess(state_dir, on_status, lock_fd=lock_fd)
     recorder = Recorder(writer, config, utcnow)
     recorder.lock_fd = lock_fd
     recorder.start_session(now)
