@@ -16,8 +16,8 @@ from pathlib import Path
 from typing import Any, Callable
 
 from shotclock.adapters.boards import BOARDS
-from shotclock.core.settings import MODES, STREETS, ClockSettings, Settings, ShotSettings
-from shotclock.errors import ConfigError, PinConfigError
+from shotclock.core.settings import ALLOWANCE_RESETS, MODES, STREETS, ClockSettings, Settings, ShotSettings
+from shotclock.errors import ConfigError, PinConfigError, shown
 
 BUTTONS = ("floor", "action", "bet", "extend", "street")
 LIGHTS = ("led_running", "led_bet", "buzzer")
@@ -83,8 +83,7 @@ def _shown(value) -> str:
     """A value as the user wrote it in TOML (``inf``, ``nan``, ``true``), shortened when huge."""
     if isinstance(value, bool):
         return "true" if value else "false"
-    text = repr(value)
-    return text if len(text) <= 40 else text[:37] + "..."
+    return shown(value)
 
 
 def _one_of(*choices):
@@ -103,8 +102,25 @@ COUNTDOWN = Range(0, 60)                        # audible countdown seconds
 TIE_WINDOW = Range(0, 5)                        # seconds after 0 that still count for the player
 PIN = Range(2, 27, what="a BCM pin number")     # the 40-pin header's usable GPIOs
 NUM = (int, float)
+
+# Presets: the rule sets a table commonly runs, each key overridable in the file. Where each comes from
+# (the rule's own words) is cited in docs/rules.md, "Presets".
+PRESETS: dict[str, dict] = {
+    "house-29": {"mode": "clock", "clock.seconds": 30, "clock.countdown": 5, "label": ""},
+    "tda-2024": {"mode": "clock", "clock.seconds": 30, "clock.countdown": 5, "label": "TDA 29"},
+    "wsop": {"mode": "clock", "clock.seconds": 40, "clock.countdown": 10, "label": "WSOP"},
+    "shot-30": {"mode": "shot", **{f"shot.{s}": 30 for s in STREETS}, "shot.extension": 30,
+                "shot.extension_limit": 4, "shot.allowance": 4, "label": ""},
+    "shot-15-20-30": {"mode": "shot", "shot.preflop": 15, "shot.flop": 20, "shot.turn": 30, "shot.river": 30,
+                      "shot.extension": 30, "shot.extension_limit": 3, "shot.allowance": 3, "label": ""},
+}
+PRESET_KEYS = frozenset(k for values in PRESETS.values() for k in values)
+
 SCHEMA: list[Key] = [
+    Key("preset", (str,), "house-29", "the rule set: " + ", ".join(f'"{p}"' for p in PRESETS)
+        + " (docs/rules.md); any key below overrides it", _one_of(*PRESETS)),
     Key("mode", (str,), "clock", "\"clock\" (rule 29 clock call) or \"shot\" (tour shot clock)", _one_of(*MODES)),
+    Key("label", (str,), "", "the rule's name on screen after the mode (\"TDA 29\"); empty: the house rule 29"),
     Key("table", (str,), "Tafel 1", "the table's name, shown on the screen when idle"),
     Key("language", (str,), "nl", "screen and voice language: \"nl\" (Dutch, the official table language) or \"en\"",
         _one_of("nl", "en")),
@@ -117,6 +133,14 @@ SCHEMA: list[Key] = [
     Key("shot.extension", NUM, 30, "seconds one time-extension chip adds", range=SECONDS),
     Key("shot.tie_window", NUM, 0.5, "seconds after 0 in which an action still counts for the player",
         range=TIE_WINDOW),
+    Key("shot.extension_limit", (int,), 4, "extension chips one decision may take (0: no limit)",
+        range=Range(0, 20)),
+    Key("shot.allowance", (int,), 0, "extension chips each player holds, counted by seat (0: not tracked)",
+        range=Range(0, 50)),
+    Key("shot.allowance_reset", (str,), "floor", "when players get their chips back: \"hand\" (every new hand) or "
+        "\"floor\" (only when the floor resets them: a new day or stage)", _one_of(*ALLOWANCE_RESETS)),
+    Key("shot.undo_seconds", NUM, 5, "seconds after an extension in which the dealer can take it back",
+        range=Range(0, 30)),
     Key("pins.floor", (int,), 17, "BCM pin of the floor's button (to ground)", range=PIN),
     Key("pins.action", (int,), 27, "BCM pin of the dealer's action button", range=PIN),
     Key("pins.bet", (int,), 22, "BCM pin of the dealer's facing-a-bet button", range=PIN),
@@ -142,10 +166,14 @@ SCHEMA: list[Key] = [
     Key("sound.enabled", (bool,), True, "play sounds through the speaker"),
     Key("sound.volume", NUM, 0.8, "volume from 0 to 1", range=Range(0, 1)),
     Key("sound.voice", (bool,), True, "speak the countdown (\"vijf … één\"); false for tones only"),
+    Key("sound.device", (str,), "", "the audio output by name (shotclock selftest --sound lists them); "
+        "empty: the system's default"),
     Key("screen.fullscreen", (bool,), True, "fill the screen (on the Pi); the simulator opens a window"),
     Key("screen.size", (str,), "800x480", "window size WIDTHxHEIGHT when not fullscreen (portrait: 480x800)"),
     Key("screen.last_ruling_seconds", NUM, 60, "how long the idle screen shows the last ruling",
         range=Range(0, 86400)),
+    Key("screen.brightness", NUM, 1.0, "backlight, where the display has one (the official 7\" display does); "
+        "ignored elsewhere", range=Range(0.1, 1)),
     Key("log.keep_days", (int,), 90, "days of records kept in the decision log before they are archived",
         range=Range(1, 36500)),
 ]
@@ -231,6 +259,9 @@ def config_from(flat: dict, source: str) -> Config:
     """
     values = {k.name: k.default for k in SCHEMA}
     errors: dict[str, str] = {}
+    preset = flat.get("preset", values["preset"])
+    if preset in PRESETS:  # a bad preset is reported with the other keys below
+        values.update(PRESETS[preset])
     for name, value in flat.items():
         key = KEYS.get(name)
         if key is None:
@@ -300,7 +331,8 @@ def load_config(path: str | Path | None) -> Config:
 
 def example_toml() -> str:
     """The whole schema as a commented TOML file with every default."""
-    lines = ["# shotclock configuration: every key with its default.", ""]
+    lines = ["# shotclock configuration: every key with its default.",
+             "# The keys commented out are set by the preset; uncomment one to override it.", ""]
     section = None
     for key in SCHEMA:
         head, _, leaf = key.name.rpartition(".")
@@ -312,6 +344,8 @@ def example_toml() -> str:
         shown = "false" if value is False else "true" if value is True else (
             f'"{value}"' if isinstance(value, str) else str(value))
         assignment = f"{leaf or key.name} = {shown}"
+        if key.name in PRESET_KEYS:  # commented out, or it would override the preset chosen above
+            assignment = "# " + assignment
         allowed = f" ({key.range})" if key.range and not key.name.startswith("pins.") else ""
         lines.append(f"{assignment:<24} # {key.description}{allowed}")
     return "\n".join(lines) + "\n"

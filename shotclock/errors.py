@@ -4,6 +4,12 @@ Catch :class:`ShotclockError` for all of them, or exactly the kind you mean.
 """
 
 
+def shown(value) -> str:
+    """A value as an error message quotes it: its repr, cut short (an integer of 300 digits stays readable)."""
+    text = repr(value)
+    return text if len(text) <= 40 else text[:37] + "..."
+
+
 class ShotclockError(Exception):
     """Base class of all of shotclock's own errors."""
 

@@ -35,7 +35,7 @@ def test_screenshot_of_an_interrupted_clock(tmp_path):
 
     events = parse_events((EXAMPLES / "clock-dead-hand.events.jsonl").read_text().splitlines())
     view = view_at(state_at(events, Config().settings, 12.4, interrupted=True), 12.4, display_for(Config()))
-    assert (view.screen, view.big, view.sub) == ("interrupted", "18", "Stroomonderbreking · nog 17,6 s")
+    assert (view.screen, view.big, view.sub) == ("interrupted", "18", "Floor drukt: HERVAT")
 
 
 def test_screenshot_bad_input_exit_2(tmp_path, capsys):

@@ -103,6 +103,54 @@ def test_shipped_example_config_is_current():
     assert shipped.read_text() == example_toml(), "run: shotclock config > hardware/config.example.toml"
 
 
+@pytest.mark.parametrize("preset, mode, seconds, countdown, label", [
+    ("house-29", "clock", 30, 5, ""),
+    ("tda-2024", "clock", 30, 5, "TDA 29"),
+    ("wsop", "clock", 40, 10, "WSOP"),
+])
+def test_clock_presets(preset, mode, seconds, countdown, label):
+    config = parse_config(f'preset = "{preset}"\n')
+    settings = config.settings
+    assert (settings.mode, settings.clock.seconds, settings.clock.countdown, config["label"]) == (
+        mode, seconds, countdown, label)
+
+
+def test_shot_presets_per_street_and_extensions():
+    shot = parse_config('preset = "shot-15-20-30"\n').settings
+    assert shot.mode == "shot"
+    assert [shot.shot.seconds_for(s) for s in ("preflop", "flop", "turn", "river")] == [15, 20, 30, 30]
+    assert (shot.shot.extension, shot.shot.allowance) == (30, 3)
+    wpt = parse_config('preset = "shot-30"\n').settings
+    assert [wpt.shot.seconds_for(s) for s in ("preflop", "river")] == [30, 30] and wpt.shot.extension == 30
+
+
+def test_a_preset_is_overridden_key_by_key():
+    config = parse_config('preset = "wsop"\nlabel = "Main Event"\n[clock]\ncountdown = 5\n')
+    assert (config["clock.seconds"], config["clock.countdown"], config["label"]) == (40, 5, "Main Event")
+
+
+def test_unknown_preset_is_reported_with_the_choices():
+    with pytest.raises(ConfigError) as err:
+        parse_config('preset = "wpt"\n')
+    assert "must be one of 'house-29', 'tda-2024', 'wsop'" in err.value.errors["preset"]
+
+
+def test_the_example_file_with_another_preset_takes_that_preset():
+    text = example_toml().replace('preset = "house-29"', 'preset = "wsop"')
+    assert parse_config(text)["clock.seconds"] == 40
+
+
+@pytest.mark.parametrize("key, value", [("shot.extension_limit", 21), ("shot.allowance", -1),
+                                        ("shot.undo_seconds", 31), ("shot.allowance_reset", "day"),
+                                        ("screen.brightness", 0), ("screen.brightness", 1.5)])
+def test_new_keys_have_ranges(key, value):
+    section, leaf = key.split(".")
+    text = f'[{section}]\n{leaf} = {value!r}\n'.replace("'", '"')
+    with pytest.raises(ConfigError) as err:
+        parse_config(text)
+    assert key in err.value.errors
+
+
 NUMBER_KEYS = [k for k in SCHEMA if set(k.types) & {int, float}]
 
 

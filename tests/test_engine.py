@@ -118,13 +118,13 @@ def test_pause_and_resume_when_not_applicable_are_ignored():
     out = run([(0, "call"), (1, "resume"), (2, "pause"), (3, "pause"), (4, "cancel")])
     reasons = [(r["event"], r["reason"]) for r in out if r["type"] == "ignored"]
     assert reasons == [("resume", "the clock is not paused"), ("pause", "the clock is already paused")]
-    assert out[-1] == {"t": 4, "type": "decision", "outcome": "cancelled"}
+    assert out[-1] == {"t": 4, "type": "decision", "outcome": "cancelled", "by": "floor"}
 
 
 @pytest.mark.parametrize("stopper", [(10, "cancel")])
 def test_cancel_rules_nothing(stopper):
     out = run([(0, "call", {"facing_bet": True}), stopper])
-    assert out[-1] == {"t": 10, "type": "decision", "outcome": "cancelled"}
+    assert out[-1] == {"t": 10, "type": "decision", "outcome": "cancelled", "by": "floor"}
     assert not [r for r in out if r["type"] == "beep"]
 
 
@@ -133,7 +133,7 @@ def test_action_with_no_clock_is_ignored():
 
 
 def test_events_of_the_other_mode_are_ignored(shot):
-    out = run([(0, "extend"), (1, "hand"), (2, "start")])
+    out = run([(0, "extend"), (1, "undo"), (2, "start")])
     assert [r["type"] for r in out] == ["ignored"] * 3
     assert "shot mode" in out[0]["reason"]
     out = run([(0, "call"), (1, "cancel")], shot)
@@ -181,7 +181,7 @@ def test_shot_action_starts_next_players_clock_at_once(shot):
         {"t": 0, "type": "start", "seconds": 15, "street": "preflop"},
         {"t": 4, "type": "decision", "outcome": "acted", "remaining": 11, "at_zero": False},
         {"t": 4, "type": "start", "seconds": 15, "street": "preflop"},
-        {"t": 6, "type": "decision", "outcome": "cancelled"},
+        {"t": 6, "type": "decision", "outcome": "cancelled", "by": "stop"},
     ]
 
 
@@ -209,8 +209,134 @@ def test_new_hand_faces_the_blinds_new_street_does_not(shot):
 @pytest.mark.parametrize("interrupt", ["hand", "street", "stop"])
 def test_shot_clock_cancelled_by_hand_street_or_stop(shot, interrupt):
     out = run([(0, "start"), (5, interrupt)], shot)
-    assert out[-1] == {"t": 5, "type": "decision", "outcome": "cancelled"}
+    assert out[-1] == {"t": 5, "type": "decision", "outcome": "cancelled", "by": interrupt}
     assert [r["outcome"] for r in out if r["type"] == "decision"] == ["cancelled"]
+
+
+def test_floor_cancel_in_shot_mode_says_by_floor(shot):
+    out = run([(0, "start"), (5, "pause"), (6, "cancel")], shot)
+    assert out[-1] == {"t": 6, "type": "decision", "outcome": "cancelled", "by": "floor"}
+
+
+def test_last_action_rules_acted_and_starts_no_new_clock(shot):
+    out = run([(0, "start"), (4, "action"), (9, "last_action"), (100, "end")], shot)
+    assert out == [
+        {"t": 0, "type": "start", "seconds": 15, "street": "preflop"},
+        {"t": 4, "type": "decision", "outcome": "acted", "remaining": 11, "at_zero": False},
+        {"t": 4, "type": "start", "seconds": 15, "street": "preflop"},
+        {"t": 9, "type": "decision", "outcome": "acted", "remaining": 10, "at_zero": False},
+    ]
+
+
+def test_all_in_and_call_then_the_runout_starts_no_clock(shot):
+    # all-in (action), the call is the last action; the dealer deals the flop, turn and river
+    out = run([(0, "start"), (3, "action"), (8, "last_action"), (10, "street"), (12, "street"), (14, "street"),
+               (16, "hand"), (200, "end")], shot)
+    assert [r["type"] for r in out] == ["start", "decision", "start", "decision"]
+    assert not [r for r in out if r.get("outcome") == "cancelled"]
+
+
+def test_last_action_in_clock_mode_is_an_action():
+    out = run([(0, "call"), (12, "last_action")])
+    assert out[-1] == {"t": 12, "type": "decision", "outcome": "acted", "remaining": 18, "at_zero": False}
+
+
+def test_clock_mode_new_hand_resets_to_facing_the_blinds_and_a_street_to_no_bet():
+    assert run([(0, "hand"), (1, "call")])[-1]["outcome"] == "hand_dead"
+    assert run([(0, "bet", {"facing_bet": True}), (1, "street"), (2, "call")])[-1]["outcome"] == "check"
+    assert run([(0, "hand"), (1, "street"), (2, "hand"), (3, "call")])[-1]["outcome"] == "hand_dead"
+
+
+def test_clock_mode_street_never_ends_the_floors_clock():
+    out = run([(0, "call", {"facing_bet": True}), (5, "street"), (6, "hand")])
+    assert [r["event"] for r in out if r["type"] == "ignored"] == ["street", "hand"]
+    assert "floor's cancel" in out[1]["reason"]
+    assert out[-1] == {"t": 30.5, "type": "decision", "outcome": "hand_dead"}
+
+
+# -- extension limit, allowance, undo --------------------------------------------
+
+
+def _shot(**shot):
+    from shotclock.core.settings import ShotSettings
+
+    return Settings(mode="shot", shot=ShotSettings(**{"preflop": 15, **shot}))
+
+
+def test_extension_limit_per_decision_refuses_the_next_chip():
+    out = run([(0, "start"), (1, "extend"), (2, "extend"), (3, "extend"), (4, "stop")], _shot(extension_limit=2))
+    assert [r["type"] for r in out[1:4]] == ["extended", "extended", "ignored"]
+    assert "its 2 extensions" in out[3]["reason"]
+
+
+def test_extension_limit_counts_per_decision_not_per_hand():
+    out = run([(0, "start"), (1, "extend"), (2, "action"), (3, "extend"), (4, "stop")], _shot(extension_limit=1))
+    assert [r["type"] for r in out if r["type"] in ("extended", "ignored")] == ["extended", "extended"]
+
+
+def test_no_extension_limit_when_zero():
+    out = run([(0, "start")] + [(1 + i * 0.1, "extend") for i in range(12)] + [(5, "stop")],
+              _shot(extension_limit=0))
+    assert sum(r["type"] == "extended" for r in out) == 12
+
+
+def test_allowance_per_seat_and_reset_by_the_floor():
+    settings = _shot(allowance=2, extension_limit=0)
+    out = run([(0, "start"), (1, "extend", {"seat": 3}), (2, "extend", {"seat": 3}), (3, "extend", {"seat": 3}),
+               (4, "extend", {"seat": 5}), (5, "stop"), (6, "hand"), (7, "start"), (8, "extend", {"seat": 3}),
+               (9, "stop"), (10, "reset_chips"), (11, "start"), (12, "extend", {"seat": 3}), (13, "stop")],
+              settings)
+    chips = [(r["t"], r.get("chips_left"), r["type"]) for r in out if r["type"] in ("extended", "ignored")]
+    assert chips == [(1, 1, "extended"), (2, 0, "extended"), (3, None, "ignored"), (4, 1, "extended"),
+                     (8, None, "ignored"), (12, 1, "extended")]
+    assert {"t": 10, "type": "chips_reset", "allowance": 2} in out
+    assert "seat 3 has used all 2" in out[3]["reason"]
+
+
+def test_allowance_given_back_at_every_hand_when_so_configured():
+    settings = _shot(allowance=1, allowance_reset="hand")
+    out = run([(0, "start"), (1, "extend", {"seat": 2}), (2, "stop"), (3, "hand"), (4, "start"),
+               (5, "extend", {"seat": 2}), (6, "stop")], settings)
+    assert [r["chips_left"] for r in out if r["type"] == "extended"] == [0, 0]
+
+
+def test_reset_chips_without_an_allowance_is_ignored(shot):
+    out = run([(0, "reset_chips")], shot)
+    assert out[0]["type"] == "ignored" and "shot.allowance" in out[0]["reason"]
+
+
+def test_undo_takes_back_the_last_extension_within_undo_seconds():
+    out = run([(0, "start"), (2, "extend"), (3, "extend"), (5, "undo"), (6, "action"), (7, "stop")],
+              _shot(undo_seconds=5))
+    assert out[3] == {"t": 5, "type": "undo", "seconds": 30, "remaining": 40}
+    assert out[4] == {"t": 6, "type": "decision", "outcome": "acted", "remaining": 39, "at_zero": False}
+
+
+def test_undo_too_late_or_with_nothing_to_undo_is_ignored():
+    out = run([(0, "start"), (1, "undo"), (2, "extend"), (7.5, "undo"), (8, "stop")], _shot(undo_seconds=5))
+    reasons = [r["reason"] for r in out if r["type"] == "ignored"]
+    assert reasons[0] == "this decision has no extension to take back"
+    assert reasons[1].startswith("the last extension was 5.5 s ago")
+
+
+def test_undo_never_takes_the_clock_past_zero():
+    # the chip came at 14.9 with 0.1 s left; taking it back at 16 would rule retroactively
+    out = run([(0, "start"), (14.9, "extend"), (16, "undo"), (17, "last_action")], _shot())
+    assert out[-2]["type"] == "ignored" and "no time" in out[-2]["reason"]
+    assert out[-1]["outcome"] == "acted" and out[-1]["at_zero"] is False
+
+
+def test_undo_restores_the_countdown_of_the_shorter_clock():
+    out = run([(0, "start"), (8, "extend"), (9, "undo")], _shot())
+    beeps = [(r["t"], r["remaining"]) for r in out if r["type"] == "beep"]
+    assert beeps == [(10, 5), (11, 4), (12, 3), (13, 2), (14, 1), (15, 0)]
+    assert out[-1] == {"t": 15.5, "type": "decision", "outcome": "hand_dead"}
+
+
+def test_undo_gives_the_seat_its_chip_back():
+    out = run([(0, "start"), (1, "extend", {"seat": 4}), (2, "undo"), (3, "extend", {"seat": 4}), (4, "stop")],
+              _shot(allowance=1))
+    assert [r.get("chips_left") for r in out if r["type"] == "extended"] == [0, 0]
 
 
 def test_extensions_stack_in_one_decision(shot):

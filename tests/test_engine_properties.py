@@ -79,6 +79,8 @@ def test_beeps_at_deadline_minus_n_and_paused_time_never_counts(events, settings
                 running_since = r["t"]
             elif r["type"] == "extended":
                 length += r["seconds"]
+            elif r["type"] == "undo":
+                length -= r["seconds"]
             elif r["type"] == "beep":
                 assert abs(elapsed - (length - r["remaining"])) < 1e-6, (r, elapsed, length)
             elif r["type"] == "decision" and r["outcome"] in ("hand_dead", "check"):

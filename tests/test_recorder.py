@@ -213,15 +213,24 @@ def test_write_failure_keeps_records_shows_a_fault_and_catches_up(table, monkeyp
 def test_stats():
     from shotclock.core.clocks import Clock
 
-    clocks = [Clock(i, 1, "clock", i * 360.0, "", 30, None, True, outcome=o, at_zero=z, running_seconds=s)
-              for i, (o, z, s) in enumerate([("acted", False, 10), ("acted", True, 30.2), ("hand_dead", None, 30.5),
-                                             ("check", None, 30.5), ("cancelled", None, 3), ("acted", False, 20)])]
-    result = stats(clocks)
-    assert result["clocks"] == 6 and result["open"] == 0
-    assert result["outcomes"] == {"acted": 2, "acted_at_zero": 1, "hand_dead": 1, "check": 1, "cancelled": 1}
-    assert result["decision_seconds_median"] == 30.2  # cancelled clocks are not decisions
+    from shotclock.shell.logcmd import utc_seconds
+
+    # Ten clocks six minutes apart (UTC); the device rebooted after every third, so monotonic t starts again.
+    clocks = [Clock(i, 1, "clock", (i % 3) * 360.0, f"2026-11-30T01:{6 * i:02d}:00.000000Z", 30, None, True,
+                    outcome=o, at_zero=z, by=by, running_seconds=s)
+              for i, (o, z, by, s) in enumerate([
+                  ("acted", False, None, 10), ("acted", True, None, 30.2), ("hand_dead", None, None, 30.5),
+                  ("check", None, None, 30.5), ("cancelled", None, "floor", 3), ("acted", False, None, 20),
+                  ("cancelled", None, "street", 4), ("cancelled", None, "street", 2), ("cancelled", None, "hand", 1),
+                  ("cancelled", None, None, 5)])]
+    result = stats(clocks, utc_seconds)
+    assert result["clocks"] == 10 and result["open"] == 0
+    # the floor's cancels (and an old record with no 'by') apart from the clocks a street or hand ended
+    assert result["outcomes"] == {"acted": 2, "acted_at_zero": 1, "hand_dead": 1, "check": 1, "cancelled": 2,
+                                  "ended_by_street": 2, "ended_by_hand": 1}
+    assert result["decision_seconds_median"] == 30.2  # cancelled or ended clocks are not decisions
     assert result["decision_seconds_p90"] == 30.5
-    assert result["clocks_per_hour"] == 12.0  # 6 clocks over 30 minutes
+    assert result["clocks_per_hour"] == 11.1  # 10 clocks over 54 minutes
 
 
 def test_cli_list_show_export_stats(table, capsys, tmp_path):
@@ -234,15 +243,16 @@ def test_cli_list_show_export_stats(table, capsys, tmp_path):
     capsys.readouterr()
     assert main(["log", "--state-dir", state]) == 0
     listing = capsys.readouterr().out.splitlines()
-    assert listing[0].split()[:3] == ["ID", "STARTED", "(local)"]
+    assert listing[0].split()[:3] == ["CLOCK", "STARTED", "(local)"]
     assert "acted" in listing[1] and "yes" in listing[1]
     clock_id = int(listing[1].split()[0])
+    assert clock_id == 1  # clocks are numbered, not named by a record id
     assert main(["log", "--state-dir", state, "show", str(clock_id)]) == 0
     shown = capsys.readouterr().out
     assert f"clock {clock_id}" in shown and "decision" in shown and "event=\"call\"" in shown
     assert main(["log", "--state-dir", state, "export", "--csv"]) == 0
     csv_lines = capsys.readouterr().out.splitlines()
-    assert csv_lines[0].startswith("id,session,table,mode") and ",acted," in csv_lines[1]
+    assert csv_lines[0].startswith("clock,session,table,mode") and ",acted," in csv_lines[1]
     assert main(["log", "--state-dir", state, "export", "--jsonl"]) == 0
     rows = [json.loads(x) for x in capsys.readouterr().out.splitlines()]
     assert rows[0]["type"] == "session" and rows[-1]["type"] == "decision"
@@ -256,7 +266,14 @@ def test_cli_list_show_export_stats(table, capsys, tmp_path):
     finally:
         sys.stdin = sys_stdin
     assert json.loads(capsys.readouterr().out.splitlines()[-1])["outcome"] == "acted"
+    # The export carries its settings in a header line: it replays alone, with no --config.
+    sys_stdin, sys.stdin = sys.stdin, io.StringIO(events)
+    try:
+        assert main(["replay"]) == 0
+    finally:
+        sys.stdin = sys_stdin
+    assert json.loads(capsys.readouterr().out.splitlines()[-1])["outcome"] == "acted"
     assert main(["log", "--state-dir", state, "stats"]) == 0
     assert "clocks called: 1" in capsys.readouterr().out
     assert main(["log", "--state-dir", state, "show", "999"]) == 2
-    assert "no clock 999" in capsys.readouterr().err
+    assert "no clock 999: the log holds clocks 1 to 1" in capsys.readouterr().err

@@ -46,6 +46,9 @@ def test_replay_output_is_compact_json_lines(capsys, monkeypatch):
     ('{"t":0,"event":"call","facing_bte":true}\n', "did you mean 'facing_bet'?"),
     ('{"t":0,"event":"call","facing_bet":"yes"}\n', "'facing_bet' must be true or false"),
     ('[1,2]\n', "line 1: expected a JSON object"),
+    ('{"t":0,"event":"extend","seat":11}\n', "line 1: 'seat' must be a seat number from 1 to 10"),
+    ('{"t":0,"event":"extend","seat":true}\n', "'seat' must be a seat number"),
+    ('{"t":0,"event":"extend","set":2}\n', "'extend' takes no field 'set' (did you mean 'seat'?)"),
 ])
 def test_malformed_input_names_line_and_problem_exit_2(capsys, monkeypatch, text, message):
     code, out, err = replay(capsys, text, monkeypatch=monkeypatch)

@@ -92,7 +92,7 @@ def test_colours_change_with_urgency():
 def test_the_consequence_text_is_drawn_and_differs_between_dead_and_check():
     dead = view_at(state(Call(0, facing_bet=True), at=5), 5, Display())
     check = view_at(state(Call(0, facing_bet=False), at=5), 5, Display())
-    assert (dead.sub, check.sub) == ("Bij 0: HAND DOOD", "Bij 0: CHECK")
+    assert (dead.sub, check.sub) == ("Tegen inzet · bij 0: HAND DOOD", "Geen inzet · bij 0: CHECK")
     a, b = draw(dead, (800, 480)), draw(check, (800, 480))
     column = (480, 200, 320, 130)  # where the value of "Bij 0: …" is drawn
     ink = PALETTE[dead.tone][2]
@@ -113,3 +113,55 @@ def test_render_png_writes_a_file(tmp_path):
     path = tmp_path / "s.png"
     render_png(view_at(*STATES["countdown"], Display()), (800, 480), path)
     assert pygame.image.load(str(path)).get_size() == (800, 480)
+
+
+def _all_views(language):
+    from shotclock.core.events import Extend, Start
+
+    interrupted = Engine(Settings())
+    interrupted.restore_paused(0, remaining=17.6, facing_bet=True, street=None, seconds=30)
+    shot = Engine(Settings(mode="shot"))
+    for e in (Start(0), Extend(1), Extend(2)):
+        shot.handle(e)
+    views = [view_at(snap, now, Display(language=language)) for snap, now in STATES.values()]
+    views += [view_at(interrupted.state, 1, Display(language=language)),
+              view_at(shot.state, 3, Display(language=language, label="WPT")),
+              view_at(state(at=0), 0, Display(language=language), {"no_sound": "x"})]
+    return views
+
+
+# The 7" display: 800 px over 154 mm, 5.2 px a mm. A 40 px line has capitals about 5.5 mm high: readable
+# at 2 m by the signage rule of thumb (letters of about 1/350 of the reading distance).
+MIN_PX_AT_800x480 = 40
+
+
+@pytest.mark.parametrize("language", ["nl", "en"])
+def test_every_line_is_readable_from_two_metres_at_800x480(language):
+    renderer = Renderer()
+    for view in _all_views(language):
+        renderer.draw(pygame.Surface((800, 480)), view)
+        small = [(text, rect.height) for text, rect in renderer.drawn if rect.height < MIN_PX_AT_800x480]
+        assert not small, (view.screen, small)
+        assert all(rect.left >= 8 and rect.right <= 792 for _, rect in renderer.drawn), view.screen
+
+
+@pytest.mark.parametrize("language", ["nl", "en"])
+def test_at_320x240_the_consequence_is_larger_than_its_label(language):
+    renderer = Renderer()
+    for snap, now in (STATES["running"], STATES["idle"], STATES["countdown"]):
+        view = view_at(snap, now, Display(language=language))
+        renderer.draw(pygame.Surface((320, 240)), view)
+        heights = {text: rect.height for text, rect in renderer.drawn}
+        value = view.sub.partition(": ")[2]
+        labels = [h for text, h in heights.items() if text.endswith(":") or text in view.sub.split(": ")[0]]
+        assert labels and heights[value] > max(labels), heights
+
+
+def test_amber_reads_as_amber_and_check_as_neutral():
+    import colorsys
+
+    r, g, b = (c / 255 for c in PALETTE["warn"][0])
+    hue, lightness, saturation = colorsys.rgb_to_hls(r, g, b)
+    assert 30 <= hue * 360 <= 45 and lightness > 0.4 and saturation > 0.9  # amber, not dark brown
+    r, g, b = (c / 255 for c in PALETTE["check"][0])
+    assert colorsys.rgb_to_hls(r, g, b)[2] < 0.25  # a grey-blue: neutral, not a warning colour

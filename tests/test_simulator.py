@@ -96,7 +96,7 @@ def test_terminal_view_renders_states():
     e = Engine(Settings())
     e.handle(Call(0, facing_bet=True))
     text = TerminalPresenter(out, Display()).render(view_at(e.state, 5, Display()))
-    assert "25" in text and "Bij 0: HAND DOOD" in text and "[" in text and "q quit" in text
+    assert "25" in text and "bij 0: HAND DOOD" in text and "[" in text and "q quit" in text
 
 
 def test_terminal_simulator_keys_drive_the_pins(mock_factory):
@@ -108,7 +108,7 @@ def test_terminal_simulator_keys_drive_the_pins(mock_factory):
         time.sleep(0.2)  # a real tap on a real clock: the terminal view has no virtual time
         r = sim.device.loop.run_once()
         assert [i.event.NAME for i in r.inputs] == ["call"]
-        assert "Bij 0: CHECK" in out.getvalue()
+        assert "bij 0: CHECK" in out.getvalue()
         assert ("Geen geluid" in out.getvalue()) == any(isinstance(f, NoSound) for f in sim.device.table.faults)
         sim.key("q")
         assert sim.quit

@@ -3,7 +3,7 @@
 import pytest
 
 from shotclock.core.engine import Engine
-from shotclock.core.events import Action, Bet, Call, Cancel, Extend, Pause, Start, Street
+from shotclock.core.events import Action, Bet, Call, Cancel, Extend, Hand, Pause, Start, Stop, Street
 from shotclock.core.settings import Settings
 from shotclock.core.faults import LOG_WRITE_FAILED, LogFault, NoSound, StuckButton
 from shotclock.core.view import RULING_SECONDS, Display, next_change, view_at
@@ -20,17 +20,25 @@ def clock(*events, mode="clock"):
 
 def test_idle_shows_table_mode_and_bet_state():
     v = view_at(clock().state, 0, NL)
-    assert (v.screen, v.big, v.title, v.sub, v.info) == ("idle", "Feature 1", "Klok · regel 29", "Klaar", "Geen inzet")
+    assert (v.screen, v.big, v.title, v.sub, v.info) == ("idle", "Feature 1", "Klok · regel 29",
+                                                         "Geen inzet · bij 0: CHECK", "Klaar")
     v = view_at(clock(Bet(0, True)).state, 1, EN)
-    assert (v.title, v.sub, v.info) == ("Clock · rule 29", "Ready", "Facing a bet")
+    assert (v.title, v.sub, v.info) == ("Clock · rule 29", "Facing a bet · at 0: HAND DEAD", "Ready")
+
+
+def test_the_rule_label_comes_from_the_config():
+    v = view_at(clock().state, 0, Display(label="TDA 29", language="en"))
+    assert v.title == "Clock · TDA 29"
+    assert view_at(clock(mode="shot").state, 0, Display(label="WPT")).title == "Shotclock · WPT"
+    assert view_at(clock(mode="shot").state, 0, NL).title == "Shotclock"
 
 
 def test_running_shows_whole_seconds_and_consequence_in_both_languages():
     e = clock(Call(0, facing_bet=True))
     v = view_at(e.state, 2.3, NL)
-    assert (v.screen, v.big, v.sub, v.tone) == ("running", "28", "Bij 0: HAND DOOD", "calm")
-    assert view_at(e.state, 2.3, EN).sub == "At 0: HAND DEAD"
-    assert view_at(clock(Call(0)).state, 1, NL).sub == "Bij 0: CHECK"
+    assert (v.screen, v.big, v.sub, v.tone) == ("running", "28", "Tegen inzet · bij 0: HAND DOOD", "calm")
+    assert view_at(e.state, 2.3, EN).sub == "Facing a bet · at 0: HAND DEAD"
+    assert view_at(clock(Call(0)).state, 1, NL).sub == "Geen inzet · bij 0: CHECK"
 
 
 def test_urgency_moves_from_calm_to_warn_to_countdown():
@@ -54,14 +62,14 @@ def test_paused_and_interrupted():
     engine = Engine(Settings())
     engine.restore_paused(5, remaining=12.5, facing_bet=True, street=None)
     v = view_at(engine.state, 6, EN)
-    assert (v.screen, v.title, v.sub) == ("interrupted", "INTERRUPTED", "Power cut · 12.5 s left")
-    assert "press = resume" in v.info
-    assert view_at(engine.state, 6, NL).sub == "Stroomonderbreking · nog 12,5 s"
+    assert (v.screen, v.title, v.sub, v.info) == ("interrupted", "INTERRUPTED", "Floor presses: RESUME",
+                                                  "Floor holds: cancel")
+    assert view_at(engine.state, 6, NL).sub == "Floor drukt: HERVAT"
 
 
 @pytest.mark.parametrize("events, at, nl, en, tone", [
     ([Call(0, facing_bet=True)], 31, ("HAND DOOD", "geen actie tegen een inzet"), ("HAND DEAD", "no action facing a bet"), "dead"),
-    ([Call(0)], 31, ("CHECK", "geen actie, geen inzet"), ("CHECK", "no action, no bet"), "warn"),
+    ([Call(0)], 31, ("CHECK", "geen actie, geen inzet"), ("CHECK", "no action, no bet"), "check"),
     ([Call(0), Action(17.66)], 18, ("ACTIE OP TIJD", "nog 12,3 s over"), ("ACTION IN TIME", "12.3 s left"), "good"),
     ([Call(0), Action(30.2)], 31, ("ACTIE OP 0", "SPELER IN HET VOORDEEL"), ("ACTION AT 0", "PLAYER GETS THE BENEFIT"), "good"),
     ([Call(0), Cancel(3)], 4, ("GEANNULEERD", "geen beslissing"), ("CANCELLED", "no ruling"), "neutral"),
@@ -77,15 +85,35 @@ def test_rulings(events, at, nl, en, tone):
 def test_ruling_gives_way_to_idle_with_last_ruling_then_plain_idle():
     e = clock(Call(0, facing_bet=True))
     e.advance(31)
-    assert view_at(e.state, 30.5 + RULING_SECONDS + 1, NL).sub == "Laatste beslissing: HAND DOOD"
-    assert view_at(e.state, 30.5 + 61, NL).sub == "Klaar"
+    assert view_at(e.state, 30.5 + RULING_SECONDS + 1, NL).info == "Laatste beslissing: HAND DOOD"
+    assert view_at(e.state, 30.5 + 61, NL).info == "Klaar"
 
 
 def test_shot_mode_shows_street_and_extensions():
     e = clock(Street(0), Start(1), Extend(2), Extend(3), mode="shot")
     v = view_at(e.state, 4, NL)
-    assert (v.title, v.info) == ("Shotclock", "Flop · Extensies: 2")
-    assert view_at(e.state, 4, EN).info == "Flop · Extensions: 2"
+    assert (v.title, v.info) == ("Shotclock", "Flop · Extensies: 2 van 4")
+    assert view_at(e.state, 4, EN).info == "Flop · Extensions: 2 of 4"
+
+
+def test_street_hand_and_stop_end_a_clock_quietly_but_the_floors_cancel_shows():
+    for end in (Street(5), Hand(5), Stop(5)):
+        e = clock(Start(0), end, mode="shot")
+        v = view_at(e.state, 6, NL)
+        assert v.screen == "idle" and "GEANNULEERD" not in (v.big, v.sub, v.info)
+        assert next_change(e.state, 6, NL) is None  # nothing waits to fade
+    e = clock(Start(0), Cancel(5), mode="shot")
+    assert (view_at(e.state, 6, NL).screen, view_at(e.state, 6, NL).big) == ("cancelled", "GEANNULEERD")
+
+
+def test_extension_limit_and_chips_left_are_shown():
+    from shotclock.core.settings import ShotSettings
+
+    engine = Engine(Settings(mode="shot", shot=ShotSettings(allowance=3, extension_limit=0)))
+    for event in (Start(0), Extend(1, seat=4)):
+        engine.handle(event)
+    assert view_at(engine.state, 2, NL).info == "Preflop · Extensies: 1 · nog 2 chips"
+    assert view_at(engine.state, 2, EN).info == "Preflop · Extensions: 1 · 2 chips left"
 
 
 def test_faults_are_named():

@@ -242,13 +242,12 @@ class DecisionLog:
         for r in self.db.execute(f"SELECT * FROM records {where} ORDER BY id", params):
             try:
                 row = json.loads(r["data"])
-                if not isinstance(row, dict):
-                    raise ValueError("not a JSON object")
-                row.update(id=r["id"], session=r["session"], clock=r["clock"], type=r["type"], t=float(r["t"]),
-                           utc=r["utc"])
-            except (ValueError, TypeError) as exc:
-                raise LogError(f"{self.path}: record {r['id']} is damaged ({exc}); "
-                               "'shotclock log verify' names what changed") from None
+            except (ValueError, TypeError):
+                row = None
+            if not isinstance(row, dict):
+                raise LogError(f"{self.path}: record {r['id']} is damaged: its data is not a JSON object "
+                               "(see 'shotclock log verify')")
+            row.update(id=r["id"], session=r["session"], clock=r["clock"], type=r["type"], t=r["t"], utc=r["utc"])
             out.append(row)
         return out
 

@@ -6,7 +6,7 @@ them. The font is pygame's bundled FreeSansBold, so nothing needs installing.
 
 On a Pi with no desktop, SDL's KMSDRM driver draws straight to the screen (pygame-ce's
 aarch64 wheels include it). The dummy and offscreen drivers draw nowhere: the device
-refuses them unless run ``--headless``.
+refuses them unless asked to draw nowhere (``allow_nowhere``).
 """
 
 from __future__ import annotations
@@ -23,16 +23,19 @@ os.environ.setdefault("PYGAME_HIDE_SUPPORT_PROMPT", "1")
 
 NOWHERE_DRIVERS = ("dummy", "offscreen")
 
-# Background, ring and text colour per tone: calm green → amber → red for urgency.
+# Background, ring and text colour per tone: calm green → amber → red for urgency. Amber is a real amber
+# (a dark amber reads as brown under room light) with black ink; CHECK is neutral slate, not a warning.
 PALETTE = {
     "calm": ((8, 52, 30), (46, 204, 113), (235, 255, 240)),
-    "warn": ((70, 48, 0), (243, 156, 18), (255, 246, 225)),
+    "warn": ((232, 150, 0), (40, 24, 0), (0, 0, 0)),
     "urgent": ((150, 0, 0), (255, 214, 0), (255, 255, 255)),
     "paused": ((24, 34, 64), (120, 150, 220), (230, 236, 255)),
     "dead": ((150, 0, 0), (255, 255, 255), (255, 255, 255)),
     "good": ((10, 90, 40), (255, 255, 255), (255, 255, 255)),
+    "check": ((58, 66, 82), (220, 226, 236), (255, 255, 255)),
     "neutral": ((16, 16, 20), (90, 90, 100), (240, 240, 240)),
 }
+MIN_LINE = 0.075  # a line of words is at least this fraction of the screen's height, or it wraps at " · "
 FAULT_BANNER = ((255, 204, 0), (0, 0, 0))
 RING_TRACK = (255, 255, 255, 40)
 
@@ -72,6 +75,7 @@ class Renderer:
         pygame.font.init()
         self._pygame = pygame
         self._fonts: dict[int, object] = {}
+        self.drawn: list = []  # (text, Rect) of the last draw, for the readability tests
 
     def font(self, size: int):
         """pygame's bundled bold font at ``size`` pixels (cached)."""
@@ -95,7 +99,30 @@ class Renderer:
         image = font.render(text, True, color)
         rect = image.get_rect(center=(int(center[0]), int(center[1])))
         surface.blit(image, rect)
+        self.drawn.append((text, rect))
         return rect
+
+    def lines(self, surface, text, color, center, width, height, min_height):
+        """Draw ``text`` in ``width`` × ``height``, wrapped at " · " into the fewest lines whose letters are at
+        least ``min_height`` high (else into the lines that give the largest letters), so every line stays
+        readable."""
+        if not text:
+            return
+        joiner = " · " if " · " in text else " "  # wrap between items, else between words
+        parts = text.split(joiner)
+        best, best_h = [text], -1
+        for n in range(1, min(len(parts), 3) + 1):
+            per = -(-len(parts) // n)
+            rows = [joiner.join(parts[i:i + per]) for i in range(0, len(parts), per)]
+            smallest = min(self.fit(r, width, height / len(rows)).get_height() for r in rows)
+            if smallest > best_h:
+                best, best_h = rows, smallest
+            if smallest >= min_height:
+                break
+        row_h = height / len(best)
+        top = center[1] - height / 2
+        for i, row in enumerate(best):
+            self.text(surface, row, color, (center[0], top + row_h * (i + 0.5)), width, row_h)
 
     def _ring(self, surface, center, radius, thickness, progress, color):
         pygame = self._pygame
@@ -117,9 +144,10 @@ class Renderer:
     def draw(self, surface, view: View) -> None:
         """Draw ``view`` to fill ``surface``."""
         w, h = surface.get_size()
+        self.drawn = []
         background, accent, ink = PALETTE[view.tone]
         surface.fill(background)
-        banner_h = int(min(w, h) * 0.11) if view.faults else 0
+        banner_h = int(min(w, h) * 0.13) if view.faults else 0
         area_h = h - banner_h
         landscape = w >= h * 1.15
         if view.progress is not None:
@@ -131,11 +159,21 @@ class Renderer:
             self._pygame.draw.rect(surface, bg, (0, h - banner_h, w, banner_h))
             self.text(surface, "  ·  ".join(view.faults), fg, (w / 2, h - banner_h / 2), w * 0.96, banner_h * 0.7)
 
+    def _label_value(self, surface, sub, ink, cx, width, top, height):
+        """``label: value`` with the value (the consequence) always larger than its label; else one line."""
+        label, _, value = sub.partition(": ")
+        if not value:
+            self.lines(surface, sub, ink, (cx, top + height * 0.5), width, height * 0.6, height * 0.3)
+            return
+        rect = self.text(surface, value, ink, (cx, top + height * 0.68), width, height * 0.6)
+        label_h = min(height * 0.36, rect.height * 0.75)
+        self.lines(surface, label + ":", ink, (cx, top + height * 0.2), width, label_h, label_h * 0.45)
+
     def _draw_clock(self, surface, view, w, h, landscape, accent, ink):
         if landscape:
-            side = h
+            side = min(h, w * 0.52)  # on 4:3 (320x240) the words column keeps half the width
             ring_center = (side / 2 + w * 0.01, h / 2)
-            col_x, col_w, col_top, col_h = side + w * 0.02, w - side - w * 0.04, 0, h
+            col_x, col_w, col_top, col_h = side + w * 0.03, w - side - w * 0.05, 0, h
         else:
             side = min(w, h * 0.62)
             ring_center = (w / 2, side / 2)
@@ -147,21 +185,17 @@ class Renderer:
         self.text(surface, view.big, ink, ring_center, inner, inner * 0.98)
         # The words column: title, the consequence at 0 (label and value), street and extensions.
         cx = col_x + col_w / 2
-        rows = [(view.title, 0.13, 0.10)]
-        label, _, value = view.sub.partition(": ")
-        if value:
-            rows += [(label + ":", 0.36, 0.10), (value, 0.50, 0.17)]
-        else:
-            rows += [(view.sub, 0.45, 0.14)]
-        rows += [(view.info, 0.80, 0.10)]
-        for text, y, size in rows:
-            self.text(surface, text, ink, (cx, col_top + col_h * y), col_w, col_h * size)
+        min_line = surface.get_height() * MIN_LINE
+        self.lines(surface, view.title, ink, (cx, col_top + col_h * 0.12), col_w, col_h * 0.16, min_line)
+        self._label_value(surface, view.sub, ink, cx, col_w, col_top + col_h * 0.26, col_h * 0.38)
+        self.lines(surface, view.info, ink, (cx, col_top + col_h * 0.82), col_w, col_h * 0.28, min_line)
 
     def _draw_words(self, surface, view, w, h, ink):
-        self.text(surface, view.title, ink, (w / 2, h * 0.12), w * 0.9, h * 0.09)
-        self.text(surface, view.big, ink, (w / 2, h * 0.45), w * 0.92, h * 0.36)
-        self.text(surface, view.sub, ink, (w / 2, h * 0.74), w * 0.92, h * 0.11)
-        self.text(surface, view.info, ink, (w / 2, h * 0.89), w * 0.9, h * 0.07)
+        min_line = h * MIN_LINE
+        self.text(surface, view.title, ink, (w / 2, h * 0.09), w * 0.9, h * 0.12)
+        self.text(surface, view.big, ink, (w / 2, h * 0.35), w * 0.92, h * 0.31)
+        self._label_value(surface, view.sub, ink, w / 2, w * 0.92, h * 0.52, h * 0.32)
+        self.lines(surface, view.info, ink, (w / 2, h * 0.91), w * 0.92, h * 0.13, min_line)
 
 
 class Screen:
@@ -189,8 +223,8 @@ class Screen:
         if nowhere and (allow_nowhere is False or (allow_nowhere == "requested"
                                                    and not explicitly_requested(self.driver))):
             pygame.display.quit()
-            raise HardwareError(f"SDL video driver '{self.driver}' draws nowhere; "
-                                "run with --headless, or set SDL_VIDEODRIVER=kmsdrm on the Pi")
+            raise HardwareError(f"SDL video driver '{self.driver}' draws nowhere: no display found "
+                                "(on the Pi, set SDL_VIDEODRIVER=kmsdrm)")
         flags = pygame.FULLSCREEN if fullscreen else 0
         self.surface = pygame.display.set_mode((0, 0) if fullscreen else size, flags)
         pygame.display.set_caption(caption)

@@ -8,9 +8,11 @@ Nothing here is stored twice: a clock is whatever its records say.
 from __future__ import annotations
 
 import statistics
+from collections.abc import Callable
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 
-from shotclock.core.events import ACTED, CANCELLED
+from shotclock.core.events import ACTED, CANCELLED, QUIET_ENDS
 from shotclock.core.settings import STREETS
 
 US = 1_000_000
@@ -32,6 +34,7 @@ class Clock:
     outcome: str | None = None
     remaining: float | None = None
     at_zero: bool | None = None
+    by: str | None = None
     decided_t: float | None = None
     decided_utc: str | None = None
     pauses: int = 0
@@ -39,11 +42,23 @@ class Clock:
     interrupted: bool = False
     running_seconds: float = 0.0
     records: list[dict] = field(default_factory=list)
+    number: int = 0
+    """Its place among the log's clocks, 1 for the oldest (what ``shotclock log`` shows; set by the reader)."""
 
     @property
     def open(self) -> bool:
         """No decision recorded (yet)."""
         return self.outcome is None
+
+    @property
+    def kind(self) -> str | None:
+        """The outcome as the floor counts it: ``acted_at_zero`` apart from ``acted``, and a clock the
+        hand's flow ended (``ended_by_street``, ``_hand``, ``_stop``) apart from the floor's ``cancelled``."""
+        if self.outcome == ACTED and self.at_zero:
+            return "acted_at_zero"
+        if self.outcome == CANCELLED and self.by in QUIET_ENDS:
+            return f"ended_by_{self.by}"
+        return self.outcome
 
 
 def clocks_from(rows: list[dict], modes: dict[int, str] | None = None) -> list[Clock]:
@@ -52,33 +67,56 @@ def clocks_from(rows: list[dict], modes: dict[int, str] | None = None) -> list[C
     clocks: dict[int, Clock] = {}
     for row in rows:  # a clock's id is its start record's id; the input that started it comes just before
         if row["type"] == "start" and row.get("clock") == row["id"]:
-            mode = modes.get(row["session"], "shot" if row.get("street") else "clock")
-            clocks[row["id"]] = Clock(row["id"], row["session"], mode, row["t"], row["utc"], row["seconds"],
-                                      row.get("street"), row.get("facing_bet"), facing_bet=row.get("facing_bet"))
+            with _naming(row):
+                mode = modes.get(row["session"], "shot" if row.get("street") else "clock")
+                clocks[row["id"]] = Clock(row["id"], row["session"], mode, float(row["t"]), row["utc"],
+                                          float(row["seconds"]), row.get("street"), row.get("facing_bet"),
+                                          facing_bet=row.get("facing_bet"))
     for row in rows:
         clock = clocks.get(row.get("clock"))
         if clock is None:
             continue
-        clock.records.append(row)
-        kind = row["type"]
-        if kind == "pause":
-            clock.pauses += 1
-        elif kind == "extended":
-            clock.extensions += 1
-        elif kind == "interrupted":
-            clock.interrupted = True
-        elif kind == "input" and row.get("facing_bet") is not None:
-            clock.facing_bet = row["facing_bet"]
-        elif kind == "decision":
-            clock.outcome = row["outcome"]
-            clock.remaining = row.get("remaining")
-            clock.at_zero = row.get("at_zero")
-            clock.decided_t, clock.decided_utc = row["t"], row["utc"]
-            if clock.outcome in ("hand_dead", "check"):
-                clock.facing_bet = clock.outcome == "hand_dead"
+        with _naming(row):
+            _add(clock, row)
     for clock in clocks.values():
-        clock.running_seconds = _running_seconds(clock.records)
+        with _naming(clock.records[-1]):
+            clock.running_seconds = _running_seconds(clock.records)
     return sorted(clocks.values(), key=lambda c: c.id)
+
+
+class DamagedRecord(ValueError):
+    """A record lacks a field a clock needs, or holds the wrong kind of value; names the record."""
+
+
+@contextmanager
+def _naming(row: dict):
+    try:
+        yield
+    except (KeyError, TypeError, ValueError) as exc:
+        what = f"no field {exc}" if isinstance(exc, KeyError) else str(exc)
+        raise DamagedRecord(f"record {row.get('id')} ({row.get('type')}) is damaged: {what}") from None
+
+
+def _add(clock: Clock, row: dict) -> None:
+    """One record's effect on its clock's summary."""
+    clock.records.append(row)
+    kind = row["type"]
+    if kind == "pause":
+        clock.pauses += 1
+    elif kind == "extended":
+        clock.extensions += 1
+    elif kind == "interrupted":
+        clock.interrupted = True
+    elif kind == "input" and row.get("facing_bet") is not None:
+        clock.facing_bet = row["facing_bet"]
+    elif kind == "decision":
+        clock.outcome = row["outcome"]
+        clock.remaining = row.get("remaining")
+        clock.at_zero = row.get("at_zero")
+        clock.by = row.get("by")
+        clock.decided_t, clock.decided_utc = row["t"], row["utc"]
+        if clock.outcome in ("hand_dead", "check"):
+            clock.facing_bet = clock.outcome == "hand_dead"
 
 
 def _running_seconds(records: list[dict]) -> float:
@@ -192,13 +230,18 @@ def replay_events(clock: Clock) -> list[dict]:
     return events
 
 
-def stats(clocks: list[Clock]) -> dict:
-    """Clocks called, rulings by outcome, median and 90th percentile decision time, clocks per hour."""
+def stats(clocks: list[Clock], utc_seconds: Callable[[str], float]) -> dict:
+    """Clocks called, rulings by outcome, median and 90th percentile decision time, clocks per hour.
+
+    ``utc_seconds`` turns a logged UTC time into seconds: clocks per hour are counted on UTC,
+    because the monotonic ``t`` starts again at each boot. Clocks the flow of the hand ended (a street,
+    a new hand, the dealer's stop) are counted apart from the floor's cancels (see :attr:`Clock.kind`);
+    neither is a decision time.
+    """
     decided = [c for c in clocks if not c.open]
     by_outcome: dict[str, int] = {}
     for c in decided:
-        key = "acted_at_zero" if c.outcome == ACTED and c.at_zero else c.outcome
-        by_outcome[key] = by_outcome.get(key, 0) + 1
+        by_outcome[c.kind] = by_outcome.get(c.kind, 0) + 1
     times = sorted(c.running_seconds for c in decided if c.outcome != CANCELLED)
     result = {"clocks": len(clocks), "open": len(clocks) - len(decided), "outcomes": by_outcome,
               "decision_seconds_median": None, "decision_seconds_p90": None, "clocks_per_hour": None}
@@ -206,7 +249,7 @@ def stats(clocks: list[Clock]) -> dict:
         result["decision_seconds_median"] = round(statistics.median(times), 3)
         result["decision_seconds_p90"] = round(_percentile(times, 0.9), 3)
     if len(clocks) >= 2:
-        hours = (clocks[-1].started_t - clocks[0].started_t) / 3600
+        hours = (utc_seconds(clocks[-1].started_utc) - utc_seconds(clocks[0].started_utc)) / 3600
         if hours > 0:
             result["clocks_per_hour"] = round(len(clocks) / hours, 1)
     return result

@@ -57,10 +57,13 @@ TRANSITIONS: dict[str, dict[str, dict[str, Transition]]] = {
         IDLE: {
             "call": _t("start_clock", RUNNING),
             "bet": _t("set_bet", IDLE),
+            "hand": _t("new_hand", IDLE),
+            "street": _t("next_street", IDLE),
         },
         RUNNING: {
             "bet": _t("set_bet", RUNNING),
             "action": _t("rule_acted", IDLE),
+            "last_action": _t("rule_acted", IDLE),
             "pause": _t("pause", PAUSED),
             "cancel": _t("cancel", IDLE),
             EXPIRE: _t("rule_expired", IDLE),
@@ -68,6 +71,7 @@ TRANSITIONS: dict[str, dict[str, dict[str, Transition]]] = {
         PAUSED: {
             "bet": _t("set_bet", PAUSED),
             "action": _t("rule_acted", IDLE),
+            "last_action": _t("rule_acted", IDLE),
             "resume": _t("resume", RUNNING),
             "cancel": _t("cancel", IDLE),
         },
@@ -78,13 +82,17 @@ TRANSITIONS: dict[str, dict[str, dict[str, Transition]]] = {
             "hand": _t("new_hand", IDLE),
             "street": _t("next_street", IDLE),
             "start": _t("start_shot", RUNNING),
+            "reset_chips": _t("reset_chips", IDLE),
         },
         RUNNING: {
             "bet": _t("set_bet", RUNNING),
             "action": _t("acted_next_player", RUNNING),
+            "last_action": _t("rule_acted", IDLE),
             "pause": _t("pause", PAUSED),
             "extend": _t("extend", RUNNING),
-            "stop": _t("cancel", IDLE),
+            "undo": _t("undo", RUNNING),
+            "stop": _t("stop", IDLE),
+            "cancel": _t("cancel", IDLE),
             "hand": _t("new_hand", IDLE),
             "street": _t("next_street", IDLE),
             EXPIRE: _t("rule_expired", IDLE),
@@ -92,16 +100,19 @@ TRANSITIONS: dict[str, dict[str, dict[str, Transition]]] = {
         PAUSED: {
             "bet": _t("set_bet", PAUSED),
             "action": _t("acted_next_player", RUNNING),
+            "last_action": _t("rule_acted", IDLE),
             "resume": _t("resume", RUNNING),
             "extend": _t("extend", PAUSED),
-            "stop": _t("cancel", IDLE),
+            "undo": _t("undo", PAUSED),
+            "stop": _t("stop", IDLE),
+            "cancel": _t("cancel", IDLE),
             "hand": _t("new_hand", IDLE),
             "street": _t("next_street", IDLE),
         },
     },
 }
 
-MODE_EVENTS = {"clock": {"call", "cancel"}, "shot": {"hand", "street", "start", "stop", "extend"}}
+MODE_EVENTS = {"clock": {"call"}, "shot": {"start", "stop", "extend", "undo", "reset_chips"}}
 
 
 def ignore_reason(mode: str, phase: str, event: str, last: ev.Decision | None) -> str:
@@ -110,9 +121,10 @@ def ignore_reason(mode: str, phase: str, event: str, last: ev.Decision | None) -
     if event in MODE_EVENTS[other]:
         return f"'{event}' belongs to the {other} mode; this table runs the {mode} mode"
     if phase == IDLE:
-        if last is not None and last.is_ruling and event in ("action", "extend"):
+        if last is not None and last.is_ruling and event in ("action", "last_action", "extend"):
             when = f"{ev.number(last.t)}"
-            what = {"action": "an action after the ruling", "extend": "an extension after the tie window closed"}
+            what = {"action": "an action after the ruling", "last_action": "an action after the ruling",
+                    "extend": "an extension after the tie window closed"}
             return f"{what[event]} ({last.outcome} at t={when}) does not count"
         return "no clock is running"
     if event in ("call", "start"):
@@ -121,6 +133,8 @@ def ignore_reason(mode: str, phase: str, event: str, last: ev.Decision | None) -
         return "the clock is already paused"
     if event == "resume":
         return "the clock is not paused"
+    if mode == "clock" and event in ("hand", "street"):
+        return "a called clock ends with an action, a ruling or the floor's cancel, not with the dealer's street"
     return f"'{event}' does nothing while the clock is {phase}"
 
 
@@ -134,6 +148,9 @@ class Snapshot:
 
     ``deadline`` is set while running, ``left`` while paused (both in seconds; ``left`` may be
     negative inside the tie window). ``seconds`` is the clock's length including extensions.
+    ``extension_limit`` is the chips one decision may take (0: no limit); ``chips_left`` the chips the
+    seat of this decision's last extension still holds (None when not tracked); ``undo_until`` until when
+    the last extension can be taken back (None: nothing to undo).
     """
 
     mode: str
@@ -149,6 +166,9 @@ class Snapshot:
     last: ev.Decision | None
     now: float
     interrupted: bool = False
+    extension_limit: int = 0
+    chips_left: int | None = None
+    undo_until: float | None = None
 
     def remaining(self, now: float) -> float | None:
         """Seconds left to 0 at ``now`` (never negative), or None when no clock is on."""
@@ -181,12 +201,14 @@ class Engine:
         self._now = _us(start)
         self.phase = IDLE
         self.facing_bet = self.mode == "shot"  # shot mode starts as a hand: facing the blinds
-        self.street = STREETS[0] if self.mode == "shot" else None
+        self.street = STREETS[0] if self.mode == "shot" else None  # clock mode: known once the dealer says
         self._seconds = 0  # the clock's length, extensions included
         self._deadline = 0  # while RUNNING
         self._left = 0  # while PAUSED
         self._next_beep: int | None = None  # the next countdown number to sound
         self.extensions = 0
+        self._chips: list[tuple[int, int | None]] = []  # this decision's extensions: (time, seat)
+        self._used: dict[int, int] = {}  # extension chips used per seat, against shot.allowance
         self.last: ev.Decision | None = None
         self.interrupted = False  # a clock restored after a power cut, until resumed or ended
         self._tie = _us(settings.tie_window)
@@ -279,6 +301,10 @@ class Engine:
             last=self.last,
             now=self._now / US,
             interrupted=self.interrupted,
+            extension_limit=self.settings.shot.extension_limit if self.mode == "shot" else 0,
+            chips_left=self._chips_left(self._chips[-1][1]) if (running or paused) and self._chips else None,
+            undo_until=(self._chips[-1][0] + _us(self.settings.shot.undo_seconds)) / US
+            if (running or paused) and self._chips else None,
         )
 
     def restore_paused(self, t: float, remaining: float, facing_bet: bool, street: str | None,
@@ -346,6 +372,7 @@ class Engine:
         self._deadline = t + self._seconds
         self._next_beep = self._first_beep(self._seconds)
         self.extensions = 0
+        self._chips = []
         return ev.Started(t / US, seconds, street)
 
     def _decide(self, t: int, outcome: str, **fields) -> ev.Decision:
@@ -385,8 +412,11 @@ class Engine:
     def _rule_expired(self, t, event):
         return [self._decide(t, ev.HAND_DEAD if self.facing_bet else ev.CHECK)]
 
-    def _cancel(self, t, event):
-        return [self._decide(t, ev.CANCELLED)]
+    def _cancel(self, t, event, by: str = ev.BY_FLOOR):
+        return [self._decide(t, ev.CANCELLED, by=by)]
+
+    def _stop(self, t, event):
+        return self._cancel(t, event, ev.BY_STOP)
 
     def _pause(self, t, event):
         self._left = self._deadline - t
@@ -397,29 +427,77 @@ class Engine:
         self._deadline = t + self._left
         return [ev.Resumed(t / US, max(0, self._left) / US)]
 
-    def _extend(self, t, event):
-        ext = _us(self.settings.shot.extension)
+    def _chips_left(self, seat: int | None) -> int | None:
+        allowance = self.settings.shot.allowance
+        if not allowance or seat is None:
+            return None
+        return allowance - self._used.get(seat, 0)
+
+    def _add_time(self, us: int) -> int:
+        """Add ``us`` (may be negative) to the running or paused clock; returns the time left after it."""
         if self.phase == RUNNING:
-            self._deadline += ext
+            self._deadline += us
         else:
-            self._left += ext
-        self._seconds += ext
-        self.extensions += 1
-        left = self._left_at(t)
+            self._left += us
+        self._seconds += us
+        left = self._left_at(self._now)
         self._next_beep = self._first_beep(left)
-        return [ev.Extended(t / US, ext / US, max(0, left) / US)]
+        return left
+
+    def _extend(self, t, event: ev.Extend):
+        shot = self.settings.shot
+        if shot.extension_limit and self.extensions >= shot.extension_limit:
+            raise _Refused(f"this decision has had its {shot.extension_limit} extensions (shot.extension_limit)")
+        seat = event.seat
+        if self._chips_left(seat) == 0:
+            raise _Refused(f"seat {seat} has used all {shot.allowance} of its extension chips")
+        if shot.allowance and seat is not None:
+            self._used[seat] = self._used.get(seat, 0) + 1
+        ext = _us(shot.extension)
+        left = self._add_time(ext)
+        self.extensions += 1
+        self._chips.append((t, seat))
+        return [ev.Extended(t / US, ext / US, max(0, left) / US, seat, self._chips_left(seat))]
+
+    def _undo(self, t, event):
+        shot = self.settings.shot
+        if not self._chips:
+            raise _Refused("this decision has no extension to take back")
+        when, seat = self._chips[-1]
+        if t - when > _us(shot.undo_seconds):
+            raise _Refused(f"the last extension was {ev.number((t - when) / US)} s ago; "
+                           f"it can be taken back for {ev.number(shot.undo_seconds)} s (shot.undo_seconds)")
+        ext = _us(shot.extension)
+        if self._left_at(t) - ext <= 0:
+            raise _Refused("taking the extension back would leave no time on the clock")
+        left = self._add_time(-ext)
+        self.extensions -= 1
+        self._chips.pop()
+        if seat is not None and seat in self._used:
+            self._used[seat] -= 1
+        return [ev.Undone(t / US, ext / US, left / US)]
+
+    def _reset_chips(self, t, event):
+        allowance = self.settings.shot.allowance
+        if not allowance:
+            raise _Refused("no extension allowance is set (shot.allowance)")
+        self._used.clear()
+        return [ev.ChipsReset(t / US, allowance)]
 
     def _new_hand(self, t, event):
-        out = self._cancel(t, event) if self.phase != IDLE else []
+        # A new street or hand ends a running clock quietly: that is the flow of the hand, not a cancel.
+        out = self._cancel(t, event, ev.BY_HAND) if self.phase != IDLE else []
         self.street = STREETS[0]
         self.facing_bet = True  # the blinds are a bet
+        if self.settings.shot.allowance_reset == "hand":
+            self._used.clear()
         return out
 
     def _next_street(self, t, event):
-        index = STREETS.index(self.street)
+        index = STREETS.index(self.street) if self.street else 0
         if index + 1 == len(STREETS):
             raise _Refused("there is no street after the river; start a new hand")
-        out = self._cancel(t, event) if self.phase != IDLE else []
+        out = self._cancel(t, event, ev.BY_STREET) if self.phase != IDLE else []
         self.street = STREETS[index + 1]
         self.facing_bet = False
         return out

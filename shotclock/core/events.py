@@ -65,6 +65,13 @@ class Action(Event):
 
 
 @dataclass(frozen=True)
+class LastAction(Event):
+    """The dealer: the player acted and nobody is left to act (an all-in called): no next clock."""
+
+    NAME: ClassVar[str] = "last_action"
+
+
+@dataclass(frozen=True)
 class Pause(Event):
     """Stop the running clock, keeping the remaining time."""
 
@@ -80,7 +87,7 @@ class Resume(Event):
 
 @dataclass(frozen=True)
 class Cancel(Event):
-    """The floor cancels the clock (clock mode): no ruling."""
+    """The floor cancels the clock: no ruling, and the screen says so."""
 
     NAME: ClassVar[str] = "cancel"
 
@@ -108,16 +115,31 @@ class Start(Event):
 
 @dataclass(frozen=True)
 class Stop(Event):
-    """Shot mode: the running clock is cancelled without a ruling (hand over)."""
+    """Shot mode: no more action in this hand (hand over, all-in called): the clock ends quietly, no ruling."""
 
     NAME: ClassVar[str] = "stop"
 
 
 @dataclass(frozen=True)
 class Extend(Event):
-    """Shot mode: the player uses one time-extension chip."""
+    """Shot mode: the player uses one time-extension chip; ``seat`` (1-10) when known, for the allowance."""
 
+    seat: int | None = None
     NAME: ClassVar[str] = "extend"
+
+
+@dataclass(frozen=True)
+class Undo(Event):
+    """Shot mode: take back the last extension of this decision (a mis-press), within ``shot.undo_seconds``."""
+
+    NAME: ClassVar[str] = "undo"
+
+
+@dataclass(frozen=True)
+class ResetChips(Event):
+    """Shot mode: the floor gives every player their extension allowance back (a new day or stage)."""
+
+    NAME: ClassVar[str] = "reset_chips"
 
 
 @dataclass(frozen=True)
@@ -129,7 +151,8 @@ class End(Event):
 
 EVENT_TYPES: dict[str, type[Event]] = {
     cls.NAME: cls
-    for cls in (Call, Bet, Action, Pause, Resume, Cancel, Hand, Street, Start, Stop, Extend, End)
+    for cls in (Call, Bet, Action, LastAction, Pause, Resume, Cancel, Hand, Street, Start, Stop, Extend, Undo,
+                ResetChips, End)
 }
 
 
@@ -185,21 +208,31 @@ class Beep(Output):
 
 
 ACTED, HAND_DEAD, CHECK, CANCELLED = "acted", "hand_dead", "check", "cancelled"
+# Why a clock ended without a ruling (a cancelled decision's ``by``): only the floor's cancel is shown as
+# such; the others are the normal flow of a hand and end the clock quietly.
+BY_FLOOR, BY_STOP, BY_STREET, BY_HAND = "floor", "stop", "street", "hand"
+QUIET_ENDS = frozenset({BY_STOP, BY_STREET, BY_HAND})
 
 
 @dataclass(frozen=True)
 class Decision(Output):
-    """How a clock ended: ``acted`` (with ``remaining`` and ``at_zero``), ``hand_dead``, ``check`` or ``cancelled``."""
+    """How a clock ended: ``acted`` (with ``remaining`` and ``at_zero``), ``hand_dead``, ``check`` or ``cancelled``.
+
+    A cancelled clock says ``by`` what: ``floor`` (the floor cancelled it), ``stop`` (no more action in the
+    hand), ``street`` or ``hand`` (the dealer moved on to the next street or hand).
+    """
 
     outcome: str
     remaining: float | None = None
     at_zero: bool | None = None
+    by: str | None = None
     TYPE: ClassVar[str] = "decision"
 
     def to_json(self) -> str:
-        # outcome is one of four plain words: no escaping needed
+        # outcome and by are plain words: no escaping needed
         if self.remaining is None:
-            return f'{{"t":{_num(self.t)},"type":"decision","outcome":"{self.outcome}"}}'
+            by = "" if self.by is None else f',"by":"{self.by}"'
+            return f'{{"t":{_num(self.t)},"type":"decision","outcome":"{self.outcome}"{by}}}'
         return (f'{{"t":{_num(self.t)},"type":"decision","outcome":"{self.outcome}",'
                 f'"remaining":{_num(self.remaining)},"at_zero":{"true" if self.at_zero else "false"}}}')
 
@@ -207,6 +240,11 @@ class Decision(Output):
     def is_ruling(self) -> bool:
         """True for a ruling (anything but a cancellation)."""
         return self.outcome != CANCELLED
+
+    @property
+    def quiet(self) -> bool:
+        """A clock the flow of the hand ended (street, hand, stop): nothing to show for it."""
+        return self.by in QUIET_ENDS
 
 
 @dataclass(frozen=True)
@@ -233,11 +271,33 @@ class Resumed(Output):
 
 @dataclass(frozen=True)
 class Extended(Output):
-    """An extension chip added ``seconds``; ``remaining`` is the time left after it."""
+    """An extension chip added ``seconds``; ``remaining`` is the time left after it.
+
+    With a per-player allowance and a known seat: ``seat`` and ``chips_left`` (that seat's chips after it).
+    """
 
     seconds: float
     remaining: float
+    seat: int | None = None
+    chips_left: int | None = None
     TYPE: ClassVar[str] = "extended"
+
+
+@dataclass(frozen=True)
+class Undone(Output):
+    """The last extension was taken back: ``seconds`` removed, ``remaining`` the time left after it."""
+
+    seconds: float
+    remaining: float
+    TYPE: ClassVar[str] = "undo"
+
+
+@dataclass(frozen=True)
+class ChipsReset(Output):
+    """Every player's extension allowance was given back (``allowance`` chips each)."""
+
+    allowance: int
+    TYPE: ClassVar[str] = "chips_reset"
 
 
 @dataclass(frozen=True)

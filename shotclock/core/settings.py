@@ -17,9 +17,18 @@ class ClockSettings:
     tie_window: float = 0.5
 
 
+ALLOWANCE_RESETS = ("hand", "floor")
+
+
 @dataclass(frozen=True)
 class ShotSettings:
-    """The tour shot clock: seconds per street, countdown, extension chip size, tie window."""
+    """The tour shot clock: seconds per street, countdown, extension chips, tie window.
+
+    ``extension_limit``: chips one decision may take (0: no limit). ``allowance``: chips each player holds
+    (0: not tracked), given back at every new hand (``allowance_reset = "hand"``) or only by the floor
+    (``"floor"``: per day, or at the stages the tournament names). ``undo_seconds``: how long after an
+    extension the dealer can take it back.
+    """
 
     preflop: float = 30
     flop: float = 30
@@ -28,6 +37,10 @@ class ShotSettings:
     countdown: int = 5
     extension: float = 30
     tie_window: float = 0.5
+    extension_limit: int = 4
+    allowance: int = 0
+    allowance_reset: str = "floor"
+    undo_seconds: float = 5
 
     def seconds_for(self, street: str) -> float:
         """The time a decision gets on ``street``."""

@@ -24,8 +24,9 @@ class View:
     """What the screen shows.
 
     ``screen`` names the layout (idle, running, countdown, paused, interrupted, ruling,
-    cancelled); ``tone`` picks the colours (calm, warn, urgent, paused, dead, good, neutral);
-    ``progress`` is the fraction of the clock left (None: no ring).
+    cancelled); ``tone`` picks the colours (calm, warn, urgent, paused, dead, good, check, neutral);
+    ``progress`` is the fraction of the clock left (None: no ring). ``sub`` may be ``label: value``
+    (the value is drawn larger); ``info`` lines are joined by `` · `` and wrapped there when long.
     """
 
     screen: str
@@ -40,15 +41,22 @@ class View:
 
 @dataclass(frozen=True)
 class Display:
-    """The screen's fixed settings: table name, language and how long the last ruling stays."""
+    """The screen's fixed settings: table name, language, the rule's label and how long the last ruling stays.
+
+    ``label`` names the rule after the mode ("TDA 29"); empty: the house rule ("regel 29" / "rule 29")
+    in clock mode, nothing in shot mode.
+    """
 
     table: str = "Tafel 1"
     language: str = "nl"
     last_ruling_seconds: float = 60.0
+    label: str = ""
 
 
 def _mode_title(state: Snapshot, display: Display) -> str:
-    return texts.text(display.language, f"mode.{state.mode}")
+    title = texts.text(display.language, f"mode.{state.mode}")
+    label = display.label or (texts.text(display.language, "label.house") if state.mode == "clock" else "")
+    return f"{title} · {label}" if label else title
 
 
 def _ruling_words(decision, language: str) -> tuple[str, str, str]:
@@ -61,7 +69,7 @@ def _ruling_words(decision, language: str) -> tuple[str, str, str]:
     if decision.outcome == CANCELLED:
         return t("ruling.cancelled"), t("ruling.cancelled.detail"), "neutral"
     outcome = decision.outcome
-    return t(f"ruling.{outcome}"), t(f"ruling.{outcome}.detail"), "dead" if outcome == "hand_dead" else "warn"
+    return t(f"ruling.{outcome}"), t(f"ruling.{outcome}.detail"), "dead" if outcome == "hand_dead" else "check"
 
 
 def _fault_text(fault: Fault, language: str) -> str:
@@ -83,7 +91,10 @@ def _shot_info(state: Snapshot, language: str) -> str:
         return ""
     parts = [texts.text(language, f"street.{state.street}")]
     if state.extensions:
-        parts.append(texts.text(language, "extensions", n=state.extensions))
+        key = "extensions.of" if state.extension_limit else "extensions"
+        parts.append(texts.text(language, key, n=state.extensions, limit=state.extension_limit))
+    if state.chips_left is not None:
+        parts.append(texts.text(language, "chips_left", n=state.chips_left))
     return " · ".join(parts)
 
 
@@ -91,7 +102,9 @@ def view_at(state: Snapshot, now: float, display: Display = Display(), faults: I
     """What the screen shows at ``now`` for this engine state."""
     lang = display.language
     fault_texts = _fault_texts(faults or (), lang)
-    consequence = texts.text(lang, "at_zero", ruling=texts.text(lang, f"ruling.{state.consequence}"))
+    bet = texts.text(lang, "bet.yes" if state.facing_bet else "bet.no")
+    # The bet state and what it means at 0, large: a wrong state must be seen before it rules.
+    consequence = texts.text(lang, "at_zero", bet=bet, ruling=texts.text(lang, f"ruling.{state.consequence}"))
     info = _shot_info(state, lang)
     if state.phase in (RUNNING, PAUSED):
         remaining = state.remaining(now)
@@ -100,9 +113,8 @@ def view_at(state: Snapshot, now: float, display: Display = Display(), faults: I
         progress = min(1.0, steps / state.seconds) if state.seconds else 0.0
         if state.phase == PAUSED:
             key = "interrupted" if state.interrupted else "paused"
-            sub = (texts.text(lang, "interrupted.detail", left=texts.seconds(lang, remaining))
-                   if state.interrupted else consequence)
-            extra = texts.text(lang, "interrupted.help") if state.interrupted else info
+            sub = texts.text(lang, "interrupted.press") if state.interrupted else consequence
+            extra = texts.text(lang, "interrupted.hold") if state.interrupted else info
             return View(key, "paused", str(shown), texts.text(lang, key), sub, extra, progress, fault_texts)
         if remaining <= state.countdown:
             return View("countdown", "urgent", str(shown), _mode_title(state, display), consequence, info,
@@ -111,18 +123,17 @@ def view_at(state: Snapshot, now: float, display: Display = Display(), faults: I
         return View("running", tone, str(shown), _mode_title(state, display), consequence, info, progress,
                     fault_texts)
     last = state.last
+    if last is not None and last.quiet:
+        last = None  # a street, a new hand or the dealer's stop ended it: the flow of the hand, nothing to show
     if last is not None and now - last.t < RULING_SECONDS:
         big, detail, tone = _ruling_words(last, lang)
         screen = "cancelled" if last.outcome == CANCELLED else "ruling"
         return View(screen, tone, big, display.table, detail, info, None, fault_texts)
-    sub = ""
+    status = texts.text(lang, "idle.waiting")
     if last is not None and last.outcome != CANCELLED and now - last.t < display.last_ruling_seconds:
-        sub = texts.text(lang, "idle.last", ruling=_ruling_words(last, lang)[0])
-    # The dealer sees the bet state before a clock is called (the LED shows it too).
-    bet = texts.text(lang, "bet.yes" if state.facing_bet else "bet.no")
-    info = f"{info} · {bet}" if info else bet
-    return View("idle", "neutral", display.table, _mode_title(state, display), sub or texts.text(lang, "idle.waiting"),
-                info, None, fault_texts)
+        status = texts.text(lang, "idle.last", ruling=_ruling_words(last, lang)[0])
+    info = f"{info} · {status}" if info else status
+    return View("idle", "neutral", display.table, _mode_title(state, display), consequence, info, None, fault_texts)
 
 
 def next_change(state: Snapshot, now: float, display: Display = Display()) -> float | None:
@@ -134,7 +145,7 @@ def next_change(state: Snapshot, now: float, display: Display = Display()) -> fl
         steps = math.ceil(round(remaining * STEPS_PER_SECOND, 6))
         return state.deadline - (steps - 1) / STEPS_PER_SECOND
     last = state.last
-    if state.phase == IDLE and last is not None:
+    if state.phase == IDLE and last is not None and not last.quiet:
         for end in (last.t + RULING_SECONDS, last.t + display.last_ruling_seconds):
             if end > now:
                 return end

@@ -2,41 +2,80 @@
 
 Each command names the function that runs it as ``"module:function"``; the module is imported
 only when that command runs, so ``shotclock replay`` does not pay for pygame or gpiozero.
+Arguments are checked here (types with ranges), so a mistake is a one-line usage error, exit 2.
 """
 
 from __future__ import annotations
 
 
-def add_log_options(p) -> None:
-    """--state-dir and --no-log, for the commands that run the device."""
-    p.add_argument("--state-dir", metavar="DIR",
-                   help="where the decision log lives (default: $STATE_DIRECTORY, else the user state directory)")
+import argparse
+import math
+
+T_LIMIT = 1_000_000_000  # seconds; as the replay format's times (shotclock.core.replay.T_LIMIT)
+
+
+def seconds(text: str) -> float:
+    """An argparse type: a time in seconds, from 0 up to 10^9 (``inf``, ``nan`` and ``-1`` are refused)."""
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a number of seconds") from None
+    if not (math.isfinite(value) and 0 <= value < T_LIMIT):
+        raise argparse.ArgumentTypeError(f"{text!r} must be a time from 0 up to 10^9 seconds")
+    return value
+
+
+def positive_int(text: str) -> int:
+    """An argparse type: a whole number of at least 1."""
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a whole number") from None
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"{text!r} must be 1 or more")
+    return value
+
+
+def pin_factory(text: str) -> str:
+    """An argparse type: a gpiozero pin factory name."""
+    from shotclock.adapters.pins import FACTORIES
+
+    names = ("auto", *FACTORIES)
+    if text not in names:
+        raise argparse.ArgumentTypeError(f"unknown pin factory {text!r} (choose from {', '.join(names)})")
+    return text
+
+
+def add_no_log(p) -> None:
+    """--no-log, for the commands that run the device."""
     p.add_argument("--no-log", action="store_true", help="keep no decision log")
 
 
 def simulate(add) -> None:
     p = add("simulate", "shotclock.shell.simulator:cmd_simulate",
-            "the device on a desktop: its screen and a panel of the table's buttons")
+            "the device on a desktop: its screen and a panel of the table's buttons", state_dir=True)
     p.add_argument("--terminal", action="store_true", help="use the terminal view even where a window could open")
-    add_log_options(p)
+    add_no_log(p)
 
 
 def run(add) -> None:
-    p = add("run", "shotclock.shell.device:cmd_run", "run the table device: buttons, LEDs, screen and sound")
-    p.add_argument("--pins", default="auto", metavar="FACTORY",
+    p = add("run", "shotclock.shell.device:cmd_run", "run the table device: buttons, LEDs, screen and sound",
+            state_dir=True)
+    p.add_argument("--pins", default="auto", type=pin_factory, metavar="FACTORY",
                    help="gpiozero pin factory: auto (default, as on a Pi), mock (fake pins), lgpio, rpigpio, native")
     p.add_argument("--headless", action="store_true", help="no screen and no sound")
     p.add_argument("--offscreen", action="store_true",
                    help="draw the screen even on SDL's dummy/offscreen driver (benchmarks: the full device, no monitor)")
     p.add_argument("--script", metavar="FILE", help="play this script of presses onto the fake pins (with --pins mock)")
     p.add_argument("--report", metavar="FILE", help="write every input and output record here (with --script)")
-    add_log_options(p)
+    add_no_log(p)
 
 
 def selftest(add) -> None:
     p = add("selftest", "shotclock.shell.selftest:cmd_selftest",
-            "check config, pins, display, audio and power; one line each")
-    p.add_argument("--pins", default="auto", metavar="FACTORY", help="gpiozero pin factory (default: auto)")
+            "check config, pins, display, audio and power; one line each; exit 1 when a check fails")
+    p.add_argument("--pins", default="auto", type=pin_factory, metavar="FACTORY",
+                   help="gpiozero pin factory (default: auto)")
 
 
 def screenshot(add) -> None:
@@ -44,7 +83,7 @@ def screenshot(add) -> None:
             "draw what the screen shows at time T of a replay scenario (no display needed)")
     p.add_argument("out", metavar="OUT.png", help="the PNG to write")
     p.add_argument("--scenario", required=True, metavar="EVENTS.jsonl", help="input events, as for 'shotclock replay'")
-    p.add_argument("--at", required=True, type=float, metavar="T", help="the moment to draw (seconds)")
+    p.add_argument("--at", required=True, type=seconds, metavar="T", help="the moment to draw (seconds)")
     p.add_argument("--size", metavar="WxH", help="screen size (default: the config's screen.size, 800x480)")
     p.add_argument("--fault", action="append", metavar="KIND[=DETAIL]",
                    help="also show a fault banner: stuck=BUTTON, no_sound, log=unavailable or "
@@ -54,22 +93,32 @@ def screenshot(add) -> None:
 
 
 def log(add) -> None:
-    p = add("log", "shotclock.shell.logcmd:cmd_log", "the decision log: list clocks, show one, export, stats, verify")
-    p.add_argument("--state-dir", metavar="DIR", help="where the log lives (default: as 'shotclock run')")
-    p.add_argument("--limit", type=int, default=20, help="how many recent clocks to list (default 20)")
+    from shotclock.shell.cli import shared_options
+
+    p = add("log", "shotclock.shell.logcmd:cmd_log",
+            "the decision log: list clocks (numbered 1, 2, 3...), show one, export, stats, verify", state_dir=True)
+    p.add_argument("--limit", type=positive_int, default=20, help="how many recent clocks to list (default 20)")
     sub = p.add_subparsers(dest="log_command", metavar="[show|export|stats|verify]")
-    s = sub.add_parser("show", help="one clock's full timeline")
-    s.add_argument("id", type=int)
-    e = sub.add_parser("export", help="export clocks (--csv), every record (--jsonl) or a clock's replay (--replay ID)")
+
+    def add_sub(name, help_text):
+        s = sub.add_parser(name, help=help_text, description=help_text)
+        shared_options(s, state_dir=True)
+        return s
+
+    s = add_sub("show", "one clock's full timeline")
+    s.add_argument("id", type=positive_int, metavar="N", help="the clock's number, as 'shotclock log' lists it")
+    e = add_sub("export", "export clocks (--csv), every record (--jsonl) or a clock's replay (--replay N)")
     how = e.add_mutually_exclusive_group(required=True)
     how.add_argument("--csv", action="store_true", help="one row per clock")
     how.add_argument("--jsonl", action="store_true", help="every record, one JSON object a line")
-    how.add_argument("--replay", type=int, metavar="ID", help="that clock's inputs in the 'shotclock replay' format")
-    e.add_argument("--config-out", metavar="FILE", help="with --replay: write the session's configuration here")
+    how.add_argument("--replay", type=positive_int, metavar="N",
+                     help="clock N's inputs in the 'shotclock replay' format, its settings in a first header line")
+    e.add_argument("--config-out", metavar="FILE", help="with --replay: also write the session's configuration here")
     e.add_argument("--out", metavar="FILE", help="write here instead of standard output")
-    st = sub.add_parser("stats", help="clocks called, rulings by outcome, decision times, clocks per hour")
+    st = add_sub("stats", "clocks called, rulings by outcome, decision times, clocks per hour")
     st.add_argument("--json", action="store_true", help="as JSON")
-    v = sub.add_parser("verify", help="check the file and the hash chain; names the first record changed, removed or inserted")
+    v = add_sub("verify", "check the file and the hash chain; names the first record changed, removed or inserted; "
+                          "exit 1 when the check fails")
     v.add_argument("--archive", metavar="FILE", help="verify an archive (archive/records-*.jsonl.gz) instead")
 
 

@@ -13,7 +13,7 @@ from shotclock.config import BUTTONS, Config
 from shotclock.core.engine import IDLE, RUNNING
 from shotclock.core.faults import NoSound
 from shotclock.core.table import Table
-from shotclock.errors import ShotclockError
+from shotclock.errors import HardwareError, ShotclockError
 from shotclock.shell.loop import DeviceLoop
 
 log = logging.getLogger("shotclock.device")
@@ -159,12 +159,22 @@ def cmd_run(args) -> int:
         raise ShotclockError("--script plays presses onto fake pins: use it with --pins mock")
     if args.report and not args.script:
         raise ShotclockError("--report goes with --script")
+    if args.report:
+        from shotclock.adapters.log import DB_NAME
+        from shotclock.shell.files import refuse_overwrite
+
+        log_dir = log_dir_for(args)
+        refuse_overwrite("--report", args.report, {"the decision log": log_dir and log_dir / DB_NAME,
+                                                   "the script": args.script, "the configuration": args.config})
     parts = {}
     if not args.headless:
         from shotclock.shell.presenters import build_presenters
 
-        presenters = build_presenters(config, fullscreen=config["screen.fullscreen"] and not args.offscreen,
-                                      allow_nowhere=args.offscreen)
+        try:
+            presenters = build_presenters(config, fullscreen=config["screen.fullscreen"] and not args.offscreen,
+                                          allow_nowhere=args.offscreen)
+        except HardwareError as exc:
+            raise HardwareError(f"{exc}; or run with --headless (no screen, no sound)") from None
         parts = presenters.parts()
     if args.script:
         return _run_script(args, config, parts)
@@ -184,10 +194,9 @@ def _run_script(args, config, parts) -> int:
         edges = edge_schedule(parse_script(text))
     except ShotclockError as exc:
         raise ShotclockError(f"{args.script}: {exc}") from None
-    start = time.monotonic() + 0.05  # a moment for the player thread to start
-    report = ReportWriter(args.report, start) if args.report else None
+    report = ReportWriter(args.report) if args.report else None  # an unwritable report fails before the device starts
     device = build_device(config, "mock", log_dir=log_dir_for(args), extra=[report] if report else [], **parts)
-    start = max(start, time.monotonic() + 0.05)
+    start = time.monotonic() + 0.05  # a moment for the player thread to start
     if report:
         report.start = start
     player = ScriptPlayer(edges, device.pins, start, device.loop.waker.wake)

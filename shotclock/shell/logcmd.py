@@ -4,24 +4,65 @@ from __future__ import annotations
 
 import csv
 import json
+import os
+import sqlite3
 import sys
 from datetime import datetime
 from pathlib import Path
 
-from shotclock.core.clocks import Clock, clocks_from, replay_events, stats
+from shotclock.core.clocks import Clock, DamagedRecord, clocks_from, replay_events, stats
 from shotclock.errors import LogError, ShotclockError
+from shotclock.shell.files import output_file, refuse_overwrite
+
+
+SERVICE_STATE_DIR = Path("/var/lib/shotclock")  # the systemd unit's StateDirectory=shotclock
+
+
+def state_dir(args) -> Path:
+    """Where ``shotclock log`` reads: ``--state-dir``, else $STATE_DIRECTORY, else the service's log when there
+    is one (so on the Pi ``shotclock log`` needs no options), else the user state directory."""
+    from shotclock.adapters.log import DB_NAME, default_state_dir
+
+    if args.state_dir:
+        return Path(args.state_dir)
+    if not os.environ.get("STATE_DIRECTORY") and (SERVICE_STATE_DIR / DB_NAME).exists():
+        return SERVICE_STATE_DIR
+    return default_state_dir()
 
 
 def _open(args):
-    from shotclock.adapters.log import DecisionLog, default_state_dir
+    from shotclock.adapters.log import DecisionLog
 
-    return DecisionLog(args.state_dir or default_state_dir(), readonly=True)
+    return DecisionLog(state_dir(args), readonly=True)
 
 
 def _clocks(decision_log) -> tuple[list[Clock], dict]:
+    """Every clock (numbered 1, 2, 3... in ``number``) and every session."""
     sessions = decision_log.sessions()
     rows = decision_log.rows("WHERE clock IS NOT NULL")
-    return clocks_from(rows, {sid: s["mode"] for sid, s in sessions.items()}), sessions
+    try:
+        clocks = clocks_from(rows, {sid: s.get("mode") for sid, s in sessions.items()})
+    except DamagedRecord as exc:
+        raise LogError(f"{decision_log.path}: {exc} (see 'shotclock log verify')") from None
+    for number, clock in enumerate(clocks, start=1):
+        clock.number = number
+    return clocks, sessions
+
+
+def _warn_unless_verified(decision_log) -> None:
+    """One warning line on stderr when the chain does not verify: the figures may not be the truth."""
+    try:
+        ok, message = decision_log.verify()
+    except (sqlite3.Error, ValueError, IndexError) as exc:
+        ok, message = False, f"cannot check the chain ({exc})"
+    if not ok:
+        print(f"shotclock: warning: {decision_log.path} does not verify: {message} (see 'shotclock log verify')",
+              file=sys.stderr)
+
+
+def utc_seconds(utc: str) -> float:
+    """A logged UTC time (``2026-11-30T01:02:03.000000Z``) as seconds since the epoch."""
+    return datetime.fromisoformat(utc.replace("Z", "+00:00")).timestamp()
 
 
 def local(utc: str | None) -> str:
@@ -38,35 +79,36 @@ def _yes(value) -> str:
 def _outcome(c: Clock) -> str:
     if c.outcome is None:
         return "interrupted" if c.interrupted else "open"
-    if c.outcome == "acted" and c.at_zero:
-        return "acted at 0"
-    return c.outcome
+    return c.kind.replace("_", " ").replace("acted at zero", "acted at 0")
 
 
 def cmd_list(args, out=None) -> int:
-    """Recent clocks, one line each."""
+    """Recent clocks, one line each, numbered 1, 2, 3... from the oldest in the log."""
     out = out or sys.stdout
     decision_log = _open(args)
     clocks, sessions = _clocks(decision_log)
     clocks = clocks[-args.limit:]
+    _warn_unless_verified(decision_log)
     if not clocks:
         print(f"no clocks in {decision_log.path}", file=out)
         return 0
-    print(f"{'ID':>6}  {'STARTED (local)':<19}  {'TABLE':<12} {'MODE':<5} {'STREET':<7} {'BET':<4} "
-          f"{'OUTCOME':<12} {'LEFT':>6} {'PAUSES':>6} {'EXT':>3}", file=out)
+    print(f"{'CLOCK':>6}  {'STARTED (local)':<19}  {'TABLE':<12} {'MODE':<5} {'STREET':<7} {'BET':<4} "
+          f"{'OUTCOME':<15} {'LEFT':>6} {'PAUSES':>6} {'EXT':>3}", file=out)
     for c in clocks:
         left = f"{c.remaining:.2f}" if c.remaining is not None else "-"
-        table = sessions.get(c.session, {}).get("table", "?")[:12]
-        print(f"{c.id:>6}  {local(c.started_utc):<19}  {table:<12} {c.mode:<5} {c.street or '-':<7} "
-              f"{_yes(c.facing_bet):<4} {_outcome(c):<12} {left:>6} {c.pauses:>6} {c.extensions:>3}", file=out)
+        table = str(sessions.get(c.session, {}).get("table", "?"))[:12]
+        print(f"{c.number:>6}  {local(c.started_utc):<19}  {table:<12} {c.mode:<5} {c.street or '-':<7} "
+              f"{_yes(c.facing_bet_at_start):<4} {_outcome(c):<15} {left:>6} {c.pauses:>6} {c.extensions:>3}",
+              file=out)
     return 0
 
 
-def _find(clocks, clock_id) -> Clock:
-    for c in clocks:
-        if c.id == clock_id:
-            return c
-    raise ShotclockError(f"no clock {clock_id} in the log (see 'shotclock log' for the ids)")
+def _find(clocks, number) -> Clock:
+    if 1 <= number <= len(clocks):
+        return clocks[number - 1]
+    if not clocks:
+        raise ShotclockError(f"no clock {number}: the log holds no clocks")
+    raise ShotclockError(f"no clock {number}: the log holds clocks 1 to {len(clocks)} (see 'shotclock log')")
 
 
 def cmd_show(args, out=None) -> int:
@@ -76,7 +118,7 @@ def cmd_show(args, out=None) -> int:
     clocks, sessions = _clocks(decision_log)
     c = _find(clocks, args.id)
     session = sessions.get(c.session, {})
-    print(f"clock {c.id} · table {session.get('table', '?')!r} · {c.mode} mode · started {local(c.started_utc)} "
+    print(f"clock {c.number} · table {session.get('table', '?')!r} · {c.mode} mode · started {local(c.started_utc)} "
           f"({c.started_utc} UTC)", file=out)
     print(f"outcome: {_outcome(c)}" + (f", {c.remaining:.3f} s left" if c.remaining is not None else "") +
           f" · facing a bet: {_yes(c.facing_bet)} · pauses {c.pauses} · extensions {c.extensions} · "
@@ -93,42 +135,77 @@ def cmd_show(args, out=None) -> int:
     return 0
 
 
-CSV_FIELDS = ["id", "session", "table", "mode", "street", "started_utc", "decided_utc", "facing_bet", "outcome",
-              "remaining", "at_zero", "pauses", "extensions", "running_seconds", "interrupted"]
+CSV_FIELDS = ["clock", "session", "table", "mode", "street", "started_utc", "decided_utc", "facing_bet_at_start",
+              "facing_bet", "outcome", "by", "remaining", "at_zero", "pauses", "extensions", "running_seconds",
+              "interrupted"]
 
 
 def cmd_export(args, out=None) -> int:
-    """Clocks as CSV, every record as JSON Lines, or one clock's inputs in the replay format."""
-    out = out or sys.stdout
+    """Clocks as CSV, every record as JSON Lines, or one clock's inputs in the replay format.
+
+    Everything is read and checked before anything is written, and ``--out`` / ``--config-out``
+    are written whole or not at all.
+    """
     decision_log = _open(args)
-    target = open(args.out, "w", encoding="utf-8", newline="") if args.out else out
-    try:
-        if args.replay is not None:
-            clocks, sessions = _clocks(decision_log)
-            c = _find(clocks, args.replay)
-            try:
-                events = replay_events(c)
-            except ValueError as exc:
-                raise ShotclockError(str(exc)) from None
-            for e in events:
-                target.write(json.dumps(e, separators=(",", ":")) + "\n")
-            if args.config_out:
-                Path(args.config_out).write_text(config_toml(sessions[c.session]["config"]), encoding="utf-8")
-        elif args.csv:
-            clocks, sessions = _clocks(decision_log)
+    if args.config_out and args.replay is None:
+        raise ShotclockError("--config-out goes with --replay N")
+    protected = {"the decision log": decision_log.path}
+    for option in ("out", "config_out"):
+        if getattr(args, option):
+            refuse_overwrite(f"--{option.replace('_', '-')}", getattr(args, option), protected)
+    if args.replay is not None:
+        clocks, sessions = _clocks(decision_log)
+        c = _find(clocks, args.replay)
+        try:
+            events = replay_events(c)
+        except ValueError as exc:
+            raise ShotclockError(str(exc).replace(f"clock {c.id}", f"clock {c.number}")) from None
+        session = sessions.get(c.session, {})
+        header = {"source": f"clock {c.number}, table {session.get('table', '?')!r}, started {c.started_utc}",
+                  "config": rule_config(session.get("config") or {}, c.mode)}
+        lines = [json.dumps(header, separators=(",", ":"), ensure_ascii=False)]
+        lines += [json.dumps(e, separators=(",", ":")) for e in events]
+        if args.config_out:
+            with output_file("--config-out", args.config_out) as f:
+                f.write(config_toml(session.get("config") or {"mode": c.mode}))
+        _write(args, lambda target: target.write("\n".join(lines) + "\n"), out)
+    elif args.csv:
+        clocks, sessions = _clocks(decision_log)
+
+        def write_csv(target):
             writer = csv.DictWriter(target, CSV_FIELDS)
             writer.writeheader()
             for c in clocks:
                 row = {f: getattr(c, f, None) for f in CSV_FIELDS}
+                row["clock"] = c.number
                 row["table"] = sessions.get(c.session, {}).get("table")
                 writer.writerow(row)
-        else:
-            for row in decision_log.rows():
-                target.write(json.dumps(row, separators=(",", ":"), ensure_ascii=False) + "\n")
-    finally:
-        if args.out:
-            target.close()
+        _write(args, write_csv, out, newline="")
+    else:
+        rows = decision_log.rows()
+        _write(args, lambda target: target.writelines(
+            json.dumps(row, separators=(",", ":"), ensure_ascii=False) + "\n" for row in rows), out)
     return 0
+
+
+def _write(args, write, out, newline=None) -> None:
+    """Hand ``write`` the --out file (written whole or not at all) or standard output."""
+    if args.out:
+        with output_file("--out", args.out, newline=newline) as f:
+            write(f)
+    else:
+        write(out or sys.stdout)
+
+
+RULE_SECTIONS = ("clock.", "shot.")
+
+
+def rule_config(values: dict, mode: str) -> dict:
+    """The keys of a session's configuration that decide rulings: the mode and the clock and shot sections."""
+    from shotclock.config import KEYS
+
+    rules = {k: v for k, v in values.items() if k in KEYS and k.startswith(RULE_SECTIONS)}
+    return {"mode": values.get("mode", mode), **rules}
 
 
 def config_toml(values: dict) -> str:
@@ -149,11 +226,16 @@ def config_toml(values: dict) -> str:
 
 
 def cmd_stats(args, out=None) -> int:
-    """Clocks called, rulings by outcome, decision times, clocks per hour."""
+    """Clocks called, rulings by outcome, decision times, clocks per hour (counted on UTC, across reboots)."""
     out = out or sys.stdout
     decision_log = _open(args)
     clocks, _ = _clocks(decision_log)
-    result = stats(clocks)
+    try:
+        result = stats(clocks, utc_seconds)
+    except ValueError as exc:  # a damaged UTC time
+        raise LogError(f"{decision_log.path}: a clock's UTC time is damaged ({exc}); see 'shotclock log verify'") \
+            from None
+    _warn_unless_verified(decision_log)
     if args.json:
         print(json.dumps(result, indent=2), file=out)
         return 0
@@ -168,16 +250,23 @@ def cmd_stats(args, out=None) -> int:
 
 
 def cmd_verify(args, out=None) -> int:
-    """Check SQLite's integrity and the hash chain; exit 1 naming the first bad record."""
+    """Check SQLite's integrity and the hash chain; exit 1 naming the first bad record.
+
+    A log that cannot be read at all (not a database, damaged) fails the check too: exit 1.
+    Only a log that is not there, or an unreadable archive path, is a usage error (exit 2).
+    """
     out = out or sys.stdout
     decision_log = _open(args)
     if args.archive:
         return _verify_archive(args.archive, decision_log, out)
-    integrity = decision_log.integrity()
-    if integrity != "ok":
-        print(f"FAIL: {decision_log.path}: SQLite integrity check: {integrity}", file=out)
-        return 1
-    ok, message = decision_log.verify()
+    try:
+        integrity = decision_log.integrity()
+        if integrity != "ok":
+            print(f"FAIL: {decision_log.path}: SQLite integrity check: {integrity}", file=out)
+            return 1
+        ok, message = decision_log.verify()
+    except (sqlite3.Error, ValueError, IndexError) as exc:  # not a database; a damaged meta value
+        ok, message = False, f"cannot be checked: {exc}"
     print(("" if ok else "FAIL: ") + f"{decision_log.path}: {message}", file=out)
     return 0 if ok else 1
 
@@ -186,6 +275,8 @@ def _verify_archive(path, decision_log, out) -> int:
     """An archive's own chain, and that the live log's chain goes on from where it ends."""
     from shotclock.adapters.log import verify_archive
 
+    if not Path(path).is_file():
+        raise ShotclockError(f"--archive {path}: no such file")
     ok, message, last = verify_archive(path)
     if ok:
         anchor = decision_log.anchor()
@@ -198,13 +289,10 @@ def _verify_archive(path, decision_log, out) -> int:
 
 
 def cmd_log(args) -> int:
-    """Dispatch ``shotclock log …``."""
+    """Dispatch ``shotclock log …``; a damaged log is named in one line, never a traceback."""
     try:
         return {"show": cmd_show, "export": cmd_export, "stats": cmd_stats, "verify": cmd_verify}.get(
             args.log_command, cmd_list)(args)
-    except LogError:
-        raise
-    except Exception as exc:  # sqlite3.DatabaseError on a damaged file, among others
-        if type(exc).__module__ == "sqlite3":
-            raise LogError(f"cannot read the decision log: {exc}") from None
-        raise
+    except sqlite3.Error as exc:  # a damaged or locked file, among others
+        raise LogError(f"cannot read the decision log in {state_dir(args)}: {exc} "
+                       "(see 'shotclock log verify')") from None

@@ -122,8 +122,10 @@ class DeviceLoop:
         round.acted_at = self.clock()
         for fault in round.button_faults:
             if fault.kind == "stuck":
-                log.warning("button '%s' is stuck (held since %.1f s); ignoring it until released",
-                            fault.button, fault.t)
+                # fault.t is on the monotonic clock: say it as the local time of day a person can check.
+                since = time.strftime("%H:%M:%S", time.localtime(time.time() - (self.clock() - fault.t)))
+                log.warning("button '%s' is stuck (held down, reported at %s); ignoring it until released",
+                            fault.button, since)
             else:
                 log.info("button '%s' released; it works again", fault.button)
         return round

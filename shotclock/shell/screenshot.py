@@ -14,7 +14,7 @@ from shotclock.errors import ShotclockError
 def display_for(config) -> Display:
     """The screen's fixed settings from a configuration."""
     return Display(table=config["table"], language=config["language"],
-                   last_ruling_seconds=config["screen.last_ruling_seconds"])
+                   last_ruling_seconds=config["screen.last_ruling_seconds"], label=config["label"])
 
 
 FAULT_KINDS = "stuck=BUTTON, no_sound, log=unavailable, log=write_failed"
@@ -53,18 +53,24 @@ def state_at(events, settings, at: float, interrupted: bool = False):
 
 
 def cmd_screenshot(args) -> int:
-    """Draw the screen at ``--at`` of ``--scenario`` into a PNG."""
+    """Draw the screen at ``--at`` of ``--scenario`` into a PNG (the scenario's header, if any, gives the rules)."""
     from shotclock.adapters.screen import render_png
-    from shotclock.shell.cli import load_for, read_events
+    from shotclock.shell.cli import ReplayFile
 
-    config = load_for(args)
+    scenario = ReplayFile(args.scenario, args)
+    config = scenario.config
     try:
         size = parse_size(args.size) if args.size else config.screen_size
     except ValueError as exc:
         raise ShotclockError(f"--size {exc}") from None
-    events = read_events(args.scenario)
     faults = [parse_fault(f) for f in args.fault or ()]
-    view = view_at(state_at(events, config.settings, args.at, args.interrupted), args.at, display_for(config), faults)
+    with scenario.named():
+        events = scenario.events()
+        state = state_at(events, config.settings, args.at, args.interrupted)
+        for _ in events:  # the rest of the file must be valid too: a bad line is never passed over
+            pass
+    scenario.close()
+    view = view_at(state, args.at, display_for(config), faults)
     try:
         render_png(view, size, args.out)
     except Exception as exc:  # pygame.error on an unwritable path or unknown extension

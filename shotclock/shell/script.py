@@ -14,9 +14,12 @@ import time
 from pathlib import Path
 
 from shotclock.config import BUTTONS
-from shotclock.errors import ReplayFormatError, ShotclockError
+from shotclock.core.replay import decode_line
+from shotclock.errors import ReplayFormatError, shown, ShotclockError
 
 BOUNCE_SPAN = 0.005
+MAX_T = 86_400  # a script plays in real time: a day is more than any bench needs
+MAX_HOLD = 3_600  # seconds a button may be held (past device.stuck_after it reads as stuck)
 
 
 def parse_script(text: str) -> list[dict]:
@@ -25,26 +28,26 @@ def parse_script(text: str) -> list[dict]:
     for number, line in enumerate(text.splitlines(), start=1):
         if not line.strip():
             continue
-        try:
-            obj = json.loads(line)
-        except json.JSONDecodeError as exc:
-            raise ReplayFormatError(number, f"not valid JSON ({exc.msg})") from None
+        obj = decode_line(number, line)
         if not isinstance(obj, dict):
             raise ReplayFormatError(number, "expected a JSON object")
         unknown = set(obj) - {"t", "button", "hold", "bounce"}
         if unknown:
             raise ReplayFormatError(number, f"unknown field(s) {sorted(unknown)}; known: t, button, hold, bounce")
         t, hold, bounce = obj.get("t"), obj.get("hold", 0.1), obj.get("bounce", 0)
-        if not _number(t) or t < 0:
-            raise ReplayFormatError(number, f"'t' must be a number of seconds ≥ 0, not {t!r}")
+        if not _number(t) or not 0 <= t <= MAX_T:
+            raise ReplayFormatError(number, f"'t' must be a number of seconds from 0 to {MAX_T}, not {shown(t)}")
         if obj.get("button") not in BUTTONS:
-            raise ReplayFormatError(number, f"'button' must be one of {', '.join(BUTTONS)}, not {obj.get('button')!r}")
-        if not _number(hold) or hold <= 0:
-            raise ReplayFormatError(number, f"'hold' must be a number of seconds > 0, not {hold!r}")
+            raise ReplayFormatError(number, f"'button' must be one of {', '.join(BUTTONS)}, "
+                                            f"not {shown(obj.get('button'))}")
+        if not _number(hold) or not 0 < hold <= MAX_HOLD:
+            raise ReplayFormatError(number, f"'hold' must be a number of seconds above 0 and at most {MAX_HOLD}, "
+                                            f"not {shown(hold)}")
         if not isinstance(bounce, int) or isinstance(bounce, bool) or not 0 <= bounce <= 100:
-            raise ReplayFormatError(number, f"'bounce' must be a whole number from 0 to 100, not {bounce!r}")
+            raise ReplayFormatError(number, f"'bounce' must be a whole number from 0 to 100, not {shown(bounce)}")
         presses.append({"t": t, "button": obj["button"], "hold": hold, "bounce": bounce})
     return presses
+
 
 
 def _number(x) -> bool:
@@ -94,7 +97,7 @@ class ReportWriter:
     exact time for them; input records carry the timestamp given to the input.
     """
 
-    def __init__(self, path: str | Path, start: float):
+    def __init__(self, path: str | Path, start: float = 0.0):
         self.start = start
         try:
             self._file = open(path, "w", encoding="utf-8")

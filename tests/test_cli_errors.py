@@ -1,0 +1,279 @@
+"""Every command, given what a new user might type wrong, answers in one line with the documented exit code.
+
+Exit codes (README, "Exit codes"): 0 ok, 1 a check failed, 2 a usage or input error. A mistake never
+prints a traceback, never leaves half an output behind, and never writes over one of shotclock's files.
+"""
+
+import hashlib
+import io
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from shotclock.adapters.log import DecisionLog
+from shotclock.shell.cli import main
+
+ROOT = Path(__file__).parent.parent
+UTC = "2026-11-30T01:{:02d}:{:02d}.000000Z"
+SHOT_CONFIG = {"mode": "shot", "table": "Feature", "shot.preflop": 20, "shot.flop": 25, "shot.turn": 30,
+               "shot.river": 30, "shot.countdown": 5, "shot.extension": 30, "shot.tie_window": 0.5}
+
+
+def sample_log(state: Path) -> Path:
+    """A log as the recorder writes it: clock 1 (clock mode, acted), then a reboot and clock 2 (shot mode,
+    flop, ran out: check). Monotonic t starts again after the reboot; UTC goes on."""
+    log = DecisionLog(state)
+    s1 = log.new_session(100.0, UTC.format(0, 0), {"table": "Tafel 1", "mode": "clock", "config": {"mode": "clock"}})
+
+    def add(session, clock, kind, t, second, **data):
+        return log.append([{"session": session, "clock": clock, "type": kind, "t": t,
+                            "utc": UTC.format(second // 60, second % 60), "data": data}])[0]
+
+    add(s1, None, "input", 100.0, 0, event="bet", set_bet=True, facing_bet=True, button="bet", gesture="press")
+    c1 = log.next_id() + 1
+    add(s1, c1, "input", 101.0, 1, event="call", facing_bet=True, button="floor", gesture="press")
+    add(s1, c1, "start", 101.0, 1, seconds=30, facing_bet=True)
+    add(s1, c1, "input", 104.0, 4, event="action", facing_bet=True, button="action", gesture="press")
+    add(s1, c1, "decision", 104.0, 4, outcome="acted", remaining=27, at_zero=False)
+    s2 = log.new_session(5.0, UTC.format(30, 0), {"table": "Feature", "mode": "shot", "config": SHOT_CONFIG})
+    c2 = log.next_id() + 1
+    add(s2, c2, "input", 6.0, 1801, event="start", facing_bet=False, street="flop", button="action", gesture="press")
+    add(s2, c2, "start", 6.0, 1801, seconds=25, street="flop", facing_bet=False)
+    add(s2, c2, "decision", 31.5, 1826, outcome="check")
+    log.close()
+    return state / "shotclock.db"
+
+
+@pytest.fixture
+def state(tmp_path):
+    sample_log(tmp_path / "state")
+    return str(tmp_path / "state")
+
+
+def cli(capsys, *args, stdin=b""):
+    """Run ``shotclock ARGS`` in-process: (exit code, stdout, stderr)."""
+    real_stdin = sys.stdin
+    sys.stdin = io.TextIOWrapper(io.BytesIO(stdin), encoding="utf-8")
+    try:
+        try:
+            code = main([str(a) for a in args])
+        except SystemExit as exc:  # argparse's usage errors and --help
+            code = exc.code
+    finally:
+        sys.stdin = real_stdin
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def digest(path) -> str:
+    return hashlib.sha256(Path(path).read_bytes()).hexdigest()
+
+
+def bad_arguments(tmp: Path, state: str):
+    """(arguments, exit code) a new user might try; each must answer with one line on stderr."""
+    missing = tmp / "missing-folder"
+    events = tmp / "events.jsonl"
+    events.write_text('{"t":0,"event":"call"}\n')
+    bad_events = tmp / "bad.jsonl"
+    bad_events.write_text('{"t":0,"event":"call"}\n{"t":1,"event":"cal"}\n')
+    inf_config = tmp / "inf.toml"
+    inf_config.write_text("[clock]\nseconds = inf\n")
+    binary = tmp / "binary.toml"
+    binary.write_bytes(b"mode = \"\xff\"\n")
+    script = tmp / "script.jsonl"
+    script.write_text('{"t":0.1,"button":"floor"}\n')
+    huge_t = tmp / "huge-t.jsonl"
+    huge_t.write_text('{"t":1e300,"button":"floor"}\n')
+    huge_hold = tmp / "huge-hold.jsonl"
+    huge_hold.write_text('{"t":0,"button":"floor","hold":1e300}\n')
+    db = Path(state) / "shotclock.db"
+    log = ["log", "--state-dir", state]
+    return [
+        ([], 2), (["frobnicate"], 2), (["--bogus", "replay"], 2),
+        # replay
+        (["replay", tmp / "nope.jsonl"], 2), (["replay", tmp], 2), (["replay", bad_events], 2),
+        (["replay", events, "extra"], 2), (["replay", events, "--config", tmp / "nope.toml"], 2),
+        (["replay", events, "--config", inf_config], 2), (["replay", "/dev/zero"], 2),
+        # config
+        (["config", "--check"], 2), (["config", "--check", tmp / "nope.toml"], 2), (["config", "--check", tmp], 2),
+        (["config", "--check", inf_config], 2), (["config", "--check", binary], 2), (["config", "--frob"], 2),
+        # simulate / run / selftest (all refused before anything opens)
+        (["simulate", "--config", inf_config], 2), (["simulate", "--frob"], 2),
+        (["run", "--pins", "nope"], 2), (["run", "--script", script], 2), (["run", "--report", tmp / "r.jsonl"], 2),
+        (["run", "--pins", "mock", "--headless", "--script", huge_t], 2),
+        (["run", "--pins", "mock", "--headless", "--script", huge_hold], 2),
+        (["run", "--pins", "mock", "--headless", "--script", tmp / "nope.jsonl"], 2),
+        (["run", "--pins", "mock", "--headless", "--script", script, "--state-dir", state, "--report", db], 2),
+        (["run", "--pins", "mock", "--headless", "--script", script, "--report", script, "--no-log"], 2),
+        (["run", "--pins", "mock", "--headless", "--script", script, "--report", missing / "r.jsonl", "--no-log"], 2),
+        (["selftest", "--pins", "foo"], 2), (["selftest", "--frob"], 2),
+        # screenshot
+        (["screenshot", tmp / "x.png"], 2), (["screenshot", tmp / "x.png", "--scenario", events, "--at", "inf"], 2),
+        (["screenshot", tmp / "x.png", "--scenario", events, "--at", "-1"], 2),
+        (["screenshot", tmp / "x.png", "--scenario", events, "--at", "nan"], 2),
+        (["screenshot", tmp / "x.png", "--scenario", events, "--at", "soon"], 2),
+        (["screenshot", tmp / "x.png", "--scenario", tmp / "nope.jsonl", "--at", "1"], 2),
+        (["screenshot", tmp / "x.png", "--scenario", bad_events, "--at", "0.5"], 2),
+        (["screenshot", tmp / "x.png", "--scenario", events, "--at", "1", "--size", "big"], 2),
+        (["screenshot", missing / "x.png", "--scenario", events, "--at", "1"], 2),
+        # log
+        (["log", "--state-dir", tmp / "nowhere"], 2), (["log", "--state-dir", tmp / "nowhere", "verify"], 2),
+        ([*log, "--limit", "0"], 2), ([*log, "--limit", "-1"], 2), ([*log, "--limit", "many"], 2),
+        ([*log, "show"], 2), ([*log, "show", "0"], 2), ([*log, "show", "x"], 2), ([*log, "show", "99"], 2),
+        ([*log, "export"], 2), ([*log, "export", "--csv", "--jsonl"], 2), ([*log, "export", "--replay", "99"], 2),
+        ([*log, "export", "--csv", "--config-out", tmp / "c.toml"], 2),
+        ([*log, "export", "--csv", "--out", missing / "x.csv"], 2),
+        ([*log, "export", "--csv", "--out", tmp], 2),
+        ([*log, "export", "--jsonl", "--out", db], 2),
+        ([*log, "export", "--replay", "2", "--config-out", missing / "c.toml"], 2),
+        ([*log, "export", "--replay", "2", "--config-out", db], 2),
+        ([*log, "verify", "--archive", tmp / "nope.jsonl.gz"], 2),
+        (["log", "verify", "--frob"], 2),
+    ]
+
+
+def test_every_command_answers_a_mistake_in_one_line(tmp_path, state, capsys, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    db = Path(state) / "shotclock.db"
+    before = digest(db)
+    failures = []
+    for args, expected in bad_arguments(tmp_path, state):
+        code, out, err = cli(capsys, *args)
+        lines = err.splitlines()
+        if code != expected or len(lines) != 1 or out or "Traceback" in err or not lines[0].startswith("shotclock"):
+            failures.append(f"shotclock {' '.join(map(str, args))}: exit {code}, stdout {out[:80]!r}, stderr {err!r}")
+    assert not failures, "\n".join(failures)
+    assert digest(db) == before, "a mistake changed the decision log"
+    assert not (tmp_path / "missing-folder").exists() and not (tmp_path / "c.toml").exists()
+    assert (tmp_path / "script.jsonl").read_text() == '{"t":0.1,"button":"floor"}\n'
+
+
+@pytest.mark.parametrize("args", [
+    ["log", "verify", "--state-dir", "{state}"], ["log", "--state-dir", "{state}", "verify"],
+    ["log", "-v", "verify", "--state-dir", "{state}"], ["-v", "log", "--state-dir", "{state}", "verify", "-v"],
+    ["log", "stats", "--config", "{config}", "--state-dir", "{state}"], ["--state-dir", "{state}", "log", "stats"],
+])
+def test_options_go_before_or_after_the_subcommand(args, state, tmp_path, capsys):
+    config = tmp_path / "c.toml"
+    config.write_text('mode = "clock"\n')
+    code, out, err = cli(capsys, *[a.format(state=state, config=config) for a in args])
+    assert code == 0, err
+    assert out
+
+
+def test_log_lists_clocks_numbered_with_the_bet_at_their_start(state, capsys):
+    code, out, err = cli(capsys, "log", "--state-dir", state)
+    assert code == 0 and err == ""
+    header, *rows = out.splitlines()
+    bet = header.index("BET")
+    assert [r.split()[0] for r in rows] == ["1", "2"]
+    assert [r[bet:].split()[0] for r in rows] == ["yes", "no"]  # the bet state when the clock started
+
+
+def test_clocks_per_hour_count_utc_across_a_reboot(state, capsys):
+    code, out, _ = cli(capsys, "log", "--state-dir", state, "stats", "--json")
+    assert code == 0
+    # Two clocks 30 minutes apart by UTC; by monotonic time the second came before the first.
+    assert json.loads(out)["clocks_per_hour"] == 4.0
+
+
+def test_log_and_stats_warn_when_the_chain_does_not_verify(state, capsys):
+    import sqlite3
+
+    db = sqlite3.connect(Path(state) / "shotclock.db")
+    db.execute("UPDATE records SET t = t + 1 WHERE id = 3")
+    db.commit()
+    db.close()
+    for args in (["log"], ["log", "stats"]):
+        code, out, err = cli(capsys, *args, "--state-dir", state)
+        assert code == 0 and out
+        assert err.splitlines() == [f"shotclock: warning: {Path(state) / 'shotclock.db'} does not verify: "
+                                    "record 3 was changed (its content does not match its hash) "
+                                    "(see 'shotclock log verify')"]
+
+
+def test_a_damaged_record_is_named_in_one_line(state, capsys):
+    import sqlite3
+
+    db = sqlite3.connect(Path(state) / "shotclock.db")
+    db.execute("UPDATE records SET data = '{\"seconds\": ' WHERE id = 4")
+    db.commit()
+    db.close()
+    for args in (["log"], ["log", "show", "1"], ["log", "stats"], ["log", "export", "--csv"]):
+        code, out, err = cli(capsys, *args, "--state-dir", state)
+        assert code == 2 and out == ""
+        assert len(err.splitlines()) == 1 and "record 4 is damaged" in err, err
+    code, out, err = cli(capsys, "log", "verify", "--state-dir", state)
+    assert code == 1 and out.startswith("FAIL:") and "record 4 was changed" in out
+
+
+def test_verify_of_a_file_that_is_no_database_fails_the_check(tmp_path, capsys):
+    (tmp_path / "shotclock.db").write_bytes(b"this is not a database" * 100)
+    code, out, err = cli(capsys, "log", "verify", "--state-dir", tmp_path)
+    assert code == 1 and out.startswith("FAIL:") and err == ""
+    code, out, err = cli(capsys, "log", "--state-dir", tmp_path)
+    assert code == 2 and len(err.splitlines()) == 1 and "Traceback" not in err
+
+
+def test_exported_clock_replays_alone_with_its_logged_ruling(state, capsys):
+    code, exported, err = cli(capsys, "log", "--state-dir", state, "export", "--replay", "2")
+    assert code == 0 and err == ""
+    header = json.loads(exported.splitlines()[0])
+    assert header["config"]["mode"] == "shot" and header["config"]["shot.flop"] == 25
+    code, out, err = cli(capsys, "replay", stdin=exported.encode())
+    assert code == 0 and err == ""
+    records = [json.loads(x) for x in out.splitlines()]
+    assert records[0] == {"t": 0, "type": "start", "seconds": 25, "street": "flop"}
+    assert records[-1] == {"t": 25.5, "type": "decision", "outcome": "check"}
+
+
+def test_a_shot_file_replayed_in_clock_mode_says_so(capsys):
+    events = b'{"t":0,"event":"hand"}\n{"t":1,"event":"start"}\n{"t":2,"event":"action"}\n'
+    code, out, err = cli(capsys, "replay", stdin=events)
+    assert code == 0 and out
+    # 'hand' counts in clock mode too (it resets the bet state); 'start' is the first shot-only event
+    assert err.splitlines() == ["shotclock: warning: <stdin>: line 2: 'start' is a shot-mode event but the replay ran "
+                                "in clock mode, so such events were ignored (give --config FILE with mode = \"shot\", "
+                                "or a first line {\"config\":{\"mode\":\"shot\"}})"]
+
+
+def test_export_to_a_file_is_whole_and_config_out_needs_a_real_folder(state, tmp_path, capsys):
+    out_file, config_file = tmp_path / "clock.jsonl", tmp_path / "clock.toml"
+    code, out, err = cli(capsys, "log", "export", "--replay", "2", "--out", out_file, "--config-out", config_file,
+                         "--state-dir", state)
+    assert (code, out, err) == (0, "", "")
+    assert out_file.read_text().count("\n") >= 3 and 'mode = "shot"' in config_file.read_text()
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["clock.jsonl", "clock.toml", "state"]  # no temporary left
+
+
+def test_a_full_standard_output_is_one_line_not_a_traceback():
+    with open("/dev/full", "w") as full:
+        proc = subprocess.run([sys.executable, "-m", "shotclock", "config"], stdout=full, stderr=subprocess.PIPE,
+                              text=True, timeout=60)
+    assert proc.returncode == 2
+    assert proc.stderr.splitlines() == ["shotclock: cannot write to standard output: No space left on device"]
+
+
+def test_a_closed_pipe_ends_quietly():
+    proc = subprocess.run(f"{sys.executable} -m shotclock config | head -1", shell=True, capture_output=True,
+                          text=True, timeout=60)
+    assert proc.stdout.startswith("#") and proc.stderr == ""
+
+
+def test_help_texts_have_no_markup(capsys):
+    from shotclock.shell.cli import build_parser
+
+    parser = build_parser()
+    texts = [parser.format_help()]
+    for name, sub in parser._subparsers._group_actions[0].choices.items():
+        texts.append(sub.format_help())
+    assert all("``" not in t and ":class:" not in t and ":func:" not in t for t in texts)
+    assert "Exit codes: 0 ok, 1 a check failed" in texts[0]
+
+
+def test_readme_documents_the_exit_codes():
+    readme = (ROOT / "README.md").read_text()
+    assert "## Exit codes" in readme and "| 2 |" in readme and "| 1 |" in readme
