@@ -117,6 +117,7 @@ run "$VENV/bin/python" -m pip install -q --upgrade pip
 run "$VENV/bin/python" -m pip install -q --upgrade --upgrade-strategy only-if-needed "$SRC"
 run "$VENV/bin/python" -c "import lgpio" || die "the environment cannot import lgpio: is python3-lgpio installed?"
 run install -m 0644 "$SRC/README.md" "$PREFIX/README.md"
+run ln -sfn "$VENV/bin/shotclock" /usr/local/bin/shotclock  # 'shotclock selftest', 'shotclock log' on the PATH
 
 say "configuration in $CONFIG_DIR/config.toml"
 run mkdir -p "$CONFIG_DIR"

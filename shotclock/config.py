@@ -92,6 +92,13 @@ def _one_of(*choices):
     return check
 
 
+def _name(v):
+    from shotclock.core.topics import check_name
+
+    problem = check_name("it", v)
+    return problem and "must be 1 to 32 letters, digits, '-' or '_'"
+
+
 def _not_true(v):
     return "must be a BCM pin number or false" if v is True else None
 
@@ -176,6 +183,26 @@ SCHEMA: list[Key] = [
         "ignored elsewhere", range=Range(0.1, 1)),
     Key("log.keep_days", (int,), 90, "days of records kept in the decision log before they are archived",
         range=Range(1, 36500)),
+    # The floor network (docs/network.md): off unless enabled.
+    Key("network.enabled", (bool,), False, "publish to the floor's MQTT broker and take its commands"),
+    Key("network.host", (str,), "localhost", "the broker's host name or address"),
+    Key("network.port", (int,), 8883, "the broker's port (8883: MQTT over TLS, 1883: plain, loopback only)",
+        range=Range(1, 65535, what="a TCP port")),
+    Key("network.tls", (bool,), True, "TLS to the broker (required for any broker beyond this machine)"),
+    Key("network.ca_file", (str,), "", "the broker's certificate or its CA (PEM); empty: the system's CAs"),
+    Key("network.venue", (str,), "venue", "the venue's name in the topics (letters, digits, - and _)", _name),
+    Key("network.table_id", (str,), "1", "this table's id in the topics (letters, digits, - and _)", _name),
+    Key("network.credentials", (str,), "",
+        "the TOML file with this table's username and password (from 'shotclock broker-config')"),
+    Key("network.keepalive", (int,), 5,
+        "seconds between keep-alive pings; the broker announces the table offline after 1.5 times this",
+        range=Range(2, 300)),
+    Key("network.command_max_age", NUM, 5.0, "seconds after which a floor command is refused as stale",
+        range=Range(0.5, 120)),
+    Key("network.state_interval", NUM, 1.0, "seconds between state messages while a clock runs",
+        range=Range(0.2, 60)),
+    Key("network.outbox_max", (int,), 100_000, "records kept for delivery while the broker is away",
+        range=Range(100, 10_000_000)),
 ]
 KEYS = {k.name: k for k in SCHEMA}
 
@@ -306,9 +333,25 @@ def _cross_checks(values: dict, errors: dict) -> None:
             parse_size(values["screen.size"])
         except ValueError as exc:
             add("screen.size", str(exc))
+    if values["network.enabled"]:
+        _network_checks(values, add)
     if "device.stuck_after" not in errors and "device.hold" not in errors:
         if values["device.stuck_after"] <= values["device.hold"]:
             add("device.stuck_after", f"must be longer than 'device.hold' ({values['device.hold']} s)")
+
+
+def _network_checks(values: dict, add) -> None:
+    import ipaddress
+
+    if not values["network.credentials"]:
+        add("network.credentials", "must name the table's credentials file when 'network.enabled' is true")
+    host = values["network.host"]
+    try:
+        loopback = host == "localhost" or ipaddress.ip_address(host).is_loopback
+    except ValueError:
+        loopback = False
+    if not values["network.tls"] and not loopback:
+        add("network.tls", f"must be true for a broker beyond this machine ({host})")
 
 
 def load_config(path: str | Path | None) -> Config:

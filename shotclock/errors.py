@@ -10,6 +10,13 @@ def shown(value) -> str:
     return text if len(text) <= 40 else text[:37] + "..."
 
 
+def one_line(text: str) -> str:
+    """``text`` with line breaks and other control characters escaped (a file name may hold them)."""
+    if text.isprintable():
+        return text
+    return "".join(c if c.isprintable() else repr(c)[1:-1] for c in text)
+
+
 class ShotclockError(Exception):
     """Base class of all of shotclock's own errors."""
 
@@ -29,13 +36,13 @@ class ConfigError(ShotclockError):
     @property
     def problems(self) -> list[str]:
         """Every problem as a sentence naming its key."""
-        return [f"'{key}' {problem}" if key else problem for key, problem in self.errors.items()]
+        return [one_line(f"'{key}' {problem}" if key else problem) for key, problem in self.errors.items()]
 
     def report(self) -> str:
         """The message for a person: one line for one problem, else the file then one problem a line."""
         if len(self.errors) == 1:
-            return f"shotclock: invalid configuration in {self.source}: {self.problems[0]}"
-        lines = [f"shotclock: invalid configuration in {self.source} ({len(self.errors)} problems):"]
+            return f"shotclock: invalid configuration in {one_line(self.source)}: {self.problems[0]}"
+        lines = [f"shotclock: invalid configuration in {one_line(self.source)} ({len(self.errors)} problems):"]
         lines += [f"  - {p}" for p in self.problems]
         return "\n".join(lines)
 

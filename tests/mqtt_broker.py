@@ -69,10 +69,11 @@ class MosquittoBroker:
     :param tables: the table ids that get a credential.
     :param websockets: also open a websockets listener (for browser tests).
     :param persistence: keep retained messages and sessions across restarts.
+    :param autosave: seconds between persistence saves (1: a crash loses almost nothing).
     """
 
     def __init__(self, folder: str | Path, venue: str = "test", tables=("1", "2"), websockets: bool = True,
-                 persistence: bool = True):
+                 persistence: bool = True, autosave: int = 1):
         self.binary = require_mosquitto()
         self.folder = Path(folder)
         self.venue = venue
@@ -82,7 +83,7 @@ class MosquittoBroker:
         plan = BrokerPlan(venue, self.tables, local=Endpoint("127.0.0.1", self.port),
                           websockets=Endpoint("127.0.0.1", self.ws_port) if websockets else None,
                           persistence="data" if persistence else None,
-                          run_as="root" if os.geteuid() == 0 else None)
+                          run_as="root" if os.geteuid() == 0 else None, autosave_interval=autosave)
         self.passwords = write_broker_config(plan, self.folder)
         self.conf = self.folder / "mosquitto.conf"
         self.log_path = self.folder / "mosquitto.log"
@@ -161,15 +162,26 @@ class MosquittoBroker:
         """The credentials file (TOML) of ``user`` (``table-1``, ``floor``, ``overlay``, ``collector``)."""
         return self.folder / "credentials" / f"{user}.toml"
 
-    def client(self, user: str | None, password: str | None = None, connect: bool = True, **kwargs):
+    def client(self, user: str | None, password: str | None = None, connect: bool = True, session: str = "",
+               **kwargs):
         """A paho MQTT v5 client logged in as ``user`` (None: anonymous), its network thread running.
 
         With ``connect`` the call waits for the CONNACK; ``client.connack`` holds its reason code.
+        A ``session`` name makes a persistent session (fixed client id, kept an hour): the broker
+        queues QoS 1 messages while the client is away, also across a broker restart.
         """
         import paho.mqtt.client as mqtt
 
-        c = mqtt.Client(mqtt.CallbackAPIVersion.VERSION2, client_id=f"test-{uuid.uuid4().hex[:8]}",
+        from paho.mqtt.packettypes import PacketTypes
+        from paho.mqtt.properties import Properties
+
+        c = mqtt.Client(mqtt.CallbackAPIVersion.VERSION2, client_id=session or f"test-{uuid.uuid4().hex[:8]}",
                         protocol=mqtt.MQTTv5, **kwargs)
+        c.reconnect_delay_set(0.1, 0.5)
+        connect_properties = None
+        if session:
+            connect_properties = Properties(PacketTypes.CONNECT)
+            connect_properties.SessionExpiryInterval = 3600
         if user is not None:
             c.username_pw_set(user, self.passwords.get(user, "") if password is None else password)
         c.connack = None
@@ -182,7 +194,7 @@ class MosquittoBroker:
         c.on_connect = on_connect
         self._clients.append(c)
         if connect:
-            c.connect("127.0.0.1", self.port)
+            c.connect("127.0.0.1", self.port, clean_start=not session, properties=connect_properties)
             c.loop_start()
             if not c.connected_event.wait(START_TIMEOUT):
                 raise RuntimeError("no CONNACK from mosquitto")
@@ -194,6 +206,7 @@ class Inbox:
 
     def __init__(self, client, *topics: str, qos: int = 1):
         self.messages: list = []
+        self.arrivals: list[float] = []  # monotonic time each message arrived
         self._cond = threading.Condition()
         client.on_message = self._on_message
         subscribed = threading.Event()
@@ -204,6 +217,7 @@ class Inbox:
 
     def _on_message(self, client, userdata, message):
         with self._cond:
+            self.arrivals.append(time.monotonic())
             self.messages.append(message)
             self._cond.notify_all()
 

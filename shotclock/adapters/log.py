@@ -193,7 +193,8 @@ class DecisionLog:
     def append(self, records: list[dict], durable: bool | None = None) -> list[int]:
         """Append records (each with ``session``, ``clock``, ``type``, ``t``, ``utc``, ``data``) in one commit.
 
-        Returns their ids. ``durable`` forces synchronous=FULL; by default it is used when a
+        Returns their ids; ``last_written`` then holds the rows as stored (``data`` as a dict).
+        ``durable`` forces synchronous=FULL; by default it is used when a
         record changes or ends a clock.
         """
         if not records:
@@ -202,6 +203,7 @@ class DecisionLog:
             durable = any(r["type"] in DURABLE for r in records)
         self.db.execute(f"PRAGMA synchronous={'FULL' if durable else 'NORMAL'}")
         ids = []
+        written = []
         head_id, head_hash = self.head_id, self.head_hash
         self.db.execute("BEGIN IMMEDIATE")
         try:
@@ -215,12 +217,14 @@ class DecisionLog:
                                 row)
                 head_id, head_hash = row["id"], row["hash"]
                 ids.append(head_id)
+                written.append(dict(row, data=rec["data"]))
             self.db.execute("INSERT OR REPLACE INTO meta VALUES ('head', ?)", (f"{head_id}:{head_hash}",))
             self.db.execute("COMMIT")
         except sqlite3.Error:
             self.db.execute("ROLLBACK")
             raise
         self.head_id, self.head_hash = head_id, head_hash
+        self.last_written = written
         return ids
 
     def next_id(self) -> int:

@@ -102,13 +102,15 @@ class WriterProcess:
         ``{"fault": "unavailable"|"write_failed", "detail": …}`` or ``{"fault": None}``.
     :param lock_fd: the state directory's locked descriptor; the writer inherits it, so the lock is
         held until the writer is done. None: the writer takes the lock itself once it can.
+    :param report_rows: also report each commit's rows as stored (``{"written": rows}``; the floor
+        network sends them on).
     """
 
-    def __init__(self, state_dir, on_status=lambda status: None, lock_fd: int | None = None):
+    def __init__(self, state_dir, on_status=lambda status: None, lock_fd: int | None = None,
+                 report_rows: bool = False):
         self.on_status = on_status
-        args = [sys.executable, "-m", "shotclock.adapters.logwriter", str(state_dir)]
-        if lock_fd is not None:
-            args.append(str(lock_fd))
+        args = [sys.executable, "-m", "shotclock.adapters.logwriter", str(state_dir),
+                "-" if lock_fd is None else str(lock_fd)] + (["rows"] if report_rows else [])
         self.proc = subprocess.Popen(
             args, stdin=subprocess.PIPE, stdout=subprocess.PIPE, pass_fds=() if lock_fd is None else (lock_fd,),
             start_new_session=True)  # a Ctrl-C in the terminal stops the device, the writer drains
@@ -217,10 +219,11 @@ class _Inbox:
 
 
 class _Writer:
-    def __init__(self, state_dir: Path, report, locked: bool = True):
+    def __init__(self, state_dir: Path, report, locked: bool = True, rows: bool = False):
         self.state_dir = state_dir
         self.report = report
         self.locked = locked
+        self.rows = rows
         self.stream: StreamWriter | None = None
         self.inode: int | None = None
         self.fault: str | None = None
@@ -277,6 +280,8 @@ class _Writer:
             self._say("write_failed", str(exc))
             return False
         self._say(None)
+        if self.rows:
+            self.report({"written": self.stream.log.last_written})
         return True
 
     def dump(self, pending: list[dict]) -> None:
@@ -299,7 +304,7 @@ class _Writer:
                 print(line, file=sys.stderr)
 
 
-def writer_main(state_dir: str, lock_fd: str | None = None) -> int:
+def writer_main(state_dir: str, lock_fd: str = "-", rows: str = "") -> int:
     """The writer process: read messages from stdin, write them, report faults on stdout."""
     logging.basicConfig(level=logging.INFO, format="%(name)s: %(message)s", stream=sys.stderr)
     # The device decides when the writer stops, by closing the pipe; until then keep writing.
@@ -314,7 +319,7 @@ def writer_main(state_dir: str, lock_fd: str | None = None) -> int:
             pass  # the device is gone: nobody to tell
 
     inbox = _Inbox(sys.stdin.buffer)
-    writer = _Writer(Path(state_dir), report, locked=lock_fd is not None)
+    writer = _Writer(Path(state_dir), report, locked=lock_fd != "-", rows=rows == "rows")
     pending: list[dict] = []
     failed_at: float | None = None
     while True:
@@ -356,4 +361,4 @@ def import_pending(decision_log) -> int:
 
 
 if __name__ == "__main__":
-    sys.exit(writer_main(*sys.argv[1:3]))
+    sys.exit(writer_main(*sys.argv[1:4]))

@@ -24,7 +24,7 @@ from shotclock.errors import ReplayFormatError, shown
 T_LIMIT = 1_000_000_000
 """Times are seconds from 0 up to (not including) 10^9, about 31 years: far from float trouble."""
 MAX_LINE = 64 * 1024
-"""Bytes without an end of line after which the input is refused (a replay line is under 100 bytes)."""
+"""The longest line read, in bytes (characters once decoded); a replay line is under 100 bytes."""
 
 _FIELDS = {"call": {"facing_bet"}, "bet": {"facing_bet"}, "extend": {"seat"}}
 SEATS = range(1, 11)  # a poker table seats at most ten
@@ -180,7 +180,11 @@ def _header_config(obj: dict, line: int) -> dict:
 
 
 def _line_batches(chunks: Iterable[bytes]) -> Iterator[tuple[int, list[str]]]:
-    """(number of the first line, the lines) for each run of whole lines in ``chunks``."""
+    """(number of the first line, the lines) for each run of whole lines in ``chunks``.
+
+    A line that is not UTF-8 or is too long raises only after every line before it was handed
+    on, so the error named is always the first one in the file.
+    """
     rest = b""
     number = 1
     for chunk in chunks:
@@ -189,32 +193,41 @@ def _line_batches(chunks: Iterable[bytes]) -> Iterator[tuple[int, list[str]]]:
         if cut < 0:
             rest = data
             if len(rest) > MAX_LINE:
-                raise ReplayFormatError(number, f"longer than {MAX_LINE} bytes (is this a replay file?)")
+                raise _too_long(number)
             continue
         whole, rest = data[:cut], data[cut + 1:]
-        lines = _decode_utf8(whole, number).split("\n")
+        yield from _checked_lines(whole, number)
+        number += whole.count(b"\n") + 1
         if len(rest) > MAX_LINE:
-            raise ReplayFormatError(number + len(lines), f"longer than {MAX_LINE} bytes (is this a replay file?)")
-        yield number, _without_bom(lines, number)
-        number += len(lines)
+            raise _too_long(number)
     if rest:
-        yield number, _without_bom([_decode_utf8(rest, number)], number)
+        yield from _checked_lines(rest, number)
 
 
-def _without_bom(lines: list[str], number: int) -> list[str]:
-    """A byte order mark at the start of the file (as some editors write) is skipped."""
-    if number == 1 and lines[0].startswith("\ufeff"):
-        lines[0] = lines[0][1:]
-    return lines
+def _too_long(number: int) -> ReplayFormatError:
+    return ReplayFormatError(number, f"longer than {MAX_LINE // 1024} KiB (is this a replay file?)")
 
 
-def _decode_utf8(data: bytes, first_line: int) -> str:
+def _checked_lines(data: bytes, number: int) -> Iterator[tuple[int, list[str]]]:
+    """The lines of ``data`` (whole lines, the first numbered ``number``), up to the first that is not
+    UTF-8 or is too long, which raises."""
     try:
-        return data.decode("utf-8")
+        text = data.decode("utf-8")
     except UnicodeDecodeError as exc:
-        line = first_line + data.count(b"\n", 0, exc.start)
-        column = exc.start - (data.rfind(b"\n", 0, exc.start) + 1) + 1
-        raise ReplayFormatError(line, f"not UTF-8 text (byte {column} of the line)") from None
+        start = data.rfind(b"\n", 0, exc.start) + 1
+        if start:
+            yield from _checked_lines(data[:start - 1], number)
+        line = number + data.count(b"\n", 0, exc.start)
+        raise ReplayFormatError(line, f"not UTF-8 text (byte {exc.start - start + 1} of the line)") from None
+    lines = text.split("\n")
+    if number == 1 and lines[0].startswith("\ufeff"):
+        lines[0] = lines[0][1:]  # a byte order mark, as some editors write
+    if max(map(len, lines)) > MAX_LINE:
+        first = next(i for i, line in enumerate(lines) if len(line) > MAX_LINE)
+        if first:
+            yield number, lines[:first]
+        raise _too_long(number + first)
+    yield number, lines
 
 
 def decode_line(number: int, text: str):

@@ -96,6 +96,7 @@ class BrokerPlan:
     :param keyfile: its private key.
     :param persistence: where mosquitto keeps retained messages and sessions (None: in memory).
     :param run_as: the ``user`` mosquitto drops to when started as root (None: its default).
+    :param autosave_interval: seconds between saves of the persistence file (a crash loses at most this).
     """
 
     venue: str
@@ -107,6 +108,7 @@ class BrokerPlan:
     keyfile: str | None = None
     persistence: str | None = "data"
     run_as: str | None = None
+    autosave_interval: int = 30
     extra: list[str] = field(default_factory=list)
 
     def problems(self) -> list[str]:
@@ -168,7 +170,7 @@ def conf_text(plan: BrokerPlan, folder: Path) -> str:
     if plan.persistence:
         location = Path(plan.persistence)
         location = location if location.is_absolute() else folder / location
-        lines += ["persistence true", f"persistence_location {location}/", "autosave_interval 30"]
+        lines += ["persistence true", f"persistence_location {location}/", f"autosave_interval {plan.autosave_interval}"]
     else:
         lines.append("persistence false")
     lines += ["", "# Loopback only, without TLS: tools on this machine.",

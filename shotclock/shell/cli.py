@@ -17,7 +17,7 @@ import tempfile
 from pathlib import Path
 
 from shotclock.config import Config, load_config
-from shotclock.errors import ConfigError, ReplayFormatError, ShotclockError
+from shotclock.errors import ConfigError, ReplayFormatError, ShotclockError, one_line
 
 DEFAULT_CONFIG = Path("/etc/shotclock/config.toml")
 os.environ.setdefault("PYGAME_HIDE_SUPPORT_PROMPT", "1")  # before any command imports pygame
@@ -91,7 +91,7 @@ class ReplayFile:
             line, name = self.input.foreign
             mode = self.config["mode"]
             other = "shot" if mode == "clock" else "clock"
-            print(f"shotclock: warning: {self.name}: line {line}: '{name}' is a {other}-mode event but the replay ran "
+            print(f"shotclock: warning: {one_line(self.name)}: line {line}: '{name}' is a {other}-mode event but the replay ran "
                   f"in {mode} mode, so such events were ignored (give --config FILE with mode = \"{other}\", or a first "
                   f"line {{\"config\":{{\"mode\":\"{other}\"}}}})",
                   file=sys.stderr)
@@ -124,11 +124,14 @@ def cmd_replay(args) -> int:
     with tempfile.SpooledTemporaryFile(max_size=16 << 20, mode="w+", encoding="utf-8") as held:
         batch: list[str] = []
         with source.named():
-            for output in replay(source.events(), source.config.settings):
+            events = source.events()
+            for output in replay(events, source.config.settings):
                 batch.append(output.to_json())
                 if len(batch) >= 4096:  # one write per few thousand lines, not one per line
                     held.write("\n".join(batch) + "\n")
                     batch.clear()
+            for _ in events:  # after an 'end', the rest must still be valid: a bad line is never passed over
+                pass
         source.close()
         if batch:
             held.write("\n".join(batch) + "\n")
@@ -154,7 +157,7 @@ class Parser(argparse.ArgumentParser):
     """argparse, with a usage mistake told in one line (and where to find help), exit code 2."""
 
     def error(self, message):
-        self.exit(2, f"{self.prog}: {message} (see '{self.prog} --help')\n")
+        self.exit(2, f"{self.prog}: {one_line(message)} (see '{self.prog} --help')\n")
 
 
 def shared_options(p, *, config: bool = True, state_dir: bool = False) -> None:
@@ -229,7 +232,7 @@ def main(argv: list[str] | None = None) -> int:
         print(exc.report(), file=sys.stderr)
         return 2
     except ShotclockError as exc:
-        print(f"shotclock: {exc}", file=sys.stderr)
+        print(f"shotclock: {one_line(str(exc))}", file=sys.stderr)
         return 2
     except KeyboardInterrupt:
         return 130

@@ -7,6 +7,7 @@ import signal
 import time
 from pathlib import Path
 
+from shotclock.adapters.mqtt import new_boot_id
 from shotclock.adapters.pins import TablePins, make_pin_factory
 from shotclock.adapters.systemd import SystemdNotifier
 from shotclock.config import BUTTONS, Config
@@ -54,6 +55,8 @@ class Device:
                  waker=None, notifier: SystemdNotifier | None = None, clock=time.monotonic):
         self.config = config
         self.notifier = notifier or SystemdNotifier()
+        self.boot = new_boot_id()  # this run's id on the floor network and in the log's session record
+        self.link = None  # the floor network's MQTT link, when attached
         self.table = Table(config.settings, start=clock(), debounce=config["device.debounce"],
                            hold=config["device.hold"], stuck_after=config["device.stuck_after"],
                            edge_grace=config["device.edge_grace"])
@@ -99,6 +102,8 @@ class Device:
         for listener in self.loop.listeners:
             if hasattr(listener, "stop"):
                 _quietly(listener.stop, now, state)
+        if self.link is not None:
+            _quietly(self.link.stop)  # says offline (clean) and lets the last events go
         for listener in reversed(self.loop.listeners):
             if hasattr(listener, "close"):
                 _quietly(listener.close)
@@ -126,7 +131,7 @@ def build_device(config: Config, pin_factory="auto", *, sound=(), screens=(), ex
                  log_dir=None, waker=None, clock=time.monotonic) -> Device:
     """Assemble the device: the one place ``run``, script mode, the simulator and the terminal view
     build it. Listeners run in this order: LEDs, sound, decision log, ``extra`` (the script report),
-    screens, systemd -- so a ruling is sounded, then stored, then shown.
+    screens, systemd, the floor network -- so a ruling is sounded, then stored, then shown.
 
     :param sound: sound listeners; ``sound_problem`` says why there are none (shown on screen; the
         buzzer beeps instead).
@@ -147,6 +152,11 @@ def build_device(config: Config, pin_factory="auto", *, sound=(), screens=(), ex
             raise
         if recorder is not None:
             device.loop.listeners.insert(1 + len(sound), recorder)
+    else:
+        recorder = None
+    from shotclock.shell.network import attach_network
+
+    device.link = attach_network(device, config, recorder)  # when [network] enabled
     return device
 
 

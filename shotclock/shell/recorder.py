@@ -7,6 +7,7 @@ on the device, or :class:`DirectSink` where a test wants to read the log at once
 
 from __future__ import annotations
 
+import collections
 import logging
 import sqlite3
 from datetime import datetime, timedelta, timezone
@@ -81,8 +82,13 @@ class Recorder:
     """
 
     def __init__(self, sink, config, utcnow=lambda: datetime.now(timezone.utc),
-                 checkpoint_every: float = CHECKPOINT_SECONDS):
+                 checkpoint_every: float = CHECKPOINT_SECONDS, boot: str | None = None):
         self.sink = sink
+        self.boot = boot  # this run's id on the floor network
+        self.on_written = lambda rows: None  # the network's outbox is told of each commit (see open_recorder)
+        self._notes: collections.deque[dict] = collections.deque()
+        self.state_dir: Path | None = None
+        self.first_id = 1  # the id this session's record gets (when the log could be read at start)
         self.config = config
         self.utcnow = utcnow
         self.checkpoint_every = checkpoint_every
@@ -100,8 +106,14 @@ class Recorder:
         """Record the session: table, mode, the whole configuration, the version and the boot id."""
         data = {"table": self.config["table"], "mode": self.config["mode"], "version": __version__,
                 "config": self.config.values, "boot_id": boot_id()}
+        if self.boot:
+            data["boot"] = self.boot
         self.sink.put([{"seq": self._next_seq(), "clock": None, "type": "session", "t": t,
                         "utc": utc_iso(self.utcnow()), "data": data}])
+
+    def note(self, record: dict) -> None:
+        """Log a record (``t``, ``type``, ``data``) from another thread with the next round (thread-safe)."""
+        self._notes.append(record)
 
     def recover(self, decision_log: DecisionLog, engine, t: float):
         """If the log's newest clock has no decision, restore it paused and record it as interrupted.
@@ -217,6 +229,9 @@ class Recorder:
                 self._last_clock_t = t
         for fault in round.button_faults:
             add(None, "fault", fault.t, {"fault": fault.kind, "button": fault.button})
+        while self._notes:
+            note = self._notes.popleft()
+            add(None, note["type"], note["t"], note["data"])
         state = round.state
         if (state is not None and state.phase == RUNNING and self.current_clock is not None
                 and self._last_clock_t is not None and round.now - self._last_clock_t >= self.checkpoint_every):
@@ -266,16 +281,23 @@ def open_recorder(config, state_dir, device, utcnow=lambda: datetime.now(timezon
         device.loop.set_fault(LogFault(LOG_UNAVAILABLE, str(exc)))
         recorder_log = None
 
+    recorder = None
+
     def on_status(status):
+        if "written" in status:  # the rows as stored (only asked for when the floor network sends them)
+            recorder.on_written([dict(row, boot=recorder.boot) for row in status["written"]])
+            return
         fault = status.get("fault")
         if fault is None:
             device.loop.clear_fault(LogFault)
         else:
             device.loop.set_fault(LogFault(fault, status.get("detail", "")))
 
-    writer = WriterProcess(state_dir, on_status, lock_fd=lock_fd)
-    recorder = Recorder(writer, config, utcnow)
+    writer = WriterProcess(state_dir, on_status, lock_fd=lock_fd, report_rows=config["network.enabled"])
+    recorder = Recorder(writer, config, utcnow, boot=getattr(device, "boot", None))
     recorder.lock_fd = lock_fd
+    recorder.state_dir = Path(state_dir)
+    recorder.first_id = recorder_log.next_id() if recorder_log is not None else 1
     recorder.start_session(now)
     if recorder_log is not None:
         try:

@@ -51,7 +51,8 @@ def parse_script(text: str) -> list[dict]:
 
 
 def _number(x) -> bool:
-    return isinstance(x, (int, float)) and not isinstance(x, bool) and math.isfinite(x)
+    # An int of any size compares fine; math.isfinite would overflow on a huge one.
+    return isinstance(x, int) and not isinstance(x, bool) or isinstance(x, float) and math.isfinite(x)
 
 
 def edge_schedule(presses: list[dict]) -> list[tuple[float, str, bool]]:

@@ -1,0 +1,189 @@
+"""The floor network's messages (docs/network.md), built and checked without any I/O.
+
+The device's MQTT adapter sends what these functions build and hands incoming commands to
+:func:`check_command`; the times they need (the device's monotonic time, the wall clock in
+Unix ms) are arguments, as everywhere in the core.
+"""
+
+from __future__ import annotations
+
+import json
+from collections import OrderedDict
+from dataclasses import dataclass
+
+COMMANDS = ("call", "pause", "resume", "cancel", "start", "stop", "extend", "bet")
+# Refusal reasons (the ack's ``reason`` when ``outcome`` is ``refused``).
+EXPIRED, REPLAYED, MALFORMED, UNKNOWN = "expired", "replayed", "malformed", "unknown"
+_COMMAND_FIELDS = {"id", "name", "sender", "sent_ms", "facing_bet"}
+
+
+def ms(seconds: float | None) -> int | None:
+    """Seconds as whole milliseconds (None stays None)."""
+    return None if seconds is None else int(round(seconds * 1000))
+
+
+def dumps(message: dict) -> bytes:
+    """A message as compact UTF-8 JSON."""
+    return json.dumps(message, separators=(",", ":"), ensure_ascii=False).encode()
+
+
+def status_message(table: str, boot: str, online: bool, clean: bool | None = None, **extra) -> dict:
+    """The retained ``status``: online, or offline with ``clean`` (False in the Last Will)."""
+    message = {"online": online, "table": table, "boot": boot}
+    if not online:
+        message["clean"] = bool(clean)
+    message.update(extra)
+    return message
+
+
+def state_message(snapshot, now: float, table: str, boot: str, seq: int, name: str, faults: dict,
+                  network: dict, language: str | None = None) -> dict:
+    """The retained ``state`` of a table from the engine's snapshot at ``now`` (device seconds)."""
+    remaining = snapshot.remaining(now)
+    last = snapshot.last
+    last_ruling = None
+    if last is not None:
+        last_ruling = {"outcome": last.outcome, "remaining_ms": ms(last.remaining), "at_zero": last.at_zero,
+                       "age_ms": max(0, ms(now - last.t))}
+    message = {
+        "table": table, "boot": boot, "seq": seq, "name": name, "mode": snapshot.mode, "phase": snapshot.phase,
+        "facing_bet": bool(snapshot.facing_bet), "street": snapshot.street, "extensions": snapshot.extensions,
+        "seconds": None if snapshot.phase == "idle" else snapshot.seconds,
+        "remaining_ms": ms(remaining), "countdown": snapshot.countdown, "last_ruling": last_ruling,
+        "faults": [{"kind": kind, "detail": str(detail)} for kind, detail in sorted(faults.items())],
+        "network": network,
+    }
+    if language:
+        message["language"] = language
+    if getattr(snapshot, "interrupted", False):
+        message["interrupted"] = True
+    return message
+
+
+def state_key(message: dict) -> tuple:
+    """What makes a state different for a reader, leaving out the ticking times and the counter."""
+    return tuple((k, repr(v)) for k, v in message.items() if k not in ("seq", "remaining_ms", "last_ruling")) + (
+        ("last", None if message["last_ruling"] is None else message["last_ruling"]["outcome"]),
+        ("paused_ms", message["remaining_ms"] if message["phase"] != "running" else None))
+
+
+def event_message(table: str, boot: str, row: dict) -> dict:
+    """The ``event`` of one decision-log row (``id``, ``type``, ``t``, ``data`` and, if logged, the chain)."""
+    record = {"t": row["t"], "type": row["type"], **row["data"]}
+    message = {"table": table, "boot": boot, "seq": row["id"], "record": record}
+    if "hash" in row:
+        message["log"] = {k: row[k] for k in ("session", "clock", "utc", "prev", "hash")}
+    return message
+
+
+def row_of_event(message: dict) -> dict:
+    """The decision-log row an ``event`` carries (the inverse of :func:`event_message`)."""
+    record = dict(message["record"])
+    row = {"id": message["seq"], "t": float(record.pop("t")), "type": record.pop("type"), "data": record}
+    row.update(message.get("log") or {})
+    return row
+
+
+@dataclass(frozen=True)
+class CommandRequest:
+    """A command as it came off the wire, before the engine saw it."""
+
+    id: str
+    name: str
+    sender: str
+    sent_ms: int
+    facing_bet: bool | None = None
+
+
+@dataclass(frozen=True)
+class Refusal:
+    """A command the device will not pass to the engine, and why (``reason``: expired, replayed…)."""
+
+    reason: str
+    detail: str
+    id: str = ""
+    sender: str = ""
+    name: str = ""
+
+
+class RecentIds:
+    """Command ids seen lately (bounded), to refuse a replay; older ones are refused as stale anyway."""
+
+    def __init__(self, keep_seconds: float, limit: int = 10_000):
+        self.keep_seconds = keep_seconds
+        self.limit = limit
+        self._seen: OrderedDict[str, float] = OrderedDict()
+
+    def seen(self, command_id: str, now: float) -> bool:
+        """True when ``command_id`` came before; otherwise remember it (``now``: device seconds)."""
+        while self._seen and (len(self._seen) >= self.limit
+                              or next(iter(self._seen.values())) < now - self.keep_seconds):
+            self._seen.popitem(last=False)
+        if command_id in self._seen:
+            return True
+        self._seen[command_id] = now
+        return False
+
+
+def check_command(payload: bytes, now: float, now_ms: int, max_age: float, recent: RecentIds
+                  ) -> CommandRequest | Refusal:
+    """Parse and check one command (docs/network.md, "command").
+
+    :param payload: the MQTT payload.
+    :param now: the device's monotonic time (seconds), for the replay memory.
+    :param now_ms: the device's wall clock (Unix ms), to tell a stale command.
+    :param max_age: seconds a command may be old (or ahead, for a clock set wrong).
+    """
+    try:
+        message = json.loads(payload)
+    except (ValueError, UnicodeDecodeError):
+        return Refusal(MALFORMED, "not JSON")
+    if not isinstance(message, dict):
+        return Refusal(MALFORMED, "not a JSON object")
+    ident, sender, name = message.get("id"), message.get("sender"), message.get("name")
+    who = {"id": ident if isinstance(ident, str) else "", "sender": sender if isinstance(sender, str) else "",
+           "name": name if isinstance(name, str) else ""}
+    problem = _command_problem(message)
+    if problem:
+        return Refusal(UNKNOWN if problem.startswith("unknown") else MALFORMED, problem, **who)
+    age = (now_ms - message["sent_ms"]) / 1000
+    if abs(age) > max_age:
+        return Refusal(EXPIRED, f"sent {age:.1f} s ago (more than {max_age:g} s)", **who)
+    if recent.seen(ident, now):
+        return Refusal(REPLAYED, f"command id {ident!r} was already received", **who)
+    return CommandRequest(ident, name, sender, message["sent_ms"], message.get("facing_bet"))
+
+
+def _command_problem(message: dict) -> str | None:
+    extra = set(message) - _COMMAND_FIELDS
+    if extra:
+        return f"unexpected field {sorted(extra)[0]!r}"
+    for key in ("id", "sender"):
+        value = message.get(key)
+        if not isinstance(value, str) or not 1 <= len(value) <= 64:
+            return f"'{key}' must be a string of 1 to 64 characters"
+    if message.get("name") not in COMMANDS:
+        return f"unknown command {message.get('name')!r} (known: {', '.join(COMMANDS)})"
+    sent = message.get("sent_ms")
+    if isinstance(sent, bool) or not isinstance(sent, int):
+        return "'sent_ms' must be a whole number of milliseconds"
+    bet = message.get("facing_bet")
+    if bet is not None and not isinstance(bet, bool):
+        return "'facing_bet' must be true or false"
+    if message["name"] == "bet" and bet is None:
+        return "'bet' needs 'facing_bet'"
+    return None
+
+
+def ack_message(table: str, boot: str, request, outcome: str, reason: str = "", outputs=(),
+                state_seq: int | None = None) -> dict:
+    """The ``cmd/ack`` for a :class:`CommandRequest` or :class:`Refusal`."""
+    message = {"id": request.id, "table": table, "boot": boot, "sender": request.sender, "name": request.name,
+               "outcome": outcome}
+    if reason:
+        message["reason"] = reason
+    if outputs:
+        message["outputs"] = list(outputs)
+    if state_seq is not None:
+        message["state_seq"] = state_seq
+    return message
