@@ -143,7 +143,9 @@ def bench_timing_db_locked(tmp: Path, clocks: int, lock_seconds: float = 6.0) ->
     late = [(r["t"] - r["due"]) * 1000 for r in records if r["type"] in ("decision", "beep")]
     calls = [r for r in records if r["type"] == "input"]
     if len(calls) != clocks or len([r for r in records if r["type"] == "decision"]) != clocks:
-        raise SystemExit(f"bench: with the log locked, expected {clocks} calls and rulings; got {len(calls)}")
+        raise SystemExit(f"bench: with the log locked, expected {clocks} calls and rulings; got "
+                         f"{[(r['event'], round(r['t'], 3)) for r in calls]} and "
+                         f"{[(r['outcome'], round(r['t'], 3)) for r in records if r['type'] == 'decision']}")
     return {"ruling_late_ms_p99_db_locked": percentile(late, 0.99)}
 
 

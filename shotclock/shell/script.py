@@ -55,22 +55,27 @@ def _number(x) -> bool:
     return isinstance(x, int) and not isinstance(x, bool) or isinstance(x, float) and math.isfinite(x)
 
 
-def edge_schedule(presses: list[dict]) -> list[tuple[float, str, bool]]:
-    """Every pin edge of the script, in time order: ``(t, button, pressed)``."""
+def edge_schedule(presses: list[dict]) -> list[tuple[float, str, bool, bool]]:
+    """Every pin edge of the script, in time order: ``(t, button, pressed, flip)``; ``flip`` marks a
+    bounce away from the level the contact settles at."""
     edges = []
     for p in presses:
         for start, pressed in ((p["t"], True), (p["t"] + p["hold"], False)):
-            edges.append((start, p["button"], pressed))
+            edges.append((start, p["button"], pressed, False))
             step = BOUNCE_SPAN / (2 * p["bounce"] + 1) if p["bounce"] else 0
             for k in range(p["bounce"]):
-                edges.append((start + (2 * k + 1) * step, p["button"], not pressed))
-                edges.append((start + (2 * k + 2) * step, p["button"], pressed))
+                edges.append((start + (2 * k + 1) * step, p["button"], not pressed, True))
+                edges.append((start + (2 * k + 2) * step, p["button"], pressed, False))
     edges.sort(key=lambda e: e[0])
     return edges
 
 
 class ScriptPlayer(threading.Thread):
-    """Drives the mock pins through the script's edges at their times after ``start``."""
+    """Drives the mock pins through the script's edges at their times after ``start``.
+
+    A sleeping thread wakes late on a loaded machine. A bounce it would make more than
+    ``BOUNCE_SPAN`` late is left out: that late it would be a new press, not contact bounce.
+    """
 
     def __init__(self, edges, pins, start: float, on_done):
         super().__init__(name="script-player", daemon=True)
@@ -81,10 +86,14 @@ class ScriptPlayer(threading.Thread):
         self.done = False
 
     def run(self):
-        for t, button, pressed in self.edges:
+        self.skipped = 0
+        for t, button, pressed, flip in self.edges:
             delay = self.start_time + t - time.monotonic()
             if delay > 0:
                 time.sleep(delay)
+            elif flip and -delay > BOUNCE_SPAN:
+                self.skipped += 1
+                continue
             pin = self.pins.pin(button)
             pin.drive_low() if pressed else pin.drive_high()  # buttons pull low when pressed
         self.done = True
