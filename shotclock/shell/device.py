@@ -92,8 +92,8 @@ class Device:
             self.close()
 
     def close(self) -> None:
-        """Stop the listeners (the log records the time an open clock has left), then close them in
-        reverse order, then the pins and the systemd socket. Safe to call twice."""
+        """Stop the listeners (the log records the time an open clock has left), close them in reverse
+        order, then the floor network's link and the pins. Safe to call twice."""
         if getattr(self, "_closed", False):
             return
         self._closed = True
@@ -102,11 +102,11 @@ class Device:
         for listener in self.loop.listeners:
             if hasattr(listener, "stop"):
                 _quietly(listener.stop, now, state)
-        if self.link is not None:
-            _quietly(self.link.stop)  # says offline (clean) and lets the last events go
         for listener in reversed(self.loop.listeners):
             if hasattr(listener, "close"):
-                _quietly(listener.close)
+                _quietly(listener.close)  # the log writer finishes: its last records reach the network
+        if self.link is not None:
+            _quietly(self.link.stop)  # says offline (clean) and lets the last events go
         _quietly(self.pins.close)
 
 
