@@ -167,6 +167,9 @@ SCHEMA: list[Key] = [
     Key("device.edge_grace", NUM, 0.001,
         "seconds the ruling at the end of the tie window waits for a press still on its way from the GPIO driver",
         range=Range(0, 0.1)),
+    Key("device.floor_min_press", NUM, 0.04, "seconds the floor button's contact must stay closed before a press "
+        "counts (plugging in its jack shorts it for a moment); the press is still dated at its edge",
+        range=Range(0, 0.5)),
     Key("device.hold", NUM, 2.0, "seconds a button must be held for a hold gesture", range=Range(0, 60, above=True)),
     Key("device.stuck_after", NUM, 10.0, "seconds after which a held button is reported stuck and ignored",
         range=Range(0, 3600, above=True)),

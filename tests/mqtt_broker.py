@@ -22,8 +22,6 @@ import time
 import uuid
 from pathlib import Path
 
-import pytest
-
 from shotclock.floor.broker_config import BrokerPlan, Endpoint, write_broker_config
 
 START_TIMEOUT = 10.0
@@ -38,6 +36,8 @@ def require_mosquitto() -> str:
     """The binary, or skip the test (fail it under CI, where ./dev must have installed it)."""
     path = mosquitto_path()
     if path is None:
+        import pytest  # here, so the benchmarks can use this module without pytest
+
         message = "mosquitto is not installed (./dev installs Debian's mosquitto when run as root)"
         if os.environ.get("CI"):
             pytest.fail(message)

@@ -20,10 +20,12 @@ def test_bench_quick_writes_every_key(tmp_path):
     assert proc.returncode == 0, proc.stderr
     figures = json.loads(out.read_text())
     sys.path.insert(0, str(ROOT / "bench"))
-    from run import GOALS
+    from run import GOALS, _network_goals
 
+    _network_goals()
+    assert "net_event_latency_ms_p99" in GOALS
     for key in GOALS:
-        assert isinstance(figures[key], (int, float)) and figures[key] >= 0, key
+        assert isinstance(figures[key], (int, float)) and (figures[key] >= 0 or key == "net_cpu_cost_pct"), key
     assert "| expiry_late_ms_p99" in proc.stdout  # the table is printed
     # Comparing figures (the device against the naive frame loop) is the full bench's job: on a loaded
     # machine a smoke run of a few clocks says nothing about it, and a test must not depend on load.

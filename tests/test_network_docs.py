@@ -37,3 +37,12 @@ def test_examples_follow_their_schema(name):
 def test_schema_refuses_a_bad_command():
     with pytest.raises(jsonschema.ValidationError):
         check("command", {"id": "1", "name": "explode", "sender": "x", "sent_ms": 1})
+
+
+def test_network_mark_says_nothing_when_all_is_delivered():
+    from shotclock.core.view import network_mark
+
+    assert network_mark(True, 0, "nl") == ""
+    assert network_mark(True, 4, "en") == "4 to send"
+    assert network_mark(False, 0, "nl") == "geen netwerk"
+    assert network_mark(False, 12, "nl") == "geen netwerk · 12 te verzenden"

@@ -3,7 +3,9 @@
 import pygame
 import pytest
 
-from shotclock.adapters.screen import PALETTE, Renderer, render_png
+from shotclock.adapters.screen import HOLD_BAR, PALETTE, Renderer, render_png
+from shotclock.core.faults import NoSound
+from shotclock.core.gestures import Hold
 from shotclock.core.engine import Engine
 from shotclock.core.events import Action, Call, Cancel, Pause
 from shotclock.core.settings import Settings
@@ -126,8 +128,19 @@ def _all_views(language):
     views = [view_at(snap, now, Display(language=language)) for snap, now in STATES.values()]
     views += [view_at(interrupted.state, 1, Display(language=language)),
               view_at(shot.state, 3, Display(language=language, label="WPT")),
-              view_at(state(at=0), 0, Display(language=language), {"no_sound": "x"})]
+              view_at(state(at=0), 0, Display(language=language), [NoSound("x")]),
+              view_at(STATES["paused"][0], 9, Display(language=language), holds=[HELD])]
     return views
+
+
+HELD = Hold("floor", 8.0, 2.0, "cancel")
+
+
+def test_a_hold_fills_a_bar_at_the_bottom():
+    view = view_at(STATES["paused"][0], 9.2, Display(), holds=[HELD])  # 60 % of the hold
+    surface = draw(view, (800, 480))
+    assert tuple(surface.get_at((100, 470)))[:3] == HOLD_BAR[1]  # filled
+    assert tuple(surface.get_at((700, 470)))[:3] == HOLD_BAR[0]  # still to fill
 
 
 # The 7" display: 800 px over 154 mm, 5.2 px a mm. A 40 px line has capitals about 5.5 mm high: readable

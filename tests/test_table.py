@@ -195,3 +195,105 @@ def test_batching_by_the_loop_does_not_change_what_is_ruled(edges, wakes):
         return out
 
     assert run(wakes) == run([e.t for e in edges])
+
+
+# -- issue 11: the floor's minimum press time and the dealer's gestures ----------------
+
+
+def test_a_jack_short_on_the_floor_button_calls_no_clock():
+    t = table(floor_min_press=0.04)
+    r = t.feed([Edge(1.0, "floor", True), Edge(1.012, "floor", False), Edge(1.013, "floor", True),
+                Edge(1.02, "floor", False)], now=1.5)
+    assert r.inputs == [] and r.state.phase == "idle"
+
+
+def test_a_floor_call_held_past_the_minimum_is_dated_at_its_press_edge():
+    t = table(floor_min_press=0.04)
+    r = t.feed([Edge(1.0, "floor", True)], now=1.03)
+    assert r.inputs == []  # not yet known to be a press
+    r = t.feed([Edge(1.1, "floor", False)], now=1.1)
+    assert [(i.event.NAME, i.event.t) for i in r.inputs] == [("call", 1.0)]
+    assert r.outputs[0].record() == {"t": 1.0, "type": "start", "seconds": 2}
+
+
+def test_a_floor_pause_inside_the_tie_window_holds_the_ruling_until_it_is_confirmed():
+    t = table(floor_min_press=0.04)
+    t.feed(tap("floor", 0.0), now=0.2)
+    # the clock reaches 0 at 2.0, the tie window closes at 2.25; the floor presses at 2.24
+    r = t.feed([Edge(2.24, "floor", True)], now=2.26)
+    assert not [o for o in r.outputs if isinstance(o, Decision)]  # the ruling waits for the press
+    r = t.feed([], now=2.29)
+    assert [(i.event.NAME, i.event.t) for i in r.inputs] == [("pause", 2.24)]
+    assert r.state.phase == "paused"
+
+
+SHOT = Settings(mode="shot", shot=ShotSettings(preflop=10, extension=30, undo_seconds=5))
+
+
+def test_an_extension_pressed_before_the_window_closes_counts_though_released_after():
+    t = table(SHOT)
+    t.feed(tap("action", 0.0), now=0.2)  # start
+    r = t.feed([Edge(10.4, "extend", True)], now=11.0)  # still down past the tie window's end (10.5)
+    assert not [o for o in r.outputs if isinstance(o, Decision)]
+    r = t.feed([Edge(11.2, "extend", False)], now=11.3)
+    assert [(i.event.NAME, i.event.t) for i in r.inputs] == [("extend", 10.4)]
+    assert r.outputs[0].record() == {"t": 10.4, "type": "extended", "seconds": 30, "remaining": 29.6}
+
+
+def test_the_dealer_holds_bet_to_pause_while_a_bet_is_counted_and_again_to_resume():
+    t = table(SHOT, hold=1.0)
+    t.feed(tap("action", 0.0), now=0.2)
+    r = t.feed([Edge(3.0, "bet", True)], now=4.1)
+    assert [(i.event.NAME, i.event.t) for i in r.inputs] == [("pause", 4.0)]
+    assert r.outputs[0].record() == {"t": 4, "type": "pause", "remaining": 6}
+    r = t.feed([Edge(4.5, "bet", False), Edge(20.0, "bet", True)], now=21.2)
+    assert [(i.event.NAME, i.event.t) for i in r.inputs] == [("resume", 21.0)]
+    assert r.state.facing_bet is True  # the holds never toggled the bet
+
+
+def test_the_dealer_holds_action_when_nobody_is_left_to_act_and_the_next_clock_ends_quietly():
+    t = table(SHOT, hold=1.0)
+    t.feed(tap("action", 0.0), now=0.2)  # start
+    r = t.feed([Edge(4.0, "action", True)], now=5.5)  # the all-in is called
+    assert names(r) == ["action", "stop"]
+    assert [o.record() for o in r.outputs if isinstance(o, Decision)] == [
+        {"t": 4, "type": "decision", "outcome": "acted", "remaining": 6, "at_zero": False},
+        {"t": 5, "type": "decision", "outcome": "cancelled", "by": "stop"}]
+    assert r.state.phase == "idle"
+
+
+def test_the_dealer_holds_extend_to_take_back_a_mis_pressed_chip():
+    t = table(SHOT, hold=1.0)
+    t.feed(tap("action", 0.0), now=0.2)
+    t.feed(tap("extend", 1.0) + tap("extend", 1.5), now=1.7)
+    r = t.feed([Edge(2.0, "extend", True), Edge(3.2, "extend", False)], now=3.3)
+    assert names(r) == ["undo"]
+    assert r.state.extensions == 1 and r.outputs[0].record()["remaining"] == 37  # 10 + 30 - 3
+
+
+def test_the_floor_holds_its_button_at_an_idle_shot_table_to_give_chips_back():
+    t = table(Settings(mode="shot", shot=ShotSettings(allowance=3)), hold=1.0)
+    r = t.feed([Edge(1.0, "floor", True), Edge(2.5, "floor", False)], now=2.6)
+    assert names(r) == ["reset_chips"]
+    assert r.outputs[0].record() == {"t": 2, "type": "chips_reset", "allowance": 3}
+
+
+def test_the_floors_hold_in_shot_mode_is_a_cancel_that_shows():
+    t = table(SHOT, hold=1.0)
+    t.feed(tap("action", 0.0), now=0.2)
+    r = t.feed([Edge(3.0, "floor", True)], now=4.2)
+    assert names(r) == ["pause", "cancel"]
+    assert r.outputs[-1].record() == {"t": 4, "type": "decision", "outcome": "cancelled", "by": "floor"}
+
+
+def test_the_table_says_which_held_button_will_do_what():
+    t = table(SHOT, hold=1.0)
+    t.feed(tap("action", 0.0), now=0.2)
+    r = t.feed([Edge(3.0, "bet", True), Edge(3.1, "extend", True)], now=3.5)
+    assert [(h.button, h.since, h.event) for h in r.holds] == [("bet", 3.0, "pause"), ("extend", 3.1, "undo")]
+    r = t.feed([Edge(3.6, "extend", False)], now=3.7)
+    assert [h.button for h in r.holds] == ["bet"]
+    r = t.feed([], now=4.1)  # the hold is done: nothing left to fill
+    assert r.holds == ()
+    r = t.feed([Edge(5, "street", True)], now=5.2)  # a street press: its hold means a new hand
+    assert [h.event for h in r.holds] == ["hand"]

@@ -137,3 +137,29 @@ def test_next_change_is_exactly_when_the_view_changes():
 def test_nothing_changes_while_idle_or_paused():
     assert next_change(clock().state, 5) is None
     assert next_change(clock(Call(0), Pause(3)).state, 5) is None
+
+
+def test_a_held_button_shows_what_its_hold_will_do_filling_up():
+    from shotclock.core.gestures import Hold
+
+    e = clock(Call(0), Pause(5))
+    hold = Hold("floor", 9.0, 2.0, "cancel")
+    v = view_at(e.state, 10.0, NL, holds=[hold])
+    assert (v.hold, v.hold_progress) == ("Vasthouden: ANNULEREN", 0.5)
+    assert view_at(e.state, 10.0, EN, holds=[hold]).hold == "Hold: CANCEL"
+    assert view_at(e.state, 10.0, NL).hold == ""
+    # the bar moves in twentieths of the hold, and nothing else changes on a paused clock
+    assert next_change(e.state, 10.0, NL, holds=[hold]) == pytest.approx(10.1)
+    assert next_change(e.state, 11.0, NL, holds=[hold]) is None
+
+
+def test_every_hold_the_gesture_map_can_give_has_words_in_both_languages():
+    from shotclock.core import texts
+    from shotclock.core.gestures import GESTURES, HOLD
+
+    events = {make(0, clock().state).NAME for (button, kind), row in GESTURES.items() if kind == HOLD
+              for make in row.values()}
+    assert events == {"cancel", "reset_chips", "stop", "pause", "resume", "undo", "hand"}
+    for language in texts.LANGUAGES:
+        for name in events:
+            assert texts.text(language, f"hold.{name}")

@@ -142,6 +142,15 @@ class DecisionLog:
             self.head_id, self.head_hash = self._head()
             self.session: int | None = None
 
+    @classmethod
+    def over(cls, db: sqlite3.Connection, path: Path) -> "DecisionLog":
+        """A read-only log over an open connection whose ``records`` and ``meta`` may be views
+        (the floor archive's per-table view); ``path`` names it in messages."""
+        self = cls.__new__(cls)
+        self.path, self.readonly, self.db = Path(path), True, db
+        self.db.row_factory = sqlite3.Row
+        return self
+
     # -- schema ----------------------------------------------------------------------
 
     def schema_version(self) -> int:

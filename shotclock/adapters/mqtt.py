@@ -123,6 +123,7 @@ class MqttLink:
         self._pending = 0
         self._refused = ""
         self._thread: threading.Thread | None = None
+        self.on_status_change = lambda: None  # called (from the link's threads) when connected or caught up
         s = settings
         self.topic = lambda leaf: topics.table_topic(s.venue, s.table, leaf)
         self.client = mqtt.Client(mqtt.CallbackAPIVersion.VERSION2, client_id=f"shotclock-{s.venue}-{s.table}",
@@ -208,12 +209,14 @@ class MqttLink:
         self._fresh_connection = True
         log.info("connected to the broker %s:%d as %s", s.host, s.port, s.username)
         self._wake.set()
+        self.on_status_change()
 
     def _on_disconnect(self, client, userdata, flags, reason_code, properties):
         if self._connected:
             log.warning("lost the broker (%s); records wait in the outbox", reason_code)
         self._connected = False
         self._wake.set()
+        self.on_status_change()
 
     def _on_publish(self, client, userdata, mid, reason_code, properties):
         self._pubacks.append((mid, reason_code.value if reason_code is not None else 0))
@@ -267,7 +270,9 @@ class MqttLink:
         while self._acks:
             self.client.publish(self.topic("cmd/ack"), self._acks.popleft(), qos=1)
         self._send_records()
-        self._pending = self._newest - self._delivered
+        pending, self._pending = self._pending, self._newest - self._delivered
+        if pending and not self._pending:
+            self.on_status_change()  # caught up: the mark goes
 
     def _send_state(self, payload: bytes) -> None:
         self._last_state = payload

@@ -37,6 +37,7 @@ PALETTE = {
 }
 MIN_LINE = 0.075  # a line of words is at least this fraction of the screen's height, or it wraps at " · "
 FAULT_BANNER = ((255, 204, 0), (0, 0, 0))
+HOLD_BAR = ((20, 20, 24), (255, 255, 255))  # the bar's empty part and its fill; the text inverts over the fill
 RING_TRACK = (255, 255, 255, 40)
 
 
@@ -148,16 +149,37 @@ class Renderer:
         background, accent, ink = PALETTE[view.tone]
         surface.fill(background)
         banner_h = int(min(w, h) * 0.13) if view.faults else 0
-        area_h = h - banner_h
+        bar_h = int(min(w, h) * 0.14) if view.hold else 0
+        area_h = h - banner_h - bar_h
         landscape = w >= h * 1.15
         if view.progress is not None:
             self._draw_clock(surface, view, w, area_h, landscape, accent, ink)
         else:
             self._draw_words(surface, view, w, area_h, ink)
+        if view.corner:  # small, top right, over the background only: never a banner over the clock
+            size = max(10, int(min(w, h) * 0.045))
+            self.text(surface, view.corner, ink, (w - w * 0.16, size * 0.9), w * 0.3, size)
+        if view.hold:
+            self._hold_bar(surface, view, (0, area_h, w, bar_h))
         if view.faults:
             bg, fg = FAULT_BANNER
             self._pygame.draw.rect(surface, bg, (0, h - banner_h, w, banner_h))
             self.text(surface, "  ·  ".join(view.faults), fg, (w / 2, h - banner_h / 2), w * 0.96, banner_h * 0.7)
+
+    def _hold_bar(self, surface, view, rect):
+        """A bar that fills while a button is held, naming what the hold will do."""
+        pygame = self._pygame
+        x, y, w, h = rect
+        empty, full = HOLD_BAR
+        filled = int(w * (view.hold_progress or 0))
+        pygame.draw.rect(surface, empty, rect)
+        pygame.draw.rect(surface, full, (x, y, filled, h))
+        # The words in the fill's colour over the empty part, in the empty's colour over the fill.
+        for clip, ink in (((x + filled, y, w - filled, h), full), ((x, y, filled, h), empty)):
+            surface.set_clip(clip)
+            self.text(surface, view.hold, ink, (x + w / 2, y + h / 2), w * 0.94, h * 0.72)
+        surface.set_clip(None)
+        del self.drawn[-1]  # one line of words, drawn twice
 
     def _label_value(self, surface, sub, ink, cx, width, top, height):
         """``label: value`` with the value (the consequence) always larger than its label; else one line."""

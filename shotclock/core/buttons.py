@@ -9,9 +9,13 @@ debounce delays and shifts the timestamp, which a ruling at 0 cannot afford).
   if the contact ended up in the other state, that is counted when the window closes,
   at the time of the last edge seen.
 * Every button gives a ``press`` gesture on its press edge, dated at that edge.
-* ``floor`` and ``street`` have a hold gesture as well: released before ``hold`` they also
-  give a ``tap``, dated at the *press* edge (the gesture logic never moves a timestamp);
-  held that long they give a ``hold``, dated when the hold time is reached.
+* Every button has a hold gesture as well: released before ``hold`` it also gives a ``tap``,
+  dated at the *press* edge (the gesture logic never moves a timestamp); held that long it
+  gives a ``hold``, dated when the hold time is reached.
+* A button with a minimum press time (``min_press``: the floor's, on a long cable with a jack)
+  counts a press only once the contact has stayed closed that long: plugging the jack in shorts
+  the contacts for a moment, which must not call or pause a clock. The press is still dated at
+  its edge; until it is confirmed the rulings wait for it (:meth:`ButtonReader.unsettled_press_since`).
 * A button held longer than ``stuck_after`` is reported stuck and ignored until released.
 
 What a gesture means is decided by :mod:`shotclock.core.gestures`, not here.
@@ -34,7 +38,7 @@ from shotclock.core.inputs import Edge
 
 __all__ = ["ButtonFault", "ButtonReader", "Edge", "Gesture", "HOLDABLE", "gesture_event"]
 
-HOLDABLE = frozenset({"floor", "street"})
+HOLDABLE = frozenset({"floor", "action", "bet", "extend", "street"})
 
 
 @dataclass(frozen=True)
@@ -57,9 +61,10 @@ class ButtonFault:
 
 
 class _Button:
-    __slots__ = ("pressed", "counted_t", "press_t", "held", "stuck", "raw_pressed", "raw_t")
+    __slots__ = ("pressed", "counted_t", "press_t", "held", "stuck", "raw_pressed", "raw_t", "confirmed")
 
     def __init__(self):
+        self.confirmed = True  # False while a press waits for its minimum press time
         self.pressed = False
         self.counted_t: float | None = None
         self.press_t = 0.0
@@ -76,14 +81,16 @@ class ButtonReader:
     :param hold: seconds a holdable button must be held for a ``hold`` gesture.
     :param stuck_after: seconds after which a held button is reported stuck.
     :param holdable: the buttons with a hold gesture (they also give a tap or a hold).
+    :param min_press: seconds of closed contact before a press counts, by button (``{"floor": 0.04}``).
     """
 
     def __init__(self, debounce: float = 0.03, hold: float = 2.0, stuck_after: float = 10.0,
-                 holdable: frozenset = HOLDABLE):
+                 holdable: frozenset = HOLDABLE, min_press: dict[str, float] | None = None):
         self.debounce = debounce
         self.hold = hold
         self.stuck_after = stuck_after
         self.holdable = holdable
+        self.min_press = {name: s for name, s in (min_press or {}).items() if s > 0}
         self._buttons: dict[str, _Button] = {}
 
     def _button(self, name: str) -> _Button:
@@ -103,14 +110,20 @@ class ButtonReader:
 
     def undecided_since(self) -> float | None:
         """The press edge of the earliest holdable button still down whose tap or hold is not yet known."""
-        times = [b.press_t for name, b in self._buttons.items()
-                 if name in self.holdable and b.pressed and not b.held and not b.stuck]
+        times = [press_t for _, press_t in self.holding()]
         return min(times) if times else None
 
+    def holding(self) -> list[tuple[str, float]]:
+        """(button, press edge) of every holdable button down now whose tap or hold is not yet known."""
+        return [(name, b.press_t) for name, b in self._buttons.items()
+                if name in self.holdable and b.pressed and b.confirmed and not b.held and not b.stuck]
+
     def unsettled_press_since(self) -> float | None:
-        """The earliest press edge seen inside a bounce window, to be counted when the window closes."""
+        """The earliest press edge not yet counted: seen inside a bounce window (counted when it closes),
+        or waiting for its minimum press time."""
         times = [b.raw_t for b in self._buttons.values()
                  if b.raw_pressed and not b.pressed and b.counted_t is not None]
+        times += [b.press_t for b in self._buttons.values() if b.pressed and not b.confirmed]
         return min(times) if times else None
 
     def edge(self, edge: Edge) -> list[Gesture | ButtonFault]:
@@ -132,6 +145,9 @@ class ButtonReader:
             b = self._buttons[name]
             if what == "settle":
                 out += self._count(name, b, b.raw_t, b.raw_pressed)
+            elif what == "confirm":
+                b.confirmed = True
+                out.append(Gesture(b.press_t, name, PRESS))  # dated at its press edge
             elif what == "hold":
                 b.held = True
                 out.append(Gesture(when, name, HOLD))
@@ -156,6 +172,11 @@ class ButtonReader:
     def _timers(self, name: str, b: _Button):
         if b.counted_t is not None and b.raw_pressed != b.pressed:
             yield b.counted_t + self.debounce, "settle"  # bounce ended in the other state
+        if b.pressed and not b.confirmed:
+            # Closed long enough (and closed still, bounce aside): a real press, not a jack's short.
+            if b.raw_pressed:
+                yield b.press_t + self.min_press[name], "confirm"
+            return
         if b.pressed and not b.stuck:
             if not b.held and name in self.holdable:
                 yield b.press_t + self.hold, "hold"
@@ -166,7 +187,11 @@ class ButtonReader:
         b.counted_t = t
         if pressed:
             b.press_t, b.held = t, False
-            return [Gesture(t, name, PRESS)]
+            b.confirmed = name not in self.min_press
+            return [Gesture(t, name, PRESS)] if b.confirmed else []
+        if not b.confirmed:
+            b.confirmed = True
+            return []  # opened again before the minimum press time: a glitch, not a press
         if b.stuck:
             b.stuck = False
             return [ButtonFault(t, name, "released")]

@@ -4,27 +4,32 @@
 ``*`` matches any mode or phase, and the most exact entry wins. A gesture missing from
 the map does nothing. To add a gesture, add an entry: there is no control flow to edit.
 
-Every gesture that can change a ruling acts on the press edge. A ``tap`` or ``hold`` is read
+Every gesture that can change a ruling is dated at the press edge. A ``tap`` or ``hold`` is read
 against the phase the clock was in at the button's *press* edge, so pressing the floor
 button on a running clock pauses it at once (the press), and keeping it held then cancels
 it (the hold) -- while a press that called a clock does not cancel it when held a little
-long. Only a paused clock waits for the release to tell a resume (tap, dated at the press)
-from a cancel (hold); nothing can fall due on a paused clock in the meantime. The street
-button moves to the next street on its press; held, it then starts a new hand.
+long. A tap is known at the release but dated at the press; while a press is undecided the
+table holds the engine's rulings (not its beeps) at that edge, so a tap is ruled exactly as if
+it had acted on its press. The street button moves to the next street on its press; held, it
+then starts a new hand.
 
-========= =========================== ======================== ===========================
-button    press (at the press edge)   tap (dated at the press) hold (2 s)
-========= =========================== ======================== ===========================
-floor     idle: call; running: pause  paused: resume           running/paused: cancel (shot: stop)
-action    action (shot, idle: start)  --                       --
-bet       toggle facing a bet         --                       --
-extend    one extension chip          --                       --
-street    next street                 --                       new hand
-========= =========================== ======================== ===========================
+========= =========================== ========================== =================================
+button    press (at the press edge)   tap (dated at the press)   hold (2 s)
+========= =========================== ========================== =================================
+floor     idle: call; running: pause  paused: resume             running/paused: cancel;
+                                                                 shot, idle: give chips back
+action    action (shot, idle: start)  --                         shot: no more action (the clock
+                                                                 the press started ends quietly)
+bet       --                          toggle facing a bet        shot: pause / resume (the dealer
+                                                                 counts a bet)
+extend    --                          one extension chip         shot: take the last one back
+street    next street                 --                         new hand
+========= =========================== ========================== =================================
 """
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Callable
 
 from shotclock.core import events as ev
@@ -52,14 +57,33 @@ _toggle_bet.__name__ = "toggle bet"
 GESTURES: dict[tuple[str, str], dict[tuple[str, str], EventFor]] = {
     ("floor", PRESS): {(CLOCK, IDLE): _plain(ev.Call), (ANY, RUNNING): _plain(ev.Pause)},
     ("floor", TAP): {(ANY, PAUSED): _plain(ev.Resume)},
-    ("floor", HOLD): {(CLOCK, RUNNING): _plain(ev.Cancel), (CLOCK, PAUSED): _plain(ev.Cancel),
-                      (SHOT, RUNNING): _plain(ev.Stop), (SHOT, PAUSED): _plain(ev.Stop)},
+    ("floor", HOLD): {(ANY, RUNNING): _plain(ev.Cancel), (ANY, PAUSED): _plain(ev.Cancel),
+                      (SHOT, IDLE): _plain(ev.ResetChips)},
     ("action", PRESS): {(SHOT, IDLE): _plain(ev.Start), (ANY, ANY): _plain(ev.Action)},
-    ("bet", PRESS): {(ANY, ANY): _toggle_bet},
-    ("extend", PRESS): {(ANY, ANY): _plain(ev.Extend)},
+    ("action", HOLD): {(SHOT, RUNNING): _plain(ev.Stop), (SHOT, PAUSED): _plain(ev.Stop)},
+    ("bet", TAP): {(ANY, ANY): _toggle_bet},
+    ("bet", HOLD): {(SHOT, RUNNING): _plain(ev.Pause), (SHOT, PAUSED): _plain(ev.Resume)},
+    ("extend", TAP): {(ANY, ANY): _plain(ev.Extend)},
+    ("extend", HOLD): {(SHOT, ANY): _plain(ev.Undo)},
     ("street", PRESS): {(ANY, ANY): _plain(ev.Street)},
     ("street", HOLD): {(ANY, ANY): _plain(ev.Hand)},
 }
+
+
+@dataclass(frozen=True)
+class Hold:
+    """A button held down now whose hold would do something: ``event`` (its name) once it has been
+    down ``seconds`` since ``since``. The screen fills a bar with it, so the floor sees the gesture work."""
+
+    button: str
+    since: float
+    seconds: float
+    event: str
+
+    def progress(self, now: float, steps: int) -> float:
+        """The fraction of the hold done at ``now``, in whole ``steps`` (0 to 1)."""
+        done = (now - self.since) / self.seconds
+        return min(1.0, max(0.0, int(round(done * steps, 6)) / steps))
 
 
 def lookup(row: dict[tuple[str, str], EventFor], mode: str, phase: str) -> EventFor | None:

@@ -20,9 +20,10 @@ The rules for inputs, all here so that they can be replayed:
   that the GPIO driver has not delivered yet. Beeps never wait.
 * A press inside a bounce window (a second press within ``debounce`` of a release) counts
   when the window closes, dated at its edge; the ruling waits for it like for a late edge.
-* A tap (the floor's resume) is dated at its press edge. While the clock is not running and such
-  a press is undecided (tap or hold?), the engine's clock waits at the press edge, so the
-  tap's event is exact (nothing falls due in the meantime).
+* A tap (the floor's resume, the dealer's bet toggle and extension chip) is dated at its press
+  edge. While such a press is undecided (tap or hold?), the engine's clock waits at the press
+  edge and the ruling at the end of the tie window waits with it (at most the hold time), so the
+  tap's event is exact: a chip pressed at 29.9 s and released at 30.7 s counts.
 
 Example::
 
@@ -46,7 +47,7 @@ from shotclock.core import events as ev
 from shotclock.core.buttons import ButtonFault, ButtonReader, Gesture
 from shotclock.core.engine import Engine, Snapshot
 from shotclock.core.faults import Fault, StuckButton
-from shotclock.core.gestures import PRESS, gesture_event
+from shotclock.core.gestures import HOLD, PRESS, Hold, gesture_event
 from shotclock.core.inputs import COMMANDS, Command, Edge
 from shotclock.core.settings import Settings
 
@@ -144,6 +145,7 @@ class Round:
     outputs: list[ev.Output] = field(default_factory=list)
     button_faults: list[ButtonFault] = field(default_factory=list)
     faults: tuple[Fault, ...] = ()
+    holds: tuple[Hold, ...] = ()  # buttons held now, and what their hold will do
     acks: list[Ack] = field(default_factory=list)
     arrivals: list = field(default_factory=list)  # the edges and commands taken, as they arrived, in time order
     held_at_start: list[tuple[float, str]] = field(default_factory=list)  # (t, button) found pressed at start
@@ -172,12 +174,14 @@ class Table:
     :param stuck_after: seconds after which a held button is reported stuck.
     :param edge_grace: how long the ruling at the end of the tie window waits for an edge dated
         before it that the GPIO driver has not delivered yet (seconds).
+    :param floor_min_press: seconds the floor button's contact must stay closed before its press
+        counts (a jack plugged in shorts it for a moment); the press is still dated at its edge.
     """
 
     def __init__(self, settings: Settings, start: float = 0.0, *, debounce: float = 0.03, hold: float = 2.0,
-                 stuck_after: float = 10.0, edge_grace: float = 0.0):
+                 stuck_after: float = 10.0, edge_grace: float = 0.0, floor_min_press: float = 0.0):
         self.engine = Engine(settings, start)
-        self.reader = ButtonReader(debounce, hold, stuck_after)
+        self.reader = ButtonReader(debounce, hold, stuck_after, min_press={"floor": floor_min_press})
         self.edge_grace = edge_grace
         self._faults: dict[object, Fault] = {}
         self._phase_at_press: dict[str, str] = {}
@@ -231,12 +235,26 @@ class Table:
         settle = self.edge_grace
         if (unsettled := self.reader.unsettled_press_since()) is not None:
             settle = max(settle, now - unsettled)
-        # A tap is dated at its press edge: while one is undecided and no timer can fall due
-        # (no clock runs), the engine's clock waits at that edge.
-        round.add_outputs(self.engine.advance(now, settle, hold=self.reader.undecided_since()))
+        # A tap is dated at its press edge: while one is undecided (tap or hold?) the engine's clock
+        # waits at that edge, so the ruling at 0 waits for it too (at most the hold time; beeps never wait).
+        if (undecided := self.reader.undecided_since()) is not None:
+            settle = max(settle, now - undecided)
+        round.add_outputs(self.engine.advance(now, settle, hold=undecided))
         round.state = self.engine.state
         round.faults = self.faults
+        round.holds = self.holds()
         return round
+
+    def holds(self) -> tuple[Hold, ...]:
+        """The buttons held down now whose hold would do something, with what (for the screen)."""
+        out = []
+        state = self.engine.state
+        for button, since in self.reader.holding():
+            phase = self._phase_at_press.get(button, state.phase)
+            event = gesture_event(Gesture(since + self.reader.hold, button, HOLD), state, phase)
+            if event is not None:
+                out.append(Hold(button, since, self.reader.hold, event.NAME))
+        return tuple(out)
 
     def next_wake(self) -> float | None:
         """The earliest moment the table has something to do by itself (a beep, a ruling, a hold…)."""

@@ -7,16 +7,18 @@ when that will next be different, so the screen redraws only when something visi
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Iterable
 
 from shotclock.core import texts
 from shotclock.core.engine import IDLE, PAUSED, RUNNING, Snapshot
 from shotclock.core.events import ACTED, CANCELLED
 from shotclock.core.faults import Fault, LogFault, NoSound, StuckButton
+from shotclock.core.gestures import Hold
 
 RULING_SECONDS = 10.0  # how long a ruling fills the screen before the idle screen returns
 STEPS_PER_SECOND = 4  # the progress ring moves in quarter seconds
+HOLD_STEPS = 20  # a hold's bar fills in twentieths (every 0.1 s for a 2 s hold)
 
 
 @dataclass(frozen=True)
@@ -37,6 +39,9 @@ class View:
     info: str = ""
     progress: float | None = None
     faults: tuple[str, ...] = ()
+    corner: str = ""  # a small mark in a corner (the floor network's), never over the clock
+    hold: str = ""  # what a button held now will do, with ``hold_progress`` filling towards it
+    hold_progress: float | None = None
 
 
 @dataclass(frozen=True)
@@ -82,6 +87,20 @@ def _fault_text(fault: Fault, language: str) -> str:
     return type(fault).__name__
 
 
+def network_mark(connected: bool, pending: int, language: str) -> str:
+    """The screen's small network mark: nothing while connected and delivered; else what is wrong.
+
+    Example::
+
+        >>> network_mark(False, 12, "en")
+        'no network · 12 to send'
+    """
+    parts = [] if connected else [texts.text(language, "network.down")]
+    if pending:
+        parts.append(texts.text(language, "network.pending", n=pending))
+    return " · ".join(parts)
+
+
 def _fault_texts(faults: Iterable[Fault], language: str) -> tuple[str, ...]:
     return tuple(sorted(_fault_text(f, language) for f in faults))
 
@@ -98,8 +117,18 @@ def _shot_info(state: Snapshot, language: str) -> str:
     return " · ".join(parts)
 
 
-def view_at(state: Snapshot, now: float, display: Display = Display(), faults: Iterable[Fault] = ()) -> View:
-    """What the screen shows at ``now`` for this engine state."""
+def view_at(state: Snapshot, now: float, display: Display = Display(), faults: Iterable[Fault] = (),
+            holds: Iterable[Hold] = ()) -> View:
+    """What the screen shows at ``now`` for this engine state, its faults and the buttons held down."""
+    view = _view_at(state, now, display, faults)
+    hold = min(holds, key=lambda h: h.since, default=None)
+    if hold is None:
+        return view
+    return replace(view, hold=texts.text(display.language, f"hold.{hold.event}"),
+                   hold_progress=hold.progress(now, HOLD_STEPS))
+
+
+def _view_at(state: Snapshot, now: float, display: Display, faults: Iterable[Fault]) -> View:
     lang = display.language
     fault_texts = _fault_texts(faults or (), lang)
     bet = texts.text(lang, "bet.yes" if state.facing_bet else "bet.no")
@@ -136,8 +165,21 @@ def view_at(state: Snapshot, now: float, display: Display = Display(), faults: I
     return View("idle", "neutral", display.table, _mode_title(state, display), consequence, info, None, fault_texts)
 
 
-def next_change(state: Snapshot, now: float, display: Display = Display()) -> float | None:
+def next_change(state: Snapshot, now: float, display: Display = Display(), holds: Iterable[Hold] = ()) -> float | None:
     """When :func:`view_at` will next give a different view without any new event (or None)."""
+    changes = [_hold_change(h, now) for h in holds] + [_next_change(state, now, display)]
+    changes = [c for c in changes if c is not None]
+    return min(changes) if changes else None
+
+
+def _hold_change(hold: Hold, now: float) -> float | None:
+    """The next step of a hold's bar after ``now`` (None once it is full)."""
+    step = hold.seconds / HOLD_STEPS
+    k = math.floor(round((now - hold.since) / step, 6)) + 1
+    return hold.since + k * step if k <= HOLD_STEPS else None
+
+
+def _next_change(state: Snapshot, now: float, display: Display) -> float | None:
     if state.phase == RUNNING:
         remaining = state.deadline - now
         if remaining <= 0:

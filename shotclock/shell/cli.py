@@ -22,7 +22,6 @@ from shotclock.errors import ConfigError, ReplayFormatError, ShotclockError, one
 DEFAULT_CONFIG = Path("/etc/shotclock/config.toml")
 os.environ.setdefault("PYGAME_HIDE_SUPPORT_PROMPT", "1")  # before any command imports pygame
 log = logging.getLogger("shotclock.cli")
-NO_CONFIG = {"config", "broker-config"}  # commands that read no device configuration
 
 
 def load_for(args) -> Config:
@@ -190,7 +189,7 @@ def build_parser() -> Parser:
     def add(name, func, help_text, *, config=True, state_dir=False):
         p = sub.add_parser(name, help=help_text, description=help_text)
         p.set_defaults(func=func)
-        shared_options(p, config=config and name not in NO_CONFIG, state_dir=state_dir)
+        shared_options(p, config=config, state_dir=state_dir)
         return p
 
     p = add("replay", cmd_replay, "replay JSON Lines input events and print the output records; uses no real time")

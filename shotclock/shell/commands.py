@@ -98,11 +98,14 @@ def log(add) -> None:
     p = add("log", "shotclock.shell.logcmd:cmd_log",
             "the decision log: list clocks (numbered 1, 2, 3...), show one, export, stats, verify", state_dir=True)
     p.add_argument("--limit", type=positive_int, default=20, help="how many recent clocks to list (default 20)")
+    p.set_defaults(collected=None, table=None)
+    archive_options(p)
     sub = p.add_subparsers(dest="log_command", metavar="[show|export|stats|verify]")
 
     def add_sub(name, help_text):
         s = sub.add_parser(name, help=help_text, description=help_text)
         shared_options(s, state_dir=True)
+        archive_options(s)
         return s
 
     s = add_sub("show", "one clock's full timeline")
@@ -122,9 +125,19 @@ def log(add) -> None:
     v.add_argument("--archive", metavar="FILE", help="verify an archive (archive/records-*.jsonl.gz) instead")
 
 
+def archive_options(p) -> None:
+    """--collected and --table, before or after the log subcommand's name."""
+    import argparse
+
+    p.add_argument("--collected", metavar="DIR", default=argparse.SUPPRESS,
+                   help="read the floor's archive in DIR (from 'shotclock floor collect') instead of this device's log")
+    p.add_argument("--table", metavar="ID", default=argparse.SUPPRESS, help="with --collected: the table to read")
+
+
 def broker_config(add) -> None:
     p = add("broker-config", "shotclock.floor.broker_config:cmd_broker_config",
-            "write a Mosquitto configuration for a venue: passwords, ACLs, listeners (see docs/network.md)")
+            "write a Mosquitto configuration for a venue: passwords, ACLs, listeners (see docs/network.md)",
+            config=False)
     p.add_argument("out", metavar="DIR", help="the folder to write mosquitto.conf, passwd, acl and credentials/ into")
     p.add_argument("--venue", required=True, help="the venue's name in the topics (letters, digits, - and _)")
     p.add_argument("--tables", required=True, metavar="IDS", help="table ids, for example 1-20,feature")
@@ -138,4 +151,37 @@ def broker_config(add) -> None:
     p.add_argument("--run-as", metavar="USER", help="the user mosquitto drops to when started as root")
 
 
-REGISTER: list = [simulate, run, selftest, screenshot, log, broker_config]
+def add_broker_options(p, credentials_help: str, credentials_metavar: str = "FILE") -> None:
+    """Where the broker is and who we are, for the commands that connect to it."""
+    p.add_argument("--broker", default="127.0.0.1:1883", metavar="HOST:PORT",
+                   help="the broker (default 127.0.0.1:1883, the plain loopback listener)")
+    p.add_argument("--venue", required=True, help="the venue's name in the topics")
+    p.add_argument("--credentials", required=True, metavar=credentials_metavar, help=credentials_help)
+    p.add_argument("--tls", action="store_true", help="connect with TLS (a broker beyond this machine)")
+    p.add_argument("--ca-file", metavar="PEM", help="the broker's certificate or CA (default: the system's CAs)")
+
+
+def floor(add) -> None:
+    p = add("floor", "shotclock.floor.collector:cmd_collect", "the floor's tools: collect every table's rulings",
+            config=False)
+    sub = p.add_subparsers(dest="floor_command", required=True, metavar="collect")
+    c = sub.add_parser("collect", help="keep every table's records in one archive (SQLite), deduplicated",
+                       description="subscribe to every table's events and keep them in DIR/collected.db; "
+                                   "read it with 'shotclock log --collected DIR --table ID'")
+    add_broker_options(c, "the collector's credentials (credentials/collector.toml from 'shotclock broker-config')")
+    c.add_argument("--archive", required=True, metavar="DIR", help="where the archive (collected.db) lives")
+
+
+def fleet(add) -> None:
+    p = add("fleet", "shotclock.floor.fleet:cmd_fleet",
+            "run N simulated tables against a broker (tests, benchmarks, a dashboard demo)", config=False)
+    p.add_argument("--tables", type=int, required=True, metavar="N", help="how many tables (1 to 2000)")
+    p.add_argument("--first", type=int, default=1, metavar="ID", help="the first table id (default 1)")
+    add_broker_options(p, "the folder of table credentials (credentials/ from 'shotclock broker-config')", "DIR")
+    p.add_argument("--duration", type=float, metavar="SECONDS", help="stop after this long (default: until Ctrl-C)")
+    p.add_argument("--pace", type=float, default=1.0, help="scale the pauses between hands (0.2: five times busier)")
+    p.add_argument("--seed", type=int, help="seed the dealer's random choices")
+    p.add_argument("--state-dir", metavar="DIR", help="keep the tables' decision logs here (default: a temporary folder)")
+
+
+REGISTER: list = [simulate, run, selftest, screenshot, log, broker_config, floor, fleet]

@@ -59,6 +59,7 @@ class Device:
         self.link = None  # the floor network's MQTT link, when attached
         self.table = Table(config.settings, start=clock(), debounce=config["device.debounce"],
                            hold=config["device.hold"], stuck_after=config["device.stuck_after"],
+                           floor_min_press=config["device.floor_min_press"],
                            edge_grace=config["device.edge_grace"])
         self.engine = self.table.engine
         self.reader = self.table.reader

@@ -33,7 +33,29 @@ def state_dir(args) -> Path:
 def _open(args):
     from shotclock.adapters.log import DecisionLog
 
+    if getattr(args, "collected", None):
+        from shotclock.floor.archive import table_log, tables
+
+        if not args.table:
+            known = ", ".join(t for t, *_ in tables(args.collected)) or "none"
+            raise ShotclockError(f"name a table of the archive with --table (tables: {known})")
+        return table_log(args.collected, args.table)
     return DecisionLog(state_dir(args), readonly=True)
+
+
+def _list_tables(args, out) -> int:
+    """The floor archive's tables: records and the time they span."""
+    from shotclock.floor.archive import tables
+
+    rows = tables(args.collected)
+    if not rows:
+        print(f"no records in the archive in {args.collected}", file=out)
+        return 0
+    print(f"{'TABLE':<12} {'RECORDS':>8}  {'FIRST (local)':<19}  {'LAST (local)':<19}", file=out)
+    for table, count, first, last in rows:
+        print(f"{table:<12} {count:>8}  {local(first):<19}  {local(last):<19}", file=out)
+    print("see one table with: shotclock log --collected DIR --table ID", file=out)
+    return 0
 
 
 def _clocks(decision_log) -> tuple[list[Clock], dict]:
@@ -85,6 +107,8 @@ def _outcome(c: Clock) -> str:
 def cmd_list(args, out=None) -> int:
     """Recent clocks, one line each, numbered 1, 2, 3... from the oldest in the log."""
     out = out or sys.stdout
+    if getattr(args, "collected", None) and not args.table:
+        return _list_tables(args, out)
     decision_log = _open(args)
     clocks, sessions = _clocks(decision_log)
     clocks = clocks[-args.limit:]

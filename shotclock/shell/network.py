@@ -154,8 +154,22 @@ def attach_network(device, config, recorder=None, state_dir=None):
         recorder.on_written = link.offer_records
     presenter = NetworkPresenter(link, settings.table, config["table"], config["language"],
                                  config["network.state_interval"])
-    device.loop.listeners.append(presenter)
+    # Right after the recorder (or else before the screen): an ack should not wait for a frame to be drawn.
+    listeners = device.loop.listeners
+    if recorder is not None and recorder in listeners:
+        position = listeners.index(recorder) + 1
+    else:
+        from shotclock.shell.presenters import ScreenPresenter
+
+        position = next((i for i, l in enumerate(listeners) if isinstance(l, ScreenPresenter)), len(listeners))
+    listeners.insert(position, presenter)
     device.network = presenter
+    from shotclock.core.view import network_mark
+    from shotclock.shell.presenters import ScreenPresenter
+
+    for screen in (l for l in listeners if isinstance(l, ScreenPresenter)):
+        screen.corner = lambda: network_mark(link.status.connected, link.status.pending, config["language"])
+    link.on_status_change = device.loop.waker.wake  # the mark changes with the connection, not with a round
     link.start()
     log.info("floor network: %s:%d, venue %r, table %r", settings.host, settings.port, settings.venue,
              settings.table)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import logging
 
 from shotclock.core.events import CHECK, HAND_DEAD
@@ -39,12 +40,17 @@ class ScreenPresenter:
         self.area = area
         self.view = None
         self._state = None
+        self._holds = ()
         self.frames = 0
+        self.corner = lambda: ""  # the floor network sets this to its small mark (shell/network.py)
 
     def update(self, round) -> None:
         """Draw the view for this round if it differs from what is on screen."""
-        self._state = round.state
-        view = view_at(round.state, round.now, self.display, round.faults)
+        self._state, self._holds = round.state, round.holds
+        view = view_at(round.state, round.now, self.display, round.faults, round.holds)
+        corner = self.corner()
+        if corner:
+            view = dataclasses.replace(view, corner=corner)
         if view != self.view:
             self.screen.show(view, self.area)
             self.view = view
@@ -52,7 +58,7 @@ class ScreenPresenter:
 
     def next_wake(self, now: float) -> float | None:
         """When the view will next change by itself (a second, a ring step, a ruling fading)."""
-        return None if self._state is None else next_change(self._state, now, self.display)
+        return None if self._state is None else next_change(self._state, now, self.display, self._holds)
 
     def close(self) -> None:
         """Close the display."""

@@ -170,7 +170,7 @@ class Simulator:
 class TerminalSimulator:
     """The simulator without a display: the screen as text, keys typed in the terminal.
 
-    Lower-case keys tap a button (0.1 s); upper-case ``F`` and ``S`` hold it 2.5 s.
+    Lower-case keys tap a button (0.1 s); upper-case keys hold it 2.5 s (``F``, ``A``, ``B``, ``E``, ``S``).
     """
 
     TAP, HOLD = 0.1, 2.5
@@ -234,13 +234,14 @@ class TerminalSimulator:
 class TerminalPresenter:
     """Writes the view as a few lines of text whenever it changes."""
 
-    LEGEND = "keys: f floor (F hold) · a action · b bet · e extend · s street (S hold) · q quit"
+    LEGEND = "keys: f floor · a action · b bet · e extend · s street (upper case: hold 2.5 s) · q quit"
 
     def __init__(self, out, display):
         self.out = out
         self.display = display
         self.last = None
         self._state = None
+        self._holds = ()
         self.tty = hasattr(out, "isatty") and out.isatty()
 
     def render(self, view) -> str:
@@ -255,6 +256,9 @@ class TerminalPresenter:
         if view.info:
             lines.append(f"   {view.info}")
         lines += [f"   ! {f}" for f in view.faults]
+        if view.hold:
+            filled = round((view.hold_progress or 0) * 20)
+            lines.append(f"   {view.hold}  [" + "=" * filled + " " * (20 - filled) + "]")
         lines.append(self.LEGEND)
         return "\n".join(lines)
 
@@ -262,8 +266,8 @@ class TerminalPresenter:
         """Print the view when it changed."""
         from shotclock.core.view import view_at
 
-        self._state = round.state
-        view = view_at(round.state, round.now, self.display, round.faults)
+        self._state, self._holds = round.state, round.holds
+        view = view_at(round.state, round.now, self.display, round.faults, round.holds)
         if view != self.last:
             self.last = view
             clear = "\x1b[2J\x1b[H" if self.tty else "\n"
@@ -274,7 +278,7 @@ class TerminalPresenter:
         """When the text will next change."""
         from shotclock.core.view import next_change
 
-        return None if self._state is None else next_change(self._state, now, self.display)
+        return None if self._state is None else next_change(self._state, now, self.display, self._holds)
 
 
 def cmd_simulate(args) -> int:

@@ -1,0 +1,176 @@
+"""The floor network's benchmarks: event latency, command round trip, CPU cost, tables per broker.
+
+A real mosquitto on loopback (configured by ``shotclock broker-config``), a fleet of simulated
+tables (``shotclock fleet``, its own process) loading it, and one measured device
+(``shotclock run`` in script mode, its own process, screen drawn offscreen) whose dealer
+presses the bet button every 0.2 s. Pin edges are dated on CLOCK_MONOTONIC, which every
+process on the machine shares, so an event's latency is its arrival here minus its record's
+``t``. Run by ``bench/run.py``; ``python bench/network.py [--quick]`` runs only these.
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+import uuid
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE.parent / "tests"))  # the test suite's mosquitto runner
+
+from mqtt_broker import MosquittoBroker  # noqa: E402
+
+from run import ENV, PY, ROOT, cpu_seconds, percentile  # noqa: E402
+
+EVENT_GOAL_MS, ACK_GOAL_MS = 50.0, 100.0
+GOALS = {
+    "net_event_latency_ms_p99": (EVENT_GOAL_MS, "max", "ms"),
+    "net_cmd_ack_ms_p99": (ACK_GOAL_MS, "max", "ms"),
+    "net_cpu_cost_pct": (0.5, "max", "pp"),
+    "net_tables_per_broker": (200, "min", "tables"),
+}
+WHAT = {
+    "net_event_latency_ms_p99": "a pin edge on a device to its event at a subscriber, 100 other tables on the "
+                                "broker (loopback), 99th percentile",
+    "net_cmd_ack_ms_p99": "a floor command to its ack at the floor, same load, 99th percentile",
+    "net_cpu_cost_pct": "the device's CPU with the network on minus off, while a clock runs (percentage points)",
+    "net_tables_per_broker": "simulated tables one mosquitto on this machine keeps within both latency goals "
+                             "(largest step tried)",
+}
+VENUE = "bench"
+
+
+def device_process(tmp: Path, name: str, script: list[dict], config: str):
+    """``shotclock run`` in script mode, screen drawn offscreen; returns the process."""
+    (tmp / f"{name}.jsonl").write_text("\n".join(json.dumps(s) for s in script) + "\n")
+    (tmp / f"{name}.toml").write_text(config)
+    return subprocess.Popen([PY, "-m", "shotclock", "run", "--pins", "mock", "--offscreen",
+                             "--config", str(tmp / f"{name}.toml"), "--state-dir", str(tmp / f"{name}.state"),
+                             "--script", str(tmp / f"{name}.jsonl")],
+                            env=ENV, cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+
+
+def network_section(broker, table: str) -> str:
+    return (f'\n[network]\nenabled = true\nhost = "127.0.0.1"\nport = {broker.port}\ntls = false\n'
+            f'venue = "{VENUE}"\ntable_id = "{table}"\ncredentials = "{broker.credentials_file("table-" + table)}"\n')
+
+
+class Watcher:
+    """The floor's view: table 1's events and acks, and how many fleet tables are online."""
+
+    def __init__(self, broker):
+        self.events: list[float] = []
+        self.acks: dict[str, float] = {}
+        self.online: set[str] = set()
+        self.client = broker.client("floor")
+        self.client.on_message = self._on_message
+        done = threading.Event()
+        self.client.on_subscribe = lambda *a: done.set()
+        self.client.subscribe([(f"shotclock/v1/{VENUE}/table/1/event", 1), (f"shotclock/v1/{VENUE}/table/1/cmd/ack", 1),
+                               (f"shotclock/v1/{VENUE}/table/+/status", 1)])
+        done.wait(10)
+
+    def _on_message(self, client, userdata, message):
+        now = time.monotonic()
+        data = json.loads(message.payload)
+        if message.topic.endswith("/event"):
+            record = data["record"]
+            if record["type"] == "input" and record.get("button") == "bet":
+                self.events.append((now - record["t"]) * 1000)
+        elif message.topic.endswith("/ack"):
+            self.acks[data["id"]] = now
+        elif message.topic.endswith("/status"):
+            (self.online.add if data["online"] else self.online.discard)(data["table"])
+
+
+def latency_step(tmp: Path, tables: int, seconds: float) -> dict:
+    """Event latency and command round trip of one device with ``tables`` simulated tables on the broker."""
+    from paho.mqtt.packettypes import PacketTypes
+    from paho.mqtt.properties import Properties
+
+    with MosquittoBroker(tmp / f"broker-{tables}", venue=VENUE, tables=[str(n) for n in range(1, tables + 2)],
+                         websockets=False, autosave=30) as broker:
+        watcher = Watcher(broker)
+        fleet = subprocess.Popen([PY, "-m", "shotclock", "fleet", "--tables", str(tables), "--first", "2",
+                                  "--broker", f"127.0.0.1:{broker.port}", "--venue", VENUE,
+                                  "--credentials", str(broker.folder / "credentials"), "--pace", "0.3",
+                                  "--seed", "13"], env=ENV, cwd=ROOT, stdout=subprocess.DEVNULL,
+                                 stderr=subprocess.DEVNULL)
+        try:
+            deadline = time.monotonic() + 60 + tables * 0.2
+            while len(watcher.online) < tables and time.monotonic() < deadline:
+                time.sleep(0.2)
+            online = len(watcher.online)
+            presses = [{"t": 1.0 + 0.2 * i, "button": "bet", "hold": 0.05} for i in range(int(seconds / 0.2))]
+            device = device_process(tmp, f"measured-{tables}", presses, network_section(broker, "1"))
+            while "1" not in watcher.online and device.poll() is None:
+                time.sleep(0.05)
+            sent: dict[str, float] = {}
+            props = Properties(PacketTypes.PUBLISH)
+            props.MessageExpiryInterval = 5
+            for n in range(int(seconds / 0.2)):
+                time.sleep(0.2)
+                command_id = uuid.uuid4().hex[:10]
+                message = {"id": command_id, "name": "bet", "sender": "bench", "sent_ms": int(time.time() * 1000),
+                           "facing_bet": n % 2 == 0}
+                sent[command_id] = time.monotonic()
+                watcher.client.publish(f"shotclock/v1/{VENUE}/table/1/cmd", json.dumps(message), qos=1,
+                                       properties=props)
+            _, err = device.communicate(timeout=60)
+            if device.returncode != 0:
+                raise SystemExit(f"bench: the measured device failed:\n{err}")
+            time.sleep(0.5)
+        finally:
+            fleet.terminate()
+            fleet.wait(60)
+    acks = [(watcher.acks[i] - t) * 1000 for i, t in sent.items() if i in watcher.acks]
+    if len(watcher.events) < len(presses) * 0.9 or len(acks) < len(sent) * 0.9:
+        raise SystemExit(f"bench: {tables} tables: only {len(watcher.events)} of {len(presses)} events and "
+                         f"{len(acks)} of {len(sent)} acks arrived")
+    return {"tables": tables, "online": online, "event_p99": percentile(watcher.events, 0.99),
+            "ack_p99": percentile(acks, 0.99), "events": len(watcher.events), "acks": len(acks)}
+
+
+def cpu_cost(tmp: Path, window: float) -> float:
+    """Percentage points of one core: the same running clock with the network on and off, side by side."""
+    with MosquittoBroker(tmp / "broker-cpu", venue=VENUE, tables=["1"], websockets=False) as broker:
+        clock = f"[clock]\nseconds = {window + 3}\ncountdown = 5\n"
+        script = [{"t": 0.2, "button": "floor"}]
+        on = device_process(tmp, "cpu-on", script, clock + network_section(broker, "1"))
+        off = device_process(tmp, "cpu-off", script, clock)
+        time.sleep(1.5)
+        c_on, c_off, t0 = cpu_seconds(on.pid), cpu_seconds(off.pid), time.monotonic()
+        time.sleep(window)
+        elapsed = time.monotonic() - t0
+        d_on, d_off = cpu_seconds(on.pid) - c_on, cpu_seconds(off.pid) - c_off
+        for proc in (on, off):
+            proc.communicate(timeout=60 + window)
+    return 100 * (d_on - d_off) / elapsed
+
+
+def bench_network(tmp: Path, quick: bool) -> dict:
+    """Every network figure (keys of GOALS), plus the steps of the tables-per-broker search."""
+    steps = [5] if quick else [100, 200, 300, 400]
+    seconds = 2.0 if quick else 20.0
+    results = []
+    for tables in steps:
+        print(f"bench: network, {tables} simulated tables…", file=sys.stderr, flush=True)
+        step = latency_step(tmp, tables, seconds)
+        results.append(step)
+        if step["event_p99"] > EVENT_GOAL_MS or step["ack_p99"] > ACK_GOAL_MS:
+            break
+    within = [s["tables"] for s in results if s["event_p99"] <= EVENT_GOAL_MS and s["ack_p99"] <= ACK_GOAL_MS]
+    print("bench: network CPU cost…", file=sys.stderr, flush=True)
+    return {"net_event_latency_ms_p99": results[0]["event_p99"], "net_cmd_ack_ms_p99": results[0]["ack_p99"],
+            "net_cpu_cost_pct": cpu_cost(tmp, 2.0 if quick else 20.0),
+            "net_tables_per_broker": max(within, default=0), "net_steps": results}
+
+
+if __name__ == "__main__":
+    quick = "--quick" in sys.argv
+    with tempfile.TemporaryDirectory() as tmp:
+        print(json.dumps(bench_network(Path(tmp), quick), indent=2))

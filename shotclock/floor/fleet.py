@@ -1,0 +1,221 @@
+"""``shotclock fleet --tables N``: N simulated tables on one broker, for tests, benchmarks and demos.
+
+Each simulated table is the device without its pins, screen and sound: the same pure
+:class:`~shotclock.core.table.Table`, :class:`~shotclock.shell.loop.DeviceLoop`, decision log,
+recorder, outbox and MQTT link as ``shotclock run``, each loop in its own thread. A dealer
+thread presses their buttons (pin edges posted to the loop, as gpiozero's callback does):
+now and then a clock is called, and the player acts in time or the clock runs out. The floor
+can command them like real tables.
+"""
+
+from __future__ import annotations
+
+import heapq
+import logging
+import random
+import signal
+import tempfile
+import threading
+import time
+from pathlib import Path
+from types import SimpleNamespace
+
+from shotclock.config import parse_config
+from shotclock.core.inputs import Edge
+from shotclock.core.table import Table
+from shotclock.errors import ShotclockError
+from shotclock.shell.loop import DeviceLoop
+
+log = logging.getLogger("shotclock.fleet")
+
+
+class SimulatedTable:
+    """One table: a device loop in its own thread, with its decision log and MQTT link.
+
+    ``device`` has what the recorder and the network wiring expect of a device: ``loop``,
+    ``engine``, ``boot`` and ``link``.
+    """
+
+    def __init__(self, table_id: str, config_text: str, state_dir: Path):
+        from shotclock.adapters.mqtt import new_boot_id
+
+        self.id = table_id
+        self.config = parse_config(config_text)
+        self.state_dir = state_dir
+        self.boot = new_boot_id()
+        self.link = None
+        self.loop: DeviceLoop | None = None
+        self.engine = None
+        self._stop = False
+        self._ready = threading.Event()
+        self.error: Exception | None = None
+        self.thread = threading.Thread(target=self._run, name=f"table-{table_id}", daemon=True)
+
+    def start(self) -> None:
+        """Build and run the table in its thread (SQLite writes from the thread that opened the log)."""
+        self.thread.start()
+        self._ready.wait(30)
+        if self.error:
+            raise self.error
+
+    def _run(self) -> None:
+        from shotclock.shell.device import attach_log_and_network
+
+        try:
+            c = self.config
+            table = Table(c.settings, start=time.monotonic(), debounce=c["device.debounce"], hold=c["device.hold"],
+                          stuck_after=c["device.stuck_after"], edge_grace=c["device.edge_grace"])
+            self.engine = table.engine
+            self.loop = DeviceLoop(table)
+            self.recorder = attach_log_and_network(self, c, SimpleNamespace(no_log=False, state_dir=str(self.state_dir)))
+        except Exception as exc:
+            self.error = exc
+            self._ready.set()
+            return
+        self._ready.set()
+        try:
+            self.loop.run(lambda round: self._stop)
+        finally:
+            if self.link:
+                self.link.stop()
+            if self.recorder:
+                self.recorder.log.close()
+
+    def press(self, button: str, t: float) -> None:
+        """A pin edge: ``button`` pressed at ``t`` (posted as gpiozero's callback would)."""
+        self.loop.post(Edge(t, button, True))
+
+    def release(self, button: str, t: float) -> None:
+        """A pin edge: ``button`` released at ``t``."""
+        self.loop.post(Edge(t, button, False))
+
+    def stop(self) -> None:
+        """Stop the loop; the link says offline (clean) and closes."""
+        self._stop = True
+        if self.loop:
+            self.loop.waker.wake()
+        self.thread.join(10)
+
+
+class Dealer:
+    """Presses the simulated tables' buttons at random moments (one thread for all tables).
+
+    Clock mode: a bet now and then, the floor calls a clock, and the player acts after a
+    random time (a third of the clocks run out: hand dead or check).
+    """
+
+    def __init__(self, tables: list[SimulatedTable], seed: int | None = None, pace: float = 1.0):
+        """``pace`` scales the idle time between hands (0.1: ten times as many clocks)."""
+        self.tables = tables
+        self.random = random.Random(seed)
+        self.pace = pace
+        self._stop = threading.Event()
+        self._queue: list = []
+        self.presses = 0
+        self.thread = threading.Thread(target=self._run, name="fleet-dealer", daemon=True)
+
+    def start(self) -> None:
+        """Begin pressing."""
+        now = time.monotonic()
+        for n, table in enumerate(self.tables):
+            self._at(now + self.random.uniform(0.5, 8) * self.pace, n, "hand")
+        self.thread.start()
+
+    def stop(self) -> None:
+        """Stop pressing."""
+        self._stop.set()
+        self.thread.join(5)
+
+    def _at(self, t: float, n: int, what: str) -> None:
+        heapq.heappush(self._queue, (t, n, what))
+
+    def _run(self) -> None:
+        while not self._stop.is_set() and self._queue:
+            t, n, what = self._queue[0]
+            if self._stop.wait(max(0.0, t - time.monotonic())):
+                return
+            heapq.heappop(self._queue)
+            self._act(self.tables[n], n, what, time.monotonic())
+
+    def _tap(self, table: SimulatedTable, button: str, t: float) -> None:
+        table.press(button, t)
+        table.release(button, t + 0.08)
+        self.presses += 1
+
+    def _act(self, table, n, what, now) -> None:
+        r = self.random
+        if what == "hand":
+            if r.random() < 0.5:
+                self._tap(table, "bet", now)
+            self._at(now + 0.3, n, "call")
+        elif what == "call":
+            self._tap(table, "floor", now)
+            seconds = table.config["clock.seconds"]
+            wait = r.uniform(0.05, 1.5) * seconds  # a third of the clocks run out
+            if wait < seconds:
+                self._at(now + wait, n, "act")
+            self._at(now + max(wait, seconds + 1) + r.uniform(3, 15) * self.pace, n, "hand")
+        elif what == "act":
+            self._tap(table, "action", now)
+
+
+def fleet_config(table_id: str, host: str, port: int, venue: str, credentials: Path, tls: bool, ca_file: str,
+                 extra: str = "") -> str:
+    """A simulated table's configuration (clock mode, the network on)."""
+    return (f'table = "Sim {table_id}"\nlanguage = "en"\n{extra}\n[network]\nenabled = true\nhost = "{host}"\n'
+            f'port = {port}\ntls = {"true" if tls else "false"}\nca_file = "{ca_file}"\nvenue = "{venue}"\n'
+            f'table_id = "{table_id}"\ncredentials = "{credentials}"\n')
+
+
+def start_fleet(count: int, host: str, port: int, venue: str, credentials_dir: Path, state_root: Path,
+                first: int = 1, tls: bool = False, ca_file: str = "", extra: str = "") -> list[SimulatedTable]:
+    """Start ``count`` simulated tables (ids ``first``…); each needs ``credentials_dir/table-<id>.toml``."""
+    tables = []
+    for n in range(first, first + count):
+        table_id = str(n)
+        credentials = Path(credentials_dir) / f"table-{table_id}.toml"
+        if not credentials.is_file():
+            raise ShotclockError(f"no credentials for table {table_id}: {credentials} "
+                                 f"(make them with 'shotclock broker-config --tables {first}-{first + count - 1}')")
+        table = SimulatedTable(table_id, fleet_config(table_id, host, port, venue, credentials, tls, ca_file, extra),
+                               state_root / table_id)
+        table.start()
+        tables.append(table)
+    return tables
+
+
+def cmd_fleet(args) -> int:
+    """``shotclock fleet``: run until --duration passes or Ctrl-C."""
+    from shotclock.core.topics import check_name
+    from shotclock.floor.broker_config import parse_endpoint
+
+    if args.tables < 1 or args.tables > 2000:
+        raise ShotclockError("--tables must be from 1 to 2000")
+    problem = check_name("venue", args.venue)
+    if problem:
+        raise ShotclockError(problem)
+    endpoint = parse_endpoint(args.broker, "--broker")
+    if not Path(args.credentials).is_dir():
+        raise ShotclockError(f"--credentials {args.credentials}: not a folder (broker-config's credentials/)")
+    stop = threading.Event()
+    for s in (signal.SIGTERM, signal.SIGINT):
+        signal.signal(s, lambda *a: stop.set())
+    with tempfile.TemporaryDirectory(prefix="shotclock-fleet-") as temp:
+        state_root = Path(args.state_dir) if args.state_dir else Path(temp)
+        tables = start_fleet(args.tables, endpoint.host, endpoint.port, args.venue, Path(args.credentials),
+                             state_root, first=args.first, tls=args.tls, ca_file=args.ca_file or "")
+        dealer = Dealer(tables, seed=args.seed, pace=args.pace)
+        dealer.start()
+        log.info("%d simulated tables on %s, venue %r", len(tables), args.broker, args.venue)
+        started = time.monotonic()
+        while not stop.wait(5 if args.duration is None else min(5, max(0.01, started + args.duration - time.monotonic()))):
+            if args.duration is not None and time.monotonic() >= started + args.duration:
+                break
+            connected = sum(1 for t in tables if t.link and t.link.status.connected)
+            pending = sum(t.link.status.pending for t in tables if t.link)
+            log.info("%d/%d tables connected, %d records waiting, %d presses", connected, len(tables), pending,
+                     dealer.presses)
+        dealer.stop()
+        for table in tables:
+            table.stop()
+    return 0

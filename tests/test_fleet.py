@@ -1,0 +1,52 @@
+"""``shotclock fleet``: simulated tables that play clocks against a real broker."""
+
+import json
+import time
+
+import pytest
+
+from mqtt_broker import Inbox, MosquittoBroker
+from network_schemas import check
+from shotclock.core.topics import all_tables
+from shotclock.floor.fleet import Dealer, start_fleet
+from shotclock.shell.cli import main
+
+FAST = "[clock]\nseconds = 1.5\ncountdown = 1\n"
+
+
+@pytest.mark.slow
+def test_fleet_tables_play_clocks_and_publish_them(tmp_path):
+    with MosquittoBroker(tmp_path / "broker", tables=[str(n) for n in range(1, 6)]) as broker:
+        inbox = Inbox(broker.client("collector"), all_tables("test", "event"), all_tables("test", "status"))
+        tables = start_fleet(5, "127.0.0.1", broker.port, "test", broker.folder / "credentials", tmp_path / "fleet",
+                             extra=FAST)
+        dealer = Dealer(tables, seed=7, pace=0.05)
+        dealer.start()
+        try:
+            deadline = time.monotonic() + 30
+            while time.monotonic() < deadline:
+                decided = {json.loads(m.payload)["table"] for m in list(inbox.messages)
+                           if m.topic.endswith("/event") and json.loads(m.payload)["record"]["type"] == "decision"}
+                if len(decided) == 5:
+                    break
+                time.sleep(0.2)
+            assert decided == {"1", "2", "3", "4", "5"}
+        finally:
+            dealer.stop()
+            for table in tables:
+                table.stop()
+        events = [check("event", m.payload) for m in list(inbox.messages) if m.topic.endswith("/event")]
+        boots = {e["table"]: e["boot"] for e in events}
+        assert len(set(boots.values())) == 5  # each table its own device identity
+        offline = [json.loads(m.payload) for m in list(inbox.messages) if m.topic.endswith("/status")
+                   and not json.loads(m.payload)["online"]]
+        assert {s["table"] for s in offline} == {"1", "2", "3", "4", "5"} and all(s["clean"] for s in offline)
+
+
+def test_fleet_cli_refuses_bad_arguments(tmp_path, capsys):
+    assert main(["fleet", "--tables", "0", "--venue", "v", "--credentials", str(tmp_path)]) == 2
+    assert "--tables" in capsys.readouterr().err
+    assert main(["fleet", "--tables", "2", "--venue", "v", "--credentials", str(tmp_path / "none")]) == 2
+    assert "not a folder" in capsys.readouterr().err
+    assert main(["fleet", "--tables", "2", "--venue", "v", "--credentials", str(tmp_path), "--duration", "1"]) == 2
+    assert "no credentials for table 1" in capsys.readouterr().err
