@@ -46,15 +46,15 @@ def test_script_mode_rules_with_inputs_dated_at_their_edges(tmp_path):
                                                            ("call", "floor")]
     # The script player is a sleeping thread: on a loaded machine it drives a pin late. What the
     # device must do is date each input at the edge the pin really made -- the log holds those.
-    scripted = [0.1, 0.2, 0.9, 1.2]  # every input at its press edge (a release would be 0.05-0.1 s later)
+    scripted = [0.1, 0.2, 0.9, 1.2]
     for record, edge in zip(inputs, scripted):
-        assert abs(record["t"] - edge) < 0.04, record
+        assert abs(record["t"] - edge) < 0.5, record  # the right press (the exact check is against the log)
     log = DecisionLog(tmp_path / "state", readonly=True)
     edges = log.rows("WHERE type = 'edge'")
     logged_inputs = log.rows("WHERE type = 'input'")
     presses = sorted(t for t in (e["t"] for e in edges if e["pressed"]))
     for record in logged_inputs:
-        assert record["t"] in presses, record  # exactly an edge's time: the press edge
+        assert record["t"] in presses, record  # exactly a press edge's time (a release would not match)
         same = [e for e in edges if e["button"] == record["button"] and e["t"] < record["t"] and
                 record["t"] - e["t"] < 0.05]
         assert not same, (record, same)  # the first edge of its press, not a bounce or the release

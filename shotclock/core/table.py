@@ -164,6 +164,11 @@ class Round:
         self.sequence.append(item)
 
 
+def round_us(seconds: float) -> int:
+    """Seconds as whole microseconds, as the engine keeps time."""
+    return round(seconds * 1_000_000)
+
+
 class Table:
     """One table's rules: buttons, gestures, floor commands, the engine and the faults.
 
@@ -230,16 +235,11 @@ class Table:
                 self._take(self.reader.advance(t), round)
                 self._command(item, t, round)
         self._take(self.reader.advance(now), round)
-        # A press seen inside a bounce window counts when the window closes, dated at its edge:
-        # the ruling waits for it as for an edge still in the driver.
-        settle = self.edge_grace
-        if (unsettled := self.reader.unsettled_press_since()) is not None:
-            settle = max(settle, now - unsettled)
-        # A tap is dated at its press edge: while one is undecided (tap or hold?) the engine's clock
-        # waits at that edge, so the ruling at 0 waits for it too (at most the hold time; beeps never wait).
-        if (undecided := self.reader.undecided_since()) is not None:
-            settle = max(settle, now - undecided)
-        round.add_outputs(self.engine.advance(now, settle, hold=undecided))
+        # A press seen inside a bounce window (or waiting for its minimum press time) counts later,
+        # dated at its edge; a tap is known at the release but dated at its press edge. The engine's
+        # clock waits at the earliest such edge, so the ruling at 0 waits for it (beeps never wait).
+        pending = [t for t in (self.reader.unsettled_press_since(), self.reader.undecided_since()) if t is not None]
+        round.add_outputs(self.engine.advance(now, self.edge_grace, pending=min(pending) if pending else None))
         round.state = self.engine.state
         round.faults = self.faults
         round.holds = self.holds()
@@ -272,7 +272,8 @@ class Table:
 
     def _at(self, t: float, round: Round) -> float:
         """Bring the engine to just before ``t`` (never back): the time an input is taken at."""
-        t = max(t, self.engine.now)
+        if round_us(t) < round_us(self.engine.now):  # the engine keeps whole microseconds: compare as it does
+            t = self.engine.now
         round.add_outputs(self.engine.catch_up(t))
         return t
 
