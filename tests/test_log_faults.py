@@ -18,7 +18,7 @@ from shotclock.adapters.log import DB_NAME, DecisionLog, lock_state_dir
 
 CONFIG = "[clock]\nseconds = 1\ncountdown = 1\ntie_window = 0.25\n"
 # A floor call every 1.5 s: each clock expires 1.25 s after its call (a check).
-CALLS = [{"t": 0.3 + 1.5 * k, "button": "floor", "hold": 0.05} for k in range(5)]
+CALLS = [{"t": 0.3 + 1.5 * k, "button": "floor", "hold": 0.1} for k in range(5)]
 
 
 def start(tmp_path, script, state, extra=()):

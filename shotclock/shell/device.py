@@ -143,22 +143,33 @@ def build_device(config: Config, pin_factory="auto", *, sound=(), screens=(), ex
                     clock=clock)
     if sound_problem:
         device.loop.set_fault(NoSound(sound_problem))
+    try:
+        attach_log_and_network(device, config, log_dir, position=1 + len(sound))
+    except Exception:
+        device.close()
+        raise
+    return device
+
+
+def attach_log_and_network(device, config, log_dir, position: int | None = None):
+    """The decision log in ``log_dir`` (None: none), then the floor network when ``[network] enabled``.
+
+    ``device`` needs ``loop``, ``engine``, ``boot`` and ``link`` (the fleet's simulated tables have
+    no pins). The recorder goes in the listeners at ``position`` (default: before the last, the
+    screen's side). Returns the recorder, or None.
+    """
+    from shotclock.shell.network import attach_network
+
+    recorder = None
     if log_dir is not None:
         from shotclock.shell.recorder import open_recorder
 
-        try:
-            recorder = open_recorder(config, log_dir, device)
-        except Exception:
-            device.close()
-            raise
+        recorder = open_recorder(config, log_dir, device)
         if recorder is not None:
-            device.loop.listeners.insert(1 + len(sound), recorder)
-    else:
-        recorder = None
-    from shotclock.shell.network import attach_network
-
-    device.link = attach_network(device, config, recorder)  # when [network] enabled
-    return device
+            listeners = device.loop.listeners
+            listeners.insert(len(listeners) if position is None else position, recorder)
+    device.link = attach_network(device, config, recorder)
+    return recorder
 
 
 def cmd_run(args) -> int:

@@ -55,17 +55,17 @@ def _number(x) -> bool:
     return isinstance(x, int) and not isinstance(x, bool) or isinstance(x, float) and math.isfinite(x)
 
 
-def edge_schedule(presses: list[dict]) -> list[tuple[float, str, bool, bool]]:
-    """Every pin edge of the script, in time order: ``(t, button, pressed, flip)``; ``flip`` marks a
-    bounce away from the level the contact settles at."""
+def edge_schedule(presses: list[dict]) -> list[tuple[float, str, bool, bool, int]]:
+    """Every pin edge of the script, in time order: ``(t, button, pressed, flip, press)``; ``flip``
+    marks a bounce away from the level the contact settles at, ``press`` numbers the press."""
     edges = []
-    for p in presses:
+    for n, p in enumerate(presses):
         for start, pressed in ((p["t"], True), (p["t"] + p["hold"], False)):
-            edges.append((start, p["button"], pressed, False))
+            edges.append((start, p["button"], pressed, False, n))
             step = BOUNCE_SPAN / (2 * p["bounce"] + 1) if p["bounce"] else 0
             for k in range(p["bounce"]):
-                edges.append((start + (2 * k + 1) * step, p["button"], not pressed, True))
-                edges.append((start + (2 * k + 2) * step, p["button"], pressed, False))
+                edges.append((start + (2 * k + 1) * step, p["button"], not pressed, True, n))
+                edges.append((start + (2 * k + 2) * step, p["button"], pressed, False, n))
     edges.sort(key=lambda e: e[0])
     return edges
 
@@ -73,8 +73,9 @@ def edge_schedule(presses: list[dict]) -> list[tuple[float, str, bool, bool]]:
 class ScriptPlayer(threading.Thread):
     """Drives the mock pins through the script's edges at their times after ``start``.
 
-    A sleeping thread wakes late on a loaded machine. A bounce it would make more than
-    ``BOUNCE_SPAN`` late is left out: that late it would be a new press, not contact bounce.
+    A sleeping thread wakes late on a loaded machine. A press it makes late keeps its length
+    (its release moves with it), and a bounce it would make more than ``BOUNCE_SPAN`` late is
+    left out: that late it would be a new press, not contact bounce.
     """
 
     def __init__(self, edges, pins, start: float, on_done):
@@ -87,13 +88,16 @@ class ScriptPlayer(threading.Thread):
 
     def run(self):
         self.skipped = 0
-        for t, button, pressed, flip in self.edges:
-            delay = self.start_time + t - time.monotonic()
+        late: dict[int, float] = {}  # by press: how late its press edge was made
+        for t, button, pressed, flip, press in self.edges:
+            delay = self.start_time + t + late.get(press, 0.0) - time.monotonic()
             if delay > 0:
                 time.sleep(delay)
             elif flip and -delay > BOUNCE_SPAN:
                 self.skipped += 1
                 continue
+            if press not in late:
+                late[press] = max(0.0, -delay)
             pin = self.pins.pin(button)
             pin.drive_low() if pressed else pin.drive_high()  # buttons pull low when pressed
         self.done = True
