@@ -95,13 +95,16 @@ def peak_rss_mb(pid: int) -> float:
     return float("nan")
 
 
-def bench_timing(tmp: Path, clocks: int) -> dict:
-    """Short clocks called by the floor (with contact bounce): ruling, beep and press timing."""
+def bench_timing(tmp: Path, clocks: int, extra_config: str = "", name: str = "timing") -> dict:
+    """Short clocks called by the floor (with contact bounce): ruling, beep and press timing.
+
+    ``extra_config`` is appended to the device's configuration (bench/network.py turns the network on).
+    """
     # A 0.1 s press: well past the floor button's 40 ms minimum press time, as a hand presses it.
     seconds, tie, gap, hold = 0.5, 0.1, 0.85, 0.1
     script = [{"t": 0.2 + i * gap, "button": "floor", "hold": hold, "bounce": 4} for i in range(clocks)]
-    config = f"[clock]\nseconds = {seconds}\ncountdown = 0\ntie_window = {tie}\n"
-    proc, report = device(tmp, "timing", script, config)
+    config = f"[clock]\nseconds = {seconds}\ncountdown = 0\ntie_window = {tie}\n" + extra_config
+    proc, report = device(tmp, name, script, config)
     finish(proc, timeout=60 + clocks * gap * 2)
     records = [json.loads(x) for x in report.read_text().splitlines()]
     decisions = [(r["t"] - r["due"]) * 1000 for r in records if r["type"] == "decision"]

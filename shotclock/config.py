@@ -290,7 +290,7 @@ def config_from(flat: dict, source: str) -> Config:
     values = {k.name: k.default for k in SCHEMA}
     errors: dict[str, str] = {}
     preset = flat.get("preset", values["preset"])
-    if preset in PRESETS:  # a bad preset is reported with the other keys below
+    if isinstance(preset, str) and preset in PRESETS:  # a bad preset is reported with the other keys below
         values.update(PRESETS[preset])
     for name, value in flat.items():
         key = KEYS.get(name)

@@ -70,20 +70,24 @@ class MosquittoBroker:
     :param websockets: also open a websockets listener (for browser tests).
     :param persistence: keep retained messages and sessions across restarts.
     :param autosave: seconds between persistence saves (1: a crash loses almost nothing).
+    :param tls: (certfile, keyfile): also a TLS listener on ``tls_port``, as for the floor network.
     """
 
     def __init__(self, folder: str | Path, venue: str = "test", tables=("1", "2"), websockets: bool = True,
-                 persistence: bool = True, autosave: int = 1):
+                 persistence: bool = True, autosave: int = 1, tls: tuple[str, str] | None = None):
         self.binary = require_mosquitto()
         self.folder = Path(folder)
         self.venue = venue
         self.tables = list(tables)
         self.port = free_port()
         self.ws_port = free_port() if websockets else None
+        self.tls_port = free_port() if tls else None
         plan = BrokerPlan(venue, self.tables, local=Endpoint("127.0.0.1", self.port),
                           websockets=Endpoint("127.0.0.1", self.ws_port) if websockets else None,
                           persistence="data" if persistence else None,
-                          run_as="root" if os.geteuid() == 0 else None, autosave_interval=autosave)
+                          run_as="root" if os.geteuid() == 0 else None, autosave_interval=autosave,
+                          network=Endpoint("127.0.0.1", self.tls_port) if tls else None,
+                          certfile=tls[0] if tls else None, keyfile=tls[1] if tls else None)
         self.passwords = write_broker_config(plan, self.folder)
         self.conf = self.folder / "mosquitto.conf"
         self.log_path = self.folder / "mosquitto.log"
@@ -99,7 +103,7 @@ class MosquittoBroker:
                                         stdin=subprocess.DEVNULL)
         log.close()
         deadline = time.monotonic() + START_TIMEOUT
-        ports = [p for p in (self.port, self.ws_port) if p]
+        ports = [p for p in (self.port, self.ws_port, self.tls_port) if p]
         while not all(port_open(p) for p in ports):
             if self.process.poll() is not None:
                 raise RuntimeError(f"mosquitto exited with {self.process.returncode}:\n{self.log_text()}")

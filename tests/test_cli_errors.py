@@ -131,8 +131,23 @@ def bad_arguments(tmp: Path, state: str):
         ([*log, "export", "--replay", "2", "--config-out", missing / "c.toml"], 2),
         ([*log, "export", "--replay", "2", "--config-out", db], 2),
         ([*log, "verify", "--archive", tmp / "nope.jsonl.gz"], 2),
-        (["log", "verify", "--frob"], 2),
+        (["log", "verify", "--frob"], 2), ([*log, "--collected", tmp / "nowhere", "--table", "1"], 2),
+        # the floor network's tools
+        (["broker-config"], 2), (["broker-config", tmp / "bc", "--venue", "bad venue", "--tables", "1"], 2),
+        (["broker-config", tmp / "bc", "--venue", "v", "--tables", "1", "--listen", "nohost"], 2),
+        (["floor"], 2), (["floor", "collect"], 2),
+        (["floor", "collect", "--venue", "v", "--credentials", tmp / "nope.toml", "--archive", tmp / "arch"], 2),
+        (["fleet", "--tables", "0", "--venue", "v", "--credentials", tmp], 2), (["fleet", "--tables", "x"], 2),
+        (["fleet", "--tables", "1", "--venue", "v", "--credentials", tmp, "--broker", "nohost"], 2),
     ]
+
+
+def test_the_mistakes_cover_every_command(tmp_path):
+    from shotclock.shell.cli import build_parser
+
+    commands = build_parser()._subparsers._group_actions[0].choices
+    tried = {str(args[0]) for args, _ in bad_arguments(tmp_path, str(tmp_path)) if args}
+    assert set(commands) <= tried, f"add mistakes for {set(commands) - tried} to bad_arguments()"
 
 
 def test_every_command_answers_a_mistake_in_one_line(tmp_path, state, capsys, monkeypatch):
@@ -277,3 +292,18 @@ def test_help_texts_have_no_markup(capsys):
 def test_readme_documents_the_exit_codes():
     readme = (ROOT / "README.md").read_text()
     assert "## Exit codes" in readme and "| 2 |" in readme and "| 1 |" in readme
+
+
+def test_log_finds_the_service_log_with_no_options(tmp_path, capsys, monkeypatch):
+    """On the Pi the service writes /var/lib/shotclock: 'shotclock log' reads it without --state-dir."""
+    import shotclock.shell.logcmd as logcmd
+
+    sample_log(tmp_path / "service")
+    monkeypatch.delenv("STATE_DIRECTORY", raising=False)
+    monkeypatch.setattr(logcmd, "SERVICE_STATE_DIR", tmp_path / "service")
+    code, out, err = cli(capsys, "log")
+    assert code == 0 and err == "" and len(out.splitlines()) == 3
+    monkeypatch.setattr(logcmd, "SERVICE_STATE_DIR", tmp_path / "no-service")
+    monkeypatch.setenv("XDG_STATE_HOME", str(tmp_path / "user"))
+    code, out, err = cli(capsys, "log")
+    assert code == 2 and "no decision log at" in err and str(tmp_path / "user") in err

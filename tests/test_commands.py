@@ -64,7 +64,7 @@ def test_selftest_prints_one_line_per_check_and_fails_on_dummy_drivers():
     proc = subprocess.run([sys.executable, "-m", "shotclock", "selftest", "--pins", "mock"],
                           capture_output=True, text=True, timeout=60, env=env)
     lines = proc.stdout.splitlines()
-    assert [line.split()[1] for line in lines] == ["config:", "pins:", "display:", "audio:", "power:"]
+    assert [line.split()[1] for line in lines] == ["config:", "pins:", "display:", "audio:", "power:", "backlight:"]
     assert lines[0].startswith("OK") and lines[1].startswith("OK")
     assert lines[2].startswith("FAIL") and "'dummy' draws nowhere" in lines[2]
     assert lines[3].startswith("FAIL") and "'dummy' plays nothing" in lines[3]
@@ -118,10 +118,61 @@ def test_service_running_asks_systemd(monkeypatch):
     monkeypatch.setattr(shutil_module, "which", lambda name: "/bin/systemctl")
     calls = []
 
-    def fake_run(cmd, timeout):
+    def fake_run(cmd, timeout, **quiet):
         calls.append(cmd)
         return subprocess.CompletedProcess(cmd, 3)  # systemctl is-active: inactive
 
     assert service_running(fake_run) is False
     assert calls == [["systemctl", "is-active", "--quiet", "shotclock.service"]]
-    assert service_running(lambda cmd, timeout: subprocess.CompletedProcess(cmd, 0)) is True
+    assert service_running(lambda cmd, timeout, **quiet: subprocess.CompletedProcess(cmd, 0)) is True
+
+
+class FakePlayer:
+    def __init__(self):
+        self.played = []
+
+    def beep(self, remaining):
+        self.played.append(remaining)
+
+    def ruling(self):
+        self.played.append("ruling")
+
+
+def test_the_sound_check_plays_the_countdown_as_the_device_does():
+    from shotclock.shell.selftest import play_countdown
+
+    player, slept = FakePlayer(), []
+    assert play_countdown(player, 5, slept.append) == ["5", "4", "3", "2", "1", "0", "ruling"]
+    assert player.played == [5, 4, 3, 2, 1, 0, "ruling"]
+    assert slept[:6] == [1.0] * 6  # a second apart, as at the table
+
+
+def test_selftest_sound_on_a_dummy_driver_fails_with_the_reason():
+    env = dict(os.environ, SDL_VIDEODRIVER="dummy", SDL_AUDIODRIVER="dummy")
+    proc = subprocess.run([sys.executable, "-m", "shotclock", "selftest", "--pins", "mock", "--sound"],
+                          capture_output=True, text=True, timeout=60, env=env)
+    sound = [line for line in proc.stdout.splitlines() if " sound:" in line]
+    assert sound and sound[0].startswith("FAIL") and "plays nothing" in sound[0]
+    assert proc.returncode == 1
+
+
+def test_an_audio_output_that_is_not_there_is_named_with_the_ones_that_are(monkeypatch):
+    from shotclock.config import parse_config
+    from shotclock.shell.selftest import check_audio, check_sound
+
+    config = parse_config('[sound]\ndevice = "No Such Speaker"\n')
+    check = check_sound(config, sleep=lambda s: None)
+    assert check.status == "FAIL" and "'No Such Speaker'" in check.detail
+    assert check_audio("No Such Speaker").status == "FAIL"
+
+
+def test_backlight_check(tmp_path):
+    from shotclock.config import Config
+    from shotclock.shell.selftest import check_backlight
+
+    assert check_backlight(Config(), tmp_path).status == "SKIP"
+    device = tmp_path / "rpi_backlight"
+    device.mkdir()
+    (device / "max_brightness").write_text("255\n")
+    (device / "brightness").write_text("255\n")
+    assert check_backlight(Config(), tmp_path).line() == "OK   backlight: rpi_backlight: set to 1 at start"

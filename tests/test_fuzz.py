@@ -114,6 +114,7 @@ MUTATIONS = [
                                                                  json_scalars, max_size=4))}),
     lambda line, d: '{"t":1e12,"event":"call"}',
     lambda line, d: '{"t":0,"event":["call"]}',
+    lambda line, d: line[:-1] + ',"facing_bet":' + d.draw(st.sampled_from(["true", "false", "1"])) + "}",
 ]
 
 
@@ -268,6 +269,13 @@ VALUES = ["", "0", "-1", "1", "2", "99", "inf", "nan", "1e400", "x", "800x480", 
           "out.csv", "{missing}/x.csv"]
 
 
+def _named(token: str, paths: dict) -> str:
+    """A token with ``{name}`` standing for one of the files, as a path."""
+    for name, path in paths.items():
+        token = token.replace("{" + name + "}", str(path))
+    return token
+
+
 @pytest.fixture
 def cli_files(tmp_path, monkeypatch):
     """The files the arguments may name (made once for all the examples), the working directory in tmp_path."""
@@ -290,7 +298,7 @@ def cli_files(tmp_path, monkeypatch):
 def test_fuzz_command_line(command, tokens, cli_files, capsys):
     paths = cli_files
     before = hashlib.sha256(paths["db"].read_bytes()).hexdigest()
-    args = [*command, *(t.format(**paths) if t.startswith("{") else t for t in tokens)]
+    args = [*command, *(_named(t, paths) for t in tokens)]
     if "--state-dir" not in args:
         args += ["--state-dir", paths["state"]]
     code, out, err = cli(capsys, args)

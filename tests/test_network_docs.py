@@ -46,3 +46,41 @@ def test_network_mark_says_nothing_when_all_is_delivered():
     assert network_mark(True, 4, "en") == "4 to send"
     assert network_mark(False, 0, "nl") == "geen netwerk"
     assert network_mark(False, 12, "nl") == "geen netwerk · 12 te verzenden"
+
+
+def test_screenshot_draws_the_network_mark(tmp_path, capsys):
+    from shotclock.shell.cli import main
+
+    scenario = "docs/examples/clock-dead-hand.events.jsonl"
+    root = DOC.parent.parent
+    out = tmp_path / "n.png"
+    assert main(["screenshot", str(out), "--scenario", str(root / scenario), "--at", "8", "--network", "down=3"]) == 0
+    assert out.stat().st_size > 0
+    assert main(["screenshot", str(out), "--scenario", str(root / scenario), "--at", "8", "--network", "up"]) == 2
+    assert "--network 'up'" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("size", [(800, 480), (480, 800), (1920, 1080)])
+def test_network_mark_is_small_top_right_and_covers_no_words(size):
+    import dataclasses
+
+    import pygame
+
+    from shotclock.adapters.screen import Renderer
+    from shotclock.core.engine import Engine
+    from shotclock.core.events import Call
+    from shotclock.core.settings import Settings
+    from shotclock.core.view import Display, network_mark, view_at
+
+    engine = Engine(Settings())
+    engine.handle(Call(0, facing_bet=True))
+    engine.advance(8)
+    mark = network_mark(False, 12, "nl")
+    view = dataclasses.replace(view_at(engine.state, 8, Display()), corner=mark)
+    renderer = Renderer()
+    renderer.draw(pygame.Surface(size), view)
+    rects = dict(renderer.drawn)
+    corner = rects.pop(mark)
+    w, h = size
+    assert corner.right <= w and corner.top >= 0 and corner.left > w / 2 and corner.bottom < h * 0.1
+    assert not any(corner.colliderect(r) for r in rects.values())

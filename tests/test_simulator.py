@@ -114,3 +114,27 @@ def test_terminal_simulator_keys_drive_the_pins(mock_factory):
         assert sim.quit
     finally:
         sim.device.pins.close()
+
+
+def test_the_panel_shows_only_the_modes_buttons_and_its_hints(vclock):
+    clock_sim = Simulator(Config(), clock=vclock)
+    try:
+        assert list(clock_sim.buttons) == ["floor", "action", "bet", "street"]  # no extension chips
+        drawn = [text for text, _ in clock_sim.screen.renderer.drawn]
+        assert "houd: nieuwe hand" in drawn and "houd: annuleer" in drawn
+        assert any(text.startswith("F: klok") for text in drawn) and not any("E:" in text for text in drawn)
+        key(clock_sim, "e", True)
+        assert "extend" not in clock_sim.down
+    finally:
+        clock_sim.device.pins.close()
+        pygame.display.quit()
+    shot_sim = Simulator(parse_config('mode = "shot"\nlanguage = "en"\n'), clock=vclock)
+    try:
+        assert list(shot_sim.buttons) == ["floor", "action", "bet", "extend", "street"]
+        drawn = [text for text, _ in shot_sim.screen.renderer.drawn]
+        assert {"hold: pause / resume", "hold: chip back", "hold: no more action", "hold: cancel / chips back"} \
+            <= set(drawn)
+        assert any(text.startswith("A: start") for text in drawn)
+    finally:
+        shot_sim.device.pins.close()
+        pygame.display.quit()

@@ -98,8 +98,16 @@ def test_late_edge_waits_for_the_grace_then_is_taken_at_the_engines_clock():
     t2 = table(edge_grace=0.001)
     t2.feed(tap("floor", 0.0), now=0.1)
     t2.feed([], now=3.0)  # ruled hand dead at 2.25
-    r = t2.feed([Edge(2.2499, "action", True)], now=3.1)  # too late: taken at the engine's clock
-    assert r.inputs[0].event.t == pytest.approx(2.999) and r.outputs[0].TYPE == "ignored"
+    r = t2.feed([Edge(2.2499, "action", True)], now=3.1)  # too late: taken at the engine's clock,
+    # which stayed at the ruling (no clock ran since, so nothing moved it)
+    assert r.inputs[0].event.t == pytest.approx(2.25) and r.outputs[0].TYPE == "ignored"
+
+
+def test_while_no_clock_runs_a_late_edge_keeps_its_own_time():
+    t = table(edge_grace=0.001)
+    t.feed([], now=5.0)
+    r = t.feed([Edge(4.2, "bet", True), Edge(4.3, "bet", False)], now=5.1)  # handed over 0.8 s late
+    assert [(i.event.NAME, i.event.t) for i in r.inputs] == [("bet", 4.2)]
 
 
 def test_future_dated_input_is_taken_as_now():

@@ -114,6 +114,8 @@ def test_extension_limit_and_chips_left_are_shown():
         engine.handle(event)
     assert view_at(engine.state, 2, NL).info == "Preflop · Extensies: 1 · nog 2 chips"
     assert view_at(engine.state, 2, EN).info == "Preflop · Extensions: 1 · 2 chips left"
+    engine.handle(Extend(3, seat=4))
+    assert view_at(engine.state, 4, EN).info == "Preflop · Extensions: 2 · 1 chip left"
 
 
 def test_faults_are_named():

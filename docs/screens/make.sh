@@ -5,7 +5,7 @@ cd "$(dirname "$0")/../.."
 EX=docs/examples
 S="docs/screens"
 run() { out=$1; shift; ./dev shotclock screenshot "$S/$out.png" "$@"; }
-run idle          --scenario "$EX/clock-paused-then-acted.events.jsonl" --at 0
+run idle          --scenario "$EX/clock-paused-then-acted.events.jsonl" --at 60
 run running       --scenario "$EX/clock-dead-hand.events.jsonl" --at 8
 run countdown     --scenario "$EX/clock-dead-hand.events.jsonl" --at 27.5
 run paused        --scenario "$EX/clock-paused-then-acted.events.jsonl" --at 30
@@ -17,4 +17,10 @@ run english       --scenario "$EX/clock-dead-hand.events.jsonl" --at 27.5 --conf
 run portrait      --scenario "$EX/clock-dead-hand.events.jsonl" --at 12 --size 480x800
 run interrupted   --scenario "$EX/clock-dead-hand.events.jsonl" --at 12.4 --interrupted
 run fault         --scenario "$EX/clock-dead-hand.events.jsonl" --at 8 --fault stuck=extend --fault no_sound
+run check         --scenario "$EX/shot-hand.events.jsonl" --config "$EX/shot-hand.toml" --at 106
+run hold          --scenario "$EX/clock-paused-then-acted.events.jsonl" --at 30 --hold floor=1.2
+run shot-chips    --scenario "$EX/shot-all-in.events.jsonl" --config "$EX/shot-all-in.toml" --at 11.5
+run small-running --scenario "$EX/clock-dead-hand.events.jsonl" --at 8 --size 320x240
+run small-dead    --scenario "$EX/clock-dead-hand.events.jsonl" --at 31 --size 320x240
+run network       --scenario "$EX/clock-dead-hand.events.jsonl" --at 8 --network down=12
 echo "wrote $S/*.png" >&2

@@ -140,6 +140,8 @@ class MqttLink:
         self.client.on_disconnect = self._on_disconnect
         self.client.on_publish = self._on_publish
         self.client.on_message = self._on_message
+        self.client.on_connect_fail = self._on_connect_fail
+        self._unreachable_since: float | None = None
 
     # -- called from the main loop: append, wake, return -------------------------------------
 
@@ -201,6 +203,7 @@ class MqttLink:
             log.error("the broker refused the connection: %s", reason_code)
             return
         self._refused = ""
+        self._unreachable_since = None
         s = self.settings
         client.publish(self.topic("status"), dumps(status_message(s.table, self.boot, True, **self.status_extra)),
                        qos=1, retain=True)
@@ -211,8 +214,16 @@ class MqttLink:
         self._wake.set()
         self.on_status_change()
 
+    def _on_connect_fail(self, client, userdata):
+        # Said once per outage (and once a minute after), not at every retry.
+        now = time.monotonic()
+        if self._unreachable_since is None or now - self._unreachable_since > 60:
+            log.warning("cannot reach the broker %s:%d; retrying (records wait in the outbox)",
+                        self.settings.host, self.settings.port)
+            self._unreachable_since = now
+
     def _on_disconnect(self, client, userdata, flags, reason_code, properties):
-        if self._connected:
+        if self._connected and not self._stopping:
             log.warning("lost the broker (%s); records wait in the outbox", reason_code)
         self._connected = False
         self._wake.set()

@@ -31,7 +31,8 @@ def sounds_dir() -> Path:
     raise HardwareError(f"sound files not found in {here} or {installed}")
 
 
-def _init_mixer():
+def _init_mixer(device: str = ""):
+    """Open the mixer on ``device`` (an output's name; empty: the system's default)."""
     os.environ.setdefault("PYGAME_HIDE_SUPPORT_PROMPT", "1")
     import pygame
 
@@ -39,14 +40,40 @@ def _init_mixer():
         from shotclock.adapters.quiet import quiet_stderr
 
         with quiet_stderr():  # ALSA lists every card it did not find on fd 2
-            pygame.mixer.init(frequency=FREQUENCY, size=-16, channels=2, buffer=BUFFER)
+            try:
+                pygame.mixer.init(frequency=FREQUENCY, size=-16, channels=2, buffer=BUFFER, devicename=device or None)
+            except pygame.error:
+                if not device:
+                    raise
+                names = output_devices()
+                raise HardwareError(f"audio output {device!r} not found (outputs here: "
+                                    f"{', '.join(repr(n) for n in names) or 'none'}; sound.device)") from None
     return pygame
 
 
-def probe_audio() -> tuple[str | None, str | None]:
+def output_devices() -> list[str]:
+    """The names of the audio outputs SDL sees here (for ``sound.device``)."""
+    import pygame
+    from pygame._sdl2 import audio
+
+    started = not pygame.mixer.get_init()
+    try:
+        if started:
+            pygame.mixer.init()
+        return list(audio.get_audio_device_names(False))
+    except pygame.error:
+        return []
+    finally:
+        if started and pygame.mixer.get_init():
+            pygame.mixer.quit()
+
+
+def probe_audio(device: str = "") -> tuple[str | None, str | None]:
     """(driver, problem): opens the mixer once; ``problem`` says why there will be no sound."""
     try:
-        pygame = _init_mixer()
+        pygame = _init_mixer(device)
+    except HardwareError as exc:
+        return None, str(exc)
     except Exception as exc:  # pygame.error, or an ALSA failure surfacing as another kind
         return None, f"no audio device ({exc})"
     try:
@@ -65,13 +92,17 @@ class SoundPlayer:
     :param voice: speak "vijf … één" (True) or tick (False).
     :param volume: 0 to 1.
     :param directory: where the WAV files are (default: :func:`sounds_dir`).
+    :param device: the audio output by name (``sound.device``; empty: the system's default).
 
     Raises :class:`~shotclock.errors.HardwareError` when there is no audio device or a file is missing.
     """
 
-    def __init__(self, language: str = "nl", voice: bool = True, volume: float = 0.8, directory=None):
+    def __init__(self, language: str = "nl", voice: bool = True, volume: float = 0.8, directory=None,
+                 device: str = ""):
         try:
-            self._pygame = pygame = _init_mixer()
+            self._pygame = pygame = _init_mixer(device)
+        except HardwareError:
+            raise
         except Exception as exc:
             raise HardwareError(f"no audio device: {exc}") from None
         self.driver = pygame.mixer.get_driver()

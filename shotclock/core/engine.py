@@ -236,7 +236,8 @@ class Engine:
         out.extend(self._apply(event.NAME, t, event))
         return out
 
-    def advance(self, t: float, settle: float = 0.0, pending: float | None = None) -> list[ev.Output]:
+    def advance(self, t: float, settle: float = 0.0, pending: float | None = None,
+                hold: float | None = None) -> list[ev.Output]:
         """Let time pass to ``t`` (inclusive) and return the beeps and rulings that fell due.
 
         ``settle``: inputs may still arrive dated up to this much before ``t`` (a GPIO driver
@@ -246,6 +247,9 @@ class Engine:
 
         ``pending``: an input dated this early is still being decided (a bounce window, a tap or
         a hold): the engine's clock for events does not pass it either.
+
+        ``hold``: once no clock runs (after the timers due by ``t``), keep the engine's clock for
+        events no later than this (nothing can fall due, so a late input keeps its own time).
         """
         us = _us(t)
         if us < self._now:
@@ -254,6 +258,8 @@ class Engine:
         if pending is not None:
             limit = min(limit, _us(pending))
         out = self._run_timers(us, inclusive=True, settle=us - limit)
+        if hold is not None and self.phase != RUNNING:
+            limit = min(limit, _us(hold))
         self._now = max(self._now, limit)
         return out
 

@@ -86,6 +86,21 @@ class Hold:
         return min(1.0, max(0.0, int(round(done * steps, 6)) / steps))
 
 
+# The buttons each mode uses (the simulator shows only these). Clock mode has no extension chips.
+MODE_BUTTONS = {CLOCK: ("floor", "action", "bet", "street"), SHOT: ("floor", "action", "bet", "extend", "street")}
+
+
+def hold_meanings(button: str, mode: str) -> list[str]:
+    """What holding ``button`` can do in ``mode`` (event names: a running clock first, then paused, idle)."""
+    row = GESTURES.get((button, HOLD), {})
+    names = []
+    for phase in (RUNNING, PAUSED, IDLE):
+        make = lookup(row, mode, phase)
+        if make is not None and make.__name__ not in names:
+            names.append(make.__name__)
+    return names
+
+
 def lookup(row: dict[tuple[str, str], EventFor], mode: str, phase: str) -> EventFor | None:
     """The entry of ``row`` for ``mode`` and ``phase``: the most exact match, or None."""
     for key in ((mode, phase), (mode, ANY), (ANY, phase), (ANY, ANY)):

@@ -31,7 +31,7 @@ SEATS = range(1, 11)  # a poker table seats at most ten
 _REQUIRED = {"bet": {"facing_bet"}}
 _BARE = frozenset({"t", "event"})
 _BARE_TYPES = {name: cls for name, cls in ev.EVENT_TYPES.items() if name not in _REQUIRED}
-_BET_TYPES = {name: ev.EVENT_TYPES[name] for name in _FIELDS}
+_BET_TYPES = {name: ev.EVENT_TYPES[name] for name, fields in _FIELDS.items() if fields == {"facing_bet"}}
 _HEADER_FIELDS = {"config", "source"}
 
 # The lines replay reads 100,000s of ({"t":1.5,"event":"call"}, optionally "facing_bet"), matched

@@ -239,7 +239,10 @@ class Table:
         # dated at its edge; a tap is known at the release but dated at its press edge. The engine's
         # clock waits at the earliest such edge, so the ruling at 0 waits for it (beeps never wait).
         pending = [t for t in (self.reader.unsettled_press_since(), self.reader.undecided_since()) if t is not None]
-        round.add_outputs(self.engine.advance(now, self.edge_grace, pending=min(pending) if pending else None))
+        # While no clock runs nothing can fall due, so the engine's clock for events stays at the last
+        # input: an edge the driver hands over late (a loaded machine) keeps its own time.
+        round.add_outputs(self.engine.advance(now, self.edge_grace, pending=min(pending) if pending else None,
+                                              hold=self._last_t))
         round.state = self.engine.state
         round.faults = self.faults
         round.holds = self.holds()

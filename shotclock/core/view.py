@@ -113,7 +113,7 @@ def _shot_info(state: Snapshot, language: str) -> str:
         key = "extensions.of" if state.extension_limit else "extensions"
         parts.append(texts.text(language, key, n=state.extensions, limit=state.extension_limit))
     if state.chips_left is not None:
-        parts.append(texts.text(language, "chips_left", n=state.chips_left))
+        parts.append(texts.text(language, "chips_left.1" if state.chips_left == 1 else "chips_left", n=state.chips_left))
     return " · ".join(parts)
 
 

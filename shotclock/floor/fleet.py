@@ -50,10 +50,15 @@ class SimulatedTable:
         self.error: Exception | None = None
         self.thread = threading.Thread(target=self._run, name=f"table-{table_id}", daemon=True)
 
-    def start(self) -> None:
+    def start(self, wait: bool = True) -> None:
         """Build and run the table in its thread (SQLite writes from the thread that opened the log)."""
         self.thread.start()
-        self._ready.wait(30)
+        if wait:
+            self.wait_ready()
+
+    def wait_ready(self) -> None:
+        """Wait until the table runs; raise what stopped it from starting."""
+        self._ready.wait(60)
         if self.error:
             raise self.error
 
@@ -178,8 +183,10 @@ def start_fleet(count: int, host: str, port: int, venue: str, credentials_dir: P
                                  f"(make them with 'shotclock broker-config --tables {first}-{first + count - 1}')")
         table = SimulatedTable(table_id, fleet_config(table_id, host, port, venue, credentials, tls, ca_file, extra),
                                state_root / table_id)
-        table.start()
+        table.start(wait=False)  # all at once: each opens its own decision log
         tables.append(table)
+    for table in tables:
+        table.wait_ready()
     return tables
 
 

@@ -73,9 +73,11 @@ def run(add) -> None:
 
 def selftest(add) -> None:
     p = add("selftest", "shotclock.shell.selftest:cmd_selftest",
-            "check config, pins, display, audio and power; one line each; exit 1 when a check fails")
+            "check config, pins, display, audio, power and backlight; one line each; exit 1 when a check fails")
     p.add_argument("--pins", default="auto", type=pin_factory, metavar="FACTORY",
                    help="gpiozero pin factory (default: auto)")
+    p.add_argument("--sound", action="store_true",
+                   help="also play the countdown through the speaker (sound.device, sound.volume), to hear it")
 
 
 def screenshot(add) -> None:
@@ -90,6 +92,10 @@ def screenshot(add) -> None:
                         "log=write_failed (repeatable)")
     p.add_argument("--interrupted", action="store_true",
                    help="draw the clock as after a power cut at T: restored paused, waiting for the floor")
+    p.add_argument("--hold", metavar="BUTTON[=SECONDS]",
+                   help="also show a button held down for SECONDS (default 1) at T, and what its hold will do")
+    p.add_argument("--network", metavar="down[=N]|sending=N",
+                   help="also draw the floor network's mark: the broker away (N records waiting), or catching up")
 
 
 def log(add) -> None:

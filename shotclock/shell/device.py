@@ -168,7 +168,12 @@ def attach_log_and_network(device, config, log_dir, position: int | None = None)
         if recorder is not None:
             listeners = device.loop.listeners
             listeners.insert(len(listeners) if position is None else position, recorder)
-    device.link = attach_network(device, config, recorder)
+    try:
+        device.link = attach_network(device, config, recorder)
+    except ShotclockError:  # an unreadable credentials file: say so, and leave nothing open
+        if recorder is not None:
+            recorder.close()
+        raise
     return recorder
 
 
@@ -198,6 +203,10 @@ def cmd_run(args) -> int:
         except HardwareError as exc:
             raise HardwareError(f"{exc}; or run with --headless (no screen, no sound)") from None
         parts = presenters.parts()
+        if not args.offscreen and not args.script:
+            from shotclock.adapters.backlight import set_brightness
+
+            set_brightness(config["screen.brightness"])  # where the display has a backlight; logged
     if args.script:
         return _run_script(args, config, parts)
     device = build_device(config, args.pins, log_dir=log_dir_for(args), **parts)

@@ -111,13 +111,16 @@ class DeviceLoop:
 
     def step(self) -> Round:
         """One round: everything due up to now, in time order."""
-        now = self.clock()
         while self._changes:
             show, what = self._changes.popleft()
             self.table.set_fault(what) if show else self.table.clear_fault(what)
         inputs = []
         while self._inbox:
             inputs.append(self._inbox.popleft())
+        # Read the clock after taking the inputs: every edge is stamped before it is queued, so none is
+        # then in the future. (Read before, a loop descheduled in between would see a whole press --
+        # edge and release -- as future-dated, squeezed onto one instant, and take it for a glitch.)
+        now = self.clock()
         round = self.table.feed(inputs, now)
         round.acted_at = self.clock()
         for fault in round.button_faults:

@@ -92,7 +92,8 @@ def make_sound(config) -> tuple[object | None, str | None]:
     from shotclock.adapters.sound import SoundPlayer
 
     try:
-        player = SoundPlayer(config["language"], config["sound.voice"], config["sound.volume"])
+        player = SoundPlayer(config["language"], config["sound.voice"], config["sound.volume"],
+                             device=config["sound.device"])
     except HardwareError as exc:
         log.warning("running silently: %s", exc)
         return None, str(exc)

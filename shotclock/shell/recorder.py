@@ -181,6 +181,9 @@ class Recorder:
         """Hand the last records to the writer and wait for it a moment; then release the state directory."""
         import os
 
+        if getattr(self, "_closed", False):
+            return
+        self._closed = True
         if not self.sink.close():
             log.warning("the decision log writer had not finished at exit (see its messages above)")
         if getattr(self, "lock_fd", None) is not None:

@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+import dataclasses
+
 from shotclock.config import BUTTONS
 from shotclock.core.engine import IDLE, Engine
 from shotclock.core.faults import LOG_UNAVAILABLE, LOG_WRITE_FAILED, Fault, LogFault, NoSound, StuckButton
 from shotclock.core.events import End
-from shotclock.core.view import Display, view_at
+from shotclock.core.view import Display, network_mark, view_at
 from shotclock.config import parse_size
 from shotclock.errors import ShotclockError
 
@@ -32,6 +34,14 @@ def parse_fault(text: str) -> Fault:
     raise ShotclockError(f"--fault {text!r}: expected one of {FAULT_KINDS}")
 
 
+def parse_network(text: str) -> tuple[bool, int]:
+    """A ``--network`` value (``down``, ``down=12``, ``sending=12``) as (connected, records waiting)."""
+    kind, _, count = text.partition("=")
+    if kind in ("down", "sending") and (count.isdigit() or (kind == "down" and not count)):
+        return kind == "sending", int(count or 0)
+    raise ShotclockError(f"--network {text!r}: expected down, down=N or sending=N")
+
+
 def state_at(events, settings, at: float, interrupted: bool = False):
     """The engine's state at time ``at`` after the events up to then (an ``end`` stops it early).
 
@@ -52,6 +62,25 @@ def state_at(events, settings, at: float, interrupted: bool = False):
     return state
 
 
+def held_button(text: str, state, at: float, hold: float):
+    """``--hold BUTTON[=SECONDS]``: the :class:`~shotclock.core.gestures.Hold` of that button at ``at``
+    (None when holding it does nothing in this state); raises ShotclockError naming a bad value."""
+    from shotclock.core.buttons import Gesture
+    from shotclock.core.gestures import HOLD, Hold, gesture_event
+
+    button, _, since = text.partition("=")
+    if button not in BUTTONS:
+        raise ShotclockError(f"--hold {text!r}: the button must be one of {', '.join(BUTTONS)}")
+    try:
+        held = float(since) if since else 1.0
+    except ValueError:
+        held = -1.0
+    if not 0 <= held < hold:
+        raise ShotclockError(f"--hold {text!r}: SECONDS must be from 0 to less than the hold time ({hold:g} s)")
+    event = gesture_event(Gesture(at, button, HOLD), state)
+    return None if event is None else Hold(button, at - held, hold, event.NAME)
+
+
 def cmd_screenshot(args) -> int:
     """Draw the screen at ``--at`` of ``--scenario`` into a PNG (the scenario's header, if any, gives the rules)."""
     from shotclock.adapters.screen import render_png
@@ -70,7 +99,10 @@ def cmd_screenshot(args) -> int:
         for _ in events:  # the rest of the file must be valid too: a bad line is never passed over
             pass
     scenario.close()
-    view = view_at(state, args.at, display_for(config), faults)
+    holds = [held_button(args.hold, state, args.at, config["device.hold"])] if args.hold else []
+    view = view_at(state, args.at, display_for(config), faults, [h for h in holds if h is not None])
+    if args.network:
+        view = dataclasses.replace(view, corner=network_mark(*parse_network(args.network), config["language"]))
     try:
         render_png(view, size, args.out)
     except Exception as exc:  # pygame.error on an unwritable path or unknown extension

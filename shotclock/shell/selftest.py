@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 import shutil
 import subprocess
+import time
 from dataclasses import dataclass
 
 from shotclock.errors import ConfigError, ShotclockError
@@ -76,13 +77,64 @@ def check_display() -> Check:
     return Check("OK", "display", f"SDL video driver '{driver}', {size[0]}x{size[1]}")
 
 
-def check_audio() -> Check:
-    from shotclock.adapters.sound import probe_audio
+def check_audio(device: str = "") -> Check:
+    from shotclock.adapters.sound import output_devices, probe_audio
 
-    driver, problem = probe_audio()
+    driver, problem = probe_audio(device)
     if problem:
         return Check("FAIL", "audio", problem)
-    return Check("OK", "audio", f"SDL audio driver '{driver}'")
+    outputs = ", ".join(repr(n) for n in output_devices()) or "none listed"
+    using = repr(device) if device else "the default"
+    return Check("OK", "audio", f"SDL audio driver '{driver}', output {using} (outputs here: {outputs})")
+
+
+def check_backlight(config, root=None) -> Check:
+    """Whether the display has a backlight shotclock can dim (``screen.brightness``)."""
+    from shotclock.adapters.backlight import SYSFS, backlights
+
+    devices = backlights(root or SYSFS)
+    if not devices:
+        return Check("SKIP", "backlight", "none in /sys/class/backlight (an HDMI monitor has its own menu)")
+    writable = [d.name for d in devices if os.access(d / "brightness", os.W_OK)]
+    if not writable:
+        return Check("FAIL", "backlight", f"{', '.join(d.name for d in devices)}: brightness not writable "
+                                          "(the service user needs the video group)")
+    return Check("OK", "backlight", f"{', '.join(writable)}: set to {config['screen.brightness']:g} at start")
+
+
+def play_countdown(player, countdown: int, sleep=time.sleep) -> list[str]:
+    """Play the countdown as the device does (``countdown`` … 1 a second apart, the tone at 0, the ruling
+    tone), so a floor can hear the speaker; returns what was played, in order."""
+    played = []
+    for n in range(countdown, -1, -1):
+        player.beep(n)
+        played.append(str(n))
+        sleep(1.0)
+    player.ruling()
+    played.append("ruling")
+    sleep(1.5)  # let the ruling tone finish before the mixer closes
+    return played
+
+
+def check_sound(config, sleep=time.sleep) -> Check:
+    """Play the countdown through the configured output and volume."""
+    from shotclock.adapters.sound import SoundPlayer
+
+    try:
+        player = SoundPlayer(config["language"], config["sound.voice"], config["sound.volume"],
+                             device=config["sound.device"])
+    except ShotclockError as exc:
+        return Check("FAIL", "sound", str(exc))
+    try:
+        if player.driver == "dummy":
+            return Check("FAIL", "sound", "SDL audio driver 'dummy' plays nothing (unset SDL_AUDIODRIVER)")
+        print(f"sound: playing the countdown through {config['sound.device'] or 'the default output'}...",
+              flush=True)
+        played = play_countdown(player, config.settings.countdown, sleep)
+    finally:
+        player.close()
+    return Check("OK", "sound", f"played {' '.join(played)} at volume {config['sound.volume']} "
+                                f"({'voice' if config['sound.voice'] else 'ticks'}): did you hear it?")
 
 
 def check_power(run=subprocess.run) -> Check:
@@ -103,7 +155,9 @@ def service_running(run=subprocess.run) -> bool:
     if shutil.which("systemctl") is None:
         return False
     try:
-        return run(["systemctl", "is-active", "--quiet", "shotclock.service"], timeout=10).returncode == 0
+        # Quiet: without systemd as init (a container), systemctl explains so on stderr.
+        return run(["systemctl", "is-active", "--quiet", "shotclock.service"], timeout=10,
+                   stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL).returncode == 0
     except (OSError, subprocess.SubprocessError):
         return False
 
@@ -126,11 +180,15 @@ def cmd_selftest(args) -> int:
     config_check, config = check_config(args)
     checks.append(config_check)
     devices = [check_pins(config, args.pins)] if config is not None else []
-    devices += [check_display(), check_audio()]
+    devices += [check_display(), check_audio(config["sound.device"] if config is not None else "")]
     if args.pins != "mock" and any(c.status == "FAIL" for c in devices) and service_running():
         devices = [held_by_service(c) for c in devices]
     checks += devices
     checks.append(check_power())
+    if config is not None:
+        checks.append(check_backlight(config))
+    if getattr(args, "sound", False) and config is not None:
+        checks.append(check_sound(config))
     for check in checks:
         print(check.line(), flush=True)
     return 1 if any(c.status == "FAIL" for c in checks) else 0

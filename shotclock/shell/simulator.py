@@ -96,13 +96,17 @@ class Simulator:
         self.draw_panel()
 
     def _layout(self):
+        """One rectangle per button the mode uses (clock mode has no extension chips)."""
+        from shotclock.core.gestures import MODE_BUTTONS
+
         pygame = self._pygame
-        n = len(BUTTONS)
+        buttons = MODE_BUTTONS[self.config["mode"]]
+        n = len(buttons)
         gap = self.panel_area.width * 0.015
         w = (self.panel_area.width - gap * (n + 1)) / n
-        h = self.panel_height * 0.62
-        top = self.panel_area.top + self.panel_height * 0.08
-        return {b: pygame.Rect(int(gap + i * (w + gap)), int(top), int(w), int(h)) for i, b in enumerate(BUTTONS)}
+        h = self.panel_height * 0.68
+        top = self.panel_area.top + self.panel_height * 0.06
+        return {b: pygame.Rect(int(gap + i * (w + gap)), int(top), int(w), int(h)) for i, b in enumerate(buttons)}
 
     def draw_panel(self) -> None:
         """Draw the buttons (pressed ones highlighted) and the key legend."""
@@ -111,7 +115,9 @@ class Simulator:
         renderer = self.screen.renderer
         from shotclock.core import texts
 
-        lang = self.config["language"]
+        from shotclock.core.gestures import hold_meanings
+
+        lang, mode = self.config["language"], self.config["mode"]
         space = texts.text(lang, "key.space")
         legend = {b: " / ".join(k.upper() if len(k) == 1 else space for k, v in KEYS.items() if v == b)
                   for b in BUTTONS}
@@ -122,13 +128,16 @@ class Simulator:
             pygame.draw.rect(surface, BUTTON_DOWN if down else BUTTON_BG, rect, border_radius=int(rect.h * 0.18))
             ink = (0, 0, 0) if down else BUTTON_INK
             name = texts.text(lang, f"button.{button}").upper()
-            renderer.text(surface, name, ink, (rect.centerx, rect.top + rect.h * 0.36), rect.w * 0.86, rect.h * 0.32)
-            renderer.text(surface, legend[button], ink, (rect.centerx, rect.top + rect.h * 0.75), rect.w * 0.8,
-                           rect.h * 0.2)
-        hints = "   ".join(f"{legend[b]}: {texts.text(lang, 'hint.' + b)}" for b in ("floor", "street"))
-        renderer.text(surface, f"{hints}   {texts.text(lang, 'hint.quit')}", (170, 170, 180),
-                       (self.panel_area.centerx, self.panel_area.top + self.panel_height * 0.85),
-                       self.panel_area.width * 0.96, self.panel_height * 0.11)
+            renderer.text(surface, name, ink, (rect.centerx, rect.top + rect.h * 0.28), rect.w * 0.86, rect.h * 0.3)
+            renderer.text(surface, legend[button], ink, (rect.centerx, rect.top + rect.h * 0.58), rect.w * 0.8,
+                          rect.h * 0.18)
+            holds = " / ".join(texts.text(lang, f"short.{e}") for e in hold_meanings(button, mode))
+            if holds:  # what holding it does in this mode, from the gesture map itself
+                renderer.text(surface, texts.text(lang, "short.hold", what=holds), ink,
+                              (rect.centerx, rect.top + rect.h * 0.83), rect.w * 0.9, rect.h * 0.15)
+        renderer.text(surface, texts.text(lang, f"hint.{mode}"), (190, 190, 200),
+                      (self.panel_area.centerx, self.panel_area.top + self.panel_height * 0.88),
+                      self.panel_area.width * 0.96, self.panel_height * 0.13)
         pygame.display.flip()
 
     def press(self, button: str, down: bool) -> None:
@@ -149,7 +158,7 @@ class Simulator:
             name = pygame.key.name(event.key)
             if event.type == pygame.KEYDOWN and name in ("escape", "q"):
                 self.quit = True
-            elif name in KEYS:
+            elif name in KEYS and KEYS[name] in self.buttons:  # only the buttons the mode uses
                 self.press(KEYS[name], event.type == pygame.KEYDOWN)
         elif event.type == pygame.MOUSEBUTTONDOWN and event.button == 1:
             for button, rect in self.buttons.items():
