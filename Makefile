@@ -1,8 +1,10 @@
 # Convenience targets for those who have make; ./dev is the real entry point.
-.PHONY: simulate test bench
+.PHONY: simulate test bench floor
 simulate:
 	./dev simulate
 test:
 	./dev test
 bench:
 	./dev bench
+floor:
+	./dev floor

@@ -47,12 +47,14 @@ GOALS = {  # key: (goal, "max" or "min", unit)
 
 
 def _network_goals() -> None:
-    """Add the floor network's goals and descriptions (bench/network.py) to the table."""
+    """Add the floor network's goals and descriptions (bench/network.py, bench/floor_pages.py) to the table."""
     sys.path.insert(0, str(HERE))
+    import floor_pages
     import network
 
-    GOALS.update(network.GOALS)
-    WHAT.update(network.WHAT)
+    for module in (network, floor_pages):
+        GOALS.update(module.GOALS)
+        WHAT.update(module.WHAT)
 
 
 def percentile(values, q):
@@ -305,6 +307,7 @@ def main(argv=None) -> int:
         print(markdown(json.loads(Path(args.out).read_text())))
         return 0
     clocks, window, startups, events = (5, 2.0, 1, 2_000) if args.quick else (120, 8.0, 5, 100_000)
+    import floor_pages  # the dashboard and overlay in chromium (bench/floor_pages.py)
     import network  # the floor network's figures (bench/network.py)
 
     with tempfile.TemporaryDirectory() as tmp:
@@ -315,7 +318,8 @@ def main(argv=None) -> int:
                  ("naive timing", lambda: bench_naive_timing(clocks)),
                  ("cpu", lambda: bench_cpu(tmp, window)), ("naive cpu", lambda: bench_naive_cpu(window)),
                  ("startup", lambda: bench_startup(tmp, startups)), ("replay", lambda: bench_replay(tmp, events, 1 if args.quick else 5)),
-                 ("network", lambda: network.bench_network(tmp, args.quick))]
+                 ("network", lambda: network.bench_network(tmp, args.quick)),
+                 ("floor pages", lambda: floor_pages.run(args.quick))]
         for name, step in steps:
             print(f"bench: {name}…", file=sys.stderr, flush=True)
             results.update(step())

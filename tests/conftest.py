@@ -79,3 +79,14 @@ def broker(tmp_path):
 
     with MosquittoBroker(tmp_path / "broker", venue="test", tables=["1", "2"]) as b:
         yield b
+
+
+@pytest.fixture(scope="session")
+def web():
+    """One headless Debian chromium (Playwright) for the session's browser tests; see tests/web_browser.py."""
+    from web_browser import Browser, require_chromium
+
+    require_chromium()
+    b = Browser()
+    yield b
+    b.close()

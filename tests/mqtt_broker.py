@@ -32,16 +32,21 @@ def mosquitto_path() -> str | None:
     return shutil.which("mosquitto") or shutil.which("mosquitto", path="/usr/sbin:/usr/local/sbin")
 
 
+def missing(message: str):
+    """A system tool a test needs is missing: skip the test, but fail it under CI (``CI`` set), where
+    ./dev must have installed it."""
+    import pytest  # here, so the benchmarks can use this module without pytest
+
+    if os.environ.get("CI"):
+        pytest.fail(message)
+    pytest.skip(message)
+
+
 def require_mosquitto() -> str:
     """The binary, or skip the test (fail it under CI, where ./dev must have installed it)."""
     path = mosquitto_path()
     if path is None:
-        import pytest  # here, so the benchmarks can use this module without pytest
-
-        message = "mosquitto is not installed (./dev installs Debian's mosquitto when run as root)"
-        if os.environ.get("CI"):
-            pytest.fail(message)
-        pytest.skip(message)
+        missing("mosquitto is not installed (./dev installs Debian's mosquitto when run as root)")
     return path
 
 
@@ -71,10 +76,12 @@ class MosquittoBroker:
     :param persistence: keep retained messages and sessions across restarts.
     :param autosave: seconds between persistence saves (1: a crash loses almost nothing).
     :param tls: (certfile, keyfile): also a TLS listener on ``tls_port``, as for the floor network.
+    :param pages: serve this folder over HTTP on the websockets listener (the web pages' tests).
     """
 
     def __init__(self, folder: str | Path, venue: str = "test", tables=("1", "2"), websockets: bool = True,
-                 persistence: bool = True, autosave: int = 1, tls: tuple[str, str] | None = None):
+                 persistence: bool = True, autosave: int = 1, tls: tuple[str, str] | None = None,
+                 pages: str | Path | None = None):
         self.binary = require_mosquitto()
         self.folder = Path(folder)
         self.venue = venue
@@ -87,7 +94,8 @@ class MosquittoBroker:
                           persistence="data" if persistence else None,
                           run_as="root" if os.geteuid() == 0 else None, autosave_interval=autosave,
                           network=Endpoint("127.0.0.1", self.tls_port) if tls else None,
-                          certfile=tls[0] if tls else None, keyfile=tls[1] if tls else None)
+                          certfile=tls[0] if tls else None, keyfile=tls[1] if tls else None,
+                          pages=str(pages) if pages else None)
         self.passwords = write_broker_config(plan, self.folder)
         self.conf = self.folder / "mosquitto.conf"
         self.log_path = self.folder / "mosquitto.log"

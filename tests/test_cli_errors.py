@@ -119,6 +119,7 @@ def bad_arguments(tmp: Path, state: str):
         (["screenshot", tmp / "x.png", "--scenario", bad_events, "--at", "0.5"], 2),
         (["screenshot", tmp / "x.png", "--scenario", events, "--at", "1", "--size", "big"], 2),
         (["screenshot", missing / "x.png", "--scenario", events, "--at", "1"], 2),
+        (["screenshot", tmp / "x.xyz", "--scenario", events, "--at", "1"], 2),
         # log
         (["log", "--state-dir", tmp / "nowhere"], 2), (["log", "--state-dir", tmp / "nowhere", "verify"], 2),
         ([*log, "--limit", "0"], 2), ([*log, "--limit", "-1"], 2), ([*log, "--limit", "many"], 2),
@@ -139,6 +140,8 @@ def bad_arguments(tmp: Path, state: str):
         (["floor", "collect", "--venue", "v", "--credentials", tmp / "nope.toml", "--archive", tmp / "arch"], 2),
         (["fleet", "--tables", "0", "--venue", "v", "--credentials", tmp], 2), (["fleet", "--tables", "x"], 2),
         (["fleet", "--tables", "1", "--venue", "v", "--credentials", tmp, "--broker", "nohost"], 2),
+        (["floor-demo", "--tables", "0"], 2), (["floor-demo", "--tables", "x"], 2),
+        (["floor-demo", "--dir", missing / "x" / "\0"], 2), (["floor-demo", "--venue", "bad venue"], 2),
     ]
 
 
@@ -307,3 +310,19 @@ def test_log_finds_the_service_log_with_no_options(tmp_path, capsys, monkeypatch
     monkeypatch.setenv("XDG_STATE_HOME", str(tmp_path / "user"))
     code, out, err = cli(capsys, "log")
     assert code == 2 and "no decision log at" in err and str(tmp_path / "user") in err
+
+
+def test_the_listing_checks_the_chain_from_the_clocks_it_shows(state, capsys):
+    """A long log lists fast: 'shotclock log' walks the chain from its first listed clock; 'log verify' all of it."""
+    import sqlite3
+
+    db = sqlite3.connect(Path(state) / "shotclock.db")
+    db.execute("UPDATE records SET t = t + 1 WHERE id = 3")  # clock 1's call
+    db.commit()
+    db.close()
+    code, out, err = cli(capsys, "log", "--limit", "1", "--state-dir", state)
+    assert code == 0 and err == "" and len(out.splitlines()) == 2
+    code, out, err = cli(capsys, "log", "--limit", "2", "--state-dir", state)
+    assert code == 0 and "record 3 was changed" in err
+    code, out, err = cli(capsys, "log", "verify", "--state-dir", state)
+    assert code == 1 and "record 3 was changed" in out

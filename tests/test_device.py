@@ -92,13 +92,19 @@ def test_bounce_storm_on_fake_pins_counts_once(device):
     assert len(r.inputs) == 1 and d.engine.facing_bet is False  # toggled twice: on, off
 
 
-def test_stuck_button_is_reported_shown_and_ignored(device):
+def test_stuck_button_is_reported_shown_and_ignored(device, caplog):
+    import re
+
     d = device()
     pin = d.pins.pin("action")
     pin.drive_low()
     d.loop.clock.now = pin._last_change + 11
     r = d.loop.step()
     assert [(f.button, f.kind) for f in r.button_faults] == [("action", "stuck")]
+    # The log says when as a time of day a person can check, not monotonic seconds since boot.
+    [warning] = [m for m in caplog.messages if "stuck" in m]
+    assert re.fullmatch(r"button 'action' is stuck \(held down, reported at \d\d:\d\d:\d\d\); "
+                        r"ignoring it until released", warning), warning
     assert r.faults == (StuckButton("action", pin._last_change + 10),)
     pin.drive_high()
     d.loop.clock.now += 1

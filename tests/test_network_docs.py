@@ -8,7 +8,7 @@ import pytest
 
 from network_schemas import DOC, check, schemas
 
-EXPECTED = {"status", "state", "event", "command", "ack", "feature"}
+EXPECTED = {"status", "state", "event", "command", "ack", "feature", "question", "answer"}
 
 
 def examples() -> dict[str, dict]:

@@ -34,11 +34,12 @@ SHORT = "[clock]\nseconds = 2\ncountdown = 1\ntie_window = 0.25\n"
 
 @pytest.mark.slow
 def test_script_mode_rules_with_inputs_dated_at_their_edges(tmp_path):
+    # Presses held 0.3 s (the bet a 0.05 s tap, decided at its release): each dated at its press edge.
     script = [
         {"t": 0.1, "button": "bet", "hold": 0.05, "bounce": 4},
-        {"t": 0.2, "button": "floor", "hold": 0.1, "bounce": 4},   # call at its press edge, 0.2
-        {"t": 0.9, "button": "action", "hold": 0.1, "bounce": 6},  # acted, 1.3 s left
-        {"t": 1.2, "button": "floor", "hold": 0.1, "bounce": 2},   # call at 1.2; expires at 3.45
+        {"t": 0.2, "button": "floor", "hold": 0.3, "bounce": 4},   # call at its press edge, 0.2
+        {"t": 0.9, "button": "action", "hold": 0.3, "bounce": 6},  # acted, 1.3 s left
+        {"t": 1.5, "button": "floor", "hold": 0.3, "bounce": 2},   # call at 1.5; expires at 3.75
     ]
     report = run_script(tmp_path, script, SHORT)
     inputs = [r for r in report if r["type"] == "input"]

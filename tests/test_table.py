@@ -1,5 +1,7 @@
 """The pure table: edges and floor commands dated, ordered and read by the rules (virtual time)."""
 
+import json
+
 import pytest
 from hypothesis import given, settings as hsettings, strategies as st
 
@@ -313,3 +315,31 @@ def test_an_input_is_never_moved_by_the_engines_microsecond_rounding():
     t.feed([], now=0.9999996)  # the engine's clock: 1.000000 s
     r = t.feed([Edge(0.9999996, "floor", True)], now=1.1)
     assert r.inputs[0].event.t == 0.9999996
+
+
+def test_a_floor_tablet_names_the_seat_of_an_extension_and_gives_chips_back():
+    from shotclock.core.wire import CommandRequest, RecentIds, check_command
+    from shotclock.shell.network import make_command
+
+    def command(name, n, **fields):
+        payload = json.dumps({"id": f"c{n}", "name": name, "sender": "floor", "sent_ms": 1000, **fields}).encode()
+        request = check_command(payload, now=n, now_ms=1000, max_age=5, recent=recent)
+        assert isinstance(request, CommandRequest), request
+        return make_command(float(n), request)
+
+    recent = RecentIds(60)
+    t = table(Settings(mode="shot", shot=ShotSettings(allowance=1)))
+    r = t.feed([command("start", 1), command("extend", 2, seat=7), command("extend", 3, seat=7)], now=3.5)
+    assert [a.ignored for a in r.acks] == [None, None, "seat 7 has used all 1 of its extension chips"]
+    r = t.feed([command("undo", 4), command("last_action", 5), command("reset_chips", 6)], now=6.5)
+    assert [a.caused for a in r.acks] == [["undo"], ["decision"], ["chips_reset"]]
+
+
+@pytest.mark.parametrize("fields", [{"name": "extend", "seat": 0}, {"name": "extend", "seat": 11},
+                                    {"name": "extend", "seat": True}, {"name": "pause", "seat": 3}])
+def test_a_bad_seat_in_a_floor_command_is_refused_with_the_reason(fields):
+    from shotclock.core.wire import Refusal, RecentIds, check_command
+
+    payload = json.dumps({"id": "x", "sender": "floor", "sent_ms": 1000, **fields}).encode()
+    refusal = check_command(payload, now=1, now_ms=1000, max_age=5, recent=RecentIds(60))
+    assert isinstance(refusal, Refusal) and "'seat'" in refusal.detail

@@ -23,4 +23,6 @@ run shot-chips    --scenario "$EX/shot-all-in.events.jsonl" --config "$EX/shot-a
 run small-running --scenario "$EX/clock-dead-hand.events.jsonl" --at 8 --size 320x240
 run small-dead    --scenario "$EX/clock-dead-hand.events.jsonl" --at 31 --size 320x240
 run network       --scenario "$EX/clock-dead-hand.events.jsonl" --at 8 --network down=12
+# The floor pages (dashboard, overlay): a real broker, fleet and chromium; about 45 s.
+.venv/bin/python docs/screens/floor.py
 echo "wrote $S/*.png" >&2

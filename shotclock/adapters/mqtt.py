@@ -135,7 +135,9 @@ class MqttLink:
         self.client.will_set(self.topic("status"), dumps(status_message(s.table, boot, False, clean=False)),
                              qos=1, retain=True)
         self.client.max_inflight_messages_set(WINDOW)
-        self.client.reconnect_delay_set(0.25, 2)  # back within a couple of seconds of the broker's return
+        # Try again at least every 0.5 s while the broker is away (a refused connect on a LAN costs nothing), so
+        # the dashboard and the broadcast overlay show the right clock within a second of the broker's return.
+        self.client.reconnect_delay_set(0.25, 0.5)
         self.client.on_connect = self._on_connect
         self.client.on_disconnect = self._on_disconnect
         self.client.on_publish = self._on_publish

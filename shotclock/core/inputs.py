@@ -25,8 +25,9 @@ class Edge:
     pressed: bool
 
 
-# The floor commands a network may send, and whether each takes ``facing_bet``.
-COMMANDS = ("call", "pause", "resume", "cancel", "start", "stop", "extend", "bet")
+# The floor commands a network may send (``call`` and ``bet`` take ``facing_bet``, ``extend`` a ``seat``).
+COMMANDS = ("call", "pause", "resume", "cancel", "start", "stop", "extend", "bet", "undo", "reset_chips",
+            "last_action")
 
 
 @dataclass(frozen=True)
@@ -34,15 +35,16 @@ class Command:
     """A floor command from the network, dated when it reached the device (the device is the time authority).
 
     :param t: monotonic seconds of arrival at the device.
-    :param name: one of ``call``, ``pause``, ``resume``, ``cancel``, ``start``, ``stop``, ``extend``, ``bet``.
+    :param name: one of :data:`COMMANDS`.
     :param id: the sender's command id (for the acknowledgement and the log).
     :param sender: who sent it (the MQTT username).
     :param facing_bet: for ``call`` (None keeps the table's bet state) and ``bet`` (None toggles it).
+    :param seat: for ``extend``: the player's seat (1-10), counted against ``shot.allowance``.
 
     Example::
 
         >>> Command(31.2, "pause", id="a7", sender="floor-3")
-        Command(t=31.2, name='pause', id='a7', sender='floor-3', facing_bet=None)
+        Command(t=31.2, name='pause', id='a7', sender='floor-3', facing_bet=None, seat=None)
     """
 
     t: float
@@ -50,3 +52,4 @@ class Command:
     id: str
     sender: str
     facing_bet: bool | None = None
+    seat: int | None = None

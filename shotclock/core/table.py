@@ -66,7 +66,10 @@ COMMAND_EVENTS: dict[str, Callable[[float, Snapshot, Command], ev.Event]] = {
     "cancel": _command_event(ev.Cancel),
     "start": _command_event(ev.Start),
     "stop": _command_event(ev.Stop),
-    "extend": _command_event(ev.Extend),
+    "extend": lambda t, state, command: ev.Extend(t, command.seat),
+    "undo": _command_event(ev.Undo),
+    "reset_chips": _command_event(ev.ResetChips),
+    "last_action": _command_event(ev.LastAction),
 }
 assert set(COMMAND_EVENTS) == set(COMMANDS)
 

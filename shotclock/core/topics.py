@@ -43,6 +43,12 @@ def venue_cmd_topic(venue: str) -> str:
     return f"{PREFIX}/{venue}/cmd"
 
 
+def archive_topic(venue: str, leaf: str) -> str:
+    """The collector's archive questions (``get``) and answers (``reply/<client id>``): the dashboard's
+    rulings feed and timelines (MQTT 5 request/response, see docs/network.md)."""
+    return f"{PREFIX}/{venue}/archive/{leaf}"
+
+
 def all_tables(venue: str, leaf: str) -> str:
     """The subscription to one leaf of every table (``…/table/+/<leaf>``)."""
     return f"{PREFIX}/{venue}/table/+/{leaf}"

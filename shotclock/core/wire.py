@@ -11,10 +11,11 @@ import json
 from collections import OrderedDict
 from dataclasses import dataclass
 
-COMMANDS = ("call", "pause", "resume", "cancel", "start", "stop", "extend", "bet")
+from shotclock.core.inputs import COMMANDS  # noqa: F401 (one list of commands, in the core; re-exported)
+
 # Refusal reasons (the ack's ``reason`` when ``outcome`` is ``refused``).
 EXPIRED, REPLAYED, MALFORMED, UNKNOWN = "expired", "replayed", "malformed", "unknown"
-_COMMAND_FIELDS = {"id", "name", "sender", "sent_ms", "facing_bet"}
+_COMMAND_FIELDS = {"id", "name", "sender", "sent_ms", "facing_bet", "seat"}
 
 
 def ms(seconds: float | None) -> int | None:
@@ -93,6 +94,7 @@ class CommandRequest:
     sender: str
     sent_ms: int
     facing_bet: bool | None = None
+    seat: int | None = None
 
 
 @dataclass(frozen=True)
@@ -151,7 +153,7 @@ def check_command(payload: bytes, now: float, now_ms: int, max_age: float, recen
         return Refusal(EXPIRED, f"sent {age:.1f} s ago (more than {max_age:g} s)", **who)
     if recent.seen(ident, now):
         return Refusal(REPLAYED, f"command id {ident!r} was already received", **who)
-    return CommandRequest(ident, name, sender, message["sent_ms"], message.get("facing_bet"))
+    return CommandRequest(ident, name, sender, message["sent_ms"], message.get("facing_bet"), message.get("seat"))
 
 
 def _command_problem(message: dict) -> str | None:
@@ -172,6 +174,10 @@ def _command_problem(message: dict) -> str | None:
         return "'facing_bet' must be true or false"
     if message["name"] == "bet" and bet is None:
         return "'bet' needs 'facing_bet'"
+    seat = message.get("seat")
+    if seat is not None and (message["name"] != "extend" or isinstance(seat, bool) or not isinstance(seat, int)
+                             or not 1 <= seat <= 10):
+        return "'seat' goes with 'extend' and must be a seat number from 1 to 10"
     return None
 
 

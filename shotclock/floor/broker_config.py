@@ -26,8 +26,10 @@ import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from shotclock.core.topics import all_tables, check_name, feature_topic, table_topic, venue_cmd_topic, venue_root
+from shotclock.core.topics import (all_tables, archive_topic, check_name, feature_topic, table_topic,
+                                   venue_cmd_topic, venue_root)
 from shotclock.errors import ShotclockError
+from shotclock.web import web_dir
 
 FLOOR, OVERLAY, COLLECTOR = "floor", "overlay", "collector"
 PBKDF2_ITERATIONS = 101  # mosquitto_passwd's own default; passwords here are random 128-bit tokens
@@ -97,6 +99,8 @@ class BrokerPlan:
     :param persistence: where mosquitto keeps retained messages and sessions (None: in memory).
     :param run_as: the ``user`` mosquitto drops to when started as root (None: its default).
     :param autosave_interval: seconds between saves of the persistence file (a crash loses at most this).
+    :param pages: a folder the websockets listener serves over HTTP (``http_dir``): the dashboard and the
+        overlay (:func:`shotclock.web.web_dir`); None: no pages.
     """
 
     venue: str
@@ -109,6 +113,7 @@ class BrokerPlan:
     persistence: str | None = "data"
     run_as: str | None = None
     autosave_interval: int = 30
+    pages: str | None = None
     extra: list[str] = field(default_factory=list)
 
     def problems(self) -> list[str]:
@@ -140,10 +145,10 @@ def acl_text(venue: str, tables: list[str]) -> str:
         lines += [f"topic read {table_topic(venue, table, 'cmd')}", f"topic read {venue_cmd_topic(venue)}", ""]
     lines += [f"user {FLOOR}", f"topic read {root}/#", f"topic write {all_tables(venue, 'cmd')}",
               f"topic write {venue_cmd_topic(venue)}",
-              f"topic write {feature_topic(venue)}", ""]
+              f"topic write {feature_topic(venue)}", f"topic write {archive_topic(venue, 'get')}", ""]
     lines += [f"user {OVERLAY}", f"topic read {all_tables(venue, 'status')}", f"topic read {all_tables(venue, 'state')}",
               f"topic read {all_tables(venue, 'event')}", f"topic read {feature_topic(venue)}", ""]
-    lines += [f"user {COLLECTOR}", f"topic read {root}/#", ""]
+    lines += [f"user {COLLECTOR}", f"topic read {root}/#", f"topic write {archive_topic(venue, 'reply/#')}", ""]
     return "\n".join(lines)
 
 
@@ -182,8 +187,15 @@ def conf_text(plan: BrokerPlan, folder: Path) -> str:
     if plan.websockets:
         lines += ["", "# Browsers: dashboard and broadcast overlay (MQTT over websockets).",
                   f"listener {plan.websockets.port} {plan.websockets.host}", "protocol websockets"]
-        if not plan.websockets.loopback:
+        if plan.websockets.loopback:
+            # Mosquitto 2.0's websockets (libwebsockets) ignore the listener's address and take every
+            # interface; binding to the loopback interface keeps this plain listener on this machine.
+            lines.append("bind_interface lo")
+        else:
             lines += tls
+        if plan.pages:
+            lines += ["# The pages themselves, from the same address: /dashboard/ and /overlay/.",
+                      f"http_dir {Path(plan.pages).resolve()}"]
     lines += plan.extra
     return "\n".join(lines) + "\n"
 
@@ -251,7 +263,8 @@ def cmd_broker_config(args) -> int:
         local=parse_endpoint(args.local, "--local"),
         network=parse_endpoint(args.listen, "--listen") if args.listen else None,
         websockets=parse_endpoint(args.websockets, "--websockets") if args.websockets != "none" else None,
-        certfile=args.certfile, keyfile=args.keyfile, run_as=args.run_as)
+        certfile=args.certfile, keyfile=args.keyfile, run_as=args.run_as,
+        pages=None if args.no_pages else str(web_dir()))
     for path in (plan.certfile, plan.keyfile):
         if path and not Path(path).is_file():
             raise ShotclockError(f"no such file: {path}")

@@ -13,7 +13,8 @@ import logging
 import signal
 import threading
 
-from shotclock.core.topics import all_tables, check_name
+from shotclock.core.topics import all_tables, archive_topic, check_name
+from shotclock.floor import answers
 from shotclock.floor.archive import Archive
 
 log = logging.getLogger("shotclock.collector")
@@ -67,12 +68,16 @@ class Collector:
         if reason_code.is_failure:
             log.error("the broker refused the collector: %s", reason_code)
             return
-        client.subscribe(all_tables(self.venue, "event"), qos=1)
+        client.subscribe([(all_tables(self.venue, "event"), 1), (archive_topic(self.venue, "get"), 1)])
         log.info("collecting venue %r from %s:%d%s", self.venue, self.host, self.port,
                  " (resumed session)" if flags.session_present else "")
         self.connected.set()
 
     def _on_message(self, client, userdata, message):
+        if message.topic == archive_topic(self.venue, "get"):
+            self._answer(message)
+            client.ack(message.mid, message.qos)
+            return
         try:
             event = json.loads(message.payload)
             self.archive.add(event)
@@ -82,6 +87,31 @@ class Collector:
             log.exception("cannot store an event; not acknowledged, the broker will send it again")
             return
         client.ack(message.mid, message.qos)
+
+
+    def _answer(self, message) -> None:
+        """A page's question about the archive, answered on its Response Topic (shotclock.floor.answers)."""
+        props = getattr(message, "properties", None)
+        reply_to = getattr(props, "ResponseTopic", None)
+        if not reply_to or not reply_to.startswith(archive_topic(self.venue, "reply/")):
+            return  # nowhere (or nowhere allowed) to answer
+        try:
+            question = json.loads(message.payload)
+        except ValueError:
+            question = None
+        reply = self._reply_properties(getattr(props, "CorrelationData", None))
+        body = json.dumps(answers.answer(self.archive.db, question), ensure_ascii=False, separators=(",", ":"))
+        self.client.publish(reply_to, body, qos=1, properties=reply)
+
+    def _reply_properties(self, correlation):
+        from paho.mqtt.packettypes import PacketTypes
+        from paho.mqtt.properties import Properties
+
+        props = Properties(PacketTypes.PUBLISH)
+        if correlation is not None:
+            props.CorrelationData = correlation
+        props.MessageExpiryInterval = 30
+        return props
 
 
 def cmd_collect(args) -> int:

@@ -211,7 +211,8 @@ def cmd_fleet(args) -> int:
         tables = start_fleet(args.tables, endpoint.host, endpoint.port, args.venue, Path(args.credentials),
                              state_root, first=args.first, tls=args.tls, ca_file=args.ca_file or "")
         dealer = Dealer(tables, seed=args.seed, pace=args.pace)
-        dealer.start()
+        if not args.idle:
+            dealer.start()
         log.info("%d simulated tables on %s, venue %r", len(tables), args.broker, args.venue)
         started = time.monotonic()
         while not stop.wait(5 if args.duration is None else min(5, max(0.01, started + args.duration - time.monotonic()))):
@@ -221,7 +222,8 @@ def cmd_fleet(args) -> int:
             pending = sum(t.link.status.pending for t in tables if t.link)
             log.info("%d/%d tables connected, %d records waiting, %d presses", connected, len(tables), pending,
                      dealer.presses)
-        dealer.stop()
+        if not args.idle:
+            dealer.stop()
         for table in tables:
             table.stop()
     return 0

@@ -155,6 +155,8 @@ def broker_config(add) -> None:
     p.add_argument("--certfile", metavar="PEM", help="server certificate for TLS listeners")
     p.add_argument("--keyfile", metavar="PEM", help="its private key")
     p.add_argument("--run-as", metavar="USER", help="the user mosquitto drops to when started as root")
+    p.add_argument("--no-pages", action="store_true",
+                   help="do not serve the dashboard and overlay pages from the websockets listener")
 
 
 def add_broker_options(p, credentials_help: str, credentials_metavar: str = "FILE") -> None:
@@ -187,7 +189,20 @@ def fleet(add) -> None:
     p.add_argument("--duration", type=float, metavar="SECONDS", help="stop after this long (default: until Ctrl-C)")
     p.add_argument("--pace", type=float, default=1.0, help="scale the pauses between hands (0.2: five times busier)")
     p.add_argument("--seed", type=int, help="seed the dealer's random choices")
-    p.add_argument("--state-dir", metavar="DIR", help="keep the tables' decision logs here (default: a temporary folder)")
+    p.add_argument("--idle", action="store_true",
+                   help="no dealer: the tables only do what the floor commands (browser tests, screenshots)")
+    p.add_argument("--state-dir", metavar="DIR", default=argparse.SUPPRESS,  # keeps a --state-dir given before 'fleet'
+                   help="keep the tables' decision logs here (default: a temporary folder)")
 
 
-REGISTER: list = [simulate, run, selftest, screenshot, log, broker_config, floor, fleet]
+def floor_demo(add) -> None:
+    p = add("floor-demo", "shotclock.floor.demo:cmd_floor_demo",
+            "a whole floor network on this machine: broker with the web pages, collector, simulated tables",
+            config=False)
+    p.add_argument("--tables", type=int, default=8, help="how many simulated tables (default 8)")
+    p.add_argument("--venue", default="demo", help="the venue's name in the topics (default demo)")
+    p.add_argument("--dir", default=".floor", help="where configuration, archive and logs go (default .floor)")
+    p.add_argument("--seconds", type=float, help="stop after this long (default: run until Ctrl-C)")
+
+
+REGISTER: list = [simulate, run, selftest, screenshot, log, broker_config, floor, fleet, floor_demo]

@@ -195,4 +195,5 @@ def make_command(t: float, request):
     """The core's floor-command input for a checked request, dated ``t`` (arrival)."""
     from shotclock.core.inputs import Command
 
-    return Command(t, request.name, id=request.id, sender=request.sender, facing_bet=request.facing_bet)
+    return Command(t, request.name, id=request.id, sender=request.sender, facing_bet=request.facing_bet,
+                   seat=request.seat)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import dataclasses
+from pathlib import Path
 
 from shotclock.config import BUTTONS
 from shotclock.core.engine import IDLE, Engine
@@ -11,6 +12,9 @@ from shotclock.core.events import End
 from shotclock.core.view import Display, network_mark, view_at
 from shotclock.config import parse_size
 from shotclock.errors import ShotclockError
+
+
+IMAGE_TYPES = (".png", ".jpg", ".jpeg", ".bmp", ".tga")  # what pygame.image.save writes, by the name's end
 
 
 def display_for(config) -> Display:
@@ -86,6 +90,8 @@ def cmd_screenshot(args) -> int:
     from shotclock.adapters.screen import render_png
     from shotclock.shell.cli import ReplayFile
 
+    if Path(args.out).suffix.lower() not in IMAGE_TYPES:
+        raise ShotclockError(f"{args.out}: the picture's name must end in {', '.join(IMAGE_TYPES)}")
     scenario = ReplayFile(args.scenario, args)
     config = scenario.config
     try:

@@ -1,0 +1,99 @@
+"""The floor pages' timing, in Debian's chromium against a real broker and a real device:
+
+* ``page_countdown_error_ms_p50`` / ``_max``: at each heartbeat of a running clock (about 1/s), the
+  dashboard's own count at the moment the message arrives minus the device's ``remaining_ms`` in it,
+  measured in the page (clock.js). Goal: within 50 ms.
+* ``overlay_after_restart_ms``: the broker stops, the featured table's 3 s clock rules meanwhile, the broker
+  comes back: until the overlay shows that ruling. Goal: 1 s.
+
+Run alone: ``.venv/bin/python bench/floor_pages.py [--quick]`` (``./dev bench`` runs it too).
+"""
+
+from __future__ import annotations
+
+import statistics
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT / "tests"))
+
+from network_device import network_config  # noqa: E402
+from web_browser import CHROMIUM_ARGS, chromium_path  # noqa: E402
+
+from shotclock.floor.demo import Floor  # noqa: E402
+
+GOALS = {"page_countdown_error_ms_p50": (None, "max", "ms"), "page_countdown_error_ms_max": (50.0, "max", "ms"),
+         "overlay_after_restart_ms": (1000.0, "max", "ms")}
+WHAT = {
+    "page_countdown_error_ms_p50": "dashboard's count minus the device's remaining_ms at each heartbeat, median",
+    "page_countdown_error_ms_max": "the same, worst (3 clocks of 12 s, loopback, in Debian's chromium)",
+    "overlay_after_restart_ms": "broker back until the overlay shows the ruling made meanwhile (median of 3)",
+}
+
+
+def _card(table: str, what: str = "") -> str:
+    return f"article.table[data-table='{table}'] {what}".strip()
+
+
+def measure(browser, floor: Floor, clocks: int, restarts: int) -> dict:
+    """Both figures, with the devices of ``floor`` (tables "c", 12 s, and "r", 3 s)."""
+    page = browser.new_page(viewport={"width": 1280, "height": 800})
+    page.goto(f"http://127.0.0.1:{floor.ws_port}/dashboard/")
+    page.fill("input[name=password]", floor.passwords["floor"])
+    page.click("button[type=submit]")
+    page.wait_for_selector(_card("r"), timeout=15000)
+    page.wait_for_selector(_card("c"), timeout=15000)
+    for _ in range(clocks):
+        page.click(_card("c", "button[data-cmd=call]"))
+        page.wait_for_selector(_card("c") + ".phase-running", timeout=10000)
+        page.wait_for_selector(_card("c") + ".phase-idle", timeout=20000)
+    errors = [abs(e) for e in page.evaluate(f"window.shotclockLink.tables['{floor.venue}/c'].drift.recent")]
+    back_ms = []
+    page.click(_card("r", "button.feature"))
+    overlay = browser.new_page(viewport={"width": 1920, "height": 1080})
+    overlay.goto(f"http://127.0.0.1:{floor.ws_port}/overlay/?password={floor.passwords['overlay']}")
+    for _ in range(restarts):
+        page.click(_card("r", "button[data-cmd=call]"))
+        overlay.wait_for_function("window.shotclockOverlay && window.shotclockOverlay.phase === 'running'",
+                                  timeout=10000)
+        floor.stop_broker()
+        time.sleep(4.5)  # the 3 s clock rules while the broker is away
+        floor.restart_broker()
+        back = time.monotonic()
+        overlay.wait_for_function("window.shotclockOverlay.phase === 'idle'", timeout=10000)
+        back_ms.append((time.monotonic() - back) * 1000)
+        time.sleep(1)
+    return {"page_countdown_error_ms_p50": round(statistics.median(errors), 2),
+            "page_countdown_error_ms_max": round(max(errors), 2),
+            "overlay_after_restart_ms": round(statistics.median(back_ms), 1)}
+
+
+def run(quick: bool = False) -> dict:
+    """Start a broker with the pages and two devices, measure, stop; the figures (``quick``: one of each)."""
+    from playwright.sync_api import sync_playwright
+
+    if chromium_path() is None:
+        raise SystemExit("bench/floor_pages.py: Debian's chromium is needed (apt-get install chromium)")
+    with tempfile.TemporaryDirectory() as tmp:
+        floor = Floor(Path(tmp), "bench", 1, extra_tables=["c", "r"]).start(collector=False, fleet=False)
+        for table, seconds in (("c", 4 if quick else 12), ("r", 3)):
+            clock = f"[clock]\nseconds = {seconds}\ncountdown = 1\n"
+            floor.start_device(table, network_config(floor, table, clock))
+        try:
+            with sync_playwright() as pw:
+                browser = pw.chromium.launch(executable_path=chromium_path(), args=CHROMIUM_ARGS)
+                try:
+                    return measure(browser, floor, 1 if quick else 3, 1 if quick else 3)
+                finally:
+                    browser.close()
+        finally:
+            floor.stop()
+
+
+if __name__ == "__main__":
+    for key, value in run("--quick" in sys.argv).items():
+        goal = GOALS[key][0]
+        print(f"{key:32} {value:>10} {GOALS[key][2]:3} goal {'≤ ' + str(goal) if goal else '(reference)'}")

@@ -1,0 +1,67 @@
+"""The collector answers the dashboard's questions about its archive (MQTT 5 request / response).
+
+A page publishes a question on ``shotclock/v1/<venue>/archive/get`` with a Response Topic
+(``…/archive/reply/<its client id>``) and Correlation Data; the collector, which holds the archive,
+answers there (docs/network.md, "archive"). So the dashboard's rulings feed survives a reload and
+each ruling's timeline comes from the archive, with the broker's own credentials and ACLs and no web
+server beside it.
+
+Questions (JSON objects):
+
+* ``{"what": "rulings", "limit": N}`` → ``{"ok": true, "rulings": [...]}``: the venue's latest rulings,
+  newest first (``table``, ``boot``, ``seq``, ``clock``, ``utc``, ``outcome``, ``remaining``, ``at_zero``).
+* ``{"what": "clock", "table": ID, "clock": N}`` → ``{"ok": true, "records": [...]}``: every record of
+  that clock in the device's order (``seq``, ``utc``, ``record`` as in an ``event`` message).
+
+Anything else gets ``{"ok": false, "reason": "…"}``.
+"""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+
+MAX_RULINGS = 200
+MAX_RECORDS = 300  # a clock has a few dozen records; this keeps an answer inside the broker's 64 KiB packets
+
+
+def answer(db: sqlite3.Connection, question) -> dict:
+    """The answer to one question, read from the archive's ``events`` table."""
+    if not isinstance(question, dict):
+        return {"ok": False, "reason": "a question is a JSON object"}
+    what = question.get("what")
+    if what == "rulings":
+        limit = question.get("limit", 50)
+        if not isinstance(limit, int) or isinstance(limit, bool) or not 1 <= limit <= MAX_RULINGS:
+            return {"ok": False, "reason": f"limit must be a whole number from 1 to {MAX_RULINGS}"}
+        return {"ok": True, "rulings": rulings(db, limit)}
+    if what == "clock":
+        table, clock = question.get("table"), question.get("clock")
+        if not isinstance(table, str) or not isinstance(clock, int) or isinstance(clock, bool):
+            return {"ok": False, "reason": "a clock question names a table (text) and a clock (number)"}
+        records = clock_records(db, table, clock)
+        if not records:
+            return {"ok": False, "reason": f"no clock {clock} of table {table} in the archive"}
+        return {"ok": True, "table": table, "clock": clock, "records": records}
+    return {"ok": False, "reason": f"unknown question {what!r} (rulings or clock)"}
+
+
+def rulings(db: sqlite3.Connection, limit: int) -> list[dict]:
+    """The latest ``limit`` decisions across tables, newest first."""
+    out = []
+    for table, boot, seq, clock, utc, data in db.execute(
+            "SELECT table_id, boot, seq, clock, utc, data FROM events WHERE type = 'decision' "
+            "ORDER BY utc DESC LIMIT ?", (limit,)):
+        fields = json.loads(data)
+        out.append({"table": table, "boot": boot, "seq": seq, "clock": clock, "utc": utc,
+                    "outcome": fields.get("outcome"), "remaining": fields.get("remaining"),
+                    "at_zero": fields.get("at_zero")})
+    return out
+
+
+def clock_records(db: sqlite3.Connection, table: str, clock: int) -> list[dict]:
+    """Every record of one clock of one table, in the device's order."""
+    return [{"seq": seq, "utc": utc, "record": {"t": t, "type": kind, **json.loads(data)}}
+            for seq, utc, t, kind, data in db.execute(
+                "SELECT seq, utc, t, type, data FROM events WHERE table_id = ? AND clock = ? ORDER BY seq LIMIT ?",
+                (table, clock, MAX_RECORDS))]

@@ -1,0 +1,212 @@
+"""``shotclock floor-demo`` (``./dev floor``): a whole floor network on this machine, to look at.
+
+Writes a broker configuration (``shotclock broker-config``) into a folder, starts Mosquitto on free
+loopback ports serving the web pages, the collector and a fleet of simulated tables, prints the
+dashboard's and the overlay's addresses with their credentials, and runs until Ctrl-C (or
+``--seconds``), then stops everything in reverse order.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import signal
+import socket
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+from shotclock.core.topics import check_name
+from shotclock.errors import ShotclockError
+from shotclock.floor.broker_config import FLOOR, OVERLAY, BrokerPlan, Endpoint, write_broker_config
+from shotclock.web import web_dir
+
+START_TIMEOUT = 10.0
+
+
+def free_port(preferred: int = 0) -> int:
+    """A TCP port free on 127.0.0.1 right now: ``preferred`` when it is free (an address to bookmark)."""
+    for port in (preferred, 0) if preferred else (0,):
+        with socket.socket() as s:
+            try:
+                s.bind(("127.0.0.1", port))
+            except OSError:
+                continue
+            return s.getsockname()[1]
+    raise ShotclockError("no free TCP port on 127.0.0.1")
+
+
+def wait_for_port(port: int, process: subprocess.Popen, name: str) -> None:
+    """Wait until ``port`` accepts connections; ShotclockError if ``process`` exits first or it takes too long."""
+    deadline = time.monotonic() + START_TIMEOUT
+    while True:
+        try:
+            with socket.create_connection(("127.0.0.1", port), timeout=0.2):
+                return
+        except OSError:
+            pass
+        if process.poll() is not None:
+            raise ShotclockError(f"{name} exited with code {process.returncode} (see its log)")
+        if time.monotonic() > deadline:
+            raise ShotclockError(f"{name} did not listen on port {port} within {START_TIMEOUT:.0f} s")
+        time.sleep(0.05)
+
+
+def mosquitto_binary() -> str:
+    """The mosquitto binary; ShotclockError naming the Debian package when it is missing."""
+    path = shutil.which("mosquitto") or shutil.which("mosquitto", path="/usr/sbin:/usr/local/sbin")
+    if path is None:
+        raise ShotclockError("mosquitto is not installed "
+                             "(Debian: apt-get install mosquitto; ./dev floor does it as root)")
+    return path
+
+
+def spawn(argv: list[str], log_path: Path) -> subprocess.Popen:
+    """Start ``argv`` with its output appended to ``log_path`` and no standard input."""
+    log = open(log_path, "ab")
+    try:
+        return subprocess.Popen(argv, stdout=log, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL)
+    finally:
+        log.close()
+
+
+def end(process: subprocess.Popen) -> None:
+    """Stop a process: SIGTERM (a clean stop: a device says offline), SIGKILL after 5 s."""
+    if process.poll() is None:
+        process.terminate()
+        try:
+            process.wait(5)
+        except subprocess.TimeoutExpired:
+            process.kill()
+            process.wait()
+
+
+class Floor:
+    """The demo's processes: broker, collector, fleet; :meth:`stop` ends them in reverse order."""
+
+    def __init__(self, folder: Path, venue: str, tables: int, extra_tables=(), quiet: bool = False,
+                 keep_ports: bool = False):
+        """``tables`` simulated tables "1"…"N"; ``extra_tables``: ids that get a credential for a real device;
+        ``quiet``: the fleet plays no clocks by itself (``--idle``: the floor drives them); ``keep_ports``: the
+        pages on port 9001 when it is free (a bookmark that works next time)."""
+        self.folder = folder
+        self.venue = venue
+        self.tables = tables
+        self.extra_tables = list(extra_tables)
+        self.quiet = quiet
+        self.port = free_port()
+        self.ws_port = free_port(9001 if keep_ports else 0)
+        self.processes: list[tuple[str, subprocess.Popen]] = []
+        self.passwords: dict[str, str] = {}
+
+    def _spawn(self, name: str, argv: list[str]) -> subprocess.Popen:
+        process = spawn(argv, self.folder / f"{name}.log")
+        self.processes.append((name, process))
+        return process
+
+    def start(self, collector: bool = True, fleet: bool = True) -> "Floor":
+        """Configure and start the broker, then (unless told not to) the collector and the fleet."""
+        binary = mosquitto_binary()
+        broker_dir = self.folder / "broker"
+        plan = BrokerPlan(self.venue, [str(n) for n in range(1, self.tables + 1)] + self.extra_tables,
+                          local=Endpoint("127.0.0.1", self.port), websockets=Endpoint("127.0.0.1", self.ws_port),
+                          pages=str(web_dir()), run_as="root" if os.geteuid() == 0 else None)
+        self.passwords = write_broker_config(plan, broker_dir)
+        self.broker_argv = [binary, "-c", str(broker_dir / "mosquitto.conf")]
+        self.restart_broker()
+        me = [sys.executable, "-m", "shotclock"]
+        address = f"127.0.0.1:{self.port}"
+        if collector:
+            self._spawn("collector", me + ["floor", "collect", "--broker", address, "--venue", self.venue,
+                                           "--credentials", str(broker_dir / "credentials" / "collector.toml"),
+                                           "--archive", str(self.folder / "archive")])
+        if fleet:
+            self._spawn("fleet", me + ["fleet", "--tables", str(self.tables), "--broker", address,
+                                       "--venue", self.venue, "--credentials", str(broker_dir / "credentials")]
+                        + (["--idle"] if self.quiet else []))
+        return self
+
+    def credentials_file(self, user: str) -> Path:
+        """The credentials file of ``user`` (``table-7``, ``floor``…) that broker-config wrote."""
+        return self.folder / "broker" / "credentials" / f"{user}.toml"
+
+    def start_device(self, table: str, config_text: str) -> subprocess.Popen:
+        """A real device (``shotclock run`` with fake pins and no screen) with this configuration; it is
+        stopped with the rest."""
+        config = self.folder / f"device-{table}.toml"
+        config.write_text(config_text, encoding="utf-8")
+        return self._spawn(f"device-{table}", [sys.executable, "-m", "shotclock", "run", "--pins", "mock",
+                                               "--headless", "--config", str(config),
+                                               "--state-dir", str(self.folder / f"state-{table}")])
+
+    def restart_broker(self) -> None:
+        """Start mosquitto (again, after a stop: same ports, same persistence) and wait until it listens."""
+        self.processes = [(n, p) for n, p in self.processes if n != "mosquitto" or p.poll() is None]
+        broker = spawn(self.broker_argv, self.folder / "mosquitto.log")
+        self.processes.insert(0, ("mosquitto", broker))
+        wait_for_port(self.ws_port, broker, "mosquitto")
+
+    def stop_broker(self) -> None:
+        """Stop mosquitto cleanly (it saves its retained messages); the rest keeps running."""
+        for name, process in self.processes:
+            if name == "mosquitto":
+                end(process)
+
+    def check(self) -> str | None:
+        """The first process that has died, as a sentence, or None."""
+        for name, process in self.processes:
+            if process.poll() is not None:
+                return f"{name} exited with code {process.returncode}: see {self.folder / (name + '.log')}"
+        return None
+
+    def stop(self) -> None:
+        """Stop the fleet, the collector and the broker (SIGTERM, then SIGKILL after 5 s)."""
+        for _, process in reversed(self.processes):
+            end(process)
+        self.processes.clear()
+
+    def addresses(self) -> str:
+        """What to open, with the credentials (for a person at this machine)."""
+        base = f"http://127.0.0.1:{self.ws_port}"
+        return "\n".join([
+            f"floor network '{self.venue}': {self.tables} simulated tables, broker on 127.0.0.1:{self.port}",
+            f"  dashboard: {base}/dashboard/   (user {FLOOR}, password {self.passwords[FLOOR]})",
+            f"  overlay:   {base}/overlay/?password={self.passwords[OVERLAY]}",
+            f"             (add &position=top-left&scale=1.5&language=en; pick the table on the dashboard: ☆)",
+            f"  archive:   shotclock log --collected {self.folder / 'archive'} stats",
+            f"  logs and configuration: {self.folder}",
+        ])
+
+
+def cmd_floor_demo(args) -> int:
+    """``shotclock floor-demo``: run a local floor network until Ctrl-C (or ``--seconds``)."""
+    if not 1 <= args.tables <= 500:
+        raise ShotclockError(f"--tables must be from 1 to 500, not {args.tables}")
+    problem = check_name("venue", args.venue)
+    if problem:
+        raise ShotclockError(problem)
+    try:
+        folder = Path(args.dir).resolve()
+        folder.mkdir(parents=True, exist_ok=True)
+    except (OSError, ValueError) as exc:
+        raise ShotclockError(f"--dir {args.dir!r}: cannot make the folder ({getattr(exc, 'strerror', None) or exc})") \
+            from None
+    floor = Floor(folder, args.venue, args.tables, keep_ports=True)
+    stop = []
+    signal.signal(signal.SIGTERM, lambda *a: stop.append(1))
+    try:
+        floor.start()
+        print(floor.addresses(), flush=True)
+        print("Ctrl-C stops it all.", flush=True)
+        deadline = time.monotonic() + args.seconds if args.seconds else None
+        while not stop and (deadline is None or time.monotonic() < deadline):
+            problem = floor.check()
+            if problem:
+                raise ShotclockError(problem)
+            time.sleep(0.5)
+    except KeyboardInterrupt:
+        pass
+    finally:
+        floor.stop()
+    return 0

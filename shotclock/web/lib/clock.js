@@ -1,0 +1,134 @@
+/* The clock as the pages show it: pure functions, no DOM, no network (shared by the dashboard
+ * and the overlay; tests call them in the browser).
+ *
+ * Devices publish no wall-clock deadlines (a Pi has no real-time clock). A page counts down
+ * locally from the moment its last `state` message arrived, on its own monotonic clock
+ * (performance.now()):  remaining = remaining_ms - (now - receivedAt)  while the clock runs.
+ *
+ * A "table" here is the page's record of one device (see link.js):
+ *   {venue, id, name, online, state, receivedAt, ruling, drift}
+ * where `state` is the device's last `state` message as docs/network.md describes it.
+ */
+(function (root) {
+  "use strict";
+
+  var RULING_MS = 10000;  // a ruling stays up as long as on the device's own screen (core/view.py)
+  var RANK = {countdown: 0, running: 0, paused: 1, interrupted: 1, idle: 2, offline: 3};
+
+  /** Milliseconds left on the table's clock at `now`, or null when no clock is running or paused. */
+  function remainingMs(table, now) {
+    var s = table.state;
+    if (!s || (s.phase !== "running" && s.phase !== "paused")) return null;
+    if (s.phase === "paused") return s.remaining_ms;
+    return Math.max(0, s.remaining_ms - (now - table.receivedAt));
+  }
+
+  /** The seconds a screen shows for `ms` left: whole seconds rounded up, as on the device. */
+  function shownSeconds(ms) {
+    return Math.ceil(Math.round(ms) / 1000);
+  }
+
+  /** One of offline, idle, running, countdown, paused, interrupted. */
+  function phase(table, now) {
+    var s = table.state;
+    if (table.online === false) return "offline";
+    if (!s) return table.online ? "idle" : "offline";
+    if (s.phase === "paused") return s.interrupted ? "interrupted" : "paused";
+    if (s.phase !== "running") return "idle";
+    return remainingMs(table, now) <= (s.countdown || 0) * 1000 ? "countdown" : "running";
+  }
+
+  /** Fraction of the clock left (0..1), or null without a clock. */
+  function progress(table, now) {
+    var ms = remainingMs(table, now);
+    var s = table.state;
+    if (ms === null || !s.seconds) return null;
+    return Math.min(1, Math.max(0, ms / (s.seconds * 1000)));
+  }
+
+  /** The table's latest ruling while it is still news (RULING_MS after it reached the page), else null. */
+  function freshRuling(table, now) {
+    var r = table.ruling;
+    return r && now - r.seenAt < RULING_MS ? r : null;
+  }
+
+  /** Compare two labels the way people number tables: "Tafel 2" before "Tafel 10". */
+  function naturalCompare(a, b) {
+    return String(a).localeCompare(String(b), undefined, {numeric: true, sensitivity: "base"});
+  }
+
+  /** Running clocks first, then paused ones, then idle tables, then offline ones; by name within each.
+   *  (Not by time left: cards that swap places under a finger make the floor press the wrong table.) */
+  function sortTables(tables, now) {
+    return tables.slice().sort(function (a, b) {
+      return (RANK[phase(a, now)] - RANK[phase(b, now)]) ||
+        naturalCompare(a.name || a.id, b.name || b.id) || naturalCompare(a.venue, b.venue);
+    });
+  }
+
+  /** The commands a floor may send in this phase of this mode (the engine's transition table, core/engine.py). */
+  function commandsFor(table, now) {
+    var p = phase(table, now);
+    var shot = table.state && table.state.mode === "shot";
+    if (p === "offline") return [];
+    if (p === "idle") return shot ? [] : ["call"];
+    var stop = shot ? "stop" : "cancel";
+    if (p === "paused" || p === "interrupted") return ["resume", stop];
+    return shot ? ["pause", "extend", stop] : ["pause", stop];
+  }
+
+  /** Fold a new `state` message into the table record, measuring how far the local countdown had drifted.
+   *
+   *  While a clock keeps running unchanged, the device's new remaining_ms and the page's own count at the
+   *  moment the message arrives should agree: the difference is the page's error (network delay jitter
+   *  included), kept in table.drift for the floor's trust and for the tests. */
+  function applyState(table, state, now) {
+    var old = table.state;
+    var elapsed = now - table.receivedAt;
+    if (old && old.boot === state.boot && typeof old.seq === "number" && state.seq <= old.seq) return false;
+    if (old && old.phase === "running" && state.phase === "running" && old.boot === state.boot &&
+        old.seconds === state.seconds && old.extensions === state.extensions && old.street === state.street &&
+        sameRuling(old.last_ruling, state.last_ruling, elapsed)) {
+      var err = remainingMs(table, now) - state.remaining_ms;
+      var d = table.drift || (table.drift = {n: 0, maxAbs: 0, last: 0, recent: []});
+      d.n += 1;
+      d.last = err;
+      d.maxAbs = Math.max(d.maxAbs, Math.abs(err));
+      d.recent.push(err);
+      if (d.recent.length > 100) d.recent.shift();
+    }
+    table.state = state;
+    table.receivedAt = now;
+    if (state.name) table.name = state.name;
+    var last = state.last_ruling;
+    if (last && (!old || !sameRuling(old.last_ruling, last, elapsed))) {
+      // age_ms says how old the ruling was when the message left: a retained state after a reload is no news.
+      table.ruling = {outcome: last.outcome, remaining: last.remaining_ms / 1000, at_zero: last.at_zero,
+                      seenAt: now - (last.age_ms || 0)};
+    } else if (!last) {
+      table.ruling = null;
+    }
+    return true;
+  }
+
+  /** True when two last_ruling values, `elapsed` ms apart, are the same ruling: its age grew by about
+   *  the time between the messages (two hands dead in a row differ only in their age). */
+  function sameRuling(a, b, elapsed) {
+    if (!a || !b) return !a && !b;
+    return a.outcome === b.outcome && a.remaining_ms === b.remaining_ms && a.at_zero === b.at_zero &&
+      Math.abs((b.age_ms || 0) - (a.age_ms || 0) - elapsed) < 1000;
+  }
+
+  /** The ruling if time runs out (core/engine.py Snapshot.consequence). */
+  function consequence(state) {
+    return state.facing_bet ? "hand_dead" : "check";
+  }
+
+  var api = {
+    RULING_MS: RULING_MS, remainingMs: remainingMs, shownSeconds: shownSeconds, phase: phase,
+    progress: progress, freshRuling: freshRuling, naturalCompare: naturalCompare, sortTables: sortTables,
+    commandsFor: commandsFor, applyState: applyState, consequence: consequence
+  };
+  root.Shotclock = root.Shotclock || {};
+  for (var k in api) root.Shotclock[k] = api[k];
+})(this);

@@ -1,0 +1,282 @@
+/* The pages' link to the floor network: one MQTT.js connection over the broker's websockets
+ * listener, the topics of docs/network.md, and the page's record of every table.
+ *
+ *   var link = new Shotclock.Link({username: "floor", password: "…", onChange: redraw});
+ *   link.connect();
+ *   link.command(table, "pause");      // → {id, …}; the ack arrives through onAck
+ *
+ * Needs vendor/mqtt.min.js and lib/clock.js loaded first.
+ */
+(function (root) {
+  "use strict";
+  var S = root.Shotclock;
+  var PREFIX = "shotclock/v1";
+  var COMMAND_EXPIRY_S = 5;    // MQTT 5 message expiry: a command stuck in a queue must not act later
+  var ACK_TIMEOUT_MS = 5000;  // after this the page says the device did not answer
+  var FEED_LENGTH = 50;
+  var ASK_TIMEOUT_MS = 4000;  // the collector answers from its archive within this, or the page says it did not
+
+  /** The broker's websockets address: the page's own origin (Mosquitto serves the pages on that
+   *  listener), or ?broker=ws://host:port from the URL. */
+  function brokerUrl(params) {
+    var given = params.get("broker");
+    if (given) return given;
+    var scheme = root.location.protocol === "https:" ? "wss://" : "ws://";
+    return scheme + root.location.host + "/mqtt";
+  }
+
+  function parseJson(payload) {
+    try { return JSON.parse(new TextDecoder().decode(payload)); } catch (e) { return null; }
+  }
+
+  function newId() {
+    if (root.crypto && root.crypto.randomUUID) return root.crypto.randomUUID();
+    return Date.now().toString(36) + Math.random().toString(36).slice(2);
+  }
+
+  /**
+   * options: url, username, password, sender (who the device logs for a command, e.g. "floor/anna"),
+ *          venue (null: every venue on the broker), clientPrefix,
+   *          readOnly (true: no commands, acks or archive), onChange(), onAck(pending),
+ *          onConnection(state, detail), onFeature(venue, tableId)
+   */
+  function Link(options) {
+    this.options = options;
+    this.tables = {};        // "venue/id" → table record
+    this.feed = [];          // recent rulings across tables, newest first
+    this.feature = {};       // venue → table id chosen for the broadcast
+    this.pending = {};       // command id → {table, cmd, sentAt, ack, timer}
+    this.connection = "connecting";
+    this.client = null;
+    this.questions = {};     // correlation id → {resolve, timer}: requests to the collector's archive
+  }
+
+  Link.prototype.connect = function () {
+    var o = this.options, self = this;
+    var client = root.mqtt.connect(o.url, {
+      protocolVersion: 5,
+      username: o.username, password: o.password,
+      clientId: (o.clientPrefix || "page") + "-" + newId().slice(0, 8),
+      clean: true,
+      reconnectPeriod: 300,     // back well within a second of a broker restart (the overlay's promise)
+      connectTimeout: 4000,
+      keepalive: 15,
+      resubscribe: true
+    });
+    this.client = client;
+    client.on("connect", function () {
+      var v = o.venue || "+";
+      var topics = {};
+      // A read-only page (the overlay) asks only for what its credential may read.
+      var leaves = o.readOnly ? ["status", "state", "event"] : ["status", "state", "event", "cmd/ack"];
+      leaves.forEach(function (leaf) { topics[PREFIX + "/" + v + "/table/+/" + leaf] = {qos: 1}; });
+      topics[PREFIX + "/" + v + "/feature"] = {qos: 1};
+      if (!o.readOnly) topics[PREFIX + "/" + v + "/archive/reply/" + client.options.clientId] = {qos: 1};
+      client.subscribe(topics, function (err) {
+        self.setConnection(err ? "refused" : "online", err ? String(err.message || err) : "");
+      });
+    });
+    client.on("message", function (topic, payload, packet) { self.receive(topic, payload, packet); });
+    client.on("reconnect", function () { self.setConnection("connecting", ""); });
+    client.on("close", function () { if (self.connection !== "refused") self.setConnection("offline", ""); });
+    client.on("error", function (err) {
+      // A refused login (bad username or password) is final: stop retrying and say so.
+      var code = err && err.code;
+      if (code === 134 || code === 135 || code === 4 || code === 5) {
+        self.setConnection("refused", err.message);
+        client.end(true);
+      }
+    });
+    return this;
+  };
+
+  Link.prototype.end = function () { if (this.client) this.client.end(true); };
+
+  Link.prototype.setConnection = function (state, detail) {
+    this.connection = state;
+    if (this.options.onConnection) this.options.onConnection(state, detail);
+    this.changed();
+  };
+
+  Link.prototype.changed = function () { if (this.options.onChange) this.options.onChange(); };
+
+  Link.prototype.table = function (venue, id) {
+    var key = venue + "/" + id;
+    return this.tables[key] || (this.tables[key] = {venue: venue, id: id, name: id, online: null,
+                                                     state: null, receivedAt: 0, ruling: null, drift: null,
+                                                     lastAck: null});
+  };
+
+  /** Every known table, as an array. */
+  Link.prototype.list = function () {
+    var out = [];
+    for (var k in this.tables) out.push(this.tables[k]);
+    return out;
+  };
+
+  Link.prototype.receive = function (topic, payload, packet) {
+    var now = root.performance.now();
+    var parts = topic.split("/");
+    if (parts[3] === "archive" && parts[4] === "reply") return this.answer(packet, parseJson(payload));
+    if (parts.length === 4 && parts[3] === "feature") {
+      var f = parseJson(payload);
+      this.feature[parts[2]] = f && f.table ? String(f.table) : null;
+      if (this.options.onFeature) this.options.onFeature(parts[2], this.feature[parts[2]]);
+      return this.changed();
+    }
+    if (parts.length < 6 || parts[3] !== "table") return;
+    var table = this.table(parts[2], parts[4]);
+    var leaf = parts.slice(5).join("/");
+    var msg = parseJson(payload);
+    if (!msg) return;
+    if (leaf === "status") {
+      table.online = msg.online === true;
+      table.boot = msg.boot;
+      if (msg.name) table.name = msg.name;
+    } else if (leaf === "state") {
+      if (table.online === null) table.online = true;
+      S.applyState(table, msg, now);
+    } else if (leaf === "event") {
+      this.event(table, msg, now);
+    } else if (leaf === "cmd/ack") {
+      this.ack(table, msg, now);
+    }
+    this.changed();
+  };
+
+  /** A decision record becomes a line of the rulings feed. */
+  Link.prototype.event = function (table, msg, now) {
+    var r = msg.record || {};
+    if (r.type !== "decision") return;
+    var log = msg.log || {};
+    this.addRuling({venue: table.venue, table: table.id, outcome: r.outcome, remaining: r.remaining,
+                    at_zero: r.at_zero, boot: msg.boot, seq: msg.seq, clock: log.clock, utc: log.utc, seenAt: now});
+  };
+
+  /** Add a ruling to the feed, newest first, deduplicated on (venue, table, boot, seq): QoS 1 may deliver
+   *  twice, an outbox replays after an outage, and the archive's history overlaps what arrived live. */
+  Link.prototype.addRuling = function (f) {
+    f.key = f.venue + "/" + f.table + "/" + f.boot + "/" + f.seq;
+    for (var i = 0; i < this.feed.length; i++) if (this.feed[i].key === f.key) return;
+    this.feed.push(f);
+    this.feed.sort(function (a, b) {
+      return (b.utc || "").localeCompare(a.utc || "") || (b.seenAt || 0) - (a.seenAt || 0);
+    });
+    this.feed.length = Math.min(this.feed.length, FEED_LENGTH);
+  };
+
+  /** Fill the feed with the venue's recent rulings from the collector's archive (rulings before this page). */
+  Link.prototype.loadRulings = function (venue) {
+    var self = this;
+    return this.ask(venue, {what: "rulings", limit: FEED_LENGTH}).then(function (answer) {
+      (answer.rulings || []).forEach(function (r) {
+        r.venue = venue;
+        self.addRuling(r);
+      });
+      self.changed();
+      return answer;
+    });
+  };
+
+  Link.prototype.ack = function (table, msg, now) {
+    var p = this.pending[msg.id];
+    if (!p) return;  // another page's command
+    if (p.venueWide) {
+      // One command to every table: each table answers; the record stays open until its timeout. A table
+      // it did not concern (no clock to pause) says "ignored": not worth a line on its card.
+      if (msg.outcome === "ignored") return;
+      p = {id: p.id, venue: table.venue, table: table.id, cmd: p.cmd, sentAt: p.sentAt};
+    } else {
+      clearTimeout(p.timer);
+      delete this.pending[msg.id];
+    }
+    p.ack = msg;
+    p.ackAt = now;
+    table.lastAck = p;
+    if (this.options.onAck) this.options.onAck(p);
+  };
+
+  /** Send `cmd` (call, pause, resume, cancel, start, stop, extend) to a table; returns the pending record,
+   *  whose `ack` is filled by the device's answer (outcome done, ignored or refused) or a timeout. */
+  Link.prototype.command = function (table, cmd, extra) {
+    var self = this;
+    var body = this.commandBody(cmd);
+    for (var k in (extra || {})) body[k] = extra[k];
+    var p = {id: body.id, venue: table.venue, table: table.id, cmd: cmd, sentAt: root.performance.now(),
+             ack: null};
+    p.timer = setTimeout(function () {
+      if (!self.pending[p.id]) return;
+      delete self.pending[p.id];
+      p.ack = {id: p.id, outcome: "timeout"};
+      table.lastAck = p;
+      if (self.options.onAck) self.options.onAck(p);
+      self.changed();
+    }, ACK_TIMEOUT_MS);
+    this.pending[p.id] = p;
+    table.lastAck = p;
+    this.client.publish(PREFIX + "/" + table.venue + "/table/" + table.id + "/cmd", JSON.stringify(body),
+                        {qos: 1, properties: {messageExpiryInterval: COMMAND_EXPIRY_S}});
+    this.changed();
+    return p;
+  };
+
+  /** Send `cmd` to every table of every venue this page sees, on the venue's own command topic (so a
+   *  table the page has not heard of yet gets it too); each table's ack lands on its card. */
+  Link.prototype.commandAll = function (cmd) {
+    var self = this, venues = {};
+    this.list().forEach(function (tb) { venues[tb.venue] = true; });
+    Object.keys(venues).forEach(function (venue) {
+      var body = self.commandBody(cmd);
+      var p = {id: body.id, venue: venue, cmd: cmd, sentAt: root.performance.now(), venueWide: true};
+      self.pending[p.id] = p;
+      setTimeout(function () { delete self.pending[p.id]; }, ACK_TIMEOUT_MS);
+      self.client.publish(PREFIX + "/" + venue + "/cmd", JSON.stringify(body),
+                          {qos: 1, properties: {messageExpiryInterval: COMMAND_EXPIRY_S}});
+    });
+  };
+
+  Link.prototype.commandBody = function (cmd) {
+    return {id: newId(), name: cmd, sender: this.options.sender || this.options.username, sent_ms: Date.now()};
+  };
+
+  /** Choose the table the broadcast overlay shows (retained, so an overlay that loads later sees it). */
+  Link.prototype.setFeature = function (venue, tableId) {
+    this.client.publish(PREFIX + "/" + venue + "/feature", JSON.stringify({table: tableId}),
+                        {qos: 1, retain: true});
+  };
+
+  // --- the collector's archive (MQTT 5 request / response) -------------------------------------------
+
+
+  /** Ask the collector's archive (docs/network.md, "archive"): resolves with its answer, or with
+   *  {ok: false, reason: "no answer"} when no collector answers in time. */
+  Link.prototype.ask = function (venue, question) {
+    var self = this, id = newId();
+    return new Promise(function (resolve) {
+      var timer = setTimeout(function () {
+        delete self.questions[id];
+        resolve({ok: false, reason: "no answer"});
+      }, ASK_TIMEOUT_MS);
+      self.questions[id] = {resolve: resolve, timer: timer};
+      self.client.publish(PREFIX + "/" + venue + "/archive/get", JSON.stringify(question), {
+        qos: 1,
+        properties: {responseTopic: PREFIX + "/" + venue + "/archive/reply/" + self.client.options.clientId,
+                     correlationData: new TextEncoder().encode(id),
+                     messageExpiryInterval: COMMAND_EXPIRY_S}
+      });
+    });
+  };
+
+  Link.prototype.answer = function (packet, msg) {
+    var data = packet && packet.properties && packet.properties.correlationData;
+    var id = data ? new TextDecoder().decode(data) : "";
+    var q = this.questions[id];
+    if (!q) return;
+    clearTimeout(q.timer);
+    delete this.questions[id];
+    q.resolve(msg || {ok: false, reason: "unreadable answer"});
+  };
+
+  root.Shotclock.Link = Link;
+  root.Shotclock.brokerUrl = brokerUrl;
+})(this);

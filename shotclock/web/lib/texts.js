@@ -1,0 +1,169 @@
+/* What the pages say, in Dutch (the table language, the default) and English. The device's own
+ * words (rulings, streets, "Bij 0: …") come from device-texts.js, generated from core/texts.py, so
+ * the floor and the stream read exactly what the table's screen says. */
+(function (root) {
+  "use strict";
+  var S = root.Shotclock;
+  var PAGE_TEXTS = {
+    nl: {
+      "title": "Floor",
+      "login.user": "Gebruiker",
+      "login.password": "Wachtwoord",
+      "login.go": "Inloggen",
+      "login.who": "Uw naam (in het logboek van de tafel)",
+      "login.out": "Uitloggen",
+      "login.help": "Log in met de floor-gegevens om klokken te bedienen.",
+      "conn.online": "verbonden",
+      "conn.connecting": "verbinden…",
+      "conn.offline": "geen verbinding",
+      "conn.refused": "geweigerd: gebruiker of wachtwoord klopt niet",
+      "phase.idle": "klaar",
+      "phase.running": "loopt",
+      "phase.countdown": "aftellen",
+      "phase.paused": "gepauzeerd",
+      "phase.interrupted": "onderbroken",
+      "phase.offline": "offline",
+      "cmd.call": "Klok",
+      "cmd.pause": "Pauze",
+      "cmd.resume": "Hervat",
+      "cmd.cancel": "Annuleer",
+      "cmd.start": "Start",
+      "cmd.stop": "Stop",
+      "cmd.extend": "Extensie",
+      "confirm": "{cmd}? Tik nogmaals",
+      "all.pause": "Alles pauzeren",
+      "all.resume": "Alles hervatten",
+      "ack.waiting": "{cmd}…",
+      "ack.ok": "✓ {cmd}",
+      "ack.refused": "✗ {cmd}: {reason}",
+      "ack.timeout": "✗ {cmd}: geen antwoord van de tafel",
+      "last": "Laatste: {ruling}",
+      "feed": "Beslissingen",
+      "feed.empty": "Nog geen beslissingen sinds deze pagina open is.",
+      "feed.timeline": "tijdlijn",
+      "timeline.loading": "Uit het archief halen…",
+      "timeline.none": "Het archief gaf geen tijdlijn ({reason}). Draait 'shotclock floor collect'?",
+      "timeline.cli": "Ook: shotclock log --collected ARCHIEF --table {table} show {clock}",
+      "feature": "Op de stream",
+      "feature.set": "Naar de stream",
+      "tables.none": "Nog geen tafels: wachten op hun status…",
+      "tables.count": "{n} tafels · {running} lopen",
+      "offline.since": "offline",
+      "language": "English"
+    },
+    en: {
+      "title": "Floor",
+      "login.user": "User",
+      "login.password": "Password",
+      "login.go": "Log in",
+      "login.who": "Your name (in the table's log)",
+      "login.out": "Log out",
+      "login.help": "Log in with the floor credential to run the clocks.",
+      "conn.online": "connected",
+      "conn.connecting": "connecting…",
+      "conn.offline": "no connection",
+      "conn.refused": "refused: wrong user or password",
+      "phase.idle": "ready",
+      "phase.running": "running",
+      "phase.countdown": "countdown",
+      "phase.paused": "paused",
+      "phase.interrupted": "interrupted",
+      "phase.offline": "offline",
+      "cmd.call": "Clock",
+      "cmd.pause": "Pause",
+      "cmd.resume": "Resume",
+      "cmd.cancel": "Cancel",
+      "cmd.start": "Start",
+      "cmd.stop": "Stop",
+      "cmd.extend": "Extend",
+      "confirm": "{cmd}? Tap again",
+      "all.pause": "Pause all",
+      "all.resume": "Resume all",
+      "ack.waiting": "{cmd}…",
+      "ack.ok": "✓ {cmd}",
+      "ack.refused": "✗ {cmd}: {reason}",
+      "ack.timeout": "✗ {cmd}: no answer from the table",
+      "last": "Last: {ruling}",
+      "feed": "Rulings",
+      "feed.empty": "No rulings yet since this page opened.",
+      "feed.timeline": "timeline",
+      "timeline.loading": "Fetching from the archive…",
+      "timeline.none": "The archive gave no timeline ({reason}). Is 'shotclock floor collect' running?",
+      "timeline.cli": "Also: shotclock log --collected ARCHIVE --table {table} show {clock}",
+      "feature": "On stream",
+      "feature.set": "To stream",
+      "tables.none": "No tables yet: waiting for their status…",
+      "tables.count": "{n} tables · {running} running",
+      "offline.since": "offline",
+      "language": "Nederlands"
+    }
+  };
+
+  function fill(template, values) {
+    return template.replace(/\{(\w+)\}/g, function (m, k) { return values && k in values ? values[k] : m; });
+  }
+
+  /** The text for `key` in `lang` (page texts first, then the device's), with {values} filled in. */
+  function t(lang, key, values) {
+    var l = PAGE_TEXTS[lang] ? lang : "nl";
+    var template = PAGE_TEXTS[l][key];
+    if (template === undefined) template = (S.DEVICE_TEXTS[l] || {})[key];
+    return template === undefined ? key : fill(template, values);
+  }
+
+  /** x with one decimal, rounded as Python's format() rounds: toFixed already rounds the exact binary value,
+   *  but breaks an exact tie (only a multiple of 1/4 can be one, e.g. 3.25) upwards, Python to even. */
+  function fixed1(x) {
+    if (x * 4 === Math.round(x * 4) && (x * 20) % 2 === 1) {
+      var down = Math.floor(x * 10);
+      return ((down % 2 === 0 ? down : down + 1) / 10).toFixed(1);
+    }
+    return x.toFixed(1);
+  }
+
+  /** A time as the device writes it: "12,3 s" in Dutch, "12.3 s" in English (core/texts.py seconds()). */
+  function seconds(lang, value) {
+    var shown = fixed1(Number(value));
+    return t(lang, "seconds", {s: lang === "nl" ? shown.replace(".", ",") : shown});
+  }
+
+  /** A ruling's big words and detail, as the device shows them (core/view.py _ruling_words). */
+  function rulingWords(lang, r) {
+    if (r.outcome === "acted") {
+      return r.at_zero ? [t(lang, "ruling.at_zero"), t(lang, "ruling.at_zero.detail"), "good"]
+                       : [t(lang, "ruling.acted"), t(lang, "ruling.acted.detail", {left: seconds(lang, r.remaining)}),
+                          "good"];
+    }
+    if (r.outcome === "cancelled") return [t(lang, "ruling.cancelled"), t(lang, "ruling.cancelled.detail"), "neutral"];
+    return [t(lang, "ruling." + r.outcome), t(lang, "ruling." + r.outcome + ".detail"),
+            r.outcome === "hand_dead" ? "dead" : "warn"];
+  }
+
+  /** The bet and what happens at 0, as the device's screen says it ("Tegen inzet · bij 0: HAND DOOD"). */
+  function consequenceText(lang, state) {
+    return t(lang, "at_zero", {bet: t(lang, state.facing_bet ? "bet.yes" : "bet.no"),
+                               ruling: t(lang, "ruling." + S.consequence(state))});
+  }
+
+  /** A state message's faults in the device's words (core/view.py _fault_text; kinds as shell/network.py
+   *  fault_list writes them: the fault's class, ":button" for a stuck one, its fields in the detail). */
+  function faultTexts(lang, faults) {
+    return (faults || []).map(function (f) {
+      var kind = String(f.kind).split(":");
+      var detail = String(f.detail || "").split(" ");
+      if (kind[0] === "StuckButton") {
+        return t(lang, "fault.stuck", {button: t(lang, "button." + (kind[1] || detail[0]))});
+      }
+      if (kind[0] === "NoSound") return t(lang, "fault.no_sound");
+      if (kind[0] === "LogFault") return t(lang, "fault.log." + detail[0]);
+      return f.kind + (f.detail ? ": " + f.detail : "");
+    });
+  }
+
+  S.LANGUAGES = ["nl", "en"];
+  S.faultTexts = faultTexts;
+  S.consequenceText = consequenceText;
+  S.t = t;
+  S.seconds = seconds;
+  S.rulingWords = rulingWords;
+})(this);

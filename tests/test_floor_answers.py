@@ -1,0 +1,59 @@
+"""The collector's answers to the dashboard: recent rulings and one clock's timeline, from the archive."""
+
+from network_schemas import check
+from shotclock.floor.answers import answer
+from shotclock.floor.archive import Archive
+
+BOOT = "0123456789ab"
+
+
+def event(table, seq, clock, t, kind, utc, **fields):
+    return {"table": table, "boot": BOOT, "seq": seq, "record": {"t": t, "type": kind, **fields},
+            "log": {"session": 1, "clock": clock, "utc": utc, "prev": "0" * 64, "hash": "1" * 64}}
+
+
+def archive_with_two_clocks(tmp_path):
+    archive = Archive(tmp_path)
+    for e in [
+        event("7", 10, 10, 100.0, "start", "2026-11-30T21:00:00.000000Z", seconds=30),
+        event("7", 11, 10, 125.0, "beep", "2026-11-30T21:00:25.000000Z", remaining=5),
+        event("7", 12, 10, 130.5, "decision", "2026-11-30T21:00:30.500000Z", outcome="hand_dead"),
+        event("3", 40, 38, 50.0, "start", "2026-11-30T21:01:00.000000Z", seconds=30),
+        event("3", 41, 38, 62.25, "decision", "2026-11-30T21:01:12.250000Z", outcome="acted", remaining=17.75,
+              at_zero=False),
+    ]:
+        archive.add(e)
+    archive.add(event("7", 12, 10, 130.5, "decision", "2026-11-30T21:00:30.500000Z", outcome="hand_dead"))
+    return archive
+
+
+def test_recent_rulings_newest_first_without_duplicates(tmp_path):
+    archive = archive_with_two_clocks(tmp_path)
+    got = answer(archive.db, {"what": "rulings", "limit": 10})
+    assert got == {"ok": True, "rulings": [
+        {"table": "3", "boot": BOOT, "seq": 41, "clock": 38, "utc": "2026-11-30T21:01:12.250000Z",
+         "outcome": "acted", "remaining": 17.75, "at_zero": False},
+        {"table": "7", "boot": BOOT, "seq": 12, "clock": 10, "utc": "2026-11-30T21:00:30.500000Z",
+         "outcome": "hand_dead", "remaining": None, "at_zero": None}]}
+    assert len(answer(archive.db, {"what": "rulings", "limit": 1})["rulings"]) == 1
+    check("answer", got)
+
+
+def test_a_clocks_timeline_in_the_devices_order(tmp_path):
+    archive = archive_with_two_clocks(tmp_path)
+    got = answer(archive.db, {"what": "clock", "table": "7", "clock": 10})
+    assert got["ok"] and [r["record"]["type"] for r in got["records"]] == ["start", "beep", "decision"]
+    check("answer", got)
+    assert got["records"][1] == {"seq": 11, "utc": "2026-11-30T21:00:25.000000Z",
+                                 "record": {"t": 125.0, "type": "beep", "remaining": 5}}
+
+
+def test_bad_questions_get_a_reason_not_an_exception(tmp_path):
+    archive = archive_with_two_clocks(tmp_path)
+    for question, words in [(None, "JSON object"), ({"what": "everything"}, "unknown question"),
+                            ({"what": "rulings", "limit": 0}, "limit"), ({"what": "rulings", "limit": True}, "limit"),
+                            ({"what": "clock", "table": 7, "clock": 10}, "names a table"),
+                            ({"what": "clock", "table": "7", "clock": 99}, "no clock 99")]:
+        got = answer(archive.db, question)
+        assert got["ok"] is False and words in got["reason"], (question, got)
+        check("answer", got)

@@ -1,0 +1,295 @@
+"""The dashboard and the overlay in a real browser (Debian's chromium through Playwright), against a real
+Mosquitto serving the pages, the fleet simulator and real table devices (``shotclock run`` with fake pins,
+each in its own process).
+
+One floor for the whole module (starting it is the slow part). The tests run in file order and share
+the dashboard page, as a floor supervisor would; each calls the clocks it needs and cancels them after.
+"""
+
+from __future__ import annotations
+
+import signal
+import sys
+import time
+
+import pytest
+
+from mqtt_broker import MosquittoBroker
+from network_device import network_config
+from shotclock.floor.demo import end, spawn
+from shotclock.web import web_dir
+
+FLEET = ["11", "12", "13", "14", "15", "16"]   # simulated tables (shotclock fleet)
+DEVICES = {"1": 30, "2": 30, "3": 30, "9": 3}    # real device processes and their clock's length (s)
+DEVICE = "9"                    # its 3 s clock brings a ruling quickly; it is the one that dies
+TABLES = list(DEVICES) + FLEET
+WAIT = 10_000                   # ms: Playwright's wait for anything a device or the broker must do
+
+
+class Floor:
+    """The broker (serving the pages), real table devices, the fleet; the pages' addresses."""
+
+    def __init__(self, folder):
+        self.folder = folder
+        self.broker = MosquittoBroker(folder / "broker", venue="test", tables=TABLES, pages=web_dir()).start()
+        credentials = folder / "broker" / "credentials"
+        self.collector = spawn([sys.executable, "-m", "shotclock", "floor", "collect", "--venue", "test",
+                                "--broker", f"127.0.0.1:{self.broker.port}", "--archive", str(folder / "archive"),
+                                "--credentials", str(credentials / "collector.toml")], folder / "collector.log")
+        self.devices = {table: self.start_device(table, seconds) for table, seconds in DEVICES.items()}
+        self.fleet = spawn([sys.executable, "-m", "shotclock", "fleet", "--first", FLEET[0],
+                            "--tables", str(len(FLEET)),
+                             "--broker", f"127.0.0.1:{self.broker.port}", "--venue", "test",
+                             "--credentials", str(credentials), "--idle"],
+                            folder / "fleet.log")
+
+    def start_device(self, table: str, seconds: int):
+        """``shotclock run`` with fake pins and no screen, on the floor network as ``table``."""
+        config = self.folder / f"device-{table}.toml"
+        config.write_text(network_config(self.broker, table, extra=f"[clock]\nseconds = {seconds}\ncountdown = 1\n"))
+        return spawn([sys.executable, "-m", "shotclock", "run", "--pins", "mock", "--headless",
+                       "--config", str(config), "--state-dir", str(self.folder / f"state-{table}")],
+                      self.folder / f"device-{table}.log")
+
+    @property
+    def base(self) -> str:
+        return f"http://127.0.0.1:{self.broker.ws_port}"
+
+    def overlay_url(self, **params) -> str:
+        query = "&".join(f"{k}={v}" for k, v in {"password": self.broker.passwords["overlay"], **params}.items())
+        return f"{self.base}/overlay/?{query}"
+
+    def close(self):
+        for process in [self.fleet, *self.devices.values(), self.collector]:
+            end(process)
+        self.broker.close()
+
+    def logs(self) -> str:
+        return "\n".join(f"--- {p.name}\n{p.read_text(errors='replace')[-3000:]}"
+                         for p in sorted(self.folder.glob("*.log")))
+
+
+@pytest.fixture(scope="module")
+def floor(tmp_path_factory, web):
+    f = Floor(tmp_path_factory.mktemp("floor"))
+    yield f
+    f.close()
+
+
+@pytest.fixture(scope="module")
+def dashboard(floor, web):
+    page = web.page(1280, 900)
+    page.goto(floor.base + "/dashboard/?lang=en")
+    page.fill("input[name=password]", floor.broker.passwords["floor"])
+    page.fill("input[name=who]", "tester")
+    page.click("button[type=submit]")
+    yield page
+    page.context.close()
+
+
+def card(table: str) -> str:
+    return f"article.table[data-table='{table}']"
+
+
+def cancel(page, table: str) -> None:
+    """Cancel a table's clock: a tap arms the button, a second tap within 3 s sends."""
+    button = page.locator(f"{card(table)} button[data-cmd=cancel]")
+    button.click()
+    assert button.text_content() == "Cancel? Tap again"
+    button.click()
+
+
+def wait_phase(page, table: str, phase: str, timeout: int = WAIT) -> None:
+    page.wait_for_selector(f"{card(table)}.phase-{phase}", timeout=timeout)
+
+
+def test_dashboard_shows_every_table(dashboard, floor):
+    try:
+        dashboard.wait_for_function(f"document.querySelectorAll('article.table').length === {len(TABLES)}",
+                                    timeout=WAIT)
+    except Exception:
+        pytest.fail("the dashboard did not show every table:\n" + floor.logs())
+    names = dashboard.locator("article.table h2").all_text_contents()
+    assert sorted(names) == sorted([f"Tafel {t}" for t in DEVICES] + [f"Sim {t}" for t in FLEET])
+    assert dashboard.text_content("#conn") == "connected"
+
+
+def test_a_call_from_the_dashboard_reaches_the_device_and_its_ruling_comes_back(dashboard):
+    dashboard.click(f"{card(DEVICE)} button[data-cmd=call]")
+    dashboard.wait_for_function(f"document.querySelector(\"{card(DEVICE)} .ack\").textContent === '✓ Clock'",
+                                timeout=WAIT)
+    wait_phase(dashboard, DEVICE, "running", 3000)
+    # A 3 s clock, nobody acts, no bet: the device rules CHECK, and the page hears it twice: the card's
+    # last ruling (state) and the rulings feed (event).
+    dashboard.wait_for_function(
+        f"document.querySelector(\"{card(DEVICE)} .ruling\").textContent === 'Last: CHECK'", timeout=WAIT)
+    wait_phase(dashboard, DEVICE, "idle", 2000)
+    feed = dashboard.locator("#feed li").first
+    assert "Tafel 9" in feed.text_content() and "CHECK" in feed.text_content()
+
+
+def test_a_rulings_timeline_comes_from_the_collectors_archive(dashboard, floor, web):
+    dashboard.locator("#feed li").first.locator("button.timeline-link").click()
+    dashboard.wait_for_selector("#timeline-body table", timeout=WAIT)
+    kinds = dashboard.locator("#timeline-body td:nth-child(3)").all_text_contents()
+    # The floor's call, as the device logged it with who sent it, then the clock and its ruling.
+    assert kinds[0] == "input" and "start" in kinds and kinds[-1] == "decision", kinds
+    assert "tester" in dashboard.text_content("#timeline-body")
+    dashboard.click("#timeline-close")
+    # A page opened later gets the rulings from before it from the archive too.
+    late = web.page(800, 900)
+    late.goto(floor.base + "/dashboard/?lang=en")
+    late.fill("input[name=password]", floor.broker.passwords["floor"])
+    late.click("button[type=submit]")
+    late.wait_for_function("[...document.querySelectorAll('#feed li')].some(li => li.textContent.includes('Tafel 9'))",
+                           timeout=WAIT)
+    late.context.close()
+
+
+def test_a_refused_command_shows_the_devices_reason(dashboard):
+    # The buttons offer only what the phase allows; a command that crosses a change (here sent by hand to
+    # an idle simulated table) comes back refused, with the engine's reason, on the card.
+    dashboard.evaluate("window.shotclockLink.command(window.shotclockLink.tables['test/11'], 'pause')")
+    dashboard.wait_for_selector(f"{card('11')}.ack-refused", timeout=WAIT)
+    assert dashboard.text_content(f"{card('11')} .ack") == "✗ Pause: no clock is running"
+
+
+def test_the_countdown_agrees_with_the_device(dashboard):
+    dashboard.click(f"{card('1')} button[data-cmd=call]")
+    wait_phase(dashboard, "1", "running")
+    # The page measures it: at each heartbeat (about 1/s) the device's remaining_ms against the page's own
+    # count at the moment it arrived (clock.js applyState).
+    dashboard.wait_for_function("(window.shotclockLink.tables['test/1'].drift || {n: 0}).n >= 3",
+                                timeout=WAIT)
+    drift = dashboard.evaluate("window.shotclockLink.tables['test/1'].drift")
+    print(f"\ndrift of the page against the device: {drift}")
+    # What it finds is how unevenly the messages travel: a few ms on an idle machine, the 50 ms goal being
+    # held by the benchmark (bench/floor_pages.py); a loaded 2-core machine delays a message by a few hundred.
+    # A count that ignored the arrival time, ran on the device's clock or stood still would be off by seconds.
+    assert drift["maxAbs"] <= 600, drift
+    shown = int(dashboard.text_content(f"{card('1')} .secs"))
+    assert 20 <= shown <= 30
+
+
+def test_pause_all_pauses_every_running_clock_and_resume_all_resumes_them(dashboard):
+    for table in ("2", "3"):
+        dashboard.click(f"{card(table)} button[data-cmd=call]")
+    for table in ("1", "2", "3"):
+        wait_phase(dashboard, table, "running")
+    dashboard.click("#pause-all")
+    for table in ("1", "2", "3"):
+        wait_phase(dashboard, table, "paused")
+    assert dashboard.locator("article.table.phase-running, article.table.phase-countdown").count() == 0
+    frozen = dashboard.text_content(f"{card('2')} .secs")
+    time.sleep(1.1)
+    assert dashboard.text_content(f"{card('2')} .secs") == frozen
+    assert dashboard.text_content(f"{card('2')} .ack") == "✓ Pause"
+    dashboard.click("#resume-all")
+    for table in ("1", "2", "3"):
+        wait_phase(dashboard, table, "running")
+    for table in ("2", "3"):
+        cancel(dashboard, table)
+        wait_phase(dashboard, table, "idle")
+
+
+def test_the_overlay_shows_the_feature_table_on_a_transparent_page(dashboard, floor, web):
+    dashboard.click(f"{card('1')} button.feature")
+    dashboard.wait_for_selector(f"{card('1')}.featured", timeout=WAIT)
+    overlay = web.page(1920, 1080)
+    started = time.monotonic()
+    overlay.goto(floor.overlay_url())
+    overlay.wait_for_function("window.shotclockOverlay && window.shotclockOverlay.visible", timeout=WAIT)
+    assert time.monotonic() - started < 5  # the goal is 1 s; a loaded 2-core machine gets room here
+    assert overlay.evaluate("window.shotclockOverlay.table") == "1"
+    assert overlay.text_content("#graphic .name") == "Tafel 1"
+    secs = int(overlay.text_content("#graphic .secs"))
+    page_secs = int(dashboard.text_content(f"{card('1')} .secs"))
+    assert abs(secs - page_secs) <= 1
+    # Transparent: the corners of a screenshot without a background have no colour at all; the graphic
+    # (92 % opaque, so the stream shows faintly through) does.
+    time.sleep(0.4)  # its fade-in
+    png = overlay.screenshot(omit_background=True)
+    pixels = _rgba(png)
+    assert pixels(10, 10)[3] == 0 and pixels(1910, 10)[3] == 0 and pixels(10, 1070)[3] == 0
+    box = overlay.locator("#graphic").bounding_box()
+    assert pixels(int(box["x"] + box["width"] / 2), int(box["y"] + box["height"] / 2))[3] >= 200
+    # Inside the 5 % safe area, bottom right by default.
+    assert box["x"] + box["width"] <= 1920 - 96 + 0.5 and box["y"] + box["height"] <= 1080 - 54 + 0.5
+    assert box["x"] + box["width"] >= 1920 - 96 - 1
+    overlay.context.close()
+
+
+def test_overlay_parameters_place_scale_and_translate_it(floor, web):
+    overlay = web.page(1280, 720)  # a 720p browser source: the 1920×1080 layout scales down
+    overlay.goto(floor.overlay_url(table="1", position="top-left", scale="1.5", language="nl"))
+    overlay.wait_for_function("window.shotclockOverlay && window.shotclockOverlay.visible", timeout=WAIT)
+    time.sleep(0.4)  # its slide-in
+    box = overlay.locator("#graphic").bounding_box()
+    k = 1280 / 1920
+    assert abs(box["x"] - 96 * k) < 2 and abs(box["y"] - 54 * k) < 2
+    assert box["width"] > 560 * 1.5 * k - 2
+    assert overlay.text_content("#graphic .consequence") == "Geen inzet · bij 0: CHECK"
+    overlay.context.close()
+
+
+def test_the_overlay_hides_when_no_clock_runs(dashboard, floor, web):
+    overlay = web.page(1920, 1080)
+    overlay.goto(floor.overlay_url())
+    overlay.wait_for_function("window.shotclockOverlay && window.shotclockOverlay.visible", timeout=WAIT)
+    cancel(dashboard, "1")
+    overlay.wait_for_function("window.shotclockOverlay.visible === false", timeout=WAIT)
+    # Faded out (0.35 s), not merely flagged: nothing of it is drawn.
+    overlay.wait_for_function("getComputedStyle(document.getElementById('graphic')).opacity === '0'", timeout=2000)
+    overlay.context.close()
+
+
+def test_the_overlay_shows_the_right_clock_soon_after_the_broker_restarts(dashboard, floor, web):
+    # The 3 s clock ends and rules while the broker is away; once it is back, the overlay must drop the
+    # clock it was still counting and show the ruling the device made meanwhile.
+    dashboard.click(f"{card(DEVICE)} button.feature")
+    dashboard.wait_for_selector(f"{card(DEVICE)}.featured", timeout=WAIT)
+    overlay = web.page(1920, 1080)
+    overlay.goto(floor.overlay_url())
+    dashboard.click(f"{card(DEVICE)} button[data-cmd=call]")
+    overlay.wait_for_function(f"window.shotclockOverlay && window.shotclockOverlay.table === '{DEVICE}' && "
+                              "window.shotclockOverlay.phase === 'running'", timeout=WAIT)
+    floor.broker.stop()
+    time.sleep(4.5)
+    assert overlay.evaluate("window.shotclockOverlay.phase") in ("running", "countdown")  # its own count, at 0
+    floor.broker.start()
+    back = time.monotonic()
+    overlay.wait_for_function("window.shotclockLink.connection === 'online'", timeout=WAIT)
+    connected = time.monotonic() - back
+    overlay.wait_for_function("window.shotclockOverlay.phase === 'idle'", timeout=WAIT)
+    elapsed = time.monotonic() - back
+    # The overlay's own part is its reconnection; the rest is the device's (its reconnect back-off).
+    print(f"\noverlay reconnected {connected * 1000:.0f} ms and right {elapsed * 1000:.0f} ms "
+          "after the broker came back")
+    assert overlay.text_content("#graphic .words") == "CHECK"
+    assert elapsed < 5, elapsed  # the goal is 1 s (see the note); no tight wall-clock bound in a test
+    overlay.context.close()
+
+
+def test_a_table_that_dies_shows_offline(dashboard, floor):
+    wait_phase(dashboard, DEVICE, "idle")
+    floor.devices[DEVICE].send_signal(signal.SIGKILL)
+    floor.devices[DEVICE].wait()
+    # The broker's Last Will, within 1.5 × the device's keep-alive.
+    wait_phase(dashboard, DEVICE, "offline", 15_000)
+    assert dashboard.text_content(f"{card(DEVICE)} .phase") == "offline"
+    # Sorted last.
+    assert dashboard.locator("article.table").last.get_attribute("data-table") == DEVICE
+
+
+def test_no_script_error_on_any_page(web):
+    assert web.errors == []
+
+
+def _rgba(png: bytes):
+    """A pixel reader for a PNG (pygame, already a dependency, decodes it)."""
+    import io
+
+    import pygame
+
+    surface = pygame.image.load(io.BytesIO(png), "shot.png")
+    return lambda x, y: tuple(surface.get_at((x, y)))

@@ -1,0 +1,109 @@
+"""The pages' clock logic (web/lib/clock.js), run in the real browser: local countdown, phases, sorting."""
+
+import pytest
+
+from shotclock.core import texts
+from shotclock.web import web_dir
+
+
+@pytest.fixture(scope="module")
+def js(web):
+    page = web.page()
+    page.set_content("<!doctype html><title>clock.js</title>")
+    for name in ("lib/device-texts.js", "lib/clock.js", "lib/texts.js"):
+        page.add_script_tag(path=str(web_dir() / name))
+    yield page
+    page.context.close()
+
+
+def state(**kw):
+    s = {"table": "1", "boot": "abcdefabcdef", "seq": 1, "name": "Tafel 1", "mode": "clock", "phase": "running",
+         "facing_bet": True, "street": None, "extensions": 0, "seconds": 30, "remaining_ms": 20000, "countdown": 5,
+         "last_ruling": None, "faults": [], "network": {"outbox": 0}}
+    s.update(kw)
+    return s
+
+
+def test_counts_down_from_the_arrival_of_the_last_state(js):
+    got = js.evaluate("""s => { const t = {online: true};
+        Shotclock.applyState(t, s, 1000);
+        return [Shotclock.remainingMs(t, 1000), Shotclock.remainingMs(t, 3500), Shotclock.phase(t, 3500),
+                Shotclock.phase(t, 16000), Shotclock.shownSeconds(Shotclock.remainingMs(t, 16000)),
+                Shotclock.remainingMs(t, 99000)]; }""", state())
+    assert got == [20000, 17500, "running", "countdown", 5, 0]
+
+
+def test_a_paused_clock_stands_still_and_an_interrupted_one_says_so(js):
+    got = js.evaluate("""([p, i]) => { const a = {online: true}, b = {online: true};
+        Shotclock.applyState(a, p, 0); Shotclock.applyState(b, i, 0);
+        return [Shotclock.remainingMs(a, 60000), Shotclock.phase(a, 60000), Shotclock.phase(b, 0),
+                Shotclock.commandsFor(b, 0)]; }""",
+                      [state(phase="paused", remaining_ms=12345), state(phase="paused", interrupted=True)])
+    assert got == [12345, "paused", "interrupted", ["resume", "cancel"]]
+
+
+def test_drift_is_measured_when_the_next_heartbeat_arrives(js):
+    # The device said 20000 ms; 1000 ms later (page clock) it says 18990: the page's count (19000) is 10 ms high.
+    got = js.evaluate("""([a, b, c]) => { const t = {online: true};
+        Shotclock.applyState(t, a, 0); Shotclock.applyState(t, b, 1000);
+        const first = Object.assign({}, t.drift, {recent: t.drift.recent.slice()});
+        Shotclock.applyState(t, c, 1500);   // a new clock (extension used): not a drift
+        return [first, t.drift.n]; }""",
+                      [state(seq=1), state(seq=2, remaining_ms=18990), state(seq=3, remaining_ms=48000, extensions=1,
+                                                                             seconds=60)])
+    assert got[0] == {"n": 1, "maxAbs": 10, "last": 10, "recent": [10]}
+    assert got[1] == 1
+
+
+def test_late_or_repeated_states_are_dropped(js):
+    got = js.evaluate("""([a, b]) => { const t = {online: true};
+        Shotclock.applyState(t, a, 0);
+        return [Shotclock.applyState(t, b, 10), t.state.seq]; }""", [state(seq=5), state(seq=4, remaining_ms=1)])
+    assert got == [False, 5]
+
+
+def test_a_ruling_is_news_for_ten_seconds_but_not_after_a_reload(js):
+    got = js.evaluate("""([fresh, old]) => { const a = {online: true}, b = {online: true};
+        Shotclock.applyState(a, fresh, 0); Shotclock.applyState(b, old, 0);
+        return [!!Shotclock.freshRuling(a, 9000), !!Shotclock.freshRuling(a, 9600),
+                !!Shotclock.freshRuling(b, 0)]; }""",
+                      [state(phase="idle", last_ruling={"outcome": "hand_dead", "age_ms": 500}),
+                       state(phase="idle", last_ruling={"outcome": "check", "age_ms": 600000})])
+    assert got == [True, False, False]
+
+
+def test_running_tables_sort_first_then_paused_idle_offline_by_natural_name(js):
+    names = js.evaluate("""ss => {
+        const tables = ss.map(([name, s, online]) => { const t = {venue: "v", id: name, name: name, online: online};
+            if (s) Shotclock.applyState(t, Object.assign({}, s, {name: name}), 0); return t; });
+        return Shotclock.sortTables(tables, 0).map(t => t.name); }""", [
+        ["Tafel 10", state(phase="idle"), True], ["Tafel 2", state(phase="idle"), True],
+        ["Tafel 9", state(), False], ["Tafel 7", state(phase="paused"), True],
+        ["Tafel 11", state(remaining_ms=3000), True], ["Tafel 3", state(), True]])
+    assert names == ["Tafel 3", "Tafel 11", "Tafel 7", "Tafel 2", "Tafel 10", "Tafel 9"]
+
+
+def test_texts_are_the_devices_words(js):
+    got = js.evaluate("""() => [Shotclock.consequenceText("nl", {facing_bet: true}),
+        Shotclock.rulingWords("en", {outcome: "acted", remaining: 3.25, at_zero: false}),
+        [0.15, 0.25, 0.75, 2.05, 12.35].map(x => Shotclock.seconds("nl", x)),
+        Shotclock.rulingWords("nl", {outcome: "acted", at_zero: true})[0]]""")
+    # Rounded as Python's format() rounds on the device (3.25 is a tie: half to even).
+    assert got[2] == [texts.seconds("nl", x) for x in (0.15, 0.25, 0.75, 2.05, 12.35)]
+    assert got[0] == texts.text("nl", "at_zero", bet=texts.text("nl", "bet.yes"),
+                                ruling=texts.text("nl", "ruling.hand_dead"))
+    assert got[1:2] + got[3:] == [["ACTION IN TIME", "3.2 s left", "good"], "ACTIE OP 0"]
+
+
+def test_faults_read_as_on_the_devices_screen(js):
+    # The wire form the device sends (shell/network.py fault_list, as core/wire.py state_message lists it),
+    # read back by the page, says what the device's own screen says (core/view.py).
+    from shotclock.core.faults import LogFault, NoSound, StuckButton
+    from shotclock.core.view import _fault_text
+    from shotclock.shell.network import fault_list
+
+    faults = [StuckButton("extend", 12.5), NoSound("no audio device"), LogFault("write_failed", "disk full")]
+    wire = [{"kind": k, "detail": v} for k, v in sorted(fault_list(faults).items())]
+    for lang in ("nl", "en"):
+        got = js.evaluate("([lang, faults]) => Shotclock.faultTexts(lang, faults)", [lang, wire])
+        assert sorted(got) == sorted(_fault_text(f, lang) for f in faults)
