@@ -136,7 +136,7 @@ def _has_records(db: Path) -> bool:
 
 def bench_timing_db_locked(tmp: Path, clocks: int, lock_seconds: float = 6.0) -> dict:
     """The same clocks while another process holds an exclusive lock on the decision log for 6 s."""
-    seconds, tie, gap, hold = 1.2, 0.1, 1.5, 0.05  # a beep at 1 s left and one at 0, then the ruling
+    seconds, tie, gap, hold = 1.2, 0.1, 1.5, 0.1  # a real floor press (>= 80 ms); a beep at 1 s left and one at 0, then the ruling
     clocks = max(clocks, int(lock_seconds / gap) + 3)  # clocks all through the lock
     script = [{"t": 0.8 + i * gap, "button": "floor", "hold": hold, "bounce": 4} for i in range(clocks)]
     config = f"[clock]\nseconds = {seconds}\ncountdown = 1\ntie_window = {tie}\n"
