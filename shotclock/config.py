@@ -38,9 +38,8 @@ class Range:
     what: str = ""
 
     def __str__(self) -> str:
-        if self.above:
-            return f"greater than {self.low:g} and at most {self.high:g}"
-        return f"from {self.low:g} to {self.high:g}"
+        low, high = _plain(self.low), _plain(self.high)
+        return f"greater than {low} and at most {high}" if self.above else f"from {low} to {high}"
 
     def problem(self, value) -> str | None:
         """Why ``value`` is outside the range (None when it is inside)."""
@@ -49,6 +48,11 @@ class Range:
         if inside:
             return None
         return f"must be {self.what + ' ' if self.what else ''}{self}"
+
+
+def _plain(x: float) -> str:
+    """A bound as a person writes it: 10000000, not 1e+07; 0.1, not 0.10000."""
+    return str(int(x)) if float(x).is_integer() else f"{x:g}"
 
 
 @dataclass(frozen=True)
