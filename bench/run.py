@@ -57,6 +57,18 @@ def _network_goals() -> None:
         WHAT.update(module.WHAT)
 
 
+QUICK = False  # a smoke run (set by main)
+
+
+def miscount(message: str) -> None:
+    """A script run that did not give the clocks it should: fatal in a real run. In a smoke run on a
+    loaded machine the script player's thread can wake late enough to turn a press into two or none,
+    so there it is only reported."""
+    if not QUICK:
+        raise SystemExit(message)
+    print(message + " (smoke run: figures taken from what there is)", file=sys.stderr)
+
+
 def percentile(values, q):
     """The q-quantile (0..1) by linear interpolation."""
     values = sorted(values)
@@ -115,7 +127,7 @@ def bench_timing(tmp: Path, clocks: int, extra_config: str = "", name: str = "ti
     edges = [s["t"] for s in script]  # the floor's call is dated at its press edge
     errors = [abs(c - e) * 1000 for c, e in zip(calls, edges)]
     if len(decisions) != clocks or len(calls) != clocks:
-        raise SystemExit(f"bench: expected {clocks} clocks, got {len(decisions)} rulings and {len(calls)} calls")
+        miscount(f"bench: expected {clocks} clocks, got {len(decisions)} rulings and {len(calls)} calls")
     return {"expiry_late_ms_p50": percentile(decisions, 0.5), "expiry_late_ms_p99": percentile(decisions, 0.99),
             "expiry_late_ms_max": max(decisions), "beep_late_ms_p99": percentile(beeps, 0.99),
             "press_error_ms_max": max(errors), "clocks": clocks}
@@ -158,7 +170,7 @@ def bench_timing_db_locked(tmp: Path, clocks: int, lock_seconds: float = 6.0) ->
     late = [(r["t"] - r["due"]) * 1000 for r in records if r["type"] in ("decision", "beep")]
     calls = [r for r in records if r["type"] == "input"]
     if len(calls) != clocks or len([r for r in records if r["type"] == "decision"]) != clocks:
-        raise SystemExit(f"bench: with the log locked, expected {clocks} calls and rulings; got "
+        miscount(f"bench: with the log locked, expected {clocks} calls and rulings; got "
                          f"{[(r['event'], round(r['t'], 3)) for r in calls]} and "
                          f"{[(r['outcome'], round(r['t'], 3)) for r in records if r['type'] == 'decision']}")
     return {"ruling_late_ms_p99_db_locked": percentile(late, 0.99)}
@@ -306,6 +318,8 @@ def main(argv=None) -> int:
     if args.markdown:
         print(markdown(json.loads(Path(args.out).read_text())))
         return 0
+    global QUICK
+    QUICK = args.quick
     clocks, window, startups, events = (5, 2.0, 1, 2_000) if args.quick else (120, 8.0, 5, 100_000)
     import floor_pages  # the dashboard and overlay in chromium (bench/floor_pages.py)
     import network  # the floor network's figures (bench/network.py)

@@ -9,6 +9,7 @@ import os
 import sqlite3
 import subprocess
 import sys
+import threading
 import time
 from pathlib import Path
 
@@ -107,11 +108,15 @@ def test_a_log_that_cannot_be_made_at_start_is_made_when_it_can(tmp_path):
     blocker.write_text("")  # the state directory cannot be made (as on a full disk)
     state = blocker / "state"
     proc = start(tmp_path, CALLS[:3], state)
-    time.sleep(1.5)
+    lines = []
+    reader = threading.Thread(target=lambda: lines.extend(proc.stderr), daemon=True)
+    reader.start()
+    wait_for(lambda: any("keeps trying" in line for line in lines), timeout=60)  # running without its log
     blocker.unlink()  # space again
-    _, err = proc.communicate(timeout=60)
+    proc.wait(timeout=60)
+    reader.join(10)
+    err = "".join(lines)
     assert proc.returncode == 0, err
-    assert "keeps trying" in err
     log = DecisionLog(state, readonly=True)
     assert log.verify()[0]
     assert len(decisions_of(log.rows())) == 3  # every ruling, also those made before the log could be opened
