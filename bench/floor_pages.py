@@ -1,8 +1,11 @@
 """The floor pages' timing, in Debian's chromium against a real broker and a real device:
 
+* ``page_zero_error_ms_max``: when the dashboard's count reaches 0 minus when the device's clock did, both
+  on this machine's wall clock (the device's from its ruling's time in the log, less the tie window).
+  Goal: within 50 ms.
 * ``page_countdown_error_ms_p50`` / ``_max``: at each heartbeat of a running clock (about 1/s), the
   dashboard's own count at the moment the message arrives minus the device's ``remaining_ms`` in it,
-  measured in the page (clock.js). Goal: within 50 ms.
+  measured in the page (clock.js): how unevenly the messages travel (a loaded machine delays some).
 * ``overlay_after_restart_ms``: the broker stops, the featured table's 3 s clock rules meanwhile, the broker
   comes back: until the overlay shows that ruling. Goal: 1 s.
 
@@ -13,6 +16,7 @@ from __future__ import annotations
 
 import statistics
 import sys
+from datetime import datetime
 import tempfile
 import time
 from pathlib import Path
@@ -25,11 +29,13 @@ from web_browser import CHROMIUM_ARGS, chromium_path  # noqa: E402
 
 from shotclock.floor.demo import Floor  # noqa: E402
 
-GOALS = {"page_countdown_error_ms_p50": (None, "max", "ms"), "page_countdown_error_ms_max": (50.0, "max", "ms"),
-         "overlay_after_restart_ms": (1000.0, "max", "ms")}
+GOALS = {"page_zero_error_ms_max": (50.0, "max", "ms"), "page_countdown_error_ms_p50": (None, "max", "ms"),
+         "page_countdown_error_ms_max": (None, "max", "ms"), "overlay_after_restart_ms": (1000.0, "max", "ms")}
+TIE_WINDOW_MS = 500  # the devices' default
 WHAT = {
-    "page_countdown_error_ms_p50": "dashboard's count minus the device's remaining_ms at each heartbeat, median",
-    "page_countdown_error_ms_max": "the same, worst (3 clocks of 12 s, loopback, in Debian's chromium)",
+    "page_zero_error_ms_max": "when the dashboard's count reaches 0 minus when the device's did (wall clock), worst",
+    "page_countdown_error_ms_p50": "dashboard's count minus a heartbeat's remaining_ms as it arrives, median",
+    "page_countdown_error_ms_max": "the same, worst: how late the slowest heartbeat came (3 clocks of 12 s)",
     "overlay_after_restart_ms": "broker back until the overlay shows the ruling made meanwhile (median of 3)",
 }
 
@@ -39,18 +45,30 @@ def _card(table: str, what: str = "") -> str:
 
 
 def measure(browser, floor: Floor, clocks: int, restarts: int) -> dict:
-    """Both figures, with the devices of ``floor`` (tables "c", 12 s, and "r", 3 s)."""
+    """The figures, with the devices of ``floor`` (tables "c", 12 s, and "r", 3 s)."""
     page = browser.new_page(viewport={"width": 1280, "height": 800})
     page.goto(f"http://127.0.0.1:{floor.ws_port}/dashboard/")
     page.fill("input[name=password]", floor.passwords["floor"])
     page.click("button[type=submit]")
     page.wait_for_selector(_card("r"), timeout=15000)
     page.wait_for_selector(_card("c"), timeout=15000)
-    for _ in range(clocks):
+    table = f"window.shotclockLink.tables['{floor.venue}/c']"
+    zero_errors = []
+    for n in range(clocks):
         page.click(_card("c", "button[data-cmd=call]"))
         page.wait_for_selector(_card("c") + ".phase-running", timeout=10000)
+        # Just before 0: when the page's count will reach 0, on the wall clock (the page and the device share
+        # this machine's clock, so the bench can compare what no page can: the page's 0 with the device's).
+        page.wait_for_function(f"Shotclock.remainingMs({table}, performance.now()) < 800", timeout=20000)
+        page_zero = page.evaluate(f"performance.timeOrigin + {table}.receivedAt + {table}.state.remaining_ms")
         page.wait_for_selector(_card("c") + ".phase-idle", timeout=20000)
-    errors = [abs(e) for e in page.evaluate(f"window.shotclockLink.tables['{floor.venue}/c'].drift.recent")]
+        page.wait_for_function(f"window.shotclockLink.feed.filter(f => f.table === 'c').length > {n}", timeout=10000)
+        utc = page.evaluate("window.shotclockLink.feed.filter(f => f.table === 'c')[0].utc")
+        # Nobody acts: the device rules at the end of the 0.5 s tie window (plus its 1 ms edge grace).
+        device_zero = datetime.fromisoformat(utc.replace("Z", "+00:00")).timestamp() * 1000 - TIE_WINDOW_MS
+        zero_errors.append(page_zero - device_zero)
+    print("floor pages: page 0 minus device 0 per clock (ms):", [round(e, 1) for e in zero_errors], file=sys.stderr)
+    errors = [abs(e) for e in page.evaluate(f"{table}.drift.recent")]
     back_ms = []
     page.click(_card("r", "button.feature"))
     overlay = browser.new_page(viewport={"width": 1920, "height": 1080})
@@ -66,7 +84,8 @@ def measure(browser, floor: Floor, clocks: int, restarts: int) -> dict:
         overlay.wait_for_function("window.shotclockOverlay.phase === 'idle'", timeout=10000)
         back_ms.append((time.monotonic() - back) * 1000)
         time.sleep(1)
-    return {"page_countdown_error_ms_p50": round(statistics.median(errors), 2),
+    return {"page_zero_error_ms_max": round(max(abs(e) for e in zero_errors), 2),
+            "page_countdown_error_ms_p50": round(statistics.median(errors), 2),
             "page_countdown_error_ms_max": round(max(errors), 2),
             "overlay_after_restart_ms": round(statistics.median(back_ms), 1)}
 

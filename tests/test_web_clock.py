@@ -55,6 +55,21 @@ def test_drift_is_measured_when_the_next_heartbeat_arrives(js):
     assert got[1] == 1
 
 
+def test_the_count_runs_from_the_fastest_heartbeat(js):
+    # Anchored at 0 ms with 20000 left. At 1000 ms a heartbeat says 19040: it travelled 40 ms slower; the
+    # count keeps its anchor (19000 shown). At 2000 a heartbeat says 17990: 10 ms faster, taken. At 3000
+    # one says 19000 (a pause and a resume folded into one message, 2 s more): a real change, followed.
+    got = js.evaluate("""([a, b, c, d]) => { const t = {online: true};
+        Shotclock.applyState(t, a, 0);
+        Shotclock.applyState(t, b, 1000); const r1 = Shotclock.remainingMs(t, 1000);
+        Shotclock.applyState(t, c, 2000); const r2 = Shotclock.remainingMs(t, 2000);
+        Shotclock.applyState(t, d, 3000); const r3 = Shotclock.remainingMs(t, 3000);
+        return [r1, r2, r3, t.state.seq, t.drift.recent]; }""",
+                      [state(seq=1), state(seq=2, remaining_ms=19040), state(seq=3, remaining_ms=17990),
+                       state(seq=4, remaining_ms=19000)])
+    assert got == [19000, 17990, 19000, 4, [-40, 10, -2010]]
+
+
 def test_late_or_repeated_states_are_dropped(js):
     got = js.evaluate("""([a, b]) => { const t = {online: true};
         Shotclock.applyState(t, a, 0);

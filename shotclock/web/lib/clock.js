@@ -13,6 +13,7 @@
   "use strict";
 
   var RULING_MS = 10000;  // a ruling stays up as long as on the device's own screen (core/view.py)
+  var LATE_MS = 250;      // a heartbeat up to this much slower than the best one is not followed
   var RANK = {countdown: 0, running: 0, paused: 1, interrupted: 1, idle: 2, offline: 3};
 
   /** Milliseconds left on the table's clock at `now`, or null when no clock is running or paused. */
@@ -80,8 +81,9 @@
   /** Fold a new `state` message into the table record, measuring how far the local countdown had drifted.
    *
    *  While a clock keeps running unchanged, the device's new remaining_ms and the page's own count at the
-   *  moment the message arrives should agree: the difference is the page's error (network delay jitter
-   *  included), kept in table.drift for the floor's trust and for the tests. */
+   *  moment the message arrives should agree: the difference (how unevenly the messages travel) is kept in
+   *  table.drift for the floor's trust and for the tests. The count runs from the fastest recent heartbeat:
+   *  a faster one is always taken, a slower one (up to LATE_MS) is not. */
   function applyState(table, state, now) {
     var old = table.state;
     var elapsed = now - table.receivedAt;
@@ -96,6 +98,14 @@
       d.maxAbs = Math.max(d.maxAbs, Math.abs(err));
       d.recent.push(err);
       if (d.recent.length > 100) d.recent.shift();
+      if (err < 0 && err >= -LATE_MS) {
+        // This heartbeat travelled slower than the one the count runs from (it says more time is left than
+        // the count): keep counting from the faster one, so one delayed message does not set the clock back.
+        // A bigger jump is a real change (a pause and a resume folded into one message): follow it.
+        table.state = Object.assign({}, state, {remaining_ms: old.remaining_ms});
+        if (state.name) table.name = state.name;
+        return true;
+      }
     }
     table.state = state;
     table.receivedAt = now;
