@@ -326,3 +326,16 @@ def test_the_listing_checks_the_chain_from_the_clocks_it_shows(state, capsys):
     assert code == 0 and "record 3 was changed" in err
     code, out, err = cli(capsys, "log", "verify", "--state-dir", state)
     assert code == 1 and "record 3 was changed" in out
+
+
+def test_a_record_with_a_value_of_the_wrong_kind_prints_nothing_half_done(state, capsys):
+    import sqlite3
+
+    db = sqlite3.connect(Path(state) / "shotclock.db")
+    db.execute("""UPDATE records SET data = '{"outcome":"acted","remaining":"lots","at_zero":false}' WHERE id = 6""")
+    db.commit()
+    db.close()
+    for args in (["log"], ["log", "show", "1"]):
+        code, out, err = cli(capsys, *args, "--state-dir", state)
+        assert code == 2 and out == "" and len(err.splitlines()) == 1, (args, out, err)
+        assert "cannot read" in err and "log verify" in err

@@ -105,6 +105,8 @@ def _add(clock: Clock, row: dict) -> None:
         clock.pauses += 1
     elif kind == "extended":
         clock.extensions += 1
+    elif kind == "undo":  # the dealer took a mis-pressed chip back
+        clock.extensions -= 1
     elif kind == "interrupted":
         clock.interrupted = True
     elif kind == "input" and row.get("facing_bet") is not None:
@@ -167,7 +169,7 @@ def last_known(clock: Clock) -> LastKnown:
         kind = r["type"]
         if kind == "start":
             left_us, since, running = round(r["seconds"] * US), t, True
-        elif kind in ("beep", "extended", "resume", "pause", "checkpoint"):
+        elif kind in ("beep", "extended", "undo", "resume", "pause", "checkpoint"):
             left_us = round(r["remaining"] * US)
             if kind == "pause":
                 running = False

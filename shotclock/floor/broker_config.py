@@ -164,6 +164,8 @@ def conf_text(plan: BrokerPlan, folder: Path) -> str:
         "# Room for a collector that was away: its persistent session queues this many events.",
         "max_queued_messages 100000",
         "max_packet_size 65536",
+        "# Small messages leave at once (Nagle's algorithm would hold each for the last one's ACK).",
+        "set_tcp_nodelay true",
         "log_dest stderr",
         "log_type error",
         "log_type warning",

@@ -13,6 +13,7 @@ import logging
 import signal
 import threading
 
+from shotclock.adapters.mqtt import no_delay
 from shotclock.core.topics import all_tables, archive_topic, check_name
 from shotclock.floor import answers
 from shotclock.floor.archive import Archive
@@ -53,6 +54,7 @@ class Collector:
         self.client.on_connect = self._on_connect
         self.client.on_message = self._on_message
         self.client.on_disconnect = lambda *a: self.connected.clear()
+        self.client.on_socket_open = no_delay
 
     def start(self) -> None:
         """Connect (in the background, retrying) and collect."""

@@ -173,7 +173,10 @@ def fleet_config(table_id: str, host: str, port: int, venue: str, credentials: P
 
 def start_fleet(count: int, host: str, port: int, venue: str, credentials_dir: Path, state_root: Path,
                 first: int = 1, tls: bool = False, ca_file: str = "", extra: str = "") -> list[SimulatedTable]:
-    """Start ``count`` simulated tables (ids ``first``…); each needs ``credentials_dir/table-<id>.toml``."""
+    """Start ``count`` simulated tables (ids ``first``…) in this process; each needs
+    ``credentials_dir/table-<id>.toml``. At most TABLES_PER_PROCESS (``shotclock fleet`` spreads more)."""
+    if count > TABLES_PER_PROCESS:
+        raise ShotclockError(f"at most {TABLES_PER_PROCESS} tables in one process (paho's select() limit)")
     tables = []
     for n in range(first, first + count):
         table_id = str(n)
@@ -190,6 +193,34 @@ def start_fleet(count: int, host: str, port: int, venue: str, credentials_dir: P
     return tables
 
 
+# paho waits with select(), which takes no file descriptor above 1023, and each table holds
+# about ten (its decision log, outbox, socket): a big fleet runs as several processes.
+TABLES_PER_PROCESS = 60
+
+
+def _spread(args) -> int:
+    """Run the fleet as processes of at most TABLES_PER_PROCESS tables each; wait for them all."""
+    import subprocess
+    import sys
+
+    children = []
+    for first in range(args.first, args.first + args.tables, TABLES_PER_PROCESS):
+        count = min(TABLES_PER_PROCESS, args.first + args.tables - first)
+        argv = [sys.executable, "-m", "shotclock", "fleet", "--tables", str(count), "--first", str(first),
+                "--broker", args.broker, "--venue", args.venue, "--credentials", str(args.credentials),
+                "--pace", str(args.pace)]
+        argv += ["--tls"] if args.tls else []
+        argv += ["--ca-file", args.ca_file] if args.ca_file else []
+        argv += ["--duration", str(args.duration)] if args.duration is not None else []
+        argv += ["--seed", str(args.seed + first)] if args.seed is not None else []
+        argv += ["--state-dir", str(Path(args.state_dir) / f"from-{first}")] if args.state_dir else []
+        children.append(subprocess.Popen(argv))
+    stop = lambda *a: [c.terminate() for c in children if c.poll() is None]
+    for s in (signal.SIGTERM, signal.SIGINT):
+        signal.signal(s, stop)
+    return max(c.wait() for c in children)
+
+
 def cmd_fleet(args) -> int:
     """``shotclock fleet``: run until --duration passes or Ctrl-C."""
     from shotclock.core.topics import check_name
@@ -203,6 +234,13 @@ def cmd_fleet(args) -> int:
     endpoint = parse_endpoint(args.broker, "--broker")
     if not Path(args.credentials).is_dir():
         raise ShotclockError(f"--credentials {args.credentials}: not a folder (broker-config's credentials/)")
+    missing = [n for n in range(args.first, args.first + args.tables)
+               if not (Path(args.credentials) / f"table-{n}.toml").is_file()]
+    if missing:
+        raise ShotclockError(f"no credentials for table {missing[0]}: {Path(args.credentials) / f'table-{missing[0]}.toml'} "
+                             f"(make them with 'shotclock broker-config --tables {args.first}-{args.first + args.tables - 1}')")
+    if args.tables > TABLES_PER_PROCESS:
+        return _spread(args)
     stop = threading.Event()
     for s in (signal.SIGTERM, signal.SIGINT):
         signal.signal(s, lambda *a: stop.set())

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import dataclasses
 import logging
-import sys
 import time
 
 from shotclock import __version__
@@ -141,9 +140,6 @@ def attach_network(device, config, recorder=None, state_dir=None):
     from shotclock.adapters.outbox import LogOutbox, MemoryOutbox
 
     settings = LinkSettings.from_config(config)
-    # The link's threads share the GIL with the loop: let a waking loop take it within 0.5 ms
-    # (CPython's default lets a busy thread keep it for 5 ms), so a beep or a ruling never waits on JSON.
-    sys.setswitchinterval(min(sys.getswitchinterval(), 0.0005))
     if recorder is not None:
         outbox = LogOutbox(recorder.state_dir, start_after=recorder.first_id - 1)
     else:
