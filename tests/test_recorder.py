@@ -279,7 +279,7 @@ def test_cli_list_show_export_stats(table, capsys, tmp_path):
     assert "no clock 999: the log holds clocks 1 to 1" in capsys.readouterr().err
 
 
-def test_a_chip_taken_back_counts_in_the_log_and_after_a_power_cut(table, tmp_path):
+def test_a_chip_taken_back_counts_in_the_log_and_after_a_power_cut(table, tmp_path, monkeypatch):
     d, rec = table('mode = "shot"\n[shot]\npreflop = 20\n')
     press(d, "action")               # start: 20 s
     press(d, "extend")               # +30
@@ -289,6 +289,7 @@ def test_a_chip_taken_back_counts_in_the_log_and_after_a_power_cut(table, tmp_pa
     assert clock.extensions == 1
     assert [r["type"] for r in clock.records if r["type"] in ("extended", "undo")] == ["extended", "extended", "undo"]
     # the power goes; the device restarts and brings the clock back with 20 + 30 s less what ran
+    monkeypatch.setattr("shotclock.shell.recorder.boot_id", lambda: "another-boot")  # a power cut: a new boot
     d2, rec2 = table('mode = "shot"\n[shot]\npreflop = 20\n')
     state = d2.engine.state
     assert state.phase == "paused" and state.interrupted
