@@ -63,12 +63,11 @@ class SimulatedTable:
             raise self.error
 
     def _run(self) -> None:
-        from shotclock.shell.device import attach_log_and_network
+        from shotclock.shell.device import attach_log_and_network, make_table
 
         try:
             c = self.config
-            table = Table(c.settings, start=time.monotonic(), debounce=c["device.debounce"], hold=c["device.hold"],
-                          stuck_after=c["device.stuck_after"], edge_grace=c["device.edge_grace"])
+            table = make_table(c, time.monotonic())
             self.engine = table.engine
             self.loop = DeviceLoop(table)
             self.recorder = attach_log_and_network(self, c, self.state_dir)

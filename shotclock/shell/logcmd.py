@@ -324,9 +324,11 @@ def cmd_log(args) -> int:
     What a command prints is held until it is done, so a record that turns out damaged halfway
     leaves nothing half-printed on standard output.
     """
+    from shotclock.shell.edgereplay import cmd_replay_edges
+
     held = io.StringIO()
-    command = {"show": cmd_show, "export": cmd_export, "stats": cmd_stats, "verify": cmd_verify}.get(
-        args.log_command, cmd_list)
+    command = {"show": cmd_show, "export": cmd_export, "stats": cmd_stats, "verify": cmd_verify,
+               "replay": cmd_replay_edges}.get(args.log_command, cmd_list)
     try:
         code = command(args, held)
     except sqlite3.Error as exc:  # a damaged or locked file, among others
