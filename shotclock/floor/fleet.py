@@ -63,11 +63,13 @@ class SimulatedTable:
             raise self.error
 
     def _run(self) -> None:
-        from shotclock.shell.device import attach_log_and_network, make_table
+        from shotclock.shell.device import attach_log_and_network
 
         try:
             c = self.config
-            table = make_table(c, time.monotonic())
+            # No minimum press time: the dealer thread's taps are as short as its pace makes them.
+            table = Table(c.settings, start=time.monotonic(), debounce=c["device.debounce"], hold=c["device.hold"],
+                          stuck_after=c["device.stuck_after"], edge_grace=c["device.edge_grace"])
             self.engine = table.engine
             self.loop = DeviceLoop(table)
             self.recorder = attach_log_and_network(self, c, self.state_dir)
