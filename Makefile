@@ -1,5 +1,5 @@
 # Convenience targets for those who have make; ./dev is the real entry point.
-.PHONY: simulate test bench floor
+.PHONY: simulate test bench floor vmtest
 simulate:
 	./dev simulate
 test:
@@ -8,3 +8,5 @@ bench:
 	./dev bench
 floor:
 	./dev floor
+vmtest:
+	./dev vmtest

@@ -22,8 +22,10 @@ UNIT=/etc/systemd/system/shotclock.service
 GPIO_RULE=/etc/udev/rules.d/60-shotclock-gpio.rules
 USER_NAME=shotclock
 # python3-lgpio: the GPIO backend (Raspberry Pi OS's package; PyPI has no working wheel for
-# Python 3.13). libopengl0: without it SDL's kmsdrm renderer shows a black screen.
-APT_PACKAGES="python3-venv python3-lgpio alsa-utils libopengl0"
+# Python 3.13). SDL's kmsdrm driver loads libdrm, libgbm and EGL/GLES with a Mesa driver at run
+# time (pygame-ce's wheel does not bundle them; a Lite image may lack some); without
+# libopengl0 its renderer shows a black screen.
+APT_PACKAGES="python3-venv python3-lgpio alsa-utils libdrm2 libgbm1 libegl1 libgles2 libopengl0 libgl1-mesa-dri"
 GROUPS_WANTED="gpio video input audio render"
 DRY_RUN="${DRY_RUN:-}"
 
@@ -60,6 +62,9 @@ if [ -n "$uninstall" ]; then
     fi
     run rm -rf "$PREFIX"
     run rm -f "$GPIO_RULE"
+    if [ "$(readlink /usr/local/bin/shotclock 2>/dev/null)" = "$VENV/bin/shotclock" ]; then
+        run rm -f /usr/local/bin/shotclock
+    fi
     if [ -n "$purge" ]; then
         say "removing the decision log, the configuration and the user"
         run rm -rf "$STATE_DIR" "$CONFIG_DIR"

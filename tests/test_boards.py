@@ -92,3 +92,24 @@ def test_generic_board_without_lgpio_says_how_to_get_it(monkeypatch):
     monkeypatch.delitem(sys.modules, "gpiozero.pins.lgpio", raising=False)
     with pytest.raises(HardwareError, match="needs lgpio"):
         make_pin_factory("auto", {"board": "generic", "chip": 0})
+
+
+def test_a_backend_error_on_a_busy_pin_is_one_clear_error():
+    # lgpio raises its own lgpio.error('GPIO busy') when another process holds a line.
+    from gpiozero.pins.mock import MockFactory
+
+    from shotclock.adapters.pins import TablePins
+
+    class BusyError(Exception):
+        pass
+
+    class BusyFactory(MockFactory):
+        def pin(self, name, **kwargs):
+            if name == 27:
+                raise BusyError("'GPIO busy'")
+            return super().pin(name, **kwargs)
+
+    pins = {"floor": 17, "action": 27, "bet": 22, "extend": 23, "street": 24, "led_running": 5, "led_bet": 6}
+    with pytest.raises(HardwareError) as err:
+        TablePins(pins, lambda edge: None, BusyFactory())
+    assert str(err.value).startswith("cannot set up the GPIO pins (floor BCM 17") and "'GPIO busy'" in str(err.value)

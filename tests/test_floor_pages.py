@@ -21,8 +21,9 @@ from shotclock.web import web_dir
 
 FLEET = ["11", "12", "13", "14", "15", "16"]   # simulated tables (shotclock fleet)
 DEVICES = {"1": 30, "2": 30, "3": 30, "9": 3}    # real device processes and their clock's length (s)
+SHOT = "8"                      # a real device in shot mode
 DEVICE = "9"                    # its 3 s clock brings a ruling quickly; it is the one that dies
-TABLES = list(DEVICES) + FLEET
+TABLES = list(DEVICES) + [SHOT] + FLEET
 WAIT = 10_000                   # ms: Playwright's wait for anything a device or the broker must do
 
 
@@ -36,17 +37,19 @@ class Floor:
         self.collector = spawn([sys.executable, "-m", "shotclock", "floor", "collect", "--venue", "test",
                                 "--broker", f"127.0.0.1:{self.broker.port}", "--archive", str(folder / "archive"),
                                 "--credentials", str(credentials / "collector.toml")], folder / "collector.log")
-        self.devices = {table: self.start_device(table, seconds) for table, seconds in DEVICES.items()}
+        self.devices = {table: self.start_device(table, f"[clock]\nseconds = {seconds}\ncountdown = 1\n")
+                        for table, seconds in DEVICES.items()}
+        self.devices[SHOT] = self.start_device(SHOT, "", mode="shot")
         self.fleet = spawn([sys.executable, "-m", "shotclock", "fleet", "--first", FLEET[0],
                             "--tables", str(len(FLEET)),
                              "--broker", f"127.0.0.1:{self.broker.port}", "--venue", "test",
                              "--credentials", str(credentials), "--idle"],
                             folder / "fleet.log")
 
-    def start_device(self, table: str, seconds: int):
+    def start_device(self, table: str, extra: str, mode: str = "clock"):
         """``shotclock run`` with fake pins and no screen, on the floor network as ``table``."""
         config = self.folder / f"device-{table}.toml"
-        config.write_text(network_config(self.broker, table, extra=f"[clock]\nseconds = {seconds}\ncountdown = 1\n"))
+        config.write_text(network_config(self.broker, table, extra=extra, mode=mode))
         return spawn([sys.executable, "-m", "shotclock", "run", "--pins", "mock", "--headless",
                        "--config", str(config), "--state-dir", str(self.folder / f"state-{table}")],
                       self.folder / f"device-{table}.log")
@@ -110,7 +113,7 @@ def test_dashboard_shows_every_table(dashboard, floor):
     except Exception:
         pytest.fail("the dashboard did not show every table:\n" + floor.logs())
     names = dashboard.locator("article.table h2").all_text_contents()
-    assert sorted(names) == sorted([f"Tafel {t}" for t in DEVICES] + [f"Sim {t}" for t in FLEET])
+    assert sorted(names) == sorted([f"Tafel {t}" for t in [*DEVICES, SHOT]] + [f"Sim {t}" for t in FLEET])
     assert dashboard.text_content("#conn") == "connected"
 
 
@@ -230,6 +233,28 @@ def test_overlay_parameters_place_scale_and_translate_it(floor, web):
     assert box["width"] > 560 * 1.5 * k - 2
     assert overlay.text_content("#graphic .consequence") == "Geen inzet · bij 0: CHECK"
     overlay.context.close()
+
+
+def test_shot_clock_extension_on_the_dashboard_and_the_stream(dashboard, floor, web):
+    dashboard.click(f"{card(SHOT)} button[data-cmd=start]")
+    wait_phase(dashboard, SHOT, "running")
+    assert dashboard.text_content(f"{card(SHOT)} .info") == "Preflop"
+    overlay = web.page(1920, 1080)
+    overlay.goto(floor.overlay_url(table=SHOT, language="en"))
+    overlay.wait_for_function("window.shotclockOverlay && window.shotclockOverlay.visible", timeout=WAIT)
+    assert overlay.text_content("#graphic .street") == "Preflop"
+    before = int(overlay.text_content("#graphic .secs"))
+    dashboard.click(f"{card(SHOT)} button[data-cmd=extend]")
+    # The chip's flash on the stream, and the time it added.
+    overlay.wait_for_selector("#graphic.show-extension", timeout=WAIT)
+    assert overlay.text_content("#graphic .extension") == "Extensions: 1"
+    assert int(overlay.text_content("#graphic .secs")) >= before + 20  # +30 s, less the time it took
+    assert dashboard.text_content(f"{card(SHOT)} .info") == "Preflop · Extensions: 1"
+    overlay.context.close()
+    stop = dashboard.locator(f"{card(SHOT)} button[data-cmd=stop]")
+    stop.click()
+    stop.click()
+    wait_phase(dashboard, SHOT, "idle")
 
 
 def test_the_overlay_hides_when_no_clock_runs(dashboard, floor, web):

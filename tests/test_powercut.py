@@ -15,15 +15,16 @@ from shotclock.core.clocks import clocks_from
 
 CONFIG = "[clock]\nseconds = 1.5\ncountdown = 1\ntie_window = 0.25\n"
 # Clocks called, paused, acted on and left to expire, one after another for about 5 s.
+# Floor presses of 0.1 s, as a hand presses: well past the 40 ms the floor button must stay closed.
 SCRIPT = [
     {"t": 0.05, "button": "bet", "hold": 0.05},
-    {"t": 0.10, "button": "floor", "hold": 0.05},   # call (clock 1; or resumes a recovered clock)
+    {"t": 0.10, "button": "floor", "hold": 0.1},   # call (clock 1; or resumes a recovered clock)
     {"t": 0.60, "button": "action", "hold": 0.05},  # acted
-    {"t": 0.70, "button": "floor", "hold": 0.05},   # call (clock 2)
-    {"t": 1.00, "button": "floor", "hold": 0.05},   # pause
-    {"t": 1.30, "button": "floor", "hold": 0.05},   # resume
+    {"t": 0.70, "button": "floor", "hold": 0.1},   # call (clock 2)
+    {"t": 1.00, "button": "floor", "hold": 0.1},   # pause
+    {"t": 1.30, "button": "floor", "hold": 0.1},   # resume
     {"t": 1.50, "button": "bet", "hold": 0.05},     # bet off: it will be a check
-    {"t": 3.40, "button": "floor", "hold": 0.05},   # call (clock 3) after clock 2 expired
+    {"t": 3.40, "button": "floor", "hold": 0.1},   # call (clock 3) after clock 2 expired
     {"t": 4.40, "button": "action", "hold": 0.05},  # acted
 ]
 

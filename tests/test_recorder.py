@@ -223,3 +223,19 @@ def test_cli_list_show_export_stats(table, capsys, tmp_path):
     assert "clocks called: 1" in capsys.readouterr().out
     assert main(["log", "--state-dir", state, "show", "999"]) == 2
     assert "no clock 999: the log holds clocks 1 to 1" in capsys.readouterr().err
+
+
+def test_a_chip_taken_back_counts_in_the_log_and_after_a_power_cut(table, tmp_path):
+    d, rec = table('mode = "shot"\n[shot]\npreflop = 20\n')
+    press(d, "action")               # start: 20 s
+    press(d, "extend")               # +30
+    press(d, "extend")               # +30, a mis-press
+    press(d, "extend", hold=2.5)     # held: the last chip taken back
+    [clock] = clocks_from(rec.log.rows(), {1: "shot"})
+    assert clock.extensions == 1
+    assert [r["type"] for r in clock.records if r["type"] in ("extended", "undo")] == ["extended", "extended", "undo"]
+    # the power goes; the device restarts and brings the clock back with 20 + 30 s less what ran
+    d2, rec2 = table('mode = "shot"\n[shot]\npreflop = 20\n')
+    state = d2.engine.state
+    assert state.phase == "paused" and state.interrupted
+    assert state.seconds == 50 and state.left == pytest.approx(50 - 2.303, abs=1e-3)  # its last record: the undo

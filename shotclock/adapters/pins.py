@@ -84,7 +84,7 @@ class TablePins:
         import warnings
 
         from gpiozero import LED, Buzzer, InputDevice
-        from gpiozero.exc import GPIOZeroError, PinFactoryFallback
+        from gpiozero.exc import PinFactoryFallback
 
         self.on_edge = on_edge
         self.clock = clock
@@ -97,7 +97,7 @@ class TablePins:
             warnings.simplefilter("always", PinFactoryFallback)
             try:
                 self._open(pins, pin_factory, LED, Buzzer, InputDevice)
-            except (GPIOZeroError, OSError, RuntimeError) as exc:
+            except Exception as exc:  # gpiozero's errors, OSError, and each backend's own (lgpio.error)
                 self.close()
                 tried = "; ".join(str(w.message) for w in fallbacks if issubclass(w.category, PinFactoryFallback))
                 if tried:

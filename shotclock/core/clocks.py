@@ -105,6 +105,8 @@ def _add(clock: Clock, row: dict) -> None:
         clock.pauses += 1
     elif kind == "extended":
         clock.extensions += 1
+    elif kind == "undo":  # the dealer took a mis-pressed chip back
+        clock.extensions -= 1
     elif kind == "interrupted":
         clock.interrupted = True
     elif kind == "input" and row.get("facing_bet") is not None:
@@ -156,7 +158,7 @@ def remaining_at_last_record(clock: Clock) -> float:
             since = t
         if r["type"] == "start":
             left_us, since = round(r["seconds"] * US), t
-        elif r["type"] in ("beep", "extended", "resume", "pause"):
+        elif r["type"] in ("beep", "extended", "undo", "resume", "pause"):
             left_us = round(r["remaining"] * US)
             since = t if r["type"] != "pause" else None
         elif r["type"] == "interrupted":

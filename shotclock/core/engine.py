@@ -169,6 +169,7 @@ class Snapshot:
     extension_limit: int = 0
     chips_left: int | None = None
     undo_until: float | None = None
+    last_shown: ev.Decision | None = None  # the last ruling or floor's cancel (a quiet end leaves it be)
 
     def remaining(self, now: float) -> float | None:
         """Seconds left to 0 at ``now`` (never negative), or None when no clock is on."""
@@ -210,6 +211,7 @@ class Engine:
         self._chips: list[tuple[int, int | None]] = []  # this decision's extensions: (time, seat)
         self._used: dict[int, int] = {}  # extension chips used per seat, against shot.allowance
         self.last: ev.Decision | None = None
+        self.last_shown: ev.Decision | None = None  # the last decision the screen shows (not a quiet end)
         self.interrupted = False  # a clock restored after a power cut, until resumed or ended
         self._tie = _us(settings.tie_window)
         self._countdown = settings.countdown
@@ -299,6 +301,7 @@ class Engine:
             countdown=self._countdown,
             extensions=self.extensions,
             last=self.last,
+            last_shown=self.last_shown,
             now=self._now / US,
             interrupted=self.interrupted,
             extension_limit=self.settings.shot.extension_limit if self.mode == "shot" else 0,
@@ -377,6 +380,8 @@ class Engine:
 
     def _decide(self, t: int, outcome: str, **fields) -> ev.Decision:
         self.last = ev.Decision(t / US, outcome, **fields)
+        if not self.last.quiet:
+            self.last_shown = self.last
         self._next_beep = None
         self.interrupted = False
         return self.last

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import csv
+import io
 import json
 import os
 import sqlite3
@@ -116,9 +117,9 @@ def cmd_list(args, out=None) -> int:
     decision_log = _open(args)
     clocks, sessions = _clocks(decision_log)
     clocks = clocks[-args.limit:]
-    _warn_unless_verified(decision_log, clocks)
     if not clocks:
         print(f"no clocks in {decision_log.path}", file=out)
+        _warn_unless_verified(decision_log)
         return 0
     print(f"{'CLOCK':>6}  {'STARTED (local)':<19}  {'TABLE':<12} {'MODE':<5} {'STREET':<7} {'BET':<4} "
           f"{'OUTCOME':<15} {'LEFT':>6} {'PAUSES':>6} {'EXT':>3}", file=out)
@@ -128,6 +129,7 @@ def cmd_list(args, out=None) -> int:
         print(f"{c.number:>6}  {local(c.started_utc):<19}  {table:<12} {c.mode:<5} {c.street or '-':<7} "
               f"{_yes(c.facing_bet_at_start):<4} {_outcome(c):<15} {left:>6} {c.pauses:>6} {c.extensions:>3}",
               file=out)
+    _warn_unless_verified(decision_log, clocks)  # last: a listing that fails says only why
     return 0
 
 
@@ -317,10 +319,21 @@ def _verify_archive(path, decision_log, out) -> int:
 
 
 def cmd_log(args) -> int:
-    """Dispatch ``shotclock log …``; a damaged log is named in one line, never a traceback."""
+    """Dispatch ``shotclock log …``; a damaged log is named in one line, never a traceback.
+
+    What a command prints is held until it is done, so a record that turns out damaged halfway
+    leaves nothing half-printed on standard output.
+    """
+    held = io.StringIO()
+    command = {"show": cmd_show, "export": cmd_export, "stats": cmd_stats, "verify": cmd_verify}.get(
+        args.log_command, cmd_list)
     try:
-        return {"show": cmd_show, "export": cmd_export, "stats": cmd_stats, "verify": cmd_verify}.get(
-            args.log_command, cmd_list)(args)
+        code = command(args, held)
     except sqlite3.Error as exc:  # a damaged or locked file, among others
         raise LogError(f"cannot read the decision log in {state_dir(args)}: {exc} "
                        "(see 'shotclock log verify')") from None
+    except (KeyError, TypeError, ValueError) as exc:  # a value of the wrong kind in a record that verifies
+        raise LogError(f"the decision log in {state_dir(args)} holds a record shotclock cannot read "
+                       f"({type(exc).__name__}: {exc}); see 'shotclock log verify'") from None
+    sys.stdout.write(held.getvalue())
+    return code

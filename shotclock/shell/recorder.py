@@ -70,7 +70,8 @@ class Recorder:
         data = {"remaining": remaining, "facing_bet": bool(clock.facing_bet), "street": clock.street,
                 "restored": clock.mode == engine.mode}
         if clock.mode == engine.mode:
-            length = clock.seconds + sum(r["seconds"] for r in clock.records if r["type"] == "extended")
+            length = clock.seconds + sum(r["seconds"] * (1 if r["type"] == "extended" else -1)
+                                         for r in clock.records if r["type"] in ("extended", "undo"))
             engine.restore_paused(t, remaining, bool(clock.facing_bet), clock.street, clock.extensions, length)
             self.current_clock = clock.id
             log.warning("clock %d was interrupted (power cut?) with %.1f s left: shown paused; "

@@ -81,12 +81,24 @@ class ScriptPlayer(threading.Thread):
         self.done = False
 
     def run(self):
+        # A press starts at its scripted time; its bounces and release follow the moment it really
+        # started, so a thread woken late on a loaded machine never shortens the contact it scripted.
+        began: dict[str, tuple[float, float]] = {}  # button -> (scripted, actual) start of its press
+        last: dict[str, float] = {}
         for t, button, pressed in self.edges:
-            delay = self.start_time + t - time.monotonic()
+            if pressed and (button not in last or t - last[button] > BOUNCE_SPAN):
+                target = self.start_time + t  # a new press
+            else:
+                scripted, actual = began.get(button, (t, self.start_time + t))
+                target = actual + (t - scripted)
+            delay = target - time.monotonic()
             if delay > 0:
                 time.sleep(delay)
             pin = self.pins.pin(button)
             pin.drive_low() if pressed else pin.drive_high()  # buttons pull low when pressed
+            if pressed and (button not in last or t - last[button] > BOUNCE_SPAN):
+                began[button] = (t, time.monotonic())
+            last[button] = t
         self.done = True
         self.on_done()
 

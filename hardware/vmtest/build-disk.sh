@@ -1,0 +1,54 @@
+#!/bin/sh
+# Stage 3: the disk the VM boots, made anew for each run from the cached stages.
+#   build-disk.sh BASE.tar EXTRAS_DIR WHEELS_DIR SOURCE_TREE.tar OUT_DIR
+# OUT_DIR gets disk.img (ext4, the whole root), vmlinuz and initrd.img. Offline in the guest:
+# apt reads the local repository, pip the wheel folder (no network at test time).
+set -eu
+base="$1"
+extras="$2"
+wheels="$3"
+source_tar="$4"
+out="$5"
+here="$(cd "$(dirname "$0")" && pwd)"
+work="$(mktemp -d "$out/.disk-XXXXXX")"
+trap 'rm -rf "$work"' EXIT
+root="$work/root"
+mkdir -p "$root"
+tar -C "$root" -xf "$base"
+kver="$(cat "$extras/kernel-version")"
+
+# The simulated GPIO chip's kernel module.
+install -D -m 0644 "$extras/gpio-sim.ko" "$root/lib/modules/$kver/extra/gpio-sim.ko"
+chroot "$root" depmod "$kver"
+
+# Offline package sources, as a mirror on a stick would be.
+mkdir -p "$root/srv/offline"
+cp -r "$extras/debs" "$root/srv/offline/debs"
+cp -r "$wheels" "$root/srv/offline/wheels"
+rm -f "$root"/etc/apt/sources.list.d/*
+echo "deb [trusted=yes] file:/srv/offline/debs ./" >"$root/etc/apt/sources.list"
+printf '[global]\nno-index = true\nfind-links = /srv/offline/wheels\n' >"$root/etc/pip.conf"
+
+# The checkout a user would have cloned.
+mkdir -p "$root/root/shotclock"
+tar -C "$root/root/shotclock" -xf "$source_tar"
+
+# The test's own parts: the simulated buttons, the guest side of the checks, the 9p share.
+install -D -m 0755 "$here/guest/gpio-sim-table.sh" "$root/usr/local/lib/shotclock-vmtest/gpio-sim-table.sh"
+install -D -m 0755 "$here/guest/run-phase.sh" "$root/usr/local/lib/shotclock-vmtest/run-phase.sh"
+install -D -m 0644 "$here/guest/checks.py" "$root/usr/local/lib/shotclock-vmtest/checks.py"
+install -m 0644 "$here/guest/gpio-sim-table.service" "$here/guest/shotclock-vmtest.service" "$root/etc/systemd/system/"
+mkdir -p "$root/etc/systemd/system/multi-user.target.wants" "$root/mnt/vmtest"
+ln -sf ../gpio-sim-table.service "$root/etc/systemd/system/multi-user.target.wants/gpio-sim-table.service"
+ln -sf ../shotclock-vmtest.service "$root/etc/systemd/system/multi-user.target.wants/shotclock-vmtest.service"
+echo "vmtest /mnt/vmtest 9p trans=virtio,version=9p2000.L,msize=262144,nofail 0 0" >>"$root/etc/fstab"
+# The table's configuration, set before the install as an installer may: a generic board
+# (the gpio-sim chip), short clocks so the checks run quickly.
+install -D -m 0644 "$here/guest/config.toml" "$root/etc/shotclock/config.toml"
+# No getty on the serial console: the console log is the boot's record.
+ln -sf /dev/null "$root/etc/systemd/system/serial-getty@ttyS0.service"
+
+cp "$root/boot/vmlinuz-$kver" "$work/vmlinuz"
+cp "$root/boot/initrd.img-$kver" "$work/initrd.img"
+mkfs.ext4 -q -F -L shotclock -d "$root" "$work/disk.img" 3G
+mv "$work/disk.img" "$work/vmlinuz" "$work/initrd.img" "$out/"

@@ -1,0 +1,368 @@
+"""The appliance test's checks, run inside the booted VM as root (system Python, standard library only).
+
+Usage: python3 checks.py OUT_DIR
+
+Buttons are pressed through gpio-sim (the line's sysfs ``pull``), rulings are read back from
+the decision log, the host takes screen dumps when asked (a ``NAME.request`` file in OUT_DIR,
+answered by ``NAME.png``). Writes OUT_DIR/results.json: one entry per check and the figures.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import pwd
+import signal
+import sqlite3
+import subprocess
+import sys
+import time
+import tomllib
+from pathlib import Path
+
+OUT = Path(sys.argv[1])
+CONFIG = tomllib.loads(Path("/etc/shotclock/config.toml").read_text())
+SECONDS = CONFIG["clock"]["seconds"]
+TIE = CONFIG["clock"]["tie_window"]
+PINS = {"floor": 17, "action": 27, "bet": 22, "extend": 23, "street": 24} | CONFIG.get("pins", {})
+DB = "/var/lib/shotclock/shotclock.db"
+SHOTCLOCK = "/opt/shotclock/venv/bin/shotclock"
+SERVICE_ENV = ["env", "SDL_VIDEODRIVER=kmsdrm", "SDL_AUDIODRIVER=alsa", "LG_WD=/tmp"]
+
+results: list[dict] = []
+figures: dict = {}
+
+
+def say(text: str) -> None:
+    print(f"[{time.monotonic():9.3f}] {text}", flush=True)
+
+
+def check(name: str, ok: bool, detail: str = "") -> bool:
+    results.append({"name": name, "ok": bool(ok), "detail": detail})
+    say(f"{'PASS' if ok else 'FAIL'} {name}: {detail}")
+    return ok
+
+
+def unit() -> dict:
+    props = ("ActiveState,SubState,MainPID,NRestarts,ActiveEnterTimestampMonotonic,ExecMainStartTimestampMonotonic,"
+             "CPUUsageNSec")
+    out = subprocess.run(["systemctl", "show", "shotclock.service", "-p", props], capture_output=True, text=True)
+    return dict(line.split("=", 1) for line in out.stdout.splitlines() if "=" in line)
+
+
+def wait_active(timeout: float, not_pid: str | None = None) -> dict | None:
+    """Wait until the service is active (READY=1 sent) with a main PID other than ``not_pid``."""
+    end = time.monotonic() + timeout
+    while time.monotonic() < end:
+        u = unit()
+        if u.get("ActiveState") == "active" and u.get("MainPID", "0") not in ("0", not_pid):
+            return u
+        time.sleep(0.1)
+    return None
+
+
+def journal(since_usec: int = 0) -> list[dict]:
+    out = subprocess.run(["journalctl", "-u", "shotclock.service", "-b", "-o", "json", "--no-pager"],
+                         capture_output=True, text=True)
+    rows = [json.loads(line) for line in out.stdout.splitlines() if line.strip()]
+    return [r for r in rows if int(r.get("__MONOTONIC_TIMESTAMP", 0)) >= since_usec]
+
+
+def messages(since_usec: int = 0) -> list[str]:
+    return [r.get("MESSAGE", "") if isinstance(r.get("MESSAGE"), str) else "" for r in journal(since_usec)]
+
+
+# -- the decision log ------------------------------------------------------------------------
+
+def records_after(last_id: int) -> list[dict]:
+    try:
+        db = sqlite3.connect(f"file:{DB}?mode=ro", uri=True, timeout=2)
+        try:
+            rows = db.execute("SELECT id, clock, type, t, data FROM records WHERE id > ? ORDER BY id",
+                              (last_id,)).fetchall()
+        finally:
+            db.close()
+    except sqlite3.Error:
+        return []
+    out = []
+    for rid, clock, kind, t, data in rows:
+        rec = json.loads(data)
+        rec.update(id=rid, clock=clock, type=kind, t=t)
+        out.append(rec)
+    return out
+
+
+def last_id() -> int:
+    recs = records_after(0)
+    return recs[-1]["id"] if recs else 0
+
+
+def wait_record(after: int, kind: str, timeout: float, **match) -> tuple[dict | None, float]:
+    """The first record of ``kind`` after id ``after`` (matching ``match``), and when it was seen."""
+    end = time.monotonic() + timeout
+    while time.monotonic() < end:
+        for rec in records_after(after):
+            if rec["type"] == kind and all(rec.get(k) == v for k, v in match.items()):
+                return rec, time.monotonic()
+        time.sleep(0.005)
+    return None, time.monotonic()
+
+
+# -- the simulated buttons -------------------------------------------------------------------
+
+CHIP = Path(Path("/run/gpio-sim-table").read_text().strip())
+
+
+def line(role: str) -> Path:
+    return CHIP / f"sim_gpio{PINS[role]}"
+
+
+def set_pull(role: str, pull: str) -> float:
+    """Drive the button's line; returns CLOCK_MONOTONIC just before the write."""
+    path = line(role) / "pull"
+    t = time.monotonic()
+    path.write_text(pull)
+    return t
+
+
+def press(role: str, hold: float = 0.15) -> tuple[float, float]:
+    """Press and release a button: (monotonic before the press, before the release)."""
+    down = set_pull(role, "pull-down")
+    time.sleep(hold)
+    up = set_pull(role, "pull-up")
+    return down, up
+
+
+def screendump(name: str, timeout: float = 60) -> float | None:
+    """Ask the host for a screen dump; returns the guest's monotonic time it was taken around."""
+    png = OUT / f"{name}.png"
+    before = time.monotonic()
+    (OUT / f"{name}.request").write_text(str(before))
+    end = before + timeout
+    while time.monotonic() < end:
+        if png.exists() and (OUT / f"{name}.done").exists():
+            return (before + time.monotonic()) / 2
+        time.sleep(0.05)
+    return None
+
+
+# -- the checks ------------------------------------------------------------------------------
+
+def check_ready() -> dict | None:
+    u = wait_active(240)
+    if not check("service READY under systemd", u is not None, json.dumps(u or unit())):
+        return None
+    ready = int(u["ActiveEnterTimestampMonotonic"]) / 1e6
+    started = int(u["ExecMainStartTimestampMonotonic"]) / 1e6
+    figures["boot_to_ready_s"] = round(ready, 2)
+    figures["service_start_to_ready_s"] = round(ready - started, 2)
+    uid = int(next(l.split()[1] for l in Path(f"/proc/{u['MainPID']}/status").read_text().splitlines()
+                   if l.startswith("Uid:")))
+    check("service runs as user shotclock", pwd.getpwuid(uid).pw_name == "shotclock", f"uid {uid}")
+    lines = messages()
+    pins_line = next((m for m in lines if m.startswith("pins:") or "pins:" in m), "")
+    check("lgpio on the gpio-sim chip", "ChipLGPIOFactory" in pins_line, pins_line)
+    video = next((m for m in lines if "video driver" in m), "")
+    check("screen through KMSDRM", "kmsdrm" in video.lower(), video)
+    audio = next((m for m in lines if "audio driver" in m or "running silently" in m), "")
+    check("sound through ALSA", "audio driver 'alsa'" in audio, audio)
+    return u
+
+
+def call_clock(label: str) -> tuple[int, float] | None:
+    """The floor calls a clock: (the log's last id before it, the clock's 0 on CLOCK_MONOTONIC)."""
+    mark = last_id()
+    press("floor")
+    start, _ = wait_record(mark, "start", 10)
+    if start is None:
+        check(f"{label}: clock called", False)
+        return None
+    return mark, start["t"] + SECONDS
+
+
+def check_rulings() -> None:
+    t0, cpu0 = time.monotonic(), int(unit().get("CPUUsageNSec", 0))
+    try:
+        rulings()
+    finally:
+        figures["service_cpu_during_rulings"] = cpu_share(t0, cpu0)
+
+
+def rulings() -> None:
+    # A bet, then a call (the floor's button acts on release).
+    mark = last_id()
+    press("bet")
+    rec, _ = wait_record(mark, "input", 10, event="bet")
+    check("bet press recorded", rec is not None and rec.get("facing_bet") is True, json.dumps(rec))
+
+    mark = last_id()
+    press("floor")
+    start, _ = wait_record(mark, "start", 10)
+    if not check("floor press calls the clock", start is not None, json.dumps(start)):
+        return
+    time.sleep(1.5)
+
+    # An action in time: the ruling is dated at the action's kernel edge timestamp.
+    mark = last_id()
+    down, _ = press("action")
+    decision, seen = wait_record(mark, "decision", 10)
+    edge, _ = wait_record(mark, "input", 1, event="action")
+    ok = decision is not None and decision.get("outcome") == "acted" and edge is not None
+    check("action in time: acted", ok, json.dumps(decision))
+    if ok:
+        figures["sysfs_write_to_edge_ms"] = round((edge["t"] - down) * 1000, 3)
+        figures["edge_to_ruling_readable_ms"] = round((seen - decision["t"]) * 1000, 1)
+        check("ruling dated at the press edge", abs(decision["t"] - edge["t"]) < 1e-5,
+              f"decision t {decision['t']:.6f}, edge t {edge['t']:.6f}")
+        # The ruling fills the screen for 10 s; software rendering under emulation can lag a
+        # second or two behind, so the dump is taken in the middle of those 10 s.
+        time.sleep(max(0.0, decision["t"] + 4 - time.monotonic()))
+        shot = screendump("acted")
+        if shot is not None:
+            # 'shotclock log' numbers clocks 1, 2, 3... in the order they started.
+            number = [r["id"] for r in records_after(0) if r["type"] == "start"].index(decision["clock"]) + 1
+            replay = subprocess.run([SHOTCLOCK, "log", "--config", "/etc/shotclock/config.toml", "--state-dir",
+                                     "/var/lib/shotclock", "export", "--replay", str(number)],
+                                    capture_output=True, text=True)
+            if replay.returncode != 0:
+                say(f"log export --replay failed: {replay.stderr.strip()}")
+            (OUT / "acted.replay.jsonl").write_text(replay.stdout)
+            (OUT / "acted.at").write_text(f"{shot - start['t']:.3f}\n")
+        check("screen dump of the ruling", shot is not None)
+
+    # No action: the clock runs out with a bet faced, the hand is dead.
+    mark = last_id()
+    press("floor")
+    start, _ = wait_record(mark, "start", 10)
+    decision, _ = wait_record(mark, "decision", SECONDS + TIE + 15)
+    check("expiry facing a bet: hand dead", decision is not None and decision.get("outcome") == "hand_dead",
+          json.dumps(decision))
+
+    # A tie: an action whose kernel edge timestamp lies inside the tie window counts.
+    called = call_clock("tie")
+    if called is None:
+        return
+    mark, zero = called
+    time.sleep(max(0.0, zero + TIE * 0.4 - time.monotonic()))
+    press("action", hold=0.05)
+    decision, _ = wait_record(mark, "decision", TIE + 10)
+    edge, _ = wait_record(mark, "input", 1, event="action")
+    after = edge["t"] - zero if edge else None
+    check("tie: press dated inside the window counts", after is not None and 0 < after <= TIE and decision is not None
+          and decision.get("outcome") == "acted" and decision.get("at_zero") is True,
+          f"edge {after if after is None else round(after, 3)} s after 0; {json.dumps(decision)}")
+    if after is not None:
+        figures["tie_edge_after_zero_s"] = round(after, 4)
+        figures["tie_window_s"] = TIE
+
+    # And one dated after the window does not: the hand was already ruled dead at its end.
+    called = call_clock("late press")
+    if called is None:
+        return
+    mark, zero = called
+    time.sleep(max(0.0, zero + TIE + 0.3 - time.monotonic()))
+    press("action", hold=0.05)
+    decision, _ = wait_record(mark, "decision", 10)
+    time.sleep(0.5)
+    decisions = [r for r in records_after(mark) if r["type"] == "decision"]
+    check("late press: hand dead at the end of the tie window", len(decisions) == 1
+          and decisions[0].get("outcome") == "hand_dead", json.dumps(decisions))
+    late = [r for r in records_after(mark) if r["type"] == "input" and r.get("button") == "action"]
+    if late:
+        figures["late_press_after_zero_s"] = round(late[0]["t"] - zero, 3)
+
+
+def cpu_share(since: float, cpu_ns_then: int) -> float:
+    """The service's CPU use since ``since`` (one core = 1.0)."""
+    return round((int(unit().get("CPUUsageNSec", 0)) - cpu_ns_then) / 1e9 / (time.monotonic() - since), 2)
+
+
+def check_selftest() -> None:
+    proc = subprocess.run(["runuser", "-u", "shotclock", "--", *SERVICE_ENV, SHOTCLOCK, "selftest", "--config",
+                           "/etc/shotclock/config.toml"], capture_output=True, text=True, timeout=300)
+    (OUT / "selftest.txt").write_text(proc.stdout + proc.stderr)
+    check("selftest passes while the service runs", proc.returncode == 0,
+          " | ".join(proc.stdout.strip().splitlines()))
+
+
+def check_sound_card() -> None:
+    status = Path("/proc/asound/card0/pcm0p/sub0/status")
+    text = status.read_text() if status.exists() else "(no card 0)"
+    hw = Path("/proc/asound/card0/pcm0p/sub0/hw_params")
+    params = hw.read_text() if hw.exists() else ""
+    check("sound card opened by the service", "closed" not in params and params.strip() != "",
+          (text.strip().splitlines() or ["?"])[0] + " / " + " ".join(params.split()[:4]))
+
+
+def check_kill_restart() -> None:
+    mark = last_id()
+    press("floor")
+    start, _ = wait_record(mark, "start", 10)
+    time.sleep(2)
+    before = unit()
+    t0 = time.monotonic()
+    os.kill(int(before["MainPID"]), signal.SIGKILL)
+    after = wait_active(60, not_pid=before["MainPID"])
+    ok = after is not None and int(after["NRestarts"]) > int(before["NRestarts"])
+    check("kill -9: systemd restarts the service", ok, f"{before['MainPID']} -> {after and after['MainPID']}")
+    if ok:
+        figures["kill9_to_ready_s"] = round(int(after["ActiveEnterTimestampMonotonic"]) / 1e6 - t0, 2)
+        restored = [m for m in messages(int(t0 * 1e6)) if "was interrupted" in m]
+        check("the clock comes back interrupted", bool(restored), restored[0] if restored else "no such log line")
+        time.sleep(4)  # its first frame, drawn in software under emulation
+        screendump("interrupted")
+
+
+def check_watchdog() -> None:
+    before = unit()
+    t0 = time.monotonic()
+    os.kill(int(before["MainPID"]), signal.SIGSTOP)
+    after = wait_active(90, not_pid=before["MainPID"])
+    check("a hung main loop (SIGSTOP) is restarted by the watchdog", after is not None,
+          f"{before['MainPID']} -> {after and after['MainPID']}")
+    if after:
+        figures["sigstop_to_ready_s"] = round(int(after["ActiveEnterTimestampMonotonic"]) / 1e6 - t0, 2)
+        watchdog = [m for m in messages(int(t0 * 1e6)) if "atchdog" in m]
+        check("systemd names the watchdog", bool(watchdog), watchdog[0] if watchdog else "")
+
+
+def check_reinstall_and_uninstall() -> None:
+    before = unit()
+    t0 = time.monotonic()
+    proc = subprocess.run(["sh", "hardware/install.sh"], cwd="/root/shotclock", capture_output=True, text=True,
+                          timeout=900)
+    (OUT / "reinstall.log").write_text(proc.stdout + proc.stderr)
+    after = wait_active(120, not_pid=before["MainPID"])
+    figures["reinstall_s"] = round(time.monotonic() - t0, 1)
+    check("re-running install.sh updates and restarts", proc.returncode == 0 and after is not None,
+          (proc.stdout.strip().splitlines() or [""])[-1])
+    log_kept = Path(DB).exists() and last_id() > 0
+    check("the decision log survives the update", log_kept)
+    proc = subprocess.run(["sh", "hardware/install.sh", "--uninstall"], cwd="/root/shotclock", capture_output=True,
+                          text=True, timeout=300)
+    (OUT / "uninstall.log").write_text(proc.stdout + proc.stderr)
+    gone = unit().get("ActiveState") != "active" and not Path("/opt/shotclock").exists()
+    check("uninstall removes the service and keeps the log", proc.returncode == 0 and gone and Path(DB).exists(),
+          (proc.stdout.strip().splitlines() or [""])[-1])
+
+
+def main() -> int:
+    try:
+        if check_ready() is not None:
+            time.sleep(3)
+            screendump("ready")
+            check_rulings()
+            check_sound_card()
+            check_selftest()
+            check_kill_restart()
+            check_watchdog()
+            if os.environ.get("VMTEST_SKIP_REINSTALL") != "1":
+                check_reinstall_and_uninstall()
+    except Exception as exc:  # a broken check must still leave its results
+        check("checks ran to the end", False, f"{type(exc).__name__}: {exc}")
+    (OUT / "results.json").write_text(json.dumps({"checks": results, "figures": figures}, indent=2))
+    return 0 if results and all(r["ok"] for r in results) else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,378 @@
+"""The appliance test: shotclock installed by hardware/install.sh on Debian, booted in QEMU, checked from outside.
+
+Run it as ``./dev vmtest`` (as root: it uses debootstrap and chroot). Steps, each timed:
+
+1. **image**: a Debian root file system (debootstrap; trixie, the base of today's Raspberry Pi OS,
+   or ``--suite bookworm``), gpio-sim.ko built for its kernel, the packages install.sh asks for as a
+   local apt repository, the Python wheels as a local folder. Cached in ``--cache`` (default
+   /var/cache/shotclock-vmtest), keyed by what each stage is made from.
+2. **install boot**: the VM runs ``sh hardware/install.sh`` from a copy of this checkout, offline.
+3. **check boot**: the VM boots the installed system; guest/checks.py presses buttons through
+   gpio-sim and reads the rulings back; this script takes the screen dumps it asks for through the
+   QEMU monitor, compares one with ``shotclock screenshot`` of the same moment, and looks at the WAV
+   file the emulated sound card played into.
+
+Prints a report with timings and writes it to OUT/report.json and OUT/report.md. Exit 0 when every
+check passed, 1 when one failed, 2 for bad arguments or a missing tool.
+"""
+
+from __future__ import annotations
+
+import argparse
+import configparser
+import hashlib
+import json
+import os
+import shutil
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+import wave
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+ROOT = HERE.parent.parent
+INSTALL_SH = ROOT / "hardware" / "install.sh"
+TOOLS = {"qemu-system-x86_64": "qemu-system-x86", "debootstrap": "debootstrap", "dpkg-scanpackages": "dpkg-dev",
+         "mkfs.ext4": "e2fsprogs", "git": "git"}
+SUITES = {"trixie": "3.13", "bookworm": "3.11"}
+GLIBC = {"trixie": 41, "bookworm": 36}
+
+
+def say(text: str) -> None:
+    print(f"vmtest: {text}", flush=True)
+
+
+class Fail(Exception):
+    """A problem that stops the test (a missing tool, a failed build step)."""
+
+
+def digest(*parts) -> str:
+    h = hashlib.sha256()
+    for p in parts:
+        h.update(p.read_bytes() if isinstance(p, Path) else str(p).encode())
+    return h.hexdigest()[:12]
+
+
+def run(cmd, **kw) -> subprocess.CompletedProcess:
+    proc = subprocess.run(cmd, capture_output=True, text=True, **kw)
+    if proc.returncode != 0:
+        raise Fail(f"{' '.join(map(str, cmd[:3]))} failed:\n{(proc.stdout + proc.stderr)[-3000:]}")
+    return proc
+
+
+def ensure_tools() -> None:
+    """Install qemu, debootstrap and dpkg-dev from Debian's packages when missing."""
+    missing = sorted({pkg for tool, pkg in TOOLS.items() if shutil.which(tool) is None})
+    if not missing:
+        return
+    if shutil.which("apt-get") is None:
+        raise Fail(f"missing {', '.join(missing)} and no apt-get to install them")
+    say(f"installing {' '.join(missing)}")
+    env = dict(os.environ, DEBIAN_FRONTEND="noninteractive")
+    run(["apt-get", "update", "-qq"], env=env)
+    run(["apt-get", "-o", "DPkg::Lock::Timeout=600", "install", "-y", "-qq", "--no-install-recommends", *missing],
+        env=env)
+
+
+def apt_packages() -> str:
+    """The packages hardware/install.sh installs (its APT_PACKAGES line)."""
+    for line in INSTALL_SH.read_text().splitlines():
+        if line.startswith("APT_PACKAGES="):
+            return line.split("=", 1)[1].strip('"')
+    raise Fail("hardware/install.sh has no APT_PACKAGES line")
+
+
+def install_requires() -> list[str]:
+    cfg = configparser.ConfigParser()
+    cfg.read(ROOT / "setup.cfg")
+    lines = (l.split("#", 1)[0].strip() for l in cfg["options"]["install_requires"].splitlines())
+    return [l for l in lines if l]
+
+
+def build_requires() -> list[str]:
+    text = (ROOT / "pyproject.toml").read_text()
+    start = text.index("requires") + text[text.index("requires"):].index("[")
+    return json.loads(text[start:text.index("]", start) + 1])
+
+
+class Image:
+    """The cached stages of the VM's disk, and the disk itself."""
+
+    def __init__(self, suite: str, cache: Path, out: Path, timings: dict):
+        self.suite, self.cache, self.out, self.timings = suite, cache / suite, out, timings
+        self.cache.mkdir(parents=True, exist_ok=True)
+
+    def stage(self, name: str, path: Path, build) -> Path:
+        if path.exists():
+            say(f"{name}: cached ({path.name})")
+            self.timings[name] = {"seconds": 0.0, "cached": True}
+            return path
+        say(f"{name}: building")
+        t = time.monotonic()
+        build(path)
+        self.timings[name] = {"seconds": round(time.monotonic() - t, 1), "cached": False}
+        say(f"{name}: built in {self.timings[name]['seconds']} s")
+        return path
+
+    def base(self) -> Path:
+        script = HERE / "build-base.sh"
+        return self.stage("base", self.cache / f"base-{digest(script, self.suite)}.tar",
+                          lambda p: run(["sh", str(script), self.suite, str(p)]))
+
+    def extras(self, base: Path) -> Path:
+        sdist = self.lgpio_sdist()
+        key = digest(base.name, HERE / "build-extras.sh", HERE / "gpio-sim" / "build.sh", HERE / "gpio-sim" / "Kbuild",
+                     apt_packages(), sdist.name)
+        return self.stage("extras", self.cache / f"extras-{key}", lambda p: run(
+            ["sh", str(HERE / "build-extras.sh"), str(base), str(p), apt_packages()],
+            env=dict(os.environ, LGPIO_SDIST=str(sdist))))
+
+    def lgpio_sdist(self) -> Path:
+        folder = self.cache.parent / "sources"
+        found = sorted(folder.glob("lgpio-*.tar.gz"))
+        if not found:
+            run([sys.executable, "-m", "pip", "download", "--quiet", "--no-deps", "--no-binary", ":all:",
+                 "--dest", str(folder), "lgpio==0.2.2.0"])
+            found = sorted(folder.glob("lgpio-*.tar.gz"))
+        return found[-1]
+
+    def wheels(self) -> Path:
+        python = SUITES[self.suite]
+        reqs = install_requires() + build_requires() + ["pip"]
+        platforms = ["manylinux2014_x86_64", *(f"manylinux_2_{m}_x86_64" for m in range(17, GLIBC[self.suite] + 1))]
+
+        def build(path: Path) -> None:
+            tmp = Path(tempfile.mkdtemp(dir=self.cache))
+            run([sys.executable, "-m", "pip", "download", "--quiet", "--dest", str(tmp), "--only-binary", ":all:",
+                 *[a for p in platforms for a in ("--platform", p)], "--python-version", python,
+                 "--implementation", "cp", *reqs])
+            tmp.rename(path)
+
+        return self.stage("wheels", self.cache / f"wheels-{digest(python, *reqs)}", build)
+
+    def disk(self, base: Path, extras: Path, wheels: Path) -> Path:
+        def build(path: Path) -> None:
+            path.mkdir(parents=True)
+            files = run(["git", "ls-files", "-co", "--exclude-standard", "-z"], cwd=ROOT).stdout.split("\0")
+            tar = path / "source.tar"
+            listing = path / "files"
+            listing.write_text("\n".join(f for f in files if f and (ROOT / f).is_file()))
+            run(["tar", "-C", str(ROOT), "-cf", str(tar), "-T", str(listing)])
+            run(["sh", str(HERE / "build-disk.sh"), str(base), str(extras), str(wheels), str(tar), str(path)])
+
+        target = self.out / "disk"
+        shutil.rmtree(target, ignore_errors=True)
+        return self.stage("disk", target, build)
+
+
+class Qmp:
+    """A minimal QEMU monitor (QMP) client on a unix socket."""
+
+    def __init__(self, path: Path, timeout: float = 30):
+        end = time.monotonic() + timeout
+        while True:
+            try:
+                self.sock = socket.socket(socket.AF_UNIX)
+                self.sock.connect(str(path))
+                break
+            except OSError:
+                if time.monotonic() > end:
+                    raise Fail(f"QEMU's monitor socket {path} never opened")
+                time.sleep(0.1)
+        self.file = self.sock.makefile("rw")
+        self.file.readline()  # greeting
+        self.command("qmp_capabilities")
+
+    def command(self, name: str, **arguments) -> dict:
+        self.file.write(json.dumps({"execute": name, "arguments": arguments}) + "\n")
+        self.file.flush()
+        while True:
+            reply = json.loads(self.file.readline())
+            if "return" in reply or "error" in reply:
+                return reply
+
+    def close(self) -> None:
+        self.sock.close()
+
+
+def accel() -> list[str]:
+    """TCG: nested KVM here hangs stock kernels at boot (see the README). AVX off: llvmpipe's JIT
+    crashed under TCG with AVX2 exposed."""
+    return ["-accel", "tcg", "-cpu", "max,-avx,-avx2"]
+
+
+def boot(phase: str, disk: Path, share: Path, timeout: float, timings: dict) -> None:
+    """Boot the VM for one phase; answer its screen-dump requests; return when it powers off."""
+    sock = share.parent / f"qmp-{phase}.sock"
+    sock.unlink(missing_ok=True)
+    cmd = ["qemu-system-x86_64", *accel(), "-machine", "q35", "-smp", "2", "-m", "2048",
+           "-kernel", str(disk / "vmlinuz"), "-initrd", str(disk / "initrd.img"),
+           "-append", f"root=/dev/vda rw console=ttyS0 shotclock.vmtest={phase} systemd.show_status=1",
+           "-drive", f"file={disk / 'disk.img'},if=virtio,format=raw",
+           "-vga", "none", "-device", "bochs-display,xres=800,yres=480",
+           "-audiodev", f"wav,id=snd0,path={share / f'sound-{phase}.wav'}",
+           "-device", "intel-hda", "-device", "hda-duplex,audiodev=snd0",
+           "-virtfs", f"local,path={share},mount_tag=vmtest,security_model=none,id=vmtest",
+           "-nic", "none", "-display", "none", "-no-reboot",
+           "-serial", f"file:{share / f'console-{phase}.log'}", "-qmp", f"unix:{sock},server=on,wait=off"]
+    say(f"{phase} boot: {' '.join(cmd[:6])} ...")
+    t = time.monotonic()
+    qemu = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    qmp = None
+    try:
+        qmp = Qmp(sock)
+        while qemu.poll() is None:
+            if time.monotonic() - t > timeout:
+                raise Fail(f"{phase} boot: no power-off after {timeout:.0f} s (see {share}/console-{phase}.log)")
+            for request in sorted(share.glob("*.request")):
+                name = request.stem
+                reply = qmp.command("screendump", filename=str(share / f"{name}.png"), format="png")
+                if "error" in reply:
+                    raise Fail(f"screendump: {reply['error']}")
+                request.unlink()
+                (share / f"{name}.done").write_text("")
+                say(f"screen dump '{name}'")
+            time.sleep(0.1)
+    finally:
+        if qmp:
+            qmp.close()
+        if qemu.poll() is None:
+            qemu.kill()
+        qemu.wait()
+    timings[f"{phase}_boot"] = {"seconds": round(time.monotonic() - t, 1)}
+    if qemu.returncode != 0:
+        raise Fail(f"QEMU exited with {qemu.returncode}: {qemu.stdout.read()[-2000:]}")
+
+
+def compare_screens(guest_png: Path, replay: Path, at: float, config: Path, out: Path) -> dict:
+    """The guest's screen against ``shotclock screenshot`` of the same moment: share of pixels
+    that differ by more than 48 in any channel."""
+    os.environ.setdefault("SDL_VIDEODRIVER", "dummy")
+    os.environ.setdefault("PYGAME_HIDE_SUPPORT_PROMPT", "1")
+    import pygame
+
+    guest = pygame.image.load(str(guest_png))
+    w, h = guest.get_size()
+    expected = out / "acted.expected.png"
+    run([sys.executable, "-m", "shotclock", "screenshot", str(expected), "--scenario", str(replay),
+         "--at", f"{at:.3f}", "--size", f"{w}x{h}", "--config", str(config)], cwd=ROOT)
+    mine = pygame.image.load(str(expected))
+    step = 2  # every other pixel in each direction: enough, and quick without numpy
+    differ = total = 0
+    for x in range(0, w, step):
+        for y in range(0, h, step):
+            p, q = guest.get_at((x, y)), mine.get_at((x, y))
+            total += 1
+            if max(abs(p[0] - q[0]), abs(p[1] - q[1]), abs(p[2] - q[2])) > 48:
+                differ += 1
+    return {"size": f"{w}x{h}", "differing_share": round(differ / total, 4), "at": at}
+
+
+def sound_level(path: Path) -> dict:
+    """Peak and the share of non-silent 10 ms blocks of the WAV the emulated card played."""
+    if not path.exists() or path.stat().st_size < 100:
+        return {"seconds": 0, "peak": 0, "loud_share": 0}
+    import array
+
+    with wave.open(str(path)) as w:
+        frames = w.readframes(w.getnframes())
+        rate, channels, width = w.getframerate(), w.getnchannels(), w.getsampwidth()
+    if width != 2:
+        return {"seconds": 0, "peak": 0, "loud_share": 0, "note": f"{width}-byte samples"}
+    samples = array.array("h", frames)
+    block = max(1, rate * channels // 100)
+    blocks = [samples[i:i + block] for i in range(0, len(samples), block)]
+    loud = sum(1 for b in blocks if b and max(abs(s) for s in b) > 1000)
+    return {"seconds": round(len(samples) / channels / rate, 1), "peak": max((abs(s) for s in samples), default=0),
+            "loud_share": round(loud / max(1, len(blocks)), 4)}
+
+
+def main(argv=None) -> int:
+    parser = argparse.ArgumentParser(prog="./dev vmtest", description=__doc__.split("\n\n")[0])
+    parser.add_argument("--suite", choices=sorted(SUITES), default="trixie", help="Debian release (default trixie)")
+    parser.add_argument("--cache", type=Path, default=Path(os.environ.get("SHOTCLOCK_VMTEST_CACHE",
+                                                                          "/var/cache/shotclock-vmtest")))
+    parser.add_argument("--out", type=Path, default=ROOT / "build" / "vmtest", help="results (default build/vmtest)")
+    parser.add_argument("--build-only", action="store_true", help="build the image, boot nothing")
+    parser.add_argument("--timeout", type=float, default=1200, help="seconds each boot may take (default 1200)")
+    args = parser.parse_args(argv)
+    if os.geteuid() != 0:
+        print("vmtest: run as root (debootstrap and chroot need it)", file=sys.stderr)
+        return 2
+    t0 = time.monotonic()
+    timings: dict = {}
+    report: dict = {"suite": args.suite, "timings": timings, "checks": [], "figures": {}}
+    try:
+        ensure_tools()
+        share = args.out / "share"
+        shutil.rmtree(args.out, ignore_errors=True)
+        share.mkdir(parents=True)
+        image = Image(args.suite, args.cache, args.out, timings)
+        base = image.base()
+        disk = image.disk(base, image.extras(base), image.wheels())
+        if not args.build_only:
+            boot("install", disk, share, args.timeout, timings)
+            rc = (share / "install.rc").read_text().strip() if (share / "install.rc").exists() else "?"
+            report["checks"].append({"name": "install.sh on the booted system", "ok": rc == "0",
+                                     "detail": f"exit {rc}; log: {share / 'install.log'}"})
+            if rc == "0":
+                start, end = (float(x) for x in (share / "install.uptime").read_text().split())
+                timings["install_sh"] = {"seconds": round(end - start, 1)}
+                boot("check", disk, share, args.timeout, timings)
+                results = json.loads((share / "results.json").read_text()) if (share / "results.json").exists() \
+                    else {"checks": [{"name": "guest checks wrote results", "ok": False,
+                                      "detail": f"see {share / 'checks.log'}"}], "figures": {}}
+                report["checks"] += results["checks"]
+                report["figures"].update(results["figures"])
+                host_checks(share, report)
+    except Fail as exc:
+        report["checks"].append({"name": "vmtest ran", "ok": False, "detail": str(exc)})
+    timings["total"] = {"seconds": round(time.monotonic() - t0, 1)}
+    write_report(args.out, report)
+    if args.build_only and not report["checks"]:
+        return 0
+    return 0 if report["checks"] and all(c["ok"] for c in report["checks"]) else 1
+
+
+def host_checks(share: Path, report: dict) -> None:
+    """What is judged from outside: the screen against shotclock screenshot, the sound played."""
+    checks = report["checks"]
+    png, replay, at = share / "acted.png", share / "acted.replay.jsonl", share / "acted.at"
+    if png.exists() and replay.exists() and at.exists():
+        cmp = compare_screens(png, replay, float(at.read_text()), HERE / "guest" / "config.toml", share)
+        report["figures"]["screen_differing_share"] = cmp["differing_share"]
+        checks.append({"name": "guest screen matches 'shotclock screenshot' of the same moment",
+                       "ok": cmp["differing_share"] < 0.02, "detail": json.dumps(cmp)})
+    else:
+        checks.append({"name": "guest screen matches 'shotclock screenshot'", "ok": False,
+                       "detail": "no screen dump of the ruling"})
+    level = sound_level(share / "sound-check.wav")
+    report["figures"]["sound"] = level
+    checks.append({"name": "the sound card played the countdown", "ok": level["loud_share"] > 0,
+                   "detail": json.dumps(level)})
+
+
+def write_report(out: Path, report: dict) -> None:
+    out.mkdir(parents=True, exist_ok=True)
+    (out / "report.json").write_text(json.dumps(report, indent=2))
+    lines = [f"# shotclock appliance test ({report['suite']})", "", "| check | result | detail |", "|---|---|---|"]
+    for c in report["checks"]:
+        detail = c["detail"].replace("|", "/").replace("\n", " ")[:200]
+        lines.append(f"| {c['name']} | {'PASS' if c['ok'] else 'FAIL'} | {detail} |")
+    lines += ["", "| step | seconds |", "|---|---|"]
+    for name, t in report["timings"].items():
+        lines.append(f"| {name} | {t['seconds']}{' (cached)' if t.get('cached') else ''} |")
+    lines += ["", "| figure | value |", "|---|---|"]
+    lines += [f"| {k} | {v} |" for k, v in report["figures"].items()]
+    text = "\n".join(lines) + "\n"
+    (out / "report.md").write_text(text)
+    print(text, flush=True)
+    passed = sum(c["ok"] for c in report["checks"])
+    print(f"vmtest: {passed} passed, {len(report['checks']) - passed} failed", flush=True)
+
+
+if __name__ == "__main__":
+    sys.exit(main())

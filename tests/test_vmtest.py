@@ -1,0 +1,66 @@
+"""The appliance test's own parts that run without a VM (the VM run itself is ``./dev vmtest``)."""
+
+import importlib.util
+import math
+import py_compile
+import struct
+import subprocess
+import wave
+from pathlib import Path
+
+import pytest
+
+VMTEST = Path(__file__).parent.parent / "hardware" / "vmtest"
+
+
+@pytest.fixture(scope="module")
+def vmtest():
+    spec = importlib.util.spec_from_file_location("vmtest", VMTEST / "vmtest.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_the_image_gets_the_packages_install_sh_installs(vmtest):
+    packages = vmtest.apt_packages().split()
+    assert {"python3-venv", "python3-lgpio", "alsa-utils", "libopengl0"} <= set(packages)
+    install = (VMTEST.parent / "install.sh").read_text()
+    assert 'apt-get install -y -qq $APT_PACKAGES' in install  # the list the image mirrors is the one installed
+
+
+def test_wheels_cover_install_and_build_requirements(vmtest):
+    reqs = vmtest.install_requires() + vmtest.build_requires()
+    assert any(r.startswith("gpiozero") for r in reqs) and any(r.startswith("setuptools") for r in reqs)
+
+
+def write_wav(path, samples, rate=8000):
+    with wave.open(str(path), "wb") as w:
+        w.setnchannels(1)
+        w.setsampwidth(2)
+        w.setframerate(rate)
+        w.writeframes(b"".join(struct.pack("<h", s) for s in samples))
+
+
+def test_sound_level_tells_a_beep_from_silence(vmtest, tmp_path):
+    write_wav(tmp_path / "silent.wav", [0] * 8000)
+    write_wav(tmp_path / "beep.wav", [0] * 4000 + [int(12000 * math.sin(i / 3)) for i in range(800)] + [0] * 3200)
+    assert vmtest.sound_level(tmp_path / "silent.wav")["loud_share"] == 0
+    beep = vmtest.sound_level(tmp_path / "beep.wav")
+    assert beep["seconds"] == 1.0 and beep["peak"] > 11000 and 0.05 < beep["loud_share"] < 0.2
+    assert vmtest.sound_level(tmp_path / "missing.wav")["loud_share"] == 0
+
+
+def test_report_ends_with_a_plain_count(vmtest, tmp_path, capsys):
+    report = {"suite": "trixie", "timings": {"total": {"seconds": 1.0}}, "figures": {"boot_to_ready_s": 30},
+              "checks": [{"name": "a", "ok": True, "detail": "x|y"}, {"name": "b", "ok": False, "detail": ""}]}
+    vmtest.write_report(tmp_path, report)
+    out = capsys.readouterr().out
+    assert out.strip().splitlines()[-1] == "vmtest: 1 passed, 1 failed"
+    assert "| a | PASS | x/y |" in (tmp_path / "report.md").read_text()
+
+
+def test_guest_and_build_scripts_parse():
+    py_compile.compile(str(VMTEST / "guest" / "checks.py"), doraise=True)
+    for script in [*VMTEST.glob("*.sh"), *VMTEST.glob("*/*.sh")]:
+        proc = subprocess.run(["sh", "-n", str(script)], capture_output=True, text=True)
+        assert proc.returncode == 0, f"{script.name}: {proc.stderr}"
