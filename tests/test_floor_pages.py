@@ -219,6 +219,11 @@ def test_the_overlay_shows_the_feature_table_on_a_transparent_page(dashboard, fl
     # Inside the 5 % safe area, bottom right by default.
     assert box["x"] + box["width"] <= 1920 - 96 + 0.5 and box["y"] + box["height"] <= 1080 - 54 + 0.5
     assert box["x"] + box["width"] >= 1920 - 96 - 1
+    # ★ again takes the table off the stream: the overlay hides, though its clock still runs.
+    dashboard.click(f"{card('1')} button.feature")
+    overlay.wait_for_function("window.shotclockOverlay.visible === false", timeout=WAIT)
+    dashboard.click(f"{card('1')} button.feature")
+    overlay.wait_for_function("window.shotclockOverlay.visible === true", timeout=WAIT)
     overlay.context.close()
 
 

@@ -239,7 +239,8 @@ class Engine:
         out.extend(self._apply(event.NAME, t, event))
         return out
 
-    def advance(self, t: float, settle: float = 0.0, hold: float | None = None) -> list[ev.Output]:
+    def advance(self, t: float, settle: float = 0.0, pending: float | None = None,
+                hold: float | None = None) -> list[ev.Output]:
         """Let time pass to ``t`` (inclusive) and return the beeps and rulings that fell due.
 
         ``settle``: inputs may still arrive dated up to this much before ``t`` (a GPIO driver
@@ -247,17 +248,22 @@ class Engine:
         ``t - settle``, and the ruling at the end of the tie window waits until that clock
         passes it. Beeps do not wait. Every output keeps its exact time.
 
-        ``hold``: while no clock runs, keep the engine's clock for events at this time (an input
-        dated then is still being decided); ignored while a clock runs.
+        ``pending``: an input dated this early is still being decided (a bounce window, a tap or
+        a hold): the engine's clock for events does not pass it either.
+
+        ``hold``: once no clock runs (after the timers due by ``t``), keep the engine's clock for
+        events no later than this (nothing can fall due, so a late input keeps its own time).
         """
-        us, settle_us = _us(t), _us(settle)
+        us = _us(t)
         if us < self._now:
             return []
-        out = self._run_timers(us, inclusive=True, settle=settle_us)
-        target = us - settle_us
+        limit = us - _us(settle)
+        if pending is not None:
+            limit = min(limit, _us(pending))
+        out = self._run_timers(us, inclusive=True, settle=us - limit)
         if hold is not None and self.phase != RUNNING:
-            target = min(target, _us(hold))
-        self._now = max(self._now, target)
+            limit = min(limit, _us(hold))
+        self._now = max(self._now, limit)
         return out
 
     def catch_up(self, t: float) -> list[ev.Output]:

@@ -126,7 +126,10 @@
       return;
     }
     if (cmd) link.command(table, cmd);
-    else if (button.classList.contains("feature")) link.setFeature(table.venue, table.id);
+    else if (button.classList.contains("feature")) {
+      // ☆ puts the table on the stream; ★ again takes it off (the overlay hides).
+      link.setFeature(table.venue, link.feature[table.venue] === table.id ? null : table.id);
+    }
   });
 
   // --- drawing -----------------------------------------------------------------------------------------
