@@ -279,6 +279,18 @@ def test_cli_list_show_export_stats(table, capsys, tmp_path):
     assert "no clock 999: the log holds clocks 1 to 1" in capsys.readouterr().err
 
 
+def test_the_summary_keeps_the_bet_state_the_clock_ran_with_when_a_street_ends_it(table):
+    # QA finding 6: 'log show' said "facing a bet: no" for a preflop clock that faced a bet until the street.
+    d, rec = table('mode = "shot"\n[shot]\npreflop = 20\n')
+    press(d, "action")               # start: preflop, facing the blinds
+    press(d, "extend")
+    press(d, "extend")
+    press(d, "extend", hold=2.5)     # one chip taken back
+    press(d, "street")               # the street ends the clock and resets the bet state
+    [clock] = clocks_from(rec.log.rows(), {1: "shot"})
+    assert (clock.kind, clock.facing_bet, clock.extensions) == ("ended_by_street", True, 1)
+
+
 def test_a_chip_taken_back_counts_in_the_log_and_after_a_power_cut(table, tmp_path, monkeypatch):
     d, rec = table('mode = "shot"\n[shot]\npreflop = 20\n')
     press(d, "action")               # start: 20 s

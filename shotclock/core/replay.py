@@ -119,12 +119,15 @@ class ReplayInput:
         self.header_line = 0
         self.foreign: tuple[int, str] | None = None
         """(line, event) of the first event that belongs to the other mode (see :meth:`events`)."""
+        self.empty = True
+        """Nothing but blank lines (or nothing at all): no header and no event."""
         self._read_header()
 
     def _read_header(self) -> None:
         for start, lines in self._batches:
             for i, text in enumerate(lines):
                 if text and not text.isspace():
+                    self.empty = False
                     obj = decode_line(start + i, text)
                     if isinstance(obj, dict) and "t" not in obj and "config" in obj:
                         self.header = _header_config(obj, start + i)

@@ -123,6 +123,8 @@ def cmd_replay(args) -> int:
     from shotclock.core.replay import replay
 
     source = ReplayFile(args.file, args)
+    if source.input.empty:  # 'log export --replay N | shotclock replay' after the export failed
+        raise ShotclockError(f"{one_line(source.name)}: no events (an empty input; did the command before the pipe fail?)")
     with tempfile.SpooledTemporaryFile(max_size=16 << 20, mode="w+", encoding="utf-8") as held:
         batch: list[str] = []
         with source.named():

@@ -162,6 +162,7 @@ def cmd_show(args, out=None) -> int:
         detail = " ".join(f"{k}={json.dumps(v)}" for k, v in fields.items() if v is not None)
         offset = round(r["t"] - t0, 3) + 0.0  # + 0.0 turns -0.0 into 0.0
         print(f"  {offset:+10.3f} s  {local(r['utc'])}  #{r['id']:<6} {r['type']:<11} {detail}", file=out)
+    _warn_unless_verified(decision_log, [c])  # the proof of a ruling: say when its records do not check out
     return 0
 
 
@@ -199,6 +200,7 @@ def cmd_export(args, out=None) -> int:
             with output_file("--config-out", args.config_out) as f:
                 f.write(config_toml(session.get("config") or {"mode": c.mode}))
         _write(args, lambda target: target.write("\n".join(lines) + "\n"), out)
+        _warn_unless_verified(decision_log, [c])
     elif args.csv:
         clocks, sessions = _clocks(decision_log)
 
@@ -211,10 +213,12 @@ def cmd_export(args, out=None) -> int:
                 row["table"] = sessions.get(c.session, {}).get("table")
                 writer.writerow(row)
         _write(args, write_csv, out, newline="")
+        _warn_unless_verified(decision_log)
     else:
         rows = decision_log.rows()
         _write(args, lambda target: target.writelines(
             json.dumps(row, separators=(",", ":"), ensure_ascii=False) + "\n" for row in rows), out)
+        _warn_unless_verified(decision_log)
     return 0
 
 
@@ -324,6 +328,8 @@ def cmd_log(args) -> int:
     What a command prints is held until it is done, so a record that turns out damaged halfway
     leaves nothing half-printed on standard output.
     """
+    if getattr(args, "table", None) and not getattr(args, "collected", None):
+        raise ShotclockError("--table needs --collected DIR (the floor's archive); this device's log is one table's")
     held = io.StringIO()
     command = {"show": cmd_show, "export": cmd_export, "stats": cmd_stats, "verify": cmd_verify}.get(
         args.log_command, cmd_list)
