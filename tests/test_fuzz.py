@@ -199,7 +199,7 @@ def test_fuzz_replay(data, tmp_path_factory, capsys):
         assert code == 0, err
         assert verdict == "ok", (expected, out)
         assert out.splitlines() == expected
-        assert err == "" or (len(err.splitlines()) == 1 and err.startswith("shotclock: warning: ")), err
+        assert all(line.startswith("shotclock: warning: ") for line in err.splitlines()), err
 
 
 # -- configuration files ---------------------------------------------------------------------------

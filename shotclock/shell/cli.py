@@ -134,14 +134,18 @@ def cmd_replay(args) -> int:
                 if len(batch) >= 4096:  # one write per few thousand lines, not one per line
                     held.write("\n".join(batch) + "\n")
                     batch.clear()
+            after_end = 0
             for _ in events:  # after an 'end', the rest must still be valid: a bad line is never passed over
-                pass
+                after_end += 1
         source.close()
         if batch:
             held.write("\n".join(batch) + "\n")
         held.seek(0)
         shutil.copyfileobj(held, sys.stdout, CHUNK)
     source.warn_foreign_mode()
+    if after_end:
+        print(f"shotclock: warning: {one_line(source.name)}: {after_end} event{'s' if after_end > 1 else ''} after "
+              "'end' were checked but not replayed", file=sys.stderr)
     return 0
 
 
