@@ -382,3 +382,33 @@ def test_export_replay_of_an_interrupted_clock_says_what_became_of_it_and_the_pi
     code, out, err = cli(capsys, "replay")  # what the pipe hands on: nothing
     assert (code, out) == (2, "")
     assert err == "shotclock: <stdin>: no events (an empty input; did the command before the pipe fail?)\n"
+
+
+def test_the_list_shows_a_long_table_name_whole_when_it_goes_to_a_pipe(tmp_path, capsys):
+    # QA finding 18: the list cut "Feature table" to "Feature tabl".
+    state = tmp_path / "state"
+    log = DecisionLog(state)
+    s1 = log.new_session(1.0, UTC.format(0, 0), {"table": "Feature table 2", "mode": "clock", "config": {}})
+    c = log.next_id()
+    log.append([{"session": s1, "clock": c, "type": "start", "t": 2.0, "utc": UTC.format(0, 2),
+                 "data": {"seconds": 30, "facing_bet": False}}])
+    code, out, err = cli(capsys, "log", "--state-dir", str(state))
+    assert code == 0 and err == ""
+    header, row = out.splitlines()
+    assert "  Feature table 2 clock " in row
+    assert header.index("MODE") == row.index("clock")
+
+
+def test_a_stuck_fault_names_the_buttons(capsys):
+    code, out, err = cli(capsys, "screenshot", "x.png", "--scenario", "docs/examples/clock-dead-hand.events.jsonl",
+                         "--at", "1", "--fault", "stuck=nope")
+    assert (code, out) == (2, "")
+    assert err == "shotclock: --fault 'stuck=nope': the stuck button must be one of floor, action, bet, extend, street\n"
+
+
+def test_a_new_log_is_set_up_without_a_word_at_info_level(tmp_path, caplog):
+    import logging
+
+    with caplog.at_level(logging.INFO, logger="shotclock.log"):
+        DecisionLog(tmp_path / "state")
+    assert caplog.records == []  # "schema migrated" on a first run is noise for a newcomer

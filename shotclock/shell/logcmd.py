@@ -121,16 +121,35 @@ def cmd_list(args, out=None) -> int:
         print(f"no clocks in {decision_log.path}", file=out)
         _warn_unless_verified(decision_log)
         return 0
-    print(f"{'CLOCK':>6}  {'STARTED (local)':<19}  {'TABLE':<12} {'MODE':<5} {'STREET':<7} {'BET':<4} "
+    names = {c.session: str(sessions.get(c.session, {}).get("table", "?")) for c in clocks}
+    width = _table_width(max(map(len, names.values())))
+    print(f"{'CLOCK':>6}  {'STARTED (local)':<19}  {'TABLE':<{width}} {'MODE':<5} {'STREET':<7} {'BET':<4} "
           f"{'OUTCOME':<15} {'LEFT':>6} {'PAUSES':>6} {'EXT':>3}", file=out)
     for c in clocks:
         left = f"{c.remaining:.2f}" if c.remaining is not None else "-"
-        table = str(sessions.get(c.session, {}).get("table", "?"))[:12]
-        print(f"{c.number:>6}  {local(c.started_utc):<19}  {table:<12} {c.mode:<5} {c.street or '-':<7} "
+        table = names[c.session][:width]
+        print(f"{c.number:>6}  {local(c.started_utc):<19}  {table:<{width}} {c.mode:<5} {c.street or '-':<7} "
               f"{_yes(c.facing_bet_at_start):<4} {_outcome(c):<15} {left:>6} {c.pauses:>6} {c.extensions:>3}",
               file=out)
     _warn_unless_verified(decision_log, clocks)  # last: a listing that fails says only why
     return 0
+
+
+LIST_FIXED = 82  # the list's width without its TABLE column
+TABLE_MIN = 12  # the TABLE column is never narrower, nor wider than a table name may be (TABLE_NAME_MAX)
+
+
+def _table_width(longest: int) -> int:
+    """The TABLE column's width: the longest name, cut to what the terminal has room for (at least 12);
+    whole names when the list goes to a file or a pipe."""
+    import shutil
+
+    from shotclock.config import TABLE_NAME_MAX
+
+    width = min(max(longest, TABLE_MIN), TABLE_NAME_MAX)
+    if sys.stdout.isatty():
+        width = min(width, max(TABLE_MIN, shutil.get_terminal_size().columns - LIST_FIXED))
+    return width
 
 
 def _find(clocks, number) -> Clock:

@@ -35,6 +35,8 @@ def parse_fault(text: str) -> Fault:
         return NoSound(detail)
     if kind == "log" and detail in (LOG_UNAVAILABLE, LOG_WRITE_FAILED, ""):
         return LogFault(detail or LOG_WRITE_FAILED)
+    if kind == "stuck":
+        raise ShotclockError(f"--fault {text!r}: the stuck button must be one of {', '.join(BUTTONS)}")
     raise ShotclockError(f"--fault {text!r}: expected one of {FAULT_KINDS}")
 
 
