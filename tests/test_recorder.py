@@ -171,6 +171,25 @@ def test_graceful_stop_records_the_exact_time_left(table, monkeypatch):
     assert rec2.log.rows("WHERE type = 'interrupted'")[0]["how"] == "exact: stopped"
 
 
+def test_a_quit_is_recorded_as_a_stop_not_a_power_cut_and_restored_only_on_the_same_table(table, capsys):
+    # QA finding 3: Esc in the simulator came back as a "power cut", even on another table.
+    d, rec = table('table = "Feature table"\n')
+    press(d, "floor")
+    wait(d, 5)
+    rec.stop(d.loop.clock.now, d.engine.state)  # what Device.close() does on Esc, SIGTERM or SIGINT
+    d2, rec2 = table('table = "Tafel 1"\n')
+    assert d2.engine.state.phase == "idle"  # another table: not its clock
+    [record] = rec2.log.rows("WHERE type = 'interrupted'")
+    assert (record["cause"], record["restored"], record["table"]) == ("stop", False, "Feature table")
+    d3, rec3 = table('table = "Feature table"\n')
+    assert d3.engine.state.phase == "paused" and d3.engine.state.interrupted  # the floor decides it
+    assert rec3.log.rows("WHERE type = 'interrupted'")[-1]["restored"] is True
+    assert main(["log", "show", "1", "--state-dir", str(rec3.log.path.parent)]) == 0
+    out = capsys.readouterr().out
+    assert "--- stopped: the device was stopped (a quit or a service stop) and started again" in out
+    assert "power cut" not in out
+
+
 def test_a_ruled_clock_is_not_restored(table):
     d, rec = table()
     press(d, "floor")

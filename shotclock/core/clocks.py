@@ -196,7 +196,7 @@ def remaining_at_last_record(clock: Clock) -> float:
 
 
 def _after_cut(clock: Clock) -> str:
-    """What became of a clock after the power cut that interrupted it (for a message)."""
+    """What became of a clock after the power cut or stop that interrupted it (for a message)."""
     if clock.outcome is None:
         return "has no decision yet"
     if clock.outcome == CANCELLED:
@@ -212,7 +212,9 @@ def replay_events(clock: Clock) -> list[dict]:
     ``shotclock replay`` with the session's configuration re-derives the same ruling.
     """
     if clock.interrupted:
-        raise ValueError(f"clock {clock.id} was interrupted by a power cut and {_after_cut(clock)}; "
+        cut = next((r for r in clock.records if r["type"] == "interrupted"), {})
+        by = "a stop of the device" if cut.get("cause") == "stop" else "a power cut"
+        raise ValueError(f"clock {clock.id} was interrupted by {by} and {_after_cut(clock)}; "
                          "it cannot be replayed from 0 (see 'shotclock log show')")
     t0 = round(clock.started_t * US)
     rel = lambda t: (round(t * US) - t0) / US

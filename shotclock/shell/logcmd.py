@@ -175,7 +175,7 @@ def cmd_show(args, out=None) -> int:
     session_id, t0 = c.session, c.started_t
     for r in c.records:
         if r["session"] != session_id:
-            print(f"  --- power cut: the device restarted (session {r['session']}) ---", file=out)
+            print(f"  --- {_restart_cause(r)} (session {r['session']}) ---", file=out)
             session_id, t0 = r["session"], r["t"]
         fields = {k: v for k, v in r.items() if k not in ("id", "session", "clock", "type", "t", "utc")}
         detail = " ".join(f"{k}={json.dumps(v)}" for k, v in fields.items() if v is not None)
@@ -183,6 +183,13 @@ def cmd_show(args, out=None) -> int:
         print(f"  {offset:+10.3f} s  {local(r['utc'])}  #{r['id']:<6} {r['type']:<11} {detail}", file=out)
     _warn_unless_verified(decision_log, [c])  # the proof of a ruling: say when its records do not check out
     return 0
+
+
+def _restart_cause(record: dict) -> str:
+    """How a clock's session ended, from the first record of the next one (its ``cause``; older logs have none: a power cut)."""
+    if record.get("cause") == "stop":
+        return "stopped: the device was stopped (a quit or a service stop) and started again"
+    return "power cut: the device restarted"
 
 
 CSV_FIELDS = ["clock", "session", "table", "mode", "street", "started_utc", "decided_utc", "facing_bet_at_start",
