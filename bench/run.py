@@ -320,6 +320,9 @@ def main(argv=None) -> int:
         return 0
     global QUICK
     QUICK = args.quick
+    # bench/network.py does 'from run import …': run as a script, this module is __main__, and without
+    # this line that import would load a second copy of it whose QUICK is still False.
+    sys.modules.setdefault("run", sys.modules[__name__])
     clocks, window, startups, events = (5, 2.0, 1, 2_000) if args.quick else (120, 8.0, 5, 100_000)
     import floor_pages  # the dashboard and overlay in chromium (bench/floor_pages.py)
     import network  # the floor network's figures (bench/network.py)
