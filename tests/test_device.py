@@ -195,3 +195,44 @@ def test_a_press_in_time_that_reaches_the_loop_late_still_counts(device):
     d.loop.clock.now = expiry + 0.0006
     decisions = [o.record() for o in d.loop.step().outputs if o.TYPE == "decision"]
     assert [(r["outcome"], r["at_zero"]) for r in decisions] == [("acted", True)]
+
+
+def test_edge_time_uses_the_factorys_own_ticks_arithmetic_even_across_a_wrap():
+    from gpiozero.pins.mock import MockFactory
+
+    from shotclock.adapters.pins import TablePins
+    from shotclock.config import Config
+
+    class WrappingFactory(MockFactory):  # ticks as a 32-bit microsecond counter, as pigpio's
+        now_ticks = 5
+
+        def ticks(self):
+            return self.now_ticks
+
+        def ticks_diff(self, later, earlier):
+            return ((later - earlier) % 2 ** 32) / 1e6
+
+    edges = []
+    pins = TablePins(Config().pins, edges.append, WrappingFactory(), clock=lambda: 100.0)
+    try:
+        pins._callbacks["action"](2 ** 32 - 995, False)  # 1000 µs ago, before the counter wrapped
+        assert edges[0].t == pytest.approx(99.999) and edges[0].pressed
+        pins._callbacks["action"](None, True)  # no ticks: dated now
+        assert edges[1].t == 100.0
+    finally:
+        pins.close()
+
+
+def test_a_backend_that_dates_edges_in_its_callback_is_named_at_start(caplog):
+    from gpiozero.pins.mock import MockFactory
+
+    from shotclock.adapters.pins import TablePins, edge_dating
+    from shotclock.config import Config
+
+    class RPiGPIOFactory(MockFactory):  # named as gpiozero's RPi.GPIO backend
+        pass
+
+    assert edge_dating(MockFactory())[1] and not edge_dating(RPiGPIOFactory())[1]
+    with caplog.at_level("WARNING", logger="shotclock.pins"):
+        TablePins(Config().pins, lambda e: None, RPiGPIOFactory()).close()
+    assert "use the lgpio backend" in caplog.text

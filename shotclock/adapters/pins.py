@@ -4,9 +4,12 @@ The pin callback does one thing: it turns gpiozero's ``(ticks, state)`` into a
 :class:`~shotclock.core.buttons.Edge` on the monotonic clock and hands it to ``on_edge``.
 Debounce and gestures are decided in :mod:`shotclock.core.buttons`, never here.
 
-All of gpiozero's backends report ticks on CLOCK_MONOTONIC (``time.monotonic()``):
-MockFactory and the RPi.GPIO factory read it in the callback, lgpio passes the kernel's
-edge timestamp, which is CLOCK_MONOTONIC by default since Linux 5.7.
+A pin factory's ticks are opaque: their unit, epoch and wrap-around are the backend's. The
+callback asks the factory how long ago the edge was (``factory.ticks_diff(factory.ticks(),
+ticks)``) and dates the edge that long before now on the device's monotonic clock. What the
+date means depends on the backend (:data:`EDGE_DATING`): lgpio's ticks are the kernel's
+timestamp of the edge itself; RPi.GPIO and the native factory read the clock when their
+callback runs, after the edge -- the device says so at start, since a ruling at 0 depends on it.
 """
 
 from __future__ import annotations
@@ -21,8 +24,26 @@ from shotclock.errors import HardwareError
 
 log = logging.getLogger("shotclock.pins")
 
-# A tick further than this from time.monotonic() is on another clock: fall back to now.
+# An edge older than this (or dated in the future) is implausible: date it now instead.
 _PLAUSIBLE = 5.0
+
+# What an edge's time means, by pin factory: (meaning, dated at the contact?).
+EDGE_DATING = {
+    "LGPIOFactory": ("the kernel's timestamp of the edge", True),
+    "ChipLGPIOFactory": ("the kernel's timestamp of the edge", True),
+    "PiGPIOFactory": ("pigpiod's tick at the edge", True),
+    "MockFactory": ("the moment the fake pin was driven", True),
+    "RPiGPIOFactory": ("the moment RPi.GPIO's callback ran, after the edge", False),
+    "NativeFactory": ("the moment the native factory's polling thread saw the edge", False),
+}
+
+
+def edge_dating(factory) -> tuple[str, bool]:
+    """(what an edge's timestamp means, whether it is the contact's own time) for a pin factory."""
+    for cls in type(factory).__mro__:
+        if cls.__name__ in EDGE_DATING:
+            return EDGE_DATING[cls.__name__]
+    return f"{type(factory).__name__}'s ticks (unknown meaning)", False
 
 
 # gpiozero's own backends, by the names GPIOZERO_PIN_FACTORY accepts (plus "mock").
@@ -109,13 +130,19 @@ class TablePins:
             log.debug("%s", w.message)
         self.factory = self.buttons["floor"].pin_factory
         self._running_mode = None
+        meaning, at_contact = edge_dating(self.factory)
+        if at_contact:
+            log.info("edges are dated by %s", meaning)
+        else:
+            log.warning("edges are dated by %s: a press can be dated late under load, which matters for a "
+                        "ruling at 0; use the lgpio backend (--pins lgpio, python3-lgpio)", meaning)
 
     def _open(self, pins, pin_factory, LED, Buzzer, InputDevice) -> None:
         for role in BUTTONS:
             dev = InputDevice(pins[role], pull_up=True, pin_factory=pin_factory)
             self._devices.append(dev)
             dev.pin.edges = "both"
-            self._callbacks[role] = self._callback(role)
+            self._callbacks[role] = self._callback(role, dev.pin_factory)
             dev.pin.when_changed = self._callbacks[role]
             self.buttons[role] = dev
         self.led_running = LED(pins["led_running"], pin_factory=pin_factory)
@@ -125,13 +152,20 @@ class TablePins:
         if self.buzzer:
             self._devices.append(self.buzzer)
 
-    def _callback(self, role: str):
+    def _callback(self, role: str, factory):
         on_edge, clock = self.on_edge, self.clock
+        ticks_now, ticks_diff = factory.ticks, factory.ticks_diff
 
         def changed(ticks, state):
             # Keep this tiny: it runs on gpiozero's thread at every edge.
             now = clock()
-            t = ticks if ticks is not None and abs(ticks - now) < _PLAUSIBLE else now
+            age = None
+            if ticks is not None:
+                try:
+                    age = ticks_diff(ticks_now(), ticks)  # the factory's own arithmetic: units, wrap-around
+                except Exception:  # a backend whose ticks cannot be compared: date it now
+                    age = None
+            t = now - age if age is not None and 0 <= age < _PLAUSIBLE else now
             on_edge(Edge(t, role, not state))  # pulled up: low means pressed
 
         return changed
