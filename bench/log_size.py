@@ -18,7 +18,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 from shotclock.adapters.log import DecisionLog  # noqa: E402
 from shotclock.config import parse_config  # noqa: E402
 from shotclock.shell.device import Device  # noqa: E402
-from shotclock.shell.recorder import Recorder  # noqa: E402
+from shotclock.shell.recorder import DirectSink, Recorder  # noqa: E402
 
 
 class VirtualClock:
@@ -40,7 +40,7 @@ def day(mode: str, clocks: int) -> dict:
         device = Device(config, "mock", clock=clock)
         log = DecisionLog(state)
         base = clock.now
-        recorder = Recorder(log, config, utcnow=lambda: datetime(2026, 11, 29, tzinfo=timezone.utc)
+        recorder = Recorder(DirectSink(log), config, utcnow=lambda: datetime(2026, 11, 29, tzinfo=timezone.utc)
                             + timedelta(seconds=clock.now - base))
         recorder.start_session(clock())
         device.loop.listeners.append(recorder)

@@ -29,14 +29,19 @@ from run import ENV, PY, ROOT, cpu_seconds, percentile  # noqa: E402
 EVENT_GOAL_MS, ACK_GOAL_MS = 50.0, 100.0
 GOALS = {
     "net_event_latency_ms_p99": (EVENT_GOAL_MS, "max", "ms"),
+    "net_event_latency_ms_p50": (None, "max", "ms"),
     "net_cmd_ack_ms_p99": (ACK_GOAL_MS, "max", "ms"),
+    "net_cmd_ack_ms_p50": (None, "max", "ms"),
     "net_cpu_cost_pct": (0.5, "max", "pp"),
     "net_tables_per_broker": (200, "min", "tables"),
     "net_expiry_late_ms_p99": (2.0, "max", "ms"),
+    "net_off_expiry_late_ms_p99": (None, "max", "ms"),
     "net_beep_late_ms_p99": (2.0, "max", "ms"),
     "net_cpu_running_pct": (5.0, "max", "%"),
 }
 WHAT = {
+    "net_event_latency_ms_p50": "the same, median",
+    "net_cmd_ack_ms_p50": "the same, median",
     "net_event_latency_ms_p99": "a pin edge on a device to its event at a subscriber, 100 other tables on the "
                                 "broker (loopback), 99th percentile",
     "net_cmd_ack_ms_p99": "a floor command to its ack at the floor, same load, 99th percentile",
@@ -44,6 +49,7 @@ WHAT = {
     "net_tables_per_broker": "simulated tables one mosquitto on this machine keeps within both latency goals "
                              "(largest step tried)",
     "net_expiry_late_ms_p99": "`expiry_late_ms_p99` with the network on (every record published)",
+    "net_off_expiry_late_ms_p99": "the same device with the network off, run just before (this run's noise)",
     "net_beep_late_ms_p99": "`beep_late_ms_p99` with the network on",
     "net_cpu_running_pct": "`cpu_running_pct` with the network on",
 }
@@ -167,8 +173,15 @@ def timing_with_network(tmp: Path, clocks: int) -> dict:
     from run import bench_timing
 
     with MosquittoBroker(tmp / "broker-timing", venue=VENUE, tables=["1"], websockets=False) as broker:
-        figures = bench_timing(tmp, clocks, network_section(broker, "1"), name="timing-net")
-    return {"net_expiry_late_ms_p99": figures["expiry_late_ms_p99"], "net_beep_late_ms_p99": figures["beep_late_ms_p99"]}
+        try:
+            off = bench_timing(tmp, clocks, "", name="timing-off")
+            figures = bench_timing(tmp, clocks, network_section(broker, "1"), name="timing-net")
+        except SystemExit as exc:  # a clock missed on an overloaded machine: say so, keep the other figures
+            print(f"{exc}; the timing figures with the network on are not measured", file=sys.stderr)
+            return {"net_expiry_late_ms_p99": float("nan"), "net_beep_late_ms_p99": float("nan"),
+                    "net_off_expiry_late_ms_p99": float("nan")}
+    return {"net_expiry_late_ms_p99": figures["expiry_late_ms_p99"], "net_beep_late_ms_p99": figures["beep_late_ms_p99"],
+            "net_off_expiry_late_ms_p99": off["expiry_late_ms_p99"]}
 
 
 def bench_network(tmp: Path, quick: bool) -> dict:
@@ -188,6 +201,7 @@ def bench_network(tmp: Path, quick: bool) -> dict:
     cost, running = cpu_cost(tmp, 2.0 if quick else 20.0)
     print("bench: timing with the network on…", file=sys.stderr, flush=True)
     return {"net_event_latency_ms_p99": results[0]["event_p99"], "net_cmd_ack_ms_p99": results[0]["ack_p99"],
+            "net_event_latency_ms_p50": results[0]["event_p50"], "net_cmd_ack_ms_p50": results[0]["ack_p50"],
             "net_cpu_cost_pct": cost, "net_cpu_running_pct": running,
             "net_tables_per_broker": max(within, default=0), "net_steps": results,
             **timing_with_network(tmp, 5 if quick else 120)}
@@ -199,7 +213,8 @@ def rows(results: dict) -> str:
     for key, (goal, kind, unit) in GOALS.items():
         value = results[key]
         shown = f"{value:,.0f}" if unit == "tables" else f"{value:.2f}"
-        lines.append(f"| `{key}` | {WHAT[key]} | {'≤' if kind == 'max' else '≥'} {goal:,g} {unit} | {shown} {unit} |")
+        goal_text = "(reference)" if goal is None else f"{'≤' if kind == 'max' else '≥'} {goal:,g} {unit}"
+        lines.append(f"| `{key}` | {WHAT[key]} | {goal_text} | {shown} {unit} |")
     return "\n".join(lines)
 
 

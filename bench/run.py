@@ -34,6 +34,7 @@ GOALS = {  # key: (goal, "max" or "min", unit)
     "expiry_late_ms_p99": (2.0, "max", "ms"),
     "expiry_late_ms_max": (None, "max", "ms"),
     "beep_late_ms_p99": (2.0, "max", "ms"),
+    "ruling_late_ms_p99_db_locked": (2.0, "max", "ms"),
     "naive_expiry_late_ms_p99": (None, "max", "ms"),
     "press_error_ms_max": (1.0, "max", "ms"),
     "cpu_idle_pct": (1.0, "max", "%"),
@@ -54,6 +55,18 @@ def _network_goals() -> None:
     for module in (network, floor_pages):
         GOALS.update(module.GOALS)
         WHAT.update(module.WHAT)
+
+
+QUICK = False  # a smoke run (set by main)
+
+
+def miscount(message: str) -> None:
+    """A script run that did not give the clocks it should: fatal in a real run. In a smoke run on a
+    loaded machine the script player's thread can wake late enough to turn a press into two or none,
+    so there it is only reported."""
+    if not QUICK:
+        raise SystemExit(message)
+    print(message + " (smoke run: figures taken from what there is)", file=sys.stderr)
 
 
 def percentile(values, q):
@@ -111,13 +124,56 @@ def bench_timing(tmp: Path, clocks: int, extra_config: str = "", name: str = "ti
     decisions = [(r["t"] - r["due"]) * 1000 for r in records if r["type"] == "decision"]
     beeps = [(r["t"] - r["due"]) * 1000 for r in records if r["type"] == "beep"]
     calls = [r["t"] for r in records if r["type"] == "input"]
-    edges = [s["t"] for s in script]  # the call is dated at the floor's press edge
+    edges = [s["t"] for s in script]  # the floor's call is dated at its press edge
     errors = [abs(c - e) * 1000 for c, e in zip(calls, edges)]
     if len(decisions) != clocks or len(calls) != clocks:
-        raise SystemExit(f"bench: expected {clocks} clocks, got {len(decisions)} rulings and {len(calls)} calls")
+        miscount(f"bench: expected {clocks} clocks, got {len(decisions)} rulings and {len(calls)} calls")
     return {"expiry_late_ms_p50": percentile(decisions, 0.5), "expiry_late_ms_p99": percentile(decisions, 0.99),
             "expiry_late_ms_max": max(decisions), "beep_late_ms_p99": percentile(beeps, 0.99),
             "press_error_ms_max": max(errors), "clocks": clocks}
+
+
+def _has_records(db: Path) -> bool:
+    import sqlite3
+
+    try:
+        con = sqlite3.connect(f"file:{db}?mode=ro", uri=True, timeout=0.1)
+        try:
+            return con.execute("SELECT COUNT(*) FROM records").fetchone()[0] > 0
+        finally:
+            con.close()
+    except sqlite3.Error:
+        return False
+
+
+def bench_timing_db_locked(tmp: Path, clocks: int, lock_seconds: float = 6.0) -> dict:
+    """The same clocks while another process holds an exclusive lock on the decision log for 6 s."""
+    seconds, tie, gap, hold = 1.2, 0.1, 1.5, 0.1  # a real floor press (>= 80 ms); a beep at 1 s left and one at 0, then the ruling
+    clocks = max(clocks, int(lock_seconds / gap) + 3)  # clocks all through the lock
+    script = [{"t": 0.8 + i * gap, "button": "floor", "hold": hold, "bounce": 4} for i in range(clocks)]
+    config = f"[clock]\nseconds = {seconds}\ncountdown = 1\ntie_window = {tie}\n"
+    proc, report = device(tmp, "locked", script, config)
+    db = tmp / "locked.state" / "shotclock.db"
+    deadline = time.monotonic() + 30
+    while not _has_records(db) and time.monotonic() < deadline:
+        time.sleep(0.01)
+    locker = subprocess.Popen([PY, "-c", (
+        "import sqlite3, sys, time\n"
+        f"con = sqlite3.connect({str(db)!r}, isolation_level=None)\n"
+        f"con.execute('BEGIN EXCLUSIVE'); print('locked', flush=True); time.sleep({lock_seconds})\n"
+        "con.execute('COMMIT')\n")], stdout=subprocess.PIPE, text=True)
+    locker.stdout.readline()
+    t_locked = time.monotonic()
+    finish(proc, timeout=60 + clocks * gap * 2)
+    locker.wait(timeout=30)
+    records = [json.loads(x) for x in report.read_text().splitlines()]
+    late = [(r["t"] - r["due"]) * 1000 for r in records if r["type"] in ("decision", "beep")]
+    calls = [r for r in records if r["type"] == "input"]
+    if len(calls) != clocks or len([r for r in records if r["type"] == "decision"]) != clocks:
+        miscount(f"bench: with the log locked, expected {clocks} calls and rulings; got "
+                         f"{[(r['event'], round(r['t'], 3)) for r in calls]} and "
+                         f"{[(r['outcome'], round(r['t'], 3)) for r in records if r['type'] == 'decision']}")
+    return {"ruling_late_ms_p99_db_locked": percentile(late, 0.99)}
 
 
 def bench_naive_timing(clocks: int) -> dict:
@@ -229,6 +285,7 @@ WHAT = {
     "expiry_late_ms_p99": "the same, 99th percentile",
     "expiry_late_ms_max": "the same, worst",
     "beep_late_ms_p99": "countdown beep time minus its exact second, 99th percentile",
+    "ruling_late_ms_p99_db_locked": "rulings and beeps, p99, while another process holds the log locked for 6 s",
     "naive_expiry_late_ms_p99": "the naive 30 fps frame loop, ruling lateness p99",
     "press_error_ms_max": "input timestamp minus the scripted pin edge, bounce included, worst",
     "cpu_idle_pct": "CPU of one core, idle, screen on (dummy driver, 800×480)",
@@ -261,6 +318,11 @@ def main(argv=None) -> int:
     if args.markdown:
         print(markdown(json.loads(Path(args.out).read_text())))
         return 0
+    global QUICK
+    QUICK = args.quick
+    # bench/network.py does 'from run import …': run as a script, this module is __main__, and without
+    # this line that import would load a second copy of it whose QUICK is still False.
+    sys.modules.setdefault("run", sys.modules[__name__])
     clocks, window, startups, events = (5, 2.0, 1, 2_000) if args.quick else (120, 8.0, 5, 100_000)
     import floor_pages  # the dashboard and overlay in chromium (bench/floor_pages.py)
     import network  # the floor network's figures (bench/network.py)
@@ -268,7 +330,9 @@ def main(argv=None) -> int:
     with tempfile.TemporaryDirectory() as tmp:
         tmp = Path(tmp)
         results = {}
-        steps = [("timing", lambda: bench_timing(tmp, clocks)), ("naive timing", lambda: bench_naive_timing(clocks)),
+        steps = [("timing", lambda: bench_timing(tmp, clocks)),
+                 ("timing, log locked", lambda: bench_timing_db_locked(tmp, clocks)),
+                 ("naive timing", lambda: bench_naive_timing(clocks)),
                  ("cpu", lambda: bench_cpu(tmp, window)), ("naive cpu", lambda: bench_naive_cpu(window)),
                  ("startup", lambda: bench_startup(tmp, startups)), ("replay", lambda: bench_replay(tmp, events, 1 if args.quick else 5)),
                  ("network", lambda: network.bench_network(tmp, args.quick)),

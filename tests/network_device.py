@@ -5,10 +5,9 @@ from __future__ import annotations
 import json
 import threading
 import time
-from types import SimpleNamespace
 
 from shotclock.config import parse_config
-from shotclock.shell.device import Device, attach_log_and_network
+from shotclock.shell.device import build_device
 
 
 def network_config(broker, table="1", extra="", mode="clock") -> str:
@@ -27,7 +26,7 @@ class RunningDevice:
         self._stop = False
         self._ready = threading.Event()
         self._error = None
-        # SQLite wants the thread that opened the log to write it: build the device in the loop's thread.
+        # The loop runs in this thread: build the device in it too.
         self.thread = threading.Thread(target=self._run, daemon=True)
         self.thread.start()
         if not self._ready.wait(10) or self._error:
@@ -35,9 +34,7 @@ class RunningDevice:
 
     def _run(self):
         try:
-            self.device = Device(self.config, "mock")
-            self.recorder = attach_log_and_network(self.device, self.config,
-                                                   SimpleNamespace(no_log=False, state_dir=str(self.state_dir)))
+            self.device = build_device(self.config, "mock", log_dir=self.state_dir)
         except Exception as exc:
             self._error = exc
             self._ready.set()
@@ -46,11 +43,7 @@ class RunningDevice:
         try:
             self.device.loop.run(lambda round: self._stop)
         finally:
-            if self.device.link:
-                self.device.link.stop()
-            self.device.pins.close()
-            if self.recorder:
-                self.recorder.log.close()
+            self.device.close()  # the link goes offline cleanly, the log writer finishes, the pins are released
 
     @property
     def link(self):

@@ -1,6 +1,7 @@
 """A smoke run of the benchmarks (a few clocks), so they keep working; the figures are not judged here."""
 
 import json
+import math
 import subprocess
 import sys
 from pathlib import Path
@@ -25,10 +26,14 @@ def test_bench_quick_writes_every_key(tmp_path):
     _network_goals()
     assert "net_event_latency_ms_p99" in GOALS
     for key in GOALS:
-        assert isinstance(figures[key], (int, float)) and (figures[key] >= 0 or key == "net_cpu_cost_pct"), key
+        value = figures[key]
+        assert isinstance(value, (int, float)), key
+        if key in ("net_expiry_late_ms_p99", "net_beep_late_ms_p99", "net_off_expiry_late_ms_p99") and math.isnan(value):
+            continue  # a clock missed on an overloaded machine: bench/network.py says so and goes on
+        assert value >= 0 or key == "net_cpu_cost_pct", key  # a difference of two CPU figures
     assert "| expiry_late_ms_p99" in proc.stdout  # the table is printed
-    # The naive frame loop is the yardstick: it must be measurably later than the device.
-    assert figures["naive_expiry_late_ms_p99"] > figures["expiry_late_ms_p99"]
+    # Comparing figures (the device against the naive frame loop) is the full bench's job: on a loaded
+    # machine a smoke run of a few clocks says nothing about it, and a test must not depend on load.
 
 
 def test_log_size_bench_runs():

@@ -248,6 +248,16 @@ def test_exported_clock_replays_alone_with_its_logged_ruling(state, capsys):
     assert records[-1] == {"t": 25.5, "type": "decision", "outcome": "check"}
 
 
+def test_an_explicit_config_replaces_the_header_and_says_so(state, tmp_path, capsys):
+    code, exported, _ = cli(capsys, "log", "--state-dir", state, "export", "--replay", "2")
+    config = tmp_path / "c.toml"
+    config.write_text('mode = "shot"\n[shot]\nflop = 10\n')
+    code, out, err = cli(capsys, "replay", "--config", config, stdin=exported.encode())
+    assert code == 0 and json.loads(out.splitlines()[0])["seconds"] == 10
+    assert err.splitlines() == [f"shotclock: note: <stdin>: --config {config} replaces the settings in the file's "
+                                "header (line 1)"]
+
+
 def test_a_shot_file_replayed_in_clock_mode_says_so(capsys):
     events = b'{"t":0,"event":"hand"}\n{"t":1,"event":"start"}\n{"t":2,"event":"action"}\n'
     code, out, err = cli(capsys, "replay", stdin=events)

@@ -57,3 +57,22 @@ def test_bad_questions_get_a_reason_not_an_exception(tmp_path):
         got = answer(archive.db, question)
         assert got["ok"] is False and words in got["reason"], (question, got)
         check("answer", got)
+
+
+def test_a_clocks_number_is_the_one_the_log_command_shows(tmp_path):
+    # The dashboard's timeline tells the floor `shotclock log --collected DIR --table 7 show N`: N must be
+    # the log command's 1, 2, 3... numbering of the table's clocks, not the device's id (its start's seq).
+    from shotclock.floor.archive import table_log
+    from shotclock.shell.logcmd import _clocks
+
+    archive = archive_with_two_clocks(tmp_path)
+    for e in [event("7", 30, 30, 200.0, "start", "2026-11-30T21:05:00.000000Z", seconds=30),
+              event("7", 31, 30, 212.0, "decision", "2026-11-30T21:05:12.000000Z", outcome="acted",
+                    remaining=18.0, at_zero=False)]:
+        archive.add(e)
+    logged = {c.id: c.number for c in _clocks(table_log(tmp_path, "7"))[0]}
+    assert logged == {10: 1, 30: 2}
+    for clock, number in logged.items():
+        got = answer(archive.db, {"what": "clock", "table": "7", "clock": clock})
+        assert got["number"] == number, (clock, got)
+        check("answer", got)

@@ -1,6 +1,8 @@
 """``shotclock floor-demo`` (``./dev floor``): a whole floor on this machine, its addresses printed."""
 
+import os
 import re
+import signal
 import subprocess
 import sys
 import urllib.request
@@ -11,7 +13,8 @@ from mqtt_broker import require_mosquitto
 def test_the_demo_starts_everything_prints_the_addresses_and_stops(tmp_path):
     require_mosquitto()
     proc = subprocess.Popen([sys.executable, "-m", "shotclock", "floor-demo", "--tables", "2", "--seconds", "20",
-                             "--dir", str(tmp_path)], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+                             "--dir", str(tmp_path)], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                            start_new_session=True)
     try:
         lines = [proc.stdout.readline() for _ in range(3)]
         dashboard = re.search(r"dashboard: (http://127\.0\.0\.1:\d+/dashboard/)\s+\(user floor, password (\S+)\)",
@@ -24,9 +27,12 @@ def test_the_demo_starts_everything_prints_the_addresses_and_stops(tmp_path):
         assert "<title>Shotclock · Floor</title>" in page
         assert b"mqtt" in urllib.request.urlopen(dashboard.group(1) + "../vendor/mqtt.min.js", timeout=5).read(200)
     finally:
-        proc.terminate()
-        out, err = proc.communicate(timeout=20)
+        # Ctrl-C in a terminal: SIGINT to the whole foreground process group, not to the demo alone.
+        os.killpg(proc.pid, signal.SIGINT)
+        out, err = proc.communicate(timeout=30)
     assert proc.returncode == 0, err
+    assert out.splitlines()[-1].startswith("stopped: tables, collector and broker"), out
+    assert err == "", err
     for name in ("mosquitto", "collector", "fleet"):
         assert (tmp_path / f"{name}.log").exists(), name
 

@@ -20,9 +20,12 @@ from shotclock.floor.demo import end, spawn
 from shotclock.web import web_dir
 
 FLEET = ["11", "12", "13", "14", "15", "16"]   # simulated tables (shotclock fleet)
-DEVICES = {"1": 30, "2": 30, "3": 30, "9": 3}    # real device processes and their clock's length (s)
+DEVICES = {"1": 120, "2": 30, "3": 30, "9": 3}   # real device processes and their clock's length (s)
+# Table 1's clock runs from test_the_countdown… to test_the_overlay_hides…: on a loaded machine that span
+# took over 30 s, and a clock that ruled by itself left no Cancel button to press.
+SHOT = "8"                      # a real device in shot mode
 DEVICE = "9"                    # its 3 s clock brings a ruling quickly; it is the one that dies
-TABLES = list(DEVICES) + FLEET
+TABLES = list(DEVICES) + [SHOT] + FLEET
 WAIT = 10_000                   # ms: Playwright's wait for anything a device or the broker must do
 
 
@@ -36,17 +39,19 @@ class Floor:
         self.collector = spawn([sys.executable, "-m", "shotclock", "floor", "collect", "--venue", "test",
                                 "--broker", f"127.0.0.1:{self.broker.port}", "--archive", str(folder / "archive"),
                                 "--credentials", str(credentials / "collector.toml")], folder / "collector.log")
-        self.devices = {table: self.start_device(table, seconds) for table, seconds in DEVICES.items()}
+        self.devices = {table: self.start_device(table, f"[clock]\nseconds = {seconds}\ncountdown = 1\n")
+                        for table, seconds in DEVICES.items()}
+        self.devices[SHOT] = self.start_device(SHOT, "", mode="shot")
         self.fleet = spawn([sys.executable, "-m", "shotclock", "fleet", "--first", FLEET[0],
                             "--tables", str(len(FLEET)),
                              "--broker", f"127.0.0.1:{self.broker.port}", "--venue", "test",
                              "--credentials", str(credentials), "--idle"],
                             folder / "fleet.log")
 
-    def start_device(self, table: str, seconds: int):
+    def start_device(self, table: str, extra: str, mode: str = "clock"):
         """``shotclock run`` with fake pins and no screen, on the floor network as ``table``."""
         config = self.folder / f"device-{table}.toml"
-        config.write_text(network_config(self.broker, table, extra=f"[clock]\nseconds = {seconds}\ncountdown = 1\n"))
+        config.write_text(network_config(self.broker, table, extra=extra, mode=mode))
         return spawn([sys.executable, "-m", "shotclock", "run", "--pins", "mock", "--headless",
                        "--config", str(config), "--state-dir", str(self.folder / f"state-{table}")],
                       self.folder / f"device-{table}.log")
@@ -103,6 +108,24 @@ def wait_phase(page, table: str, phase: str, timeout: int = WAIT) -> None:
     page.wait_for_selector(f"{card(table)}.phase-{phase}", timeout=timeout)
 
 
+def test_the_login_screen_shows_no_commands_before_a_login(floor, web):
+    page = web.page(1280, 600)
+    page.goto(floor.base + "/dashboard/?lang=en")
+    page.wait_for_selector("#login:not([hidden])", timeout=WAIT)
+    header = ["#pause-all", "#resume-all", "#logout"]
+    assert [page.is_visible(b) for b in header] == [False] * 3
+    page.fill("input[name=password]", "wrong")
+    page.click("button[type=submit]")
+    page.wait_for_function("document.getElementById('login-error').textContent !== ''", timeout=WAIT)
+    assert page.text_content("#login-error") == "refused: wrong user or password"
+    assert [page.is_visible(b) for b in header] == [False] * 3
+    page.fill("input[name=password]", floor.broker.passwords["floor"])
+    page.click("button[type=submit]")
+    page.wait_for_selector("#logout:visible", timeout=WAIT)
+    assert page.is_visible("#pause-all") and page.is_visible("#resume-all")
+    page.context.close()
+
+
 def test_dashboard_shows_every_table(dashboard, floor):
     try:
         dashboard.wait_for_function(f"document.querySelectorAll('article.table').length === {len(TABLES)}",
@@ -110,7 +133,7 @@ def test_dashboard_shows_every_table(dashboard, floor):
     except Exception:
         pytest.fail("the dashboard did not show every table:\n" + floor.logs())
     names = dashboard.locator("article.table h2").all_text_contents()
-    assert sorted(names) == sorted([f"Tafel {t}" for t in DEVICES] + [f"Sim {t}" for t in FLEET])
+    assert sorted(names) == sorted([f"Tafel {t}" for t in [*DEVICES, SHOT]] + [f"Sim {t}" for t in FLEET])
     assert dashboard.text_content("#conn") == "connected"
 
 
@@ -134,7 +157,20 @@ def test_a_rulings_timeline_comes_from_the_collectors_archive(dashboard, floor, 
     kinds = dashboard.locator("#timeline-body td:nth-child(3)").all_text_contents()
     # The floor's call, as the device logged it with who sent it, then the clock and its ruling.
     assert kinds[0] == "input" and "start" in kinds and kinds[-1] == "decision", kinds
-    assert "tester" in dashboard.text_content("#timeline-body")
+    body = dashboard.text_content("#timeline-body")
+    assert "tester" in body
+    # The start is at 0 exactly; a field without a value (a clock mode's street) is left out.
+    starts = dashboard.locator("#timeline-body tr", has_text="start").first.locator("td").all_text_contents()
+    assert starts[1] == "0.000 s", starts
+    assert "null" not in body and "+-" not in body, body
+    # The command it ends with names the clock as the archive's log command numbers it.
+    number = int(body.rsplit(" show ", 1)[1])
+    clock_id = dashboard.evaluate("window.shotclockLink.feed[0].clock")
+    from shotclock.floor.archive import table_log
+    from shotclock.shell.logcmd import _clocks
+
+    shown = _clocks(table_log(floor.folder / "archive", DEVICE))[0][number - 1]
+    assert shown.id == clock_id, (number, clock_id)
     dashboard.click("#timeline-close")
     # A page opened later gets the rulings from before it from the archive too.
     late = web.page(800, 900)
@@ -168,7 +204,7 @@ def test_the_countdown_agrees_with_the_device(dashboard):
     # A count that ignored the arrival time, ran on the device's clock or stood still would be off by seconds.
     assert drift["maxAbs"] <= 600, drift
     shown = int(dashboard.text_content(f"{card('1')} .secs"))
-    assert 20 <= shown <= 30
+    assert 110 <= shown <= 120
 
 
 def test_pause_all_pauses_every_running_clock_and_resume_all_resumes_them(dashboard):
@@ -216,6 +252,11 @@ def test_the_overlay_shows_the_feature_table_on_a_transparent_page(dashboard, fl
     # Inside the 5 % safe area, bottom right by default.
     assert box["x"] + box["width"] <= 1920 - 96 + 0.5 and box["y"] + box["height"] <= 1080 - 54 + 0.5
     assert box["x"] + box["width"] >= 1920 - 96 - 1
+    # ★ again takes the table off the stream: the overlay hides, though its clock still runs.
+    dashboard.click(f"{card('1')} button.feature")
+    overlay.wait_for_function("window.shotclockOverlay.visible === false", timeout=WAIT)
+    dashboard.click(f"{card('1')} button.feature")
+    overlay.wait_for_function("window.shotclockOverlay.visible === true", timeout=WAIT)
     overlay.context.close()
 
 
@@ -229,7 +270,30 @@ def test_overlay_parameters_place_scale_and_translate_it(floor, web):
     assert abs(box["x"] - 96 * k) < 2 and abs(box["y"] - 54 * k) < 2
     assert box["width"] > 560 * 1.5 * k - 2
     assert overlay.text_content("#graphic .consequence") == "Geen inzet · bij 0: CHECK"
+    assert not overlay.is_visible("#notice")
     overlay.context.close()
+
+
+def test_shot_clock_extension_on_the_dashboard_and_the_stream(dashboard, floor, web):
+    dashboard.click(f"{card(SHOT)} button[data-cmd=start]")
+    wait_phase(dashboard, SHOT, "running")
+    assert dashboard.text_content(f"{card(SHOT)} .info") == "Preflop"
+    overlay = web.page(1920, 1080)
+    overlay.goto(floor.overlay_url(table=SHOT, language="en"))
+    overlay.wait_for_function("window.shotclockOverlay && window.shotclockOverlay.visible", timeout=WAIT)
+    assert overlay.text_content("#graphic .street") == "Preflop"
+    before = int(overlay.text_content("#graphic .secs"))
+    dashboard.click(f"{card(SHOT)} button[data-cmd=extend]")
+    # The chip's flash on the stream, and the time it added.
+    overlay.wait_for_selector("#graphic.show-extension", timeout=WAIT)
+    assert overlay.text_content("#graphic .extension") == "Extensions: 1"
+    assert int(overlay.text_content("#graphic .secs")) >= before + 20  # +30 s, less the time it took
+    assert dashboard.text_content(f"{card(SHOT)} .info") == "Preflop · Extensions: 1"
+    overlay.context.close()
+    stop = dashboard.locator(f"{card(SHOT)} button[data-cmd=stop]")
+    stop.click()
+    stop.click()
+    wait_phase(dashboard, SHOT, "idle")
 
 
 def test_the_overlay_hides_when_no_clock_runs(dashboard, floor, web):
@@ -279,6 +343,24 @@ def test_a_table_that_dies_shows_offline(dashboard, floor):
     assert dashboard.text_content(f"{card(DEVICE)} .phase") == "offline"
     # Sorted last.
     assert dashboard.locator("article.table").last.get_attribute("data-table") == DEVICE
+
+
+def test_the_overlay_says_why_it_shows_nothing(floor, web):
+    # Last: table 1's 30 s clock from the tests above must not run out while this one waits.
+    # Someone setting up a browser source must tell a typo from a quiet table.
+    overlay = web.page(1280, 720)
+    overlay.goto(floor.base + "/overlay/?password=wrong&language=en")
+    overlay.wait_for_selector("#notice:visible", timeout=WAIT)
+    assert overlay.text_content("#notice").startswith("Overlay refused: wrong user or password")
+    overlay.goto(floor.overlay_url(table="999", scale="abc", position="nowhere", language="en", pasword="x"))
+    overlay.wait_for_function("(document.getElementById('notice').textContent || '').includes('999')",
+                              timeout=WAIT)
+    lines = overlay.text_content("#notice").split("\n")
+    assert lines[0].startswith("Overlay: no table '999' on the network (tables: 1, 2, 3, "), lines
+    assert "Overlay: scale=abc is not valid (expected: 0.5 – 3); using 1" in lines
+    assert any(line.startswith("Overlay: position=nowhere is not valid") for line in lines), lines
+    assert any(line.startswith("Overlay: unknown parameter 'pasword'") for line in lines), lines
+    overlay.context.close()
 
 
 def test_no_script_error_on_any_page(web):

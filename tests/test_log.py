@@ -109,7 +109,7 @@ def test_archive_moves_old_records_and_the_rest_still_verifies(tmp_path):
     archived = [json.loads(x) for x in gzip.open(path, "rt")]
     assert [r["id"] for r in archived] == [1, 2, 3, 4, 5, 6]
     assert log.db.execute("SELECT MIN(id) FROM records").fetchone()[0] == 7
-    assert log.verify() == (True, "OK: 2 records, chain intact from archived record 6")
+    assert log.verify() == (True, "OK: 2 records, chain intact from archived record 6 (1 archive(s) checked)")
     log.append([{"session": session, "clock": None, "type": "beep", "t": 12.0, "utc": utc_iso(NOW), "data": {}}])
     assert log.verify()[0]
     assert log.archive(keep_days=90, now=NOW) is None
@@ -148,3 +148,54 @@ def test_verify_an_archive_and_its_link_to_the_live_log(tmp_path, capsys):
         f.writelines(json.dumps(r) + "\n" for r in rows)
     assert main(["log", "--state-dir", str(tmp_path), "verify", "--archive", str(path)]) == 1
     assert "record 3 was changed" in capsys.readouterr().out
+
+
+def test_a_forged_anchor_is_caught_without_an_archive(tmp_path):
+    log = filled(tmp_path)
+    rows = log.db.execute("SELECT id, hash FROM records ORDER BY id").fetchall()
+    # Someone removes the first five records and claims they were archived.
+    log.db.execute("DELETE FROM records WHERE id <= 5")
+    log.db.execute("INSERT OR REPLACE INTO meta VALUES ('anchor', ?)", (f"{rows[4][0]}:{rows[4][1]}",))
+    ok, message = log.verify()
+    assert not ok and "no archive" in message and "holds record 1" in message
+
+
+def test_verify_walks_the_real_archives_up_to_the_anchor(tmp_path):
+    log = filled(tmp_path, n=5, when=NOW - timedelta(days=100))
+    log.new_session(10.0, utc_iso(NOW), {})
+    path = log.archive(keep_days=90, now=NOW)
+    assert log.verify() == (True, "OK: 1 records, chain intact from archived record 6 (1 archive(s) checked)")
+    rows = [json.loads(x) for x in gzip.open(path, "rt")]
+    rows[1]["utc"] = "2000-01-01T00:00:00.000000Z"
+    with gzip.open(path, "wt") as f:
+        f.writelines(json.dumps(r) + "\n" for r in rows)
+    ok, message = log.verify()
+    assert not ok and "record 2 was changed" in message
+
+
+def test_no_false_alarm_after_an_archive_that_removed_every_record(tmp_path):
+    log = filled(tmp_path, n=5, when=NOW - timedelta(days=100))
+    assert log.archive(keep_days=90, now=NOW) is not None
+    assert log.db.execute("SELECT COUNT(*) FROM records").fetchone()[0] == 0
+    ok, message = log.verify()
+    assert ok, message
+    reopened = DecisionLog(tmp_path)  # and the chain goes on from the anchor
+    session = reopened.new_session(20.0, utc_iso(NOW), {})
+    assert session == 7 and reopened.verify()[0]
+
+
+def test_damaged_meta_head_is_reported_and_writing_goes_on(tmp_path):
+    log = filled(tmp_path)
+    log.db.execute("UPDATE meta SET value = 'garbage' WHERE key = 'head'")
+    reopened = DecisionLog(tmp_path)  # no traceback: continues from the newest record
+    assert reopened.next_id() == 12
+    ok, message = reopened.verify()
+    assert not ok and "head in meta is damaged" in message
+
+
+def test_damaged_record_is_named_by_the_cli(tmp_path, capsys):
+    log = filled(tmp_path)
+    log.db.execute("UPDATE records SET data = '{not json' WHERE id = 4")
+    assert main(["log", "--state-dir", str(tmp_path), "export", "--jsonl"]) == 2
+    err = capsys.readouterr().err
+    assert "record 4 is damaged" in err and "Traceback" not in err

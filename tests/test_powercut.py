@@ -10,7 +10,7 @@ import time
 
 import pytest
 
-from shotclock.adapters.log import DecisionLog
+from shotclock.adapters.log import DecisionLog, lock_state_dir
 from shotclock.core.clocks import clocks_from
 
 CONFIG = "[clock]\nseconds = 1.5\ncountdown = 1\ntie_window = 0.25\n"
@@ -54,6 +54,7 @@ def test_kill_9_at_random_moments(tmp_path):
         time.sleep(moment)
         os.kill(proc.pid, signal.SIGKILL)
         proc.wait(timeout=30)
+        os.close(lock_state_dir(tmp_path / "state", wait=20))  # the log writer finishes what it was handed
 
         log = DecisionLog(tmp_path / "state", readonly=True)
         assert log.integrity() == "ok"
@@ -75,9 +76,14 @@ def test_kill_9_at_random_moments(tmp_path):
             _, err = proc.communicate(timeout=60)
             assert proc.returncode == 0, err
             assert f"clock {open_clock.id} was interrupted" in err
+            os.close(lock_state_dir(tmp_path / "state", wait=20))
             log = DecisionLog(tmp_path / "state", readonly=True)
-            interrupted = log.rows("WHERE type = 'interrupted' AND clock = ?", (open_clock.id,))
+            recovery = max(log.sessions())
+            interrupted = log.rows("WHERE type = 'interrupted' AND clock = ? AND session = ?",
+                                   (open_clock.id, recovery))
             assert len(interrupted) == 1 and interrupted[0]["remaining"] >= 0
+            # Killed in the same boot: the time left is exact, from the monotonic deadline.
+            assert interrupted[0]["how"] in ("exact: same boot", "exact: stopped")
             assert log.verify()[0]
             log.close()
             recovered += 1

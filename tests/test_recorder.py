@@ -14,7 +14,7 @@ from shotclock.core.clocks import clocks_from, remaining_at_last_record, replay_
 from shotclock.core.replay import parse_events, replay
 from shotclock.shell.cli import main
 from shotclock.shell.device import Device
-from shotclock.shell.recorder import Recorder
+from shotclock.shell.recorder import DirectSink, Recorder
 
 UTC = datetime(2026, 11, 29, 20, 0, tzinfo=timezone.utc)
 
@@ -28,9 +28,10 @@ def table(vclock, tmp_path):
         d = Device(config, "mock", clock=vclock)
         log = DecisionLog(state)
         base = vclock.now
-        rec = Recorder(log, config, utcnow=lambda: UTC + timedelta(seconds=vclock.now - base))
+        rec = Recorder(DirectSink(log), config, utcnow=lambda: UTC + timedelta(seconds=vclock.now - base))
+        rec.log = log
         rec.start_session(vclock())
-        rec.recover(d.engine, vclock())
+        rec.recover(log, d.engine, vclock())
         d.loop.listeners.append(rec)
         made.append(d)
         return d, rec
@@ -70,7 +71,7 @@ def test_a_clock_is_recorded_with_its_inputs_and_ruling(table):
     types = [r["type"] for r in clock.records]
     assert types[:2] == ["input", "start"] and types[-1] == "decision" and types.count("beep") == 6
     assert clock.running_seconds == pytest.approx(30.5, abs=1e-6)
-    utc = [r["utc"] for r in log.rows()]
+    utc = [r["utc"] for r in log.rows() if r["type"] not in ("edge", "command")]  # raw edges: in arrival order
     assert utc == sorted(utc) and all(u.endswith("Z") for u in utc)
 
 
@@ -107,23 +108,76 @@ def test_shot_mode_replay_export_rebuilds_street_and_bet(table):
     assert clock.extensions == 1
 
 
-def test_power_cut_recovery_restores_paused_and_never_rules_by_itself(table, tmp_path):
+def test_power_cut_recovery_restores_paused_and_never_rules_by_itself(table, monkeypatch):
     d, rec = table()
     press(d, "floor")
     wait(d, 4)                       # running; then the power goes
+    monkeypatch.setattr("shotclock.shell.recorder.boot_id", lambda: "another-boot")
     d2, rec2 = table()
     assert d2.engine.state.phase == "paused" and d2.engine.state.interrupted
     assert d2.engine.state.seconds == 30  # the ring shows the part of the whole clock that is left
-    assert d2.engine.state.remaining(0) == pytest.approx(30 - 0.001, abs=0.01)  # at its last record
+    assert d2.engine.state.remaining(0) == 30  # at its last record (the start): the player's favour
     wait(d2, 100)
     assert d2.engine.state.phase == "paused"  # it waits for the floor
     press(d2, "floor")                        # resume
     press(d2, "action")
-    [clock] = clocks_from(rec2.log.rows(), {1: "clock", rec2.log.session: "clock"})
+    [clock] = clocks_from(rec2.log.rows(), {1: "clock", rec2.sink.stream.session_id: "clock"})
     assert clock.interrupted and clock.outcome == "acted"
     assert rec2.log.verify()[0]
     with pytest.raises(ValueError, match="interrupted by a power cut"):
         replay_events(clock)
+
+
+def test_power_cut_restores_at_most_the_checkpoint_interval_above_the_truth(table, monkeypatch):
+    d, rec = table()
+    press(d, "floor")
+    call_t = d.engine.state.deadline - 30
+    for _ in range(23):               # the loop wakes for the checkpoints (and the screen) while it runs
+        d.loop.clock.now = d.loop.next_wake(d.loop.clock.now) or d.loop.clock.now + 1
+        d.loop.run_once()
+        if d.loop.clock.now - call_t > 23:
+            break
+    truth = d.engine.state.remaining(d.loop.clock.now)
+    monkeypatch.setattr("shotclock.shell.recorder.boot_id", lambda: "another-boot")
+    d2, rec2 = table()
+    restored = d2.engine.state.remaining(0)
+    assert truth <= restored <= truth + 5.0
+    kinds = [r["type"] for r in rec2.log.rows("WHERE type = 'checkpoint'")]
+    assert len(kinds) >= 3
+
+
+def test_crash_in_the_same_boot_restores_the_exact_time_left(table):
+    d, rec = table()
+    press(d, "floor")
+    wait(d, 7)                        # 7 s into the clock the process dies (kill -9)
+    d.loop.clock.now += 2.5           # systemd restarts it 2.5 s later
+    truth = d.engine.state.remaining(d.loop.clock.now)
+    d2, rec2 = table()
+    assert d2.engine.state.remaining(0) == pytest.approx(truth, abs=1e-6)
+    [record] = rec2.log.rows("WHERE type = 'interrupted'")
+    assert record["how"] == "exact: same boot"
+
+
+def test_graceful_stop_records_the_exact_time_left(table, monkeypatch):
+    d, rec = table()
+    press(d, "floor")
+    wait(d, 3.3)
+    truth = d.engine.state.remaining(d.loop.clock.now)
+    rec.stop(d.loop.clock.now, d.engine.state)  # SIGTERM
+    monkeypatch.setattr("shotclock.shell.recorder.boot_id", lambda: "another-boot")  # even after a reboot
+    d.loop.clock.now += 600
+    d2, rec2 = table()
+    assert d2.engine.state.remaining(0) == pytest.approx(truth, abs=1e-6)
+    assert rec2.log.rows("WHERE type = 'interrupted'")[0]["how"] == "exact: stopped"
+
+
+def test_a_ruled_clock_is_not_restored(table):
+    d, rec = table()
+    press(d, "floor")
+    wait(d, 2)
+    press(d, "action")
+    d2, rec2 = table()
+    assert d2.engine.state.phase == "idle" and not rec2.log.rows("WHERE type = 'interrupted'")
 
 
 def test_remaining_at_last_record_is_exact_when_paused(table):
@@ -138,7 +192,7 @@ def test_remaining_at_last_record_is_exact_when_paused(table):
 def test_write_failure_keeps_records_shows_a_fault_and_catches_up(table, monkeypatch):
     d, rec = table()
     faults = []
-    rec.on_fault = faults.append
+    rec.sink.on_status = lambda status: faults.append(status.get("detail") if status["fault"] else None)
     real = rec.log.append
 
     def broken(records, durable=None):
@@ -148,7 +202,7 @@ def test_write_failure_keeps_records_shows_a_fault_and_catches_up(table, monkeyp
     press(d, "floor")
     wait(d, 1)
     assert faults == ["disk I/O error"] * len(faults) and faults
-    assert rec._backlog  # nothing lost
+    assert rec.sink.backlog  # nothing lost
     monkeypatch.setattr(rec.log, "append", real)
     press(d, "action")
     assert faults[-1] is None
@@ -225,7 +279,7 @@ def test_cli_list_show_export_stats(table, capsys, tmp_path):
     assert "no clock 999: the log holds clocks 1 to 1" in capsys.readouterr().err
 
 
-def test_a_chip_taken_back_counts_in_the_log_and_after_a_power_cut(table, tmp_path):
+def test_a_chip_taken_back_counts_in_the_log_and_after_a_power_cut(table, tmp_path, monkeypatch):
     d, rec = table('mode = "shot"\n[shot]\npreflop = 20\n')
     press(d, "action")               # start: 20 s
     press(d, "extend")               # +30
@@ -235,6 +289,7 @@ def test_a_chip_taken_back_counts_in_the_log_and_after_a_power_cut(table, tmp_pa
     assert clock.extensions == 1
     assert [r["type"] for r in clock.records if r["type"] in ("extended", "undo")] == ["extended", "extended", "undo"]
     # the power goes; the device restarts and brings the clock back with 20 + 30 s less what ran
+    monkeypatch.setattr("shotclock.shell.recorder.boot_id", lambda: "another-boot")  # a power cut: a new boot
     d2, rec2 = table('mode = "shot"\n[shot]\npreflop = 20\n')
     state = d2.engine.state
     assert state.phase == "paused" and state.interrupted

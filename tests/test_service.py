@@ -10,6 +10,8 @@ from pathlib import Path
 
 import pytest
 
+from shotclock.adapters.log import DecisionLog
+
 HARDWARE = Path(__file__).parent.parent / "hardware"
 
 
@@ -43,20 +45,30 @@ def test_script_mode_rules_with_inputs_dated_at_their_edges(tmp_path):
     inputs = [r for r in report if r["type"] == "input"]
     assert [(i["event"], i["button"]) for i in inputs] == [("bet", "bet"), ("call", "floor"), ("action", "action"),
                                                            ("call", "floor")]
-    # On a loaded machine the script player drives a pin, and the kernel hands the edge over, tens of
-    # milliseconds late now and then, so real time gets a loose bound: dated at the press, not at the
-    # release. (The exact dating is proven with virtual time in test_table.py.)
-    for record, press in zip(inputs, script):
-        assert 0 <= record["t"] - press["t"] < press["hold"], record
-    call, action = inputs[1]["t"], inputs[2]["t"]
+    # The script player is a sleeping thread: on a loaded machine it drives a pin late. What the
+    # device must do is date each input at the edge the pin really made -- the log holds those.
+    scripted = [0.1, 0.2, 0.9, 1.2]
+    for record, edge in zip(inputs, scripted):
+        assert abs(record["t"] - edge) < 0.5, record  # the right press (the exact check is against the log)
+    log = DecisionLog(tmp_path / "state", readonly=True)
+    edges = log.rows("WHERE type = 'edge'")
+    logged_inputs = log.rows("WHERE type = 'input'")
+    presses = sorted(t for t in (e["t"] for e in edges if e["pressed"]))
+    for record in logged_inputs:
+        assert record["t"] in presses, record  # exactly a press edge's time (a release would not match)
+        same = [e for e in edges if e["button"] == record["button"] and e["t"] < record["t"] and
+                record["t"] - e["t"] < 0.05]
+        assert not same, (record, same)  # the first edge of its press, not a bounce or the release
     decisions = [r for r in report if r["type"] == "decision"]
     assert [d["outcome"] for d in decisions] == ["acted", "hand_dead"]
-    assert abs(decisions[0]["remaining"] - (2 - (action - call))) <= 1e-6  # from the inputs' own times
-    assert abs(decisions[1]["due"] - (inputs[3]["t"] + 2.25)) <= 1e-6
+    logged = log.rows("WHERE type = 'decision'")
+    call, action, call2 = (r["t"] for r in logged_inputs[1:])
+    assert logged[0]["remaining"] == pytest.approx(2 - (action - call), abs=1e-6)
+    assert logged[1]["t"] == pytest.approx(call2 + 2.25, abs=1e-6)
     beeps = [r for r in report if r["type"] == "beep"]
     assert [b["remaining"] for b in beeps] == [1, 0]
     for r in beeps + decisions[1:]:
-        assert 0 <= r["t"] - r["due"] < 0.5  # acted on (a loose bound for a loaded machine: bench/ has figures)
+        assert 0 <= r["t"] - r["due"] < 0.5  # acted on in time order, never early (figures: see bench/)
 
 
 @pytest.mark.slow
@@ -101,7 +113,7 @@ def test_device_runs_on_when_the_log_cannot_be_opened(tmp_path):
                            str(script), "--report", str(report), "--state-dir", str(blocker / "state")],
                           capture_output=True, text=True, timeout=60)
     assert proc.returncode == 0
-    assert "running without a decision log" in proc.stderr and str(blocker) in proc.stderr
+    assert "the device runs on and keeps trying" in proc.stderr and str(blocker) in proc.stderr
     assert [json.loads(x)["outcome"] for x in report.read_text().splitlines() if '"decision"' in x] == ["acted"]
 
 

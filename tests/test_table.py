@@ -309,6 +309,14 @@ def test_the_table_says_which_held_button_will_do_what():
     assert [h.event for h in r.holds] == ["hand"]
 
 
+def test_an_input_is_never_moved_by_the_engines_microsecond_rounding():
+    # The engine keeps whole microseconds; an edge a fraction of one before its clock is not late.
+    t = table()
+    t.feed([], now=0.9999996)  # the engine's clock: 1.000000 s
+    r = t.feed([Edge(0.9999996, "floor", True)], now=1.1)
+    assert r.inputs[0].event.t == 0.9999996
+
+
 def test_a_floor_tablet_names_the_seat_of_an_extension_and_gives_chips_back():
     from shotclock.core.wire import CommandRequest, RecentIds, check_command
     from shotclock.shell.network import make_command

@@ -165,3 +165,12 @@ def test_every_hold_the_gesture_map_can_give_has_words_in_both_languages():
     for language in texts.LANGUAGES:
         for name in events:
             assert texts.text(language, f"hold.{name}")
+
+
+def test_a_quiet_end_after_a_ruling_keeps_the_last_ruling_on_the_idle_screen():
+    e = clock(Start(0), mode="shot")
+    e.advance(40)  # hand dead at 30.5
+    e.handle(Hand(41))
+    e.handle(Start(42))
+    e.handle(Street(43))  # ends the new clock quietly
+    assert view_at(e.state, 50, NL).info == "Flop · Laatste beslissing: HAND DOOD"

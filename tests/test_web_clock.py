@@ -122,3 +122,15 @@ def test_faults_read_as_on_the_devices_screen(js):
     for lang in ("nl", "en"):
         got = js.evaluate("([lang, faults]) => Shotclock.faultTexts(lang, faults)", [lang, wire])
         assert sorted(got) == sorted(_fault_text(f, lang) for f in faults)
+
+
+def test_a_timeline_starts_at_zero_and_leaves_out_empty_fields(js):
+    rows = js.evaluate("""() => Shotclock.timelineRows([
+        {utc: "2026-11-30T21:00:00.100000Z", record: {t: 100.0004, type: "input", event: "call", street: null}},
+        {utc: "2026-11-30T21:00:00.101000Z", record: {t: 100.0001, type: "start", seconds: 30, street: null}},
+        {utc: "2026-11-30T21:00:09.000000Z", record: {t: 99.9, type: "odd"}},
+        {utc: "2026-11-30T21:00:30.101000Z", record: {t: 130.0001, type: "decision", outcome: "check"}}])""")
+    assert rows == [["21:00:00.100", "0.000 s", "input", 'event "call"'],
+                    ["21:00:00.101", "0.000 s", "start", "seconds 30"],
+                    ["21:00:09.000", "\u2212" + "0.100 s", "odd", ""],
+                    ["21:00:30.101", "+30.000 s", "decision", 'outcome "check"']]

@@ -30,7 +30,8 @@ log = logging.getLogger("shotclock.log")
 DB_NAME = "shotclock.db"
 GENESIS = "0" * 64
 # Record types whose commit must survive a power cut at once (they change or end a clock).
-DURABLE = {"start", "pause", "resume", "extended", "undo", "chips_reset", "decision", "session", "interrupted"}
+DURABLE = {"start", "pause", "resume", "extended", "undo", "chips_reset", "decision", "session", "interrupted",
+           "checkpoint", "shutdown"}
 
 MIGRATIONS = {
     1: [
@@ -54,6 +55,32 @@ MIGRATIONS = {
 SCHEMA_VERSION = max(MIGRATIONS)
 
 
+def lock_state_dir(state_dir: str | Path, wait: float = 5.0) -> int:
+    """Take the state directory's lock for one device (an ``flock`` on the directory itself).
+
+    Waits up to ``wait`` seconds (the writer of a device that just died may still be finishing).
+    Returns the locked file descriptor: keep it open while the device runs, and let the log
+    writer inherit it. Raises :class:`~shotclock.errors.LogError` when another device holds it.
+    """
+    import fcntl
+    import time
+
+    path = Path(state_dir)
+    path.mkdir(parents=True, exist_ok=True)
+    fd = os.open(path, os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC)
+    deadline = time.monotonic() + wait
+    while True:
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            return fd
+        except BlockingIOError:
+            if time.monotonic() >= deadline:
+                os.close(fd)
+                raise LogError(f"another shotclock device is running on the state directory {path} "
+                               "(stop it first, e.g. 'systemctl stop shotclock', or use another --state-dir)") from None
+            time.sleep(0.05)
+
+
 def default_state_dir() -> Path:
     """``$STATE_DIRECTORY`` under systemd, else the platform's user state directory."""
     if os.environ.get("STATE_DIRECTORY"):
@@ -61,6 +88,17 @@ def default_state_dir() -> Path:
     import platformdirs
 
     return Path(platformdirs.user_state_dir("shotclock"))
+
+
+RECORD_COLUMNS = frozenset({"id", "session", "clock", "type", "t", "utc", "data", "prev", "hash"})
+
+
+def parse_link(value: str) -> tuple[int, str] | None:
+    """``"ID:HASH"`` (meta's head and anchor) as (id, hash), or None when it is damaged."""
+    ident, _, digest = str(value).partition(":")
+    if not ident.isdigit() or len(digest) != 64 or any(c not in "0123456789abcdef" for c in digest):
+        return None
+    return int(ident), digest
 
 
 def record_hash(row: dict) -> str:
@@ -79,21 +117,23 @@ class DecisionLog:
 
     :param state_dir: the directory (created if missing).
     :param readonly: open for reading only (the CLI), never migrating or writing.
+    :param busy_timeout: how long a statement waits for another process's lock (seconds).
 
     Raises :class:`~shotclock.errors.LogError` with the path when it cannot be opened.
     """
 
-    def __init__(self, state_dir: str | Path, readonly: bool = False):
+    def __init__(self, state_dir: str | Path, readonly: bool = False, busy_timeout: float = 5.0):
         self.path = Path(state_dir) / DB_NAME
         self.readonly = readonly
         try:
             if readonly:
                 if not self.path.exists():
                     raise LogError(f"no decision log at {self.path}")
-                self.db = sqlite3.connect(f"file:{self.path}?mode=ro", uri=True, isolation_level=None)
+                self.db = sqlite3.connect(f"file:{self.path}?mode=ro", uri=True, isolation_level=None,
+                                          timeout=busy_timeout)
             else:
                 self.path.parent.mkdir(parents=True, exist_ok=True)
-                self.db = sqlite3.connect(self.path, isolation_level=None)
+                self.db = sqlite3.connect(self.path, isolation_level=None, timeout=busy_timeout)
                 self.db.execute("PRAGMA journal_mode=WAL")
                 self._migrate()
         except (sqlite3.Error, OSError) as exc:
@@ -143,14 +183,19 @@ class DecisionLog:
         return row[0] if row else default
 
     def _head(self) -> tuple[int, str]:
-        head = self._meta("head")
-        if head:
-            hid, hhash = head.split(":")
-            return int(hid), hhash
-        anchor = self._meta("anchor")
-        if anchor:
-            aid, ahash = anchor.split(":")
-            return int(aid), ahash
+        """The chain's head: meta's head, else the anchor, else genesis. A damaged head value is
+        replaced by the newest record (``verify`` still reports the damage)."""
+        for key in ("head", "anchor"):
+            value = self._meta(key)
+            if value:
+                parsed = parse_link(value)
+                if parsed is not None:
+                    return parsed
+                log.error("decision log %s: meta %r is damaged (%r); continuing from the newest record",
+                          self.path, key, value[:80])
+                row = self.db.execute("SELECT id, hash FROM records ORDER BY id DESC LIMIT 1").fetchone()
+                if row is not None:
+                    return int(row[0]), str(row[1])
         return 0, GENESIS
 
     # -- writing ---------------------------------------------------------------------
@@ -229,15 +274,21 @@ class DecisionLog:
     def verify(self, since: int | None = None) -> tuple[bool, str]:
         """(ok, message): walk the chain; name the first record changed, removed or inserted.
 
+        A chain that goes on from an archive anchor is only proven when the archives in
+        ``archive/`` next to the database lead up to that anchor from the first record.
         ``since``: walk only from that record (and its link to the one before) to the head, a quick
         check of the newest records for ``shotclock log``; ``log verify`` walks it all.
         """
-        anchor = self._meta("anchor")
-        expect_id, expect_prev = (int(anchor.split(":")[0]) + 1, anchor.split(":")[1]) if anchor else (1, GENESIS)
+        anchor_text = self._meta("anchor")
+        anchor = parse_link(anchor_text) if anchor_text else None
+        if anchor_text and anchor is None:
+            return False, f"the archive anchor in meta is damaged ({anchor_text[:80]!r})"
+        expect_id, expect_prev = (anchor[0] + 1, anchor[1]) if anchor else (1, GENESIS)
+        partial = False
         if since is not None and since > expect_id:
             before = self.db.execute("SELECT hash FROM records WHERE id = ?", (since - 1,)).fetchone()
             if before is not None:
-                expect_id, expect_prev = since, before[0]
+                expect_id, expect_prev, partial = since, before[0], True
         count = 0
         last = None
         for r in self.db.execute("SELECT * FROM records WHERE id >= ? ORDER BY id", (expect_id,)):
@@ -256,20 +307,57 @@ class DecisionLog:
             expect_id, expect_prev = row["id"] + 1, row["hash"]
             last = row
             count += 1
-        head = self._meta("head")
-        if head:
-            hid, hhash = int(head.split(":")[0]), head.split(":")[1]
-            if last is None or last["id"] < hid:
-                after = last["id"] if last else expect_id - 1
+        head_text = self._meta("head")
+        if head_text:
+            head = parse_link(head_text)
+            if head is None:
+                return False, f"the head in meta is damaged ({head_text[:80]!r})"
+            hid, hhash = head
+            newest = (last["id"], last["hash"]) if last else anchor
+            if newest is None or newest[0] < hid:
+                after = newest[0] if newest else 0
                 return False, f"the newest records after record {after} were removed (the head is record {hid})"
-            if last["id"] > hid or last["hash"] != hhash:
-                return False, f"record {last['id']} was inserted or changed after the head (record {hid})"
-        return True, f"OK: {count} records, chain intact" + (f" from archived record {anchor.split(':')[0]}" if anchor else "")
+            if newest[0] > hid or newest[1] != hhash:
+                return False, f"record {newest[0]} was inserted or changed after the head (record {hid})"
+        if anchor and not partial:
+            ok, message = self._verify_archives_up_to(anchor)
+            if not ok:
+                return False, message
+            return True, f"OK: {count} records, chain intact from archived record {anchor[0]} ({message})"
+        return True, f"OK: {count} records, chain intact"
+
+    def _verify_archives_up_to(self, anchor: tuple[int, str]) -> tuple[bool, str]:
+        """The archives in ``archive/`` must chain from the first record to ``anchor`` (a forged anchor fails)."""
+        folder = self.path.parent / "archive"
+        files = []
+        for path in folder.glob("records-*-*.jsonl.gz"):
+            parts = path.name[len("records-"):-len(".jsonl.gz")].split("-")
+            if len(parts) == 2 and all(p.isdigit() for p in parts):
+                files.append((int(parts[0]), int(parts[1]), path))
+        files.sort()
+        expect_id, expect_prev = 1, GENESIS
+        for first, last_id, path in files:
+            if last_id > anchor[0]:
+                break
+            if first != expect_id:
+                return False, (f"the chain goes on from archived record {anchor[0]}, but no archive in {folder} "
+                               f"holds record {expect_id} (moved away? check one with --archive FILE)")
+            ok, message, last = verify_archive(path, expect_prev)
+            if not ok:
+                return False, f"{path.name}: {message}"
+            expect_id, expect_prev = last[0] + 1, last[1]
+        if expect_id != anchor[0] + 1:
+            return False, (f"the chain goes on from archived record {anchor[0]}, but no archive in {folder} "
+                           f"holds record {expect_id if expect_id <= anchor[0] else anchor[0]} "
+                           "(moved away? check one with --archive FILE)")
+        if expect_prev != anchor[1]:
+            return False, f"archived record {anchor[0]} differs from the one the live log continues from"
+        return True, f"{len([f for f in files if f[1] <= anchor[0]])} archive(s) checked"
 
     def anchor(self) -> tuple[int, str] | None:
         """(id, hash) of the last archived record the chain continues from, or None."""
         anchor = self._meta("anchor")
-        return (int(anchor.split(":")[0]), anchor.split(":")[1]) if anchor else None
+        return parse_link(anchor) if anchor else None
 
     def integrity(self) -> str:
         """SQLite's own ``PRAGMA integrity_check`` ('ok' when the file is sound)."""
@@ -309,16 +397,24 @@ class DecisionLog:
         self.db.close()
 
 
-def verify_archive(path: str | Path) -> tuple[bool, str, tuple[int, str] | None]:
-    """(ok, message, (last id, last hash)) for an archive written by :meth:`DecisionLog.archive`."""
+def verify_archive(path: str | Path, first_prev: str | None = None) -> tuple[bool, str, tuple[int, str] | None]:
+    """(ok, message, (last id, last hash)) for an archive written by :meth:`DecisionLog.archive`.
+
+    ``first_prev``: the hash the archive's first record must follow (the previous archive's last).
+    """
     try:
         with gzip.open(path, "rt", encoding="utf-8") as f:
             rows = [json.loads(line) for line in f]
+        if not rows:
+            return False, f"{path} holds no records", None
+        for row in rows:
+            if not isinstance(row, dict) or not RECORD_COLUMNS <= row.keys():
+                raise ValueError("a line is not a record")
     except (OSError, EOFError, ValueError) as exc:
         return False, f"cannot read {path}: {exc}", None
-    if not rows:
-        return False, f"{path} holds no records", None
-    prev = rows[0]["prev"]
+    prev = rows[0]["prev"] if first_prev is None else first_prev
+    if rows[0]["id"] == 1 and prev != GENESIS:
+        return False, "record 1 does not start the chain", None
     for i, row in enumerate(rows):
         if i and row["id"] != rows[i - 1]["id"] + 1:
             return False, f"record {rows[i - 1]['id'] + 1} was removed", None

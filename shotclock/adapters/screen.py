@@ -257,6 +257,10 @@ class Screen:
         log.info("video driver '%s', %dx%d%s", self.driver, *self.surface.get_size(),
                  " fullscreen" if fullscreen else "")
 
+    def close(self) -> None:
+        """Close the display (the window, or the Pi's screen)."""
+        self._pygame.display.quit()
+
     def show(self, view: View, area=None) -> None:
         """Draw ``view`` (into ``area``, a Rect of the window, when given) and flip."""
         target = self.surface.subsurface(area) if area else self.surface

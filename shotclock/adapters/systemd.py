@@ -29,9 +29,11 @@ class SystemdNotifier:
         # Ping at half the interval, as sd_watchdog_enabled(3) recommends.
         self.ping_every = int(usec) / 2e6 if watchdog_for_us else None
         self._next_ping = None
+        self.dropped = 0  # messages dropped because the socket's queue was full
         self._sock = None
         if self.address:
-            self._sock = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM | socket.SOCK_CLOEXEC)
+            # Non-blocking: when systemd's queue is full a ping is dropped; the loop never waits on it.
+            self._sock = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM | socket.SOCK_CLOEXEC | socket.SOCK_NONBLOCK)
             if self.address.startswith("@"):
                 self.address = "\0" + self.address[1:]
 
@@ -41,6 +43,9 @@ class SystemdNotifier:
             return
         try:
             self._sock.sendto(message.encode(), self.address)
+        except BlockingIOError:
+            self.dropped += 1
+            log.debug("systemd's notify queue is full: %s dropped", message.split("=")[0])
         except OSError as exc:
             log.warning("cannot notify systemd (%s): %s", message.split("=")[0], exc)
 
@@ -64,3 +69,9 @@ class SystemdNotifier:
     def stopping(self) -> None:
         """Tell systemd the device is shutting down."""
         self.notify("STOPPING=1")
+
+    def close(self) -> None:
+        """Close the socket."""
+        if self._sock is not None:
+            self._sock.close()
+            self._sock = None

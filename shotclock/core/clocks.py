@@ -133,7 +133,7 @@ def _running_seconds(records: list[dict]) -> float:
         prev = r
         if r["type"] in ("start", "resume"):
             since = t
-        elif r["type"] in ("pause", "decision", "interrupted") and since is not None:
+        elif r["type"] in ("pause", "decision", "interrupted", "shutdown") and since is not None:
             total += t - since
             since = None
     if since is not None:
@@ -141,13 +141,23 @@ def _running_seconds(records: list[dict]) -> float:
     return total / US
 
 
-def remaining_at_last_record(clock: Clock) -> float:
-    """The time the clock had left at its last record: exact when it was paused, else an upper bound.
+@dataclass(frozen=True)
+class LastKnown:
+    """What the log last knew of an open clock: time left at its last record, and whether it ran on after it."""
 
-    Used after a power cut: the device cannot know when the power went, only when it last wrote,
-    so the player gets at least the time they really had (a tie goes to the player).
+    remaining: float
+    running: bool
+    t: float
+    session: int
+
+
+def last_known(clock: Clock) -> LastKnown:
+    """The time the clock had left at its last record, and whether it was running then.
+
+    Exact when it was paused or the device was stopped (a ``shutdown`` record); while running,
+    the clock went on after the record, so this is an upper bound (a tie goes to the player).
     """
-    left_us, since, session = None, None, None
+    left_us, since, session, running = None, None, None, False
     for r in clock.records:
         t = round(r["t"] * US)
         if r["session"] != session:
@@ -156,14 +166,29 @@ def remaining_at_last_record(clock: Clock) -> float:
         if since is not None and left_us is not None:
             left_us -= t - since
             since = t
-        if r["type"] == "start":
-            left_us, since = round(r["seconds"] * US), t
-        elif r["type"] in ("beep", "extended", "undo", "resume", "pause"):
+        kind = r["type"]
+        if kind == "start":
+            left_us, since, running = round(r["seconds"] * US), t, True
+        elif kind in ("beep", "extended", "undo", "resume", "pause", "checkpoint"):
             left_us = round(r["remaining"] * US)
-            since = t if r["type"] != "pause" else None
-        elif r["type"] == "interrupted":
-            left_us, since = round(r["remaining"] * US), None
-    return max(0, left_us or 0) / US
+            if kind == "pause":
+                running = False
+            elif kind != "extended":
+                running = True
+            since = t if running else None
+        elif kind in ("interrupted", "shutdown"):
+            left_us, since, running = round(r["remaining"] * US), None, False
+    last = clock.records[-1] if clock.records else {"t": clock.started_t, "session": clock.session}
+    return LastKnown(max(0, left_us or 0) / US, running, last["t"], last["session"])
+
+
+def remaining_at_last_record(clock: Clock) -> float:
+    """The time the clock had left at its last record: exact when it was paused, else an upper bound.
+
+    Used after a power cut: the device cannot know when the power went, only when it last wrote,
+    so the player gets at least the time they really had (a tie goes to the player).
+    """
+    return last_known(clock).remaining
 
 
 def replay_events(clock: Clock) -> list[dict]:

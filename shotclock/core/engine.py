@@ -169,6 +169,7 @@ class Snapshot:
     extension_limit: int = 0
     chips_left: int | None = None
     undo_until: float | None = None
+    last_shown: ev.Decision | None = None  # the last ruling or floor's cancel (a quiet end leaves it be)
 
     def remaining(self, now: float) -> float | None:
         """Seconds left to 0 at ``now`` (never negative), or None when no clock is on."""
@@ -210,6 +211,7 @@ class Engine:
         self._chips: list[tuple[int, int | None]] = []  # this decision's extensions: (time, seat)
         self._used: dict[int, int] = {}  # extension chips used per seat, against shot.allowance
         self.last: ev.Decision | None = None
+        self.last_shown: ev.Decision | None = None  # the last decision the screen shows (not a quiet end)
         self.interrupted = False  # a clock restored after a power cut, until resumed or ended
         self._tie = _us(settings.tie_window)
         self._countdown = settings.countdown
@@ -236,7 +238,8 @@ class Engine:
         out.extend(self._apply(event.NAME, t, event))
         return out
 
-    def advance(self, t: float, settle: float = 0.0, hold: float | None = None) -> list[ev.Output]:
+    def advance(self, t: float, settle: float = 0.0, pending: float | None = None,
+                hold: float | None = None) -> list[ev.Output]:
         """Let time pass to ``t`` (inclusive) and return the beeps and rulings that fell due.
 
         ``settle``: inputs may still arrive dated up to this much before ``t`` (a GPIO driver
@@ -244,17 +247,22 @@ class Engine:
         ``t - settle``, and the ruling at the end of the tie window waits until that clock
         passes it. Beeps do not wait. Every output keeps its exact time.
 
-        ``hold``: while no clock runs, keep the engine's clock for events at this time (an input
-        dated then is still being decided); ignored while a clock runs.
+        ``pending``: an input dated this early is still being decided (a bounce window, a tap or
+        a hold): the engine's clock for events does not pass it either.
+
+        ``hold``: once no clock runs (after the timers due by ``t``), keep the engine's clock for
+        events no later than this (nothing can fall due, so a late input keeps its own time).
         """
-        us, settle_us = _us(t), _us(settle)
+        us = _us(t)
         if us < self._now:
             return []
-        out = self._run_timers(us, inclusive=True, settle=settle_us)
-        target = us - settle_us
+        limit = us - _us(settle)
+        if pending is not None:
+            limit = min(limit, _us(pending))
+        out = self._run_timers(us, inclusive=True, settle=us - limit)
         if hold is not None and self.phase != RUNNING:
-            target = min(target, _us(hold))
-        self._now = max(self._now, target)
+            limit = min(limit, _us(hold))
+        self._now = max(self._now, limit)
         return out
 
     def catch_up(self, t: float) -> list[ev.Output]:
@@ -299,6 +307,7 @@ class Engine:
             countdown=self._countdown,
             extensions=self.extensions,
             last=self.last,
+            last_shown=self.last_shown,
             now=self._now / US,
             interrupted=self.interrupted,
             extension_limit=self.settings.shot.extension_limit if self.mode == "shot" else 0,
@@ -377,6 +386,8 @@ class Engine:
 
     def _decide(self, t: int, outcome: str, **fields) -> ev.Decision:
         self.last = ev.Decision(t / US, outcome, **fields)
+        if not self.last.quiet:
+            self.last_shown = self.last
         self._next_beep = None
         self.interrupted = False
         return self.last

@@ -150,6 +150,9 @@ class Round:
     faults: tuple[Fault, ...] = ()
     holds: tuple[Hold, ...] = ()  # buttons held now, and what their hold will do
     acks: list[Ack] = field(default_factory=list)
+    arrivals: list = field(default_factory=list)  # the edges and commands taken, as they arrived, in time order
+    held_at_start: list[tuple[float, str]] = field(default_factory=list)  # (t, button) found pressed at start
+    after: float | None = None  # the ``now`` of the round before (with ``now``, a replay feeds this round alike)
     acted_at: float = 0.0  # set by the shell: when the round was done on its clock
     sequence: list = field(default_factory=list)  # inputs and outputs in the order the engine took them
 
@@ -162,6 +165,11 @@ class Round:
         """An input just handed to the engine."""
         self.inputs.append(item)
         self.sequence.append(item)
+
+
+def round_us(seconds: float) -> int:
+    """Seconds as whole microseconds, as the engine keeps time."""
+    return round(seconds * 1_000_000)
 
 
 class Table:
@@ -187,6 +195,7 @@ class Table:
         self._phase_at_press: dict[str, str] = {}
         self._held_at_start: list[ButtonFault] = []
         self._last_t = start
+        self._last_now: float | None = None
 
     # -- the public interface ------------------------------------------------------
 
@@ -214,10 +223,13 @@ class Table:
 
     def feed(self, inputs: Iterable[Edge | Command], now: float) -> Round:
         """Take ``inputs`` (in any order) and let time pass to ``now``; return what happened."""
-        round = Round(now=now)
+        round = Round(now=now, after=self._last_now)
+        self._last_now = now
+        round.held_at_start = [(f.t, f.button) for f in self._held_at_start]
         self._take(self._held_at_start, round)
         self._held_at_start = []
-        for item in sorted(inputs, key=lambda i: i.t):
+        round.arrivals = sorted(inputs, key=lambda i: i.t)
+        for item in round.arrivals:
             t = min(max(item.t, self._last_t), now)
             self._last_t = t
             if isinstance(item, Edge):
@@ -226,19 +238,14 @@ class Table:
                 self._take(self.reader.advance(t), round)
                 self._command(item, t, round)
         self._take(self.reader.advance(now), round)
-        # A press seen inside a bounce window counts when the window closes, dated at its edge:
-        # the ruling waits for it as for an edge still in the driver.
-        settle = self.edge_grace
-        if (unsettled := self.reader.unsettled_press_since()) is not None:
-            settle = max(settle, now - unsettled)
-        # A tap is dated at its press edge: while one is undecided (tap or hold?) the engine's clock
-        # waits at that edge, so the ruling at 0 waits for it too (at most the hold time; beeps never wait).
-        if (undecided := self.reader.undecided_since()) is not None:
-            settle = max(settle, now - undecided)
+        # A press seen inside a bounce window (or waiting for its minimum press time) counts later,
+        # dated at its edge; a tap is known at the release but dated at its press edge. The engine's
+        # clock waits at the earliest such edge, so the ruling at 0 waits for it (beeps never wait).
+        pending = [t for t in (self.reader.unsettled_press_since(), self.reader.undecided_since()) if t is not None]
         # While no clock runs nothing can fall due, so the engine's clock for events stays at the last
         # input: an edge the driver hands over late (a loaded machine) keeps its own time.
-        hold = undecided if undecided is not None else self._last_t
-        round.add_outputs(self.engine.advance(now, settle, hold=hold))
+        round.add_outputs(self.engine.advance(now, self.edge_grace, pending=min(pending) if pending else None,
+                                              hold=self._last_t))
         round.state = self.engine.state
         round.faults = self.faults
         round.holds = self.holds()
@@ -271,7 +278,8 @@ class Table:
 
     def _at(self, t: float, round: Round) -> float:
         """Bring the engine to just before ``t`` (never back): the time an input is taken at."""
-        t = max(t, self.engine.now)
+        if round_us(t) < round_us(self.engine.now):  # the engine keeps whole microseconds: compare as it does
+            t = self.engine.now
         round.add_outputs(self.engine.catch_up(t))
         return t
 

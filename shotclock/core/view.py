@@ -151,9 +151,7 @@ def _view_at(state: Snapshot, now: float, display: Display, faults: Iterable[Fau
         tone = "calm" if progress > 0.5 else "warn"
         return View("running", tone, str(shown), _mode_title(state, display), consequence, info, progress,
                     fault_texts)
-    last = state.last
-    if last is not None and last.quiet:
-        last = None  # a street, a new hand or the dealer's stop ended it: the flow of the hand, nothing to show
+    last = state.last_shown  # a street, a new hand or the dealer's stop ending a clock shows nothing
     if last is not None and now - last.t < RULING_SECONDS:
         big, detail, tone = _ruling_words(last, lang)
         screen = "cancelled" if last.outcome == CANCELLED else "ruling"
@@ -186,8 +184,8 @@ def _next_change(state: Snapshot, now: float, display: Display) -> float | None:
             return None  # showing 0 until the engine rules
         steps = math.ceil(round(remaining * STEPS_PER_SECOND, 6))
         return state.deadline - (steps - 1) / STEPS_PER_SECOND
-    last = state.last
-    if state.phase == IDLE and last is not None and not last.quiet:
+    last = state.last_shown
+    if state.phase == IDLE and last is not None:
         for end in (last.t + RULING_SECONDS, last.t + display.last_ruling_seconds):
             if end > now:
                 return end

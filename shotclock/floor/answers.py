@@ -10,8 +10,9 @@ Questions (JSON objects):
 
 * ``{"what": "rulings", "limit": N}`` → ``{"ok": true, "rulings": [...]}``: the venue's latest rulings,
   newest first (``table``, ``boot``, ``seq``, ``clock``, ``utc``, ``outcome``, ``remaining``, ``at_zero``).
-* ``{"what": "clock", "table": ID, "clock": N}`` → ``{"ok": true, "records": [...]}``: every record of
-  that clock in the device's order (``seq``, ``utc``, ``record`` as in an ``event`` message).
+* ``{"what": "clock", "table": ID, "clock": N}`` → ``{"ok": true, "number": K, "records": [...]}``: every
+  record of that clock in the device's order (``seq``, ``utc``, ``record`` as in an ``event`` message), and
+  ``K``, the clock's number in ``shotclock log --collected DIR --table ID`` (``… show K``).
 
 Anything else gets ``{"ok": false, "reason": "…"}``.
 """
@@ -42,7 +43,8 @@ def answer(db: sqlite3.Connection, question) -> dict:
         records = clock_records(db, table, clock)
         if not records:
             return {"ok": False, "reason": f"no clock {clock} of table {table} in the archive"}
-        return {"ok": True, "table": table, "clock": clock, "records": records}
+        return {"ok": True, "table": table, "clock": clock, "number": clock_number(db, table, clock),
+                "records": records}
     return {"ok": False, "reason": f"unknown question {what!r} (rulings or clock)"}
 
 
@@ -65,3 +67,12 @@ def clock_records(db: sqlite3.Connection, table: str, clock: int) -> list[dict]:
             for seq, utc, t, kind, data in db.execute(
                 "SELECT seq, utc, t, type, data FROM events WHERE table_id = ? AND clock = ? ORDER BY seq LIMIT ?",
                 (table, clock, MAX_RECORDS))]
+
+
+def clock_number(db: sqlite3.Connection, table: str, clock: int) -> int:
+    """The clock's number as ``shotclock log --collected DIR --table ID`` counts them: 1, 2, 3... by the id
+    of their start record (shotclock.core.clocks.clocks_from; the id in the archive is the event's seq),
+    whereas ``clock`` is the device's own id, the ``seq`` of that start record."""
+    (number,) = db.execute("SELECT COUNT(*) FROM events WHERE table_id = ? AND type = 'start' AND clock = seq "
+                           "AND seq <= ?", (table, clock)).fetchone()
+    return number

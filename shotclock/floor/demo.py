@@ -62,11 +62,13 @@ def mosquitto_binary() -> str:
     return path
 
 
-def spawn(argv: list[str], log_path: Path) -> subprocess.Popen:
-    """Start ``argv`` with its output appended to ``log_path`` and no standard input."""
+def spawn(argv: list[str], log_path: Path, own_group: bool = False) -> subprocess.Popen:
+    """Start ``argv`` with its output appended to ``log_path`` and no standard input; ``own_group``: in a
+    process group of its own, so a Ctrl-C in the terminal reaches only us, and we stop it in order."""
     log = open(log_path, "ab")
     try:
-        return subprocess.Popen(argv, stdout=log, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL)
+        return subprocess.Popen(argv, stdout=log, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
+                                process_group=0 if own_group else None)
     finally:
         log.close()
 
@@ -101,7 +103,7 @@ class Floor:
         self.passwords: dict[str, str] = {}
 
     def _spawn(self, name: str, argv: list[str]) -> subprocess.Popen:
-        process = spawn(argv, self.folder / f"{name}.log")
+        process = spawn(argv, self.folder / f"{name}.log", own_group=True)
         self.processes.append((name, process))
         return process
 
@@ -143,7 +145,7 @@ class Floor:
     def restart_broker(self) -> None:
         """Start mosquitto (again, after a stop: same ports, same persistence) and wait until it listens."""
         self.processes = [(n, p) for n, p in self.processes if n != "mosquitto" or p.poll() is None]
-        broker = spawn(self.broker_argv, self.folder / "mosquitto.log")
+        broker = spawn(self.broker_argv, self.folder / "mosquitto.log", own_group=True)
         self.processes.insert(0, ("mosquitto", broker))
         wait_for_port(self.ws_port, broker, "mosquitto")
 
@@ -194,7 +196,10 @@ def cmd_floor_demo(args) -> int:
             from None
     floor = Floor(folder, args.venue, args.tables, keep_ports=True)
     stop = []
-    signal.signal(signal.SIGTERM, lambda *a: stop.append(1))
+    # Ctrl-C (and a closed terminal, or SIGTERM) is the ordinary way out: a request to stop, not an
+    # interruption, so it cannot land in the middle of starting or stopping a process.
+    for signum in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP):
+        signal.signal(signum, lambda *a: stop.append(1))
     try:
         floor.start()
         print(floor.addresses(), flush=True)
@@ -205,8 +210,7 @@ def cmd_floor_demo(args) -> int:
             if problem:
                 raise ShotclockError(problem)
             time.sleep(0.5)
-    except KeyboardInterrupt:
-        pass
     finally:
         floor.stop()
+    print(f"stopped: tables, collector and broker (logs and archive stay in {folder})", flush=True)
     return 0

@@ -18,7 +18,6 @@ import tempfile
 import threading
 import time
 from pathlib import Path
-from types import SimpleNamespace
 
 from shotclock.config import parse_config
 from shotclock.core.inputs import Edge
@@ -72,7 +71,7 @@ class SimulatedTable:
                           stuck_after=c["device.stuck_after"], edge_grace=c["device.edge_grace"])
             self.engine = table.engine
             self.loop = DeviceLoop(table)
-            self.recorder = attach_log_and_network(self, c, SimpleNamespace(no_log=False, state_dir=str(self.state_dir)))
+            self.recorder = attach_log_and_network(self, c, self.state_dir)
         except Exception as exc:
             self.error = exc
             self._ready.set()
@@ -81,10 +80,10 @@ class SimulatedTable:
         try:
             self.loop.run(lambda round: self._stop)
         finally:
+            if self.recorder:
+                self.recorder.close()  # the log writer finishes: its last records reach the link
             if self.link:
                 self.link.stop()
-            if self.recorder:
-                self.recorder.log.close()
 
     def press(self, button: str, t: float) -> None:
         """A pin edge: ``button`` pressed at ``t`` (posted as gpiozero's callback would)."""

@@ -63,6 +63,9 @@ class ReplayFile:
         from shotclock.config import config_from
 
         header = self.input.header
+        if header is not None and args.config:
+            print(f"shotclock: note: {one_line(self.name)}: --config {one_line(args.config)} replaces the settings "
+                  f"in the file's header (line {self.input.header_line})", file=sys.stderr)
         if header is None or args.config:
             return load_for(args)
         try:

@@ -12,6 +12,7 @@ from shotclock.adapters.pins import TablePins, make_pin_factory
 from shotclock.adapters.systemd import SystemdNotifier
 from shotclock.config import BUTTONS, Config
 from shotclock.core.engine import IDLE, RUNNING
+from shotclock.core.faults import NoSound
 from shotclock.core.table import Table
 from shotclock.errors import HardwareError, ShotclockError
 from shotclock.shell.loop import DeviceLoop
@@ -74,7 +75,7 @@ class Device:
                  type(self.pins.factory).__name__)
 
     def run(self, should_stop=lambda round: False) -> None:
-        """Run until ``should_stop(round)`` or SIGTERM/SIGINT; always releases the pins."""
+        """Run until ``should_stop(round)`` or SIGTERM/SIGINT; then close everything, in order."""
         stopping = []
 
         def on_signal(signum, frame):
@@ -87,12 +88,93 @@ class Device:
         try:
             self.loop.run(lambda round: bool(stopping) or should_stop(round))
         finally:
-            self.notifier.stopping()
-            if self.link is not None:
-                self.link.stop()  # says offline (clean) and lets the last events go
             for s, handler in previous.items():
                 signal.signal(s, handler)
-            self.pins.close()
+            self.close()
+
+    def close(self) -> None:
+        """Stop the listeners (the log records the time an open clock has left), close them in reverse
+        order, then the floor network's link and the pins. Safe to call twice."""
+        if getattr(self, "_closed", False):
+            return
+        self._closed = True
+        now, state = self.loop.clock(), self.table.state
+        self.notifier.stopping()
+        for listener in self.loop.listeners:
+            if hasattr(listener, "stop"):
+                _quietly(listener.stop, now, state)
+        for listener in reversed(self.loop.listeners):
+            if hasattr(listener, "close"):
+                _quietly(listener.close)  # the log writer finishes: its last records reach the network
+        if self.link is not None:
+            _quietly(self.link.stop)  # says offline (clean) and lets the last events go
+        _quietly(self.pins.close)
+
+
+def _quietly(func, *args) -> None:
+    """Closing is best effort: one part failing to close must not keep the others open."""
+    try:
+        func(*args)
+    except Exception:
+        log.exception("%s failed while closing", getattr(func, "__qualname__", func))
+
+
+def log_dir_for(args):
+    """The state directory the command's log goes in, or None with ``--no-log``."""
+    if getattr(args, "no_log", False):
+        return None
+    from shotclock.adapters.log import default_state_dir
+
+    return Path(args.state_dir) if getattr(args, "state_dir", None) else default_state_dir()
+
+
+def build_device(config: Config, pin_factory="auto", *, sound=(), screens=(), extra=(), sound_problem=None,
+                 log_dir=None, waker=None, clock=time.monotonic) -> Device:
+    """Assemble the device: the one place ``run``, script mode, the simulator and the terminal view
+    build it. Listeners run in this order: LEDs, sound, decision log, ``extra`` (the script report),
+    screens, systemd, the floor network -- so a ruling is sounded, then stored, then shown.
+
+    :param sound: sound listeners; ``sound_problem`` says why there are none (shown on screen; the
+        buzzer beeps instead).
+    :param screens: the screen listeners (window, Pi screen or terminal view).
+    :param log_dir: the state directory for the decision log, or None for none.
+    """
+    device = Device(config, pin_factory, [*sound, *extra, *screens], buzzer_beeps=not sound, waker=waker,
+                    clock=clock)
+    if sound_problem:
+        device.loop.set_fault(NoSound(sound_problem))
+    try:
+        attach_log_and_network(device, config, log_dir, position=1 + len(sound))
+    except Exception:
+        device.close()
+        raise
+    return device
+
+
+def attach_log_and_network(device, config, log_dir, position: int | None = None):
+    """The decision log in ``log_dir`` (None: none), then the floor network when ``[network] enabled``.
+
+    ``device`` needs ``loop``, ``engine``, ``boot`` and ``link`` (the fleet's simulated tables have
+    no pins). The recorder goes in the listeners at ``position`` (default: before the last, the
+    screen's side). Returns the recorder, or None.
+    """
+    from shotclock.shell.network import attach_network
+
+    recorder = None
+    if log_dir is not None:
+        from shotclock.shell.recorder import open_recorder
+
+        recorder = open_recorder(config, log_dir, device)
+        if recorder is not None:
+            listeners = device.loop.listeners
+            listeners.insert(len(listeners) if position is None else position, recorder)
+    try:
+        device.link = attach_network(device, config, recorder)
+    except ShotclockError:  # an unreadable credentials file: say so, and leave nothing open
+        if recorder is not None:
+            recorder.close()
+        raise
+    return recorder
 
 
 def cmd_run(args) -> int:
@@ -105,14 +187,13 @@ def cmd_run(args) -> int:
     if args.report and not args.script:
         raise ShotclockError("--report goes with --script")
     if args.report:
-        from shotclock.adapters.log import DB_NAME, default_state_dir
+        from shotclock.adapters.log import DB_NAME
         from shotclock.shell.files import refuse_overwrite
 
-        log_path = None if args.no_log else Path(args.state_dir or default_state_dir()) / DB_NAME
-        refuse_overwrite("--report", args.report, {"the decision log": log_path, "the script": args.script,
-                                                   "the configuration": args.config})
-    listeners = []
-    presenters = None
+        log_dir = log_dir_for(args)
+        refuse_overwrite("--report", args.report, {"the decision log": log_dir and log_dir / DB_NAME,
+                                                   "the script": args.script, "the configuration": args.config})
+    parts = {}
     if not args.headless:
         from shotclock.shell.presenters import build_presenters
 
@@ -121,56 +202,19 @@ def cmd_run(args) -> int:
                                           allow_nowhere=args.offscreen)
         except HardwareError as exc:
             raise HardwareError(f"{exc}; or run with --headless (no screen, no sound)") from None
-        listeners += presenters.listeners
+        parts = presenters.parts()
         if not args.offscreen and not args.script:
             from shotclock.adapters.backlight import set_brightness
 
             set_brightness(config["screen.brightness"])  # where the display has a backlight; logged
     if args.script:
-        return _run_script(args, config, listeners)
-    device = Device(config, args.pins, listeners, buzzer_beeps=presenters is None or not presenters.sound_ok)
-    if presenters:
-        presenters.attach(device)
-    attach_log_and_network(device, config, args)
+        return _run_script(args, config, parts)
+    device = build_device(config, args.pins, log_dir=log_dir_for(args), **parts)
     device.run()
     return 0
 
 
-def attach_log_and_network(device, config, args):
-    """The decision log (unless --no-log), then the floor network (when ``[network] enabled``)."""
-    from shotclock.shell.network import attach_network
-
-    recorder = attach_log(device, config, args)
-    try:
-        device.link = attach_network(device, config, recorder)
-    except ShotclockError:  # an unreadable credentials file: say so, and leave nothing open
-        if getattr(device, "pins", None):
-            device.pins.close()
-        if recorder:
-            recorder.log.close()
-        raise
-    return recorder
-
-
-def attach_log(device, config, args):
-    """Open the decision log (unless --no-log) and put its recorder before the screen in the listeners."""
-    if getattr(args, "no_log", False):
-        return None
-    from shotclock.adapters.log import default_state_dir
-    from shotclock.shell.recorder import open_recorder
-
-    recorder = open_recorder(config, args.state_dir or default_state_dir(), device)
-    if recorder:
-        # After the lights and the sound, before the screen: a ruling is stored before it is shown.
-        from shotclock.shell.presenters import ScreenPresenter
-
-        position = next((i for i, l in enumerate(device.loop.listeners) if isinstance(l, ScreenPresenter)),
-                        len(device.loop.listeners) - 1)
-        device.loop.listeners.insert(position, recorder)
-    return recorder
-
-
-def _run_script(args, config, listeners) -> int:
+def _run_script(args, config, parts) -> int:
     from shotclock.shell.script import ReportWriter, ScriptPlayer, edge_schedule, parse_script
 
     try:
@@ -182,12 +226,10 @@ def _run_script(args, config, listeners) -> int:
     except ShotclockError as exc:
         raise ShotclockError(f"{args.script}: {exc}") from None
     report = ReportWriter(args.report) if args.report else None  # an unwritable report fails before the device starts
-    device = Device(config, "mock", listeners)
-    attach_log_and_network(device, config, args)
+    device = build_device(config, "mock", log_dir=log_dir_for(args), extra=[report] if report else [], **parts)
     start = time.monotonic() + 0.05  # a moment for the player thread to start
     if report:
         report.start = start
-        device.loop.listeners.append(report)
     player = ScriptPlayer(edges, device.pins, start, device.loop.waker.wake)
     player.start()
 
@@ -195,9 +237,5 @@ def _run_script(args, config, listeners) -> int:
         return (player.done and not device.loop.has_pending_inputs and round.state.phase != RUNNING
                 and device.reader.next_wake() is None)
 
-    try:
-        device.run(finished)
-    finally:
-        if report:
-            report.close()
+    device.run(finished)
     return 0

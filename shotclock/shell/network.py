@@ -141,7 +141,7 @@ def attach_network(device, config, recorder=None, state_dir=None):
 
     settings = LinkSettings.from_config(config)
     if recorder is not None:
-        outbox = LogOutbox(recorder.log.path.parent, start_after=recorder.log.session - 1)
+        outbox = LogOutbox(recorder.state_dir, start_after=recorder.first_id - 1)
     else:
         outbox = MemoryOutbox(config["network.outbox_max"])
     link = MqttLink(settings, outbox, device.boot,

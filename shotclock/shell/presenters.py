@@ -6,7 +6,6 @@ import dataclasses
 import logging
 
 from shotclock.core.events import CHECK, HAND_DEAD
-from shotclock.core.faults import NoSound
 from shotclock.core.view import Display, next_change, view_at
 from shotclock.errors import HardwareError
 
@@ -26,6 +25,10 @@ class SoundPresenter:
                 self.player.beep(out.remaining)
             elif out.TYPE == "decision" and out.outcome in (HAND_DEAD, CHECK):
                 self.player.ruling()
+
+    def close(self) -> None:
+        """Release the audio device."""
+        self.player.close()
 
 
 class ScreenPresenter:
@@ -57,6 +60,10 @@ class ScreenPresenter:
         """When the view will next change by itself (a second, a ring step, a ruling fading)."""
         return None if self._state is None else next_change(self._state, now, self.display, self._holds)
 
+    def close(self) -> None:
+        """Close the display."""
+        self.screen.close()
+
 
 class Presenters:
     """The screen and sound listeners, and whether sound works."""
@@ -71,10 +78,11 @@ class Presenters:
         """True when the speaker plays (else the buzzer takes over)."""
         return self.sound_problem is None
 
-    def attach(self, device) -> None:
-        """Show a sound fault on the device's screen."""
-        if self.sound_problem:
-            device.loop.set_fault(NoSound(self.sound_problem))
+    def parts(self) -> dict:
+        """The keyword arguments :func:`~shotclock.shell.device.build_device` takes for these presenters."""
+        return {"sound": [l for l in self.listeners if isinstance(l, SoundPresenter)],
+                "screens": [l for l in self.listeners if not isinstance(l, SoundPresenter)],
+                "sound_problem": self.sound_problem}
 
 
 def make_sound(config) -> tuple[object | None, str | None]:

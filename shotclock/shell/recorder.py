@@ -1,4 +1,9 @@
-"""Writes every round into the decision log, and brings back a clock a power cut interrupted."""
+"""Turns every round into decision-log records, and brings back a clock a crash or power cut interrupted.
+
+The :class:`Recorder` runs on the loop's thread but does no I/O there: it builds the records
+and hands them to a sink -- the log writer process (:class:`~shotclock.adapters.logwriter.WriterProcess`)
+on the device, or :class:`DirectSink` where a test wants to read the log at once.
+"""
 
 from __future__ import annotations
 
@@ -6,139 +11,239 @@ import collections
 import logging
 import sqlite3
 from datetime import datetime, timedelta, timezone
+from pathlib import Path
 
 from shotclock import __version__
-from shotclock.adapters.log import DecisionLog, utc_iso
-from shotclock.core.clocks import clocks_from, remaining_at_last_record
+from shotclock.adapters.log import DecisionLog, lock_state_dir, utc_iso
+from shotclock.adapters.logwriter import StreamWriter, WriterProcess, import_pending
+from shotclock.core.clocks import clocks_from, last_known
+from shotclock.core.engine import PAUSED, RUNNING
 from shotclock.core.events import Decision, Started
-from shotclock.errors import LogError
 from shotclock.core.faults import LOG_UNAVAILABLE, LOG_WRITE_FAILED, LogFault
+from shotclock.core.inputs import Command, Edge
 from shotclock.core.table import Input
+from shotclock.errors import LogError
 
 log = logging.getLogger("shotclock.recorder")
-BACKLOG_LIMIT = 10_000
+CHECKPOINT_SECONDS = 5.0  # while a clock runs, at most this long between records (power-cut bound)
+
+
+def boot_id() -> str | None:
+    """This boot's id (Linux): the same across a crash and restart, new after a power cut or reboot."""
+    try:
+        return Path("/proc/sys/kernel/random/boot_id").read_text().strip() or None
+    except OSError:
+        return None
+
+
+class DirectSink:
+    """Writes records in the caller's thread (tests); on a failure keeps them and retries with the next ones."""
+
+    def __init__(self, decision_log: DecisionLog, on_status=lambda status: None):
+        self.stream = StreamWriter(decision_log)
+        self.on_status = on_status
+        self.backlog: list[dict] = []
+
+    @property
+    def log(self) -> DecisionLog:
+        """The log written to."""
+        return self.stream.log
+
+    def put(self, messages: list[dict]) -> None:
+        """Write ``messages`` (after any held back)."""
+        pending = self.backlog + messages
+        if not pending:
+            return
+        try:
+            self.stream.write(pending)
+        except sqlite3.Error as exc:
+            self.backlog = pending
+            self.on_status({"fault": LOG_WRITE_FAILED, "detail": str(exc)})
+            return
+        if self.backlog:
+            self.on_status({"fault": None})
+        self.backlog = []
+
+    def close(self, timeout: float = 0) -> bool:
+        """Close the log; True when nothing was left unwritten."""
+        self.stream.log.close()
+        return not self.backlog
 
 
 class Recorder:
-    """A loop listener that appends each round's inputs, outputs and button faults to the log.
+    """A loop listener that records each round: raw edges and commands, inputs, outputs, button faults,
+    and a checkpoint every few seconds while a clock runs.
 
-    :param log_: the open decision log.
+    :param sink: where the records go (``put(messages)``).
     :param config: the configuration in force (stored with the session).
-    :param on_fault: called with a message (or None when it works again) for the screen.
     :param utcnow: the wall clock (tests pass a fixed one).
+    :param checkpoint_every: seconds between records while a clock runs (a power cut then
+        restores at most this much more time than the player had).
     """
 
-    def __init__(self, log_: DecisionLog, config, on_fault=lambda message: None,
-                 utcnow=lambda: datetime.now(timezone.utc), boot: str | None = None):
-        self.log = log_
-        self.boot = boot
-        self.on_written = lambda rows: None  # the network's outbox is told of each commit
+    def __init__(self, sink, config, utcnow=lambda: datetime.now(timezone.utc),
+                 checkpoint_every: float = CHECKPOINT_SECONDS, boot: str | None = None):
+        self.sink = sink
+        self.boot = boot  # this run's id on the floor network
+        self.on_written = lambda rows: None  # the network's outbox is told of each commit (see open_recorder)
         self._notes: collections.deque[dict] = collections.deque()
+        self.state_dir: Path | None = None
+        self.first_id = 1  # the id this session's record gets (when the log could be read at start)
         self.config = config
-        self.on_fault = on_fault
         self.utcnow = utcnow
-        self.current_clock: int | None = None
+        self.checkpoint_every = checkpoint_every
+        self.current_clock: dict | None = None  # {"seq": n} or {"id": record id}
+        self._seq = 0
         self._last_input: Input | None = None
-        self._backlog: list[dict] = []
+        self._last_clock_t: float | None = None  # the newest record of the running clock
+        self._state = None
 
-    def start_session(self, t: float) -> int:
-        """Record the session: table, mode, the whole configuration and the version."""
+    def _next_seq(self) -> int:
+        self._seq += 1
+        return self._seq
+
+    def start_session(self, t: float) -> None:
+        """Record the session: table, mode, the whole configuration, the version and the boot id."""
         data = {"table": self.config["table"], "mode": self.config["mode"], "version": __version__,
-                "config": self.config.values}
+                "config": self.config.values, "boot_id": boot_id()}
         if self.boot:
             data["boot"] = self.boot
-        return self.log.new_session(t, utc_iso(self.utcnow()), data)
+        self.sink.put([{"seq": self._next_seq(), "clock": None, "type": "session", "t": t,
+                        "utc": utc_iso(self.utcnow()), "data": data}])
 
     def note(self, record: dict) -> None:
         """Log a record (``t``, ``type``, ``data``) from another thread with the next round (thread-safe)."""
         self._notes.append(record)
 
-    def recover(self, engine, t: float):
+    def recover(self, decision_log: DecisionLog, engine, t: float):
         """If the log's newest clock has no decision, restore it paused and record it as interrupted.
 
-        Returns the interrupted :class:`~shotclock.core.clocks.Clock`, or None.
+        After a graceful stop the time left is exact; after a crash in the same boot it is exact
+        too (the monotonic clock went on); after a power cut it is the time left at the last
+        record, at most ``checkpoint_every`` more than the truth. The floor decides every restored
+        clock. Returns the interrupted :class:`~shotclock.core.clocks.Clock`, or None.
         """
-        row = self.log.db.execute("SELECT MAX(clock) FROM records").fetchone()
+        row = decision_log.db.execute("SELECT MAX(clock) FROM records").fetchone()
         if row[0] is None:
             return None
-        clocks = clocks_from(self.log.rows("WHERE clock = ?", (row[0],)),
-                             {sid: s["mode"] for sid, s in self.log.sessions().items()})
+        sessions = decision_log.sessions()
+        clocks = clocks_from(decision_log.rows("WHERE clock = ?", (row[0],)),
+                             {sid: s.get("mode") for sid, s in sessions.items()})
         if not clocks or not clocks[0].open:
             return None
         clock = clocks[0]
-        remaining = remaining_at_last_record(clock)
-        data = {"remaining": remaining, "facing_bet": bool(clock.facing_bet), "street": clock.street,
-                "restored": clock.mode == engine.mode}
+        known = last_known(clock)
+        same_boot = known.running and boot_id() is not None and sessions.get(known.session, {}).get("boot_id") == boot_id()
+        remaining = known.remaining - (t - known.t) if same_boot else known.remaining
+        how = ("exact: same boot" if same_boot else "exact: stopped" if not known.running
+               else f"at its last record, at most {self.checkpoint_every:g} s more than the truth")
+        data = {"remaining": max(0.0, remaining), "facing_bet": bool(clock.facing_bet), "street": clock.street,
+                "restored": clock.mode == engine.mode, "how": how}
         if clock.mode == engine.mode:
             length = clock.seconds + sum(r["seconds"] * (1 if r["type"] == "extended" else -1)
                                          for r in clock.records if r["type"] in ("extended", "undo"))
-            engine.restore_paused(t, remaining, bool(clock.facing_bet), clock.street, clock.extensions, length)
-            self.current_clock = clock.id
-            log.warning("clock %d was interrupted (power cut?) with %.1f s left: shown paused; "
-                        "the floor resumes or cancels it", clock.id, remaining)
+            engine.restore_paused(t, max(0.0, remaining), bool(clock.facing_bet), clock.street, clock.extensions,
+                                  length)
+            self.current_clock = {"id": clock.id}
+            log.warning("clock %d was interrupted with %.3f s left (%s): shown paused; "
+                        "the floor resumes or cancels it", clock.id, max(0.0, remaining), how)
         else:
             log.warning("clock %d was interrupted but the mode changed to %s: not restored", clock.id, engine.mode)
-        self.log.append([{"session": self.log.session, "clock": clock.id, "type": "interrupted", "t": t,
-                          "utc": utc_iso(self.utcnow()), "data": data}])
+        self.sink.put([{"seq": self._next_seq(), "clock": {"id": clock.id}, "type": "interrupted", "t": t,
+                        "utc": utc_iso(self.utcnow()), "data": data}])
         return clock
 
     def update(self, round) -> None:
-        """Append this round's records; on a write failure keep them and retry next round."""
-        records = self._records(round)
-        while self._notes:
-            note = self._notes.popleft()
-            records.append({"session": self.log.session, "clock": None, "type": note["type"], "t": note["t"],
-                            "utc": utc_iso(self.utcnow()), "data": note["data"]})
-        if not records and not self._backlog:
-            return
-        pending = self._backlog + records
-        try:
-            self.log.append(pending)
-        except sqlite3.Error as exc:
-            self._backlog = pending[-BACKLOG_LIMIT:]
-            log.error("cannot write the decision log (%s); %d records kept to retry", exc, len(self._backlog))
-            self.on_fault(str(exc))
-            return
-        self.on_written([dict(row, boot=self.boot) for row in self.log.last_written])
-        if self._backlog:
-            log.info("decision log writable again: %d held records written", len(self._backlog))
-            self.on_fault(None)
-        self._backlog = []
+        """Hand this round's records to the sink."""
+        self._state = round.state
+        messages = self._messages(round)
+        if messages:
+            self.sink.put(messages)
+        elif hasattr(self.sink, "flush"):
+            self.sink.flush()  # what the pipe could not take last time
 
-    def _records(self, round) -> list[dict]:
+    def next_wake(self, now: float) -> float | None:
+        """When the next checkpoint of the running clock is due."""
+        if self._state is None or self._state.phase != RUNNING or self._last_clock_t is None:
+            return None
+        return self._last_clock_t + self.checkpoint_every
+
+    def stop(self, t: float, state) -> None:
+        """A graceful stop: record the exact time the open clock has left (the next start restores it)."""
+        if self.current_clock is None or state.phase not in (RUNNING, PAUSED):
+            return
+        remaining = state.remaining(t)
+        self.sink.put([{"seq": self._next_seq(), "clock": self.current_clock, "type": "shutdown", "t": t,
+                        "utc": utc_iso(self.utcnow()),
+                        "data": {"remaining": remaining, "running": state.phase == RUNNING}}])
+        log.info("stopping with a clock open: %.3f s left, recorded", remaining)
+
+    def close(self) -> None:
+        """Hand the last records to the writer and wait for it a moment; then release the state directory."""
+        import os
+
+        if getattr(self, "_closed", False):
+            return
+        self._closed = True
+        if not self.sink.close():
+            log.warning("the decision log writer had not finished at exit (see its messages above)")
+        if getattr(self, "lock_fd", None) is not None:
+            os.close(self.lock_fd)
+            self.lock_fd = None
+
+    def _messages(self, round) -> list[dict]:
         now_utc = self.utcnow()
         # The wall-clock time of monotonic time t, taken once per round (NTP may step the wall clock).
         utc_at = lambda t: utc_iso(now_utc - timedelta(seconds=round.acted_at - t))
-        session = self.log.session
-        next_id = self.log.next_id() + len(self._backlog)
         out: list[dict] = []
+
+        def add(clock, kind, t, data):
+            out.append({"seq": self._next_seq(), "clock": clock, "type": kind, "t": t, "utc": utc_at(t),
+                        "data": data})
+            return out[-1]["seq"]
+
+        for t, button in round.held_at_start:
+            add(None, "edge", t, {"button": button, "pressed": True, "at_start": True})
+        for item in round.arrivals:
+            where = {"round": round.now, "after": round.after}
+            if isinstance(item, Edge):
+                add(None, "edge", item.t, {"button": item.button, "pressed": item.pressed, **where})
+            elif isinstance(item, Command):
+                add(None, "command", item.t, {"name": item.name, "id": item.id, "sender": item.sender,
+                                              "facing_bet": item.facing_bet, **where})
         sequence = round.sequence
         for index, item in enumerate(sequence):
-            record_id = next_id + len(out)
             if isinstance(item, Input):
                 data = item.record()
                 data.update(facing_bet=item.facing_bet, street=item.street)
-                clock = self._clock_of_input(sequence, index, record_id)
+                clock = self._clock_of_input(sequence, index)
                 self._last_input = item
             else:
                 data = item.record()
                 if isinstance(item, Started):
-                    self.current_clock = record_id
+                    self.current_clock = {"seq": self._seq + 1}  # this record's own
                     if self._last_input is not None:
                         data["facing_bet"] = self._last_input.facing_bet
                 clock = self.current_clock
                 if isinstance(item, Decision):
                     self.current_clock = None
             t = data.pop("t")
-            out.append({"session": session, "clock": clock, "type": data.pop("type"), "t": t, "utc": utc_at(t),
-                        "data": data})
+            add(clock, data.pop("type"), t, data)
+            if clock is not None:
+                self._last_clock_t = t
         for fault in round.button_faults:
-            out.append({"session": session, "clock": None, "type": "fault", "t": fault.t,
-                        "utc": utc_at(fault.t),
-                        "data": {"fault": fault.kind, "button": fault.button}})
+            add(None, "fault", fault.t, {"fault": fault.kind, "button": fault.button})
+        while self._notes:
+            note = self._notes.popleft()
+            add(None, note["type"], note["t"], note["data"])
+        state = round.state
+        if (state is not None and state.phase == RUNNING and self.current_clock is not None
+                and self._last_clock_t is not None and round.now - self._last_clock_t >= self.checkpoint_every):
+            add(self.current_clock, "checkpoint", round.now, {"remaining": state.remaining(round.now)})
+            self._last_clock_t = round.now
         return out
 
-    def _clock_of_input(self, sequence, index, record_id) -> int | None:
+    def _clock_of_input(self, sequence, index) -> dict | None:
         """An input belongs to the clock it ends, else the clock it starts, else the current one."""
         for offset, item in enumerate(sequence[index + 1:], start=1):
             if isinstance(item, Input):
@@ -146,40 +251,64 @@ class Recorder:
             if isinstance(item, Decision):
                 return self.current_clock
             if isinstance(item, Started):
-                return record_id + offset
+                return {"seq": self._seq + 1 + offset}
         return self.current_clock
 
 
 def open_recorder(config, state_dir, device, utcnow=lambda: datetime.now(timezone.utc)) -> Recorder | None:
-    """Open the log in ``state_dir``, archive old records, start a session and recover an interrupted clock.
+    """Lock ``state_dir``, import records a failed writer kept, archive old records, recover an
+    interrupted clock, start the writer process and the session.
 
-    When the log cannot be opened the device runs on without it and says so on screen.
+    A second device on the same state directory is refused (:class:`~shotclock.errors.LogError`).
+    When the log cannot be opened the device runs on, shows it on screen, and the writer keeps
+    trying to open it.
     """
     try:
-        decision_log = DecisionLog(state_dir)
-    except LogError as exc:
-        log.error("%s; running without a decision log", exc)
+        lock_fd = lock_state_dir(state_dir)
+    except OSError as exc:  # the directory cannot even be made (a full disk, a file in the way)
+        log.error("cannot use the state directory %s (%s); the device runs on and keeps trying", state_dir, exc)
         device.loop.set_fault(LogFault(LOG_UNAVAILABLE, str(exc)))
-        return None
+        lock_fd = None  # the writer takes the lock itself once it can
+    now = device.loop.clock()
+    recorder_log = None
     try:
-        decision_log.archive(config["log.keep_days"])
-    except (sqlite3.Error, OSError) as exc:
-        log.warning("cannot archive old records: %s", exc)
+        if lock_fd is None:
+            raise LogError(f"no state directory {state_dir}")
+        recorder_log = DecisionLog(state_dir)
+        import_pending(recorder_log)
+        try:
+            recorder_log.archive(config["log.keep_days"])
+        except (sqlite3.Error, OSError) as exc:
+            log.warning("cannot archive old records: %s", exc)
+    except (LogError, sqlite3.Error, OSError) as exc:
+        log.error("%s; the device runs on and keeps trying to open the log", exc)
+        device.loop.set_fault(LogFault(LOG_UNAVAILABLE, str(exc)))
+        recorder_log = None
 
-    def on_fault(message):
-        if message is None:
+    recorder = None
+
+    def on_status(status):
+        if "written" in status:  # the rows as stored (only asked for when the floor network sends them)
+            recorder.on_written([dict(row, boot=recorder.boot) for row in status["written"]])
+            return
+        fault = status.get("fault")
+        if fault is None:
             device.loop.clear_fault(LogFault)
         else:
-            device.loop.set_fault(LogFault(LOG_WRITE_FAILED, message))
+            device.loop.set_fault(LogFault(fault, status.get("detail", "")))
 
-    recorder = Recorder(decision_log, config, on_fault, utcnow, boot=getattr(device, "boot", None))
-    now = device.loop.clock()
-    try:
-        recorder.start_session(now)
-        recorder.recover(device.engine, now)
-    except sqlite3.Error as exc:
-        log.error("cannot write the decision log %s: %s; running without it", decision_log.path, exc)
-        on_fault(str(exc))
-        return None
-    log.info("decision log: %s", decision_log.path)
+    writer = WriterProcess(state_dir, on_status, lock_fd=lock_fd, report_rows=config["network.enabled"])
+    recorder = Recorder(writer, config, utcnow, boot=getattr(device, "boot", None))
+    recorder.lock_fd = lock_fd
+    recorder.state_dir = Path(state_dir)
+    recorder.first_id = recorder_log.next_id() if recorder_log is not None else 1
+    recorder.start_session(now)
+    if recorder_log is not None:
+        try:
+            recorder.recover(recorder_log, device.engine, now)
+        except (LogError, sqlite3.Error) as exc:
+            log.error("cannot read the last clock from the decision log (%s); nothing restored", exc)
+        finally:
+            recorder_log.close()
+    log.info("decision log: %s", Path(state_dir) / "shotclock.db")
     return recorder

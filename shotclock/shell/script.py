@@ -55,22 +55,28 @@ def _number(x) -> bool:
     return isinstance(x, int) and not isinstance(x, bool) or isinstance(x, float) and math.isfinite(x)
 
 
-def edge_schedule(presses: list[dict]) -> list[tuple[float, str, bool]]:
-    """Every pin edge of the script, in time order: ``(t, button, pressed)``."""
+def edge_schedule(presses: list[dict]) -> list[tuple[float, str, bool, bool, int]]:
+    """Every pin edge of the script, in time order: ``(t, button, pressed, flip, press)``; ``flip``
+    marks a bounce away from the level the contact settles at, ``press`` numbers the press."""
     edges = []
-    for p in presses:
+    for n, p in enumerate(presses):
         for start, pressed in ((p["t"], True), (p["t"] + p["hold"], False)):
-            edges.append((start, p["button"], pressed))
+            edges.append((start, p["button"], pressed, False, n))
             step = BOUNCE_SPAN / (2 * p["bounce"] + 1) if p["bounce"] else 0
             for k in range(p["bounce"]):
-                edges.append((start + (2 * k + 1) * step, p["button"], not pressed))
-                edges.append((start + (2 * k + 2) * step, p["button"], pressed))
+                edges.append((start + (2 * k + 1) * step, p["button"], not pressed, True, n))
+                edges.append((start + (2 * k + 2) * step, p["button"], pressed, False, n))
     edges.sort(key=lambda e: e[0])
     return edges
 
 
 class ScriptPlayer(threading.Thread):
-    """Drives the mock pins through the script's edges at their times after ``start``."""
+    """Drives the mock pins through the script's edges at their times after ``start``.
+
+    A sleeping thread wakes late on a loaded machine. A press it makes late keeps its length
+    (its release moves with it), and a bounce it would make more than ``BOUNCE_SPAN`` late is
+    left out: that late it would be a new press, not contact bounce.
+    """
 
     def __init__(self, edges, pins, start: float, on_done):
         super().__init__(name="script-player", daemon=True)
@@ -81,24 +87,19 @@ class ScriptPlayer(threading.Thread):
         self.done = False
 
     def run(self):
-        # A press starts at its scripted time; its bounces and release follow the moment it really
-        # started, so a thread woken late on a loaded machine never shortens the contact it scripted.
-        began: dict[str, tuple[float, float]] = {}  # button -> (scripted, actual) start of its press
-        last: dict[str, float] = {}
-        for t, button, pressed in self.edges:
-            if pressed and (button not in last or t - last[button] > BOUNCE_SPAN):
-                target = self.start_time + t  # a new press
-            else:
-                scripted, actual = began.get(button, (t, self.start_time + t))
-                target = actual + (t - scripted)
-            delay = target - time.monotonic()
+        self.skipped = 0
+        late: dict[int, float] = {}  # by press: how late its press edge was made
+        for t, button, pressed, flip, press in self.edges:
+            delay = self.start_time + t + late.get(press, 0.0) - time.monotonic()
             if delay > 0:
                 time.sleep(delay)
+            elif flip and -delay > BOUNCE_SPAN:
+                self.skipped += 1
+                continue
+            if press not in late:
+                late[press] = max(0.0, -delay)
             pin = self.pins.pin(button)
             pin.drive_low() if pressed else pin.drive_high()  # buttons pull low when pressed
-            if pressed and (button not in last or t - last[button] > BOUNCE_SPAN):
-                began[button] = (t, time.monotonic())
-            last[button] = t
         self.done = True
         self.on_done()
 

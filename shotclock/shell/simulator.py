@@ -16,9 +16,8 @@ import threading
 import time
 
 from shotclock.config import BUTTONS
-from shotclock.core.faults import NoSound
 from shotclock.errors import HardwareError
-from shotclock.shell.device import Device, attach_log_and_network
+from shotclock.shell.device import build_device, log_dir_for
 
 log = logging.getLogger("shotclock.simulator")
 
@@ -72,7 +71,7 @@ class Simulator:
 
     PANEL_RATIO = 0.30
 
-    def __init__(self, config, clock=time.monotonic, size=None):
+    def __init__(self, config, clock=time.monotonic, size=None, log_dir=None):
         import pygame
 
         from shotclock.shell.presenters import build_presenters
@@ -88,9 +87,8 @@ class Simulator:
                                            caption=f"shotclock simulator · {config['table']}")
         self.screen = self.presenters.screen
         self.waker = PygameWaker(self.handle_event)
-        self.device = Device(config, "mock", self.presenters.listeners, buzzer_beeps=not self.presenters.sound_ok,
-                             waker=self.waker, clock=clock)
-        self.presenters.attach(self.device)
+        self.device = build_device(config, "mock", log_dir=log_dir, waker=self.waker, clock=clock,
+                                   **self.presenters.parts())
         self.down: set[str] = set()
         self._mouse_button: str | None = None
         self.quit = False
@@ -186,7 +184,7 @@ class TerminalSimulator:
 
     TAP, HOLD = 0.1, 2.5
 
-    def __init__(self, config, out=sys.stdout, inp=sys.stdin):
+    def __init__(self, config, out=sys.stdout, inp=sys.stdin, log_dir=None):
         from shotclock.shell.presenters import SoundPresenter, make_sound
         from shotclock.shell.screenshot import display_for
 
@@ -195,10 +193,8 @@ class TerminalSimulator:
         self.inp = inp
         self.presenter = TerminalPresenter(out, display_for(config))
         player, problem = make_sound(config)  # the same speaker as the window, where there is one
-        listeners = ([SoundPresenter(player)] if player else []) + [self.presenter]
-        self.device = Device(config, "mock", listeners, buzzer_beeps=False)
-        if problem:
-            self.device.loop.set_fault(NoSound(problem))
+        self.device = build_device(config, "mock", sound=[SoundPresenter(player)] if player else [],
+                                   screens=[self.presenter], sound_problem=problem, log_dir=log_dir)
         self.quit = False
 
     def key(self, char: str) -> None:
@@ -299,17 +295,16 @@ def cmd_simulate(args) -> int:
     from shotclock.shell.cli import load_for
 
     config = load_for(args)
+    log_dir = log_dir_for(args)
     if not args.terminal:
         try:
-            simulator = Simulator(config)
+            simulator = Simulator(config, log_dir=log_dir)
         except HardwareError as exc:
             log.warning("no window (%s): using the terminal view", exc)
         else:
-            attach_log_and_network(simulator.device, config, args)
             log.info("simulator window open: keys F A B E S (hold F or S for 2 s), Esc quits")
             simulator.run()
             return 0
-    terminal = TerminalSimulator(config)
-    attach_log_and_network(terminal.device, config, args)
+    terminal = TerminalSimulator(config, log_dir=log_dir)
     terminal.run()
     return 0

@@ -44,17 +44,22 @@
     try { return JSON.parse(sessionStorage.getItem("shotclock.login")); } catch (e) { return null; }
   }
 
+  /** The login form, or the floor's page; the header's commands and log out only once logged in. */
+  function showLoggedIn(loggedIn) {
+    $("main").hidden = !loggedIn;
+    $("login").hidden = loggedIn;
+    ["pause-all", "resume-all", "logout"].forEach(function (id) { $(id).hidden = !loggedIn; });
+  }
+
   function showLogin(message) {
-    $("main").hidden = true;
-    $("login").hidden = false;
+    showLoggedIn(false);
     $("login-error").textContent = message || "";
     $("login").password.focus();
   }
 
   function start(login) {
     if (link) link.end();
-    $("login").hidden = true;
-    $("main").hidden = false;
+    showLoggedIn(true);
     cards = {};
     asked = {};
     $("tables").textContent = "";
@@ -126,7 +131,10 @@
       return;
     }
     if (cmd) link.command(table, cmd);
-    else if (button.classList.contains("feature")) link.setFeature(table.venue, table.id);
+    else if (button.classList.contains("feature")) {
+      // ☆ puts the table on the stream; ★ again takes it off (the overlay hides).
+      link.setFeature(table.venue, link.feature[table.venue] === table.id ? null : table.id);
+    }
   });
 
   // --- drawing -----------------------------------------------------------------------------------------
@@ -266,21 +274,19 @@
         body.textContent = t("timeline.none", {reason: answer.reason || ""});
         return;
       }
-      var records = answer.records || [];
-      var t0 = records.length ? records[0].record.t : 0;
       var tableEl = document.createElement("table");
-      records.forEach(function (r) {
+      S.timelineRows(answer.records || []).forEach(function (row) {
         var tr = tableEl.insertRow();
-        var rec = r.record, rest = [];
-        for (var k in rec) if (k !== "t" && k !== "type") rest.push(k + " " + JSON.stringify(rec[k]));
-        [(r.utc || "").slice(11, 23), "+" + (rec.t - t0).toFixed(3) + " s", rec.type, rest.join(", ")]
-          .forEach(function (text) { tr.insertCell().textContent = text; });
+        row.forEach(function (text) { tr.insertCell().textContent = text; });
       });
       body.appendChild(tableEl);
-      var note = document.createElement("p");
-      note.className = "dim";
-      note.textContent = t("timeline.cli", {table: f.table, clock: f.clock});
-      body.appendChild(note);
+      if (answer.number) {
+        // The number the archive's log command gives this clock (not the device's id, f.clock).
+        var note = document.createElement("p");
+        note.className = "dim";
+        note.textContent = t("timeline.cli", {table: f.table, number: answer.number});
+        body.appendChild(note);
+      }
     });
   }
 

@@ -72,7 +72,7 @@
     var p = phase(table, now);
     var shot = table.state && table.state.mode === "shot";
     if (p === "offline") return [];
-    if (p === "idle") return shot ? [] : ["call"];
+    if (p === "idle") return shot ? ["start"] : ["call"];
     var stop = shot ? "stop" : "cancel";
     if (p === "paused" || p === "interrupted") return ["resume", stop];
     return shot ? ["pause", "extend", stop] : ["pause", stop];

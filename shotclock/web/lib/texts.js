@@ -17,6 +17,12 @@
       "conn.connecting": "verbinden…",
       "conn.offline": "geen verbinding",
       "conn.refused": "geweigerd: gebruiker of wachtwoord klopt niet",
+      "overlay.refused": "Overlay geweigerd: gebruiker of wachtwoord klopt niet (password=… in het adres)",
+      "overlay.unreachable": "Overlay: geen verbinding met {url}",
+      "overlay.table": "Overlay: geen tafel '{table}' op het netwerk (tafels: {known})",
+      "overlay.param": "Overlay: {name}={value} klopt niet (verwacht: {expected}); nu: {used}",
+      "overlay.unknown": "Overlay: onbekende parameter '{name}' (bekend: {known})",
+      "overlay.no_feature": "Overlay: nog geen feature-tafel: kies er een op het dashboard (☆) of zet &table=ID in het adres",
       "phase.idle": "klaar",
       "phase.running": "loopt",
       "phase.countdown": "aftellen",
@@ -43,7 +49,7 @@
       "feed.timeline": "tijdlijn",
       "timeline.loading": "Uit het archief halen…",
       "timeline.none": "Het archief gaf geen tijdlijn ({reason}). Draait 'shotclock floor collect'?",
-      "timeline.cli": "Ook: shotclock log --collected ARCHIEF --table {table} show {clock}",
+      "timeline.cli": "Ook: shotclock log --collected ARCHIEF --table {table} show {number}",
       "feature": "Op de stream",
       "feature.set": "Naar de stream",
       "tables.none": "Nog geen tafels: wachten op hun status…",
@@ -63,6 +69,12 @@
       "conn.connecting": "connecting…",
       "conn.offline": "no connection",
       "conn.refused": "refused: wrong user or password",
+      "overlay.refused": "Overlay refused: wrong user or password (password=… in the address)",
+      "overlay.unreachable": "Overlay: cannot reach {url}",
+      "overlay.table": "Overlay: no table '{table}' on the network (tables: {known})",
+      "overlay.param": "Overlay: {name}={value} is not valid (expected: {expected}); using {used}",
+      "overlay.unknown": "Overlay: unknown parameter '{name}' (known: {known})",
+      "overlay.no_feature": "Overlay: no feature table yet: pick one on the dashboard (☆) or add &table=ID to the address",
       "phase.idle": "ready",
       "phase.running": "running",
       "phase.countdown": "countdown",
@@ -89,7 +101,7 @@
       "feed.timeline": "timeline",
       "timeline.loading": "Fetching from the archive…",
       "timeline.none": "The archive gave no timeline ({reason}). Is 'shotclock floor collect' running?",
-      "timeline.cli": "Also: shotclock log --collected ARCHIVE --table {table} show {clock}",
+      "timeline.cli": "Also: shotclock log --collected ARCHIVE --table {table} show {number}",
       "feature": "On stream",
       "feature.set": "To stream",
       "tables.none": "No tables yet: waiting for their status…",
@@ -160,7 +172,32 @@
     });
   }
 
+  /** A time since the clock started, to the millisecond: "+12.300 s", "0.000 s" (never "-0.000"), and
+   *  "−0.002 s" for the input that started the clock, timestamped at its pin edge just before. */
+  function offsetText(seconds) {
+    var ms = Math.round(seconds * 1000);
+    if (ms === 0) return "0.000 s";
+    return (ms > 0 ? "+" : "\u2212") + (Math.abs(ms) / 1000).toFixed(3) + " s";
+  }
+
+  /** An archived clock's records as the timeline's rows: [utc time, offset from the start, type, fields]
+   *  (fields with no value, such as a clock mode's street null, are left out). */
+  function timelineRows(records) {
+    var start = records.filter(function (r) { return r.record.type === "start"; })[0] || records[0];
+    var t0 = start ? start.record.t : 0;
+    return records.map(function (r) {
+      var rec = r.record, rest = [];
+      for (var k in rec) {
+        if (k !== "t" && k !== "type" && rec[k] !== null && rec[k] !== undefined) {
+          rest.push(k + " " + JSON.stringify(rec[k]));
+        }
+      }
+      return [(r.utc || "").slice(11, 23), offsetText(rec.t - t0), rec.type, rest.join(", ")];
+    });
+  }
+
   S.LANGUAGES = ["nl", "en"];
+  S.timelineRows = timelineRows;
   S.faultTexts = faultTexts;
   S.consequenceText = consequenceText;
   S.t = t;

@@ -9,6 +9,9 @@
  *   language         nl (default) | en
  *   broker           ws://host:port/ (default: this page's own origin, where Mosquitto serves it)
  * It hides itself when no clock runs, and shows a ruling for 10 s, as the table's screen does.
+ * What would leave it blank for a reason someone setting it up must know (a refused password, a broker it
+ * cannot reach, a table the network does not have) it says in a box at the top left while it lasts; a bad
+ * parameter or no feature table yet only for the first 15 s (then it is on air). The console says it too.
  */
 (function () {
   "use strict";
@@ -18,6 +21,9 @@
   var POSITIONS = ["top-left", "top-center", "top-right", "bottom-left", "bottom-center", "bottom-right"];
   var position = POSITIONS.indexOf(params.get("position")) >= 0 ? params.get("position") : "bottom-right";
   var scale = Math.min(3, Math.max(0.5, parseFloat(params.get("scale")) || 1));
+  var KNOWN = ["user", "password", "table", "venue", "position", "scale", "language", "lang", "broker"];
+  var SETUP_MS = 15000;     // how long a bad parameter or a missing feature table is said
+  var loadedAt = performance.now(), onlineAt = null, warned = {};
   var fixedTable = params.get("table");
   var graphic = document.getElementById("graphic");
   var shown = {};
@@ -38,8 +44,64 @@
 
   var link = new S.Link({
     url: S.brokerUrl(params), username: params.get("user") || "overlay", password: params.get("password") || "",
-    venue: params.get("venue"), clientPrefix: "overlay", readOnly: true
+    venue: params.get("venue"), clientPrefix: "overlay", readOnly: true,
+    onConnection: function (state) { if (state === "online" && onlineAt === null) onlineAt = performance.now(); }
   }).connect();
+
+  /** The URL's mistakes, each as a line (the page goes on with the default it names). */
+  function parameterProblems() {
+    var problems = [];
+    function bad(name, expected, used) {
+      problems.push(t("overlay.param", {name: name, value: params.get(name), expected: expected, used: used}));
+    }
+    var s = params.get("scale");
+    if (s !== null && !(Number(s) >= 0.5 && Number(s) <= 3)) bad("scale", "0.5 – 3", String(scale));
+    if (params.get("position") !== null && position !== params.get("position")) {
+      bad("position", POSITIONS.join(", "), position);
+    }
+    ["language", "lang"].forEach(function (name) {
+      if (params.get(name) !== null && ["nl", "en"].indexOf(params.get(name)) < 0) bad(name, "nl, en", lang);
+    });
+    params.forEach(function (value, name) {
+      if (KNOWN.indexOf(name) < 0) problems.push(t("overlay.unknown", {name: name, known: KNOWN.join(", ")}));
+    });
+    return problems;
+  }
+  var PROBLEMS = parameterProblems();
+
+  function naturally(a, b) { return a.localeCompare(b, undefined, {numeric: true}); }
+
+  /** What keeps the graphic from showing that the person setting up the source must hear about. */
+  function notices(now) {
+    if (link.connection === "refused") return [t("overlay.refused")];
+    if (onlineAt === null) {
+      return now - loadedAt > 5000 ? [t("overlay.unreachable", {url: S.brokerUrl(params)})] : [];
+    }
+    var lines = [];
+    var settled = link.connection === "online" && now - onlineAt > 2000;  // the retained messages are in
+    var ids = link.list().map(function (tb) { return tb.id; });
+    if (settled && fixedTable && ids.indexOf(fixedTable) < 0) {
+      lines.push(t("overlay.table", {table: fixedTable, known: ids.sort(naturally).join(", ") || "–"}));
+    }
+    if (now - loadedAt < SETUP_MS) {
+      lines = lines.concat(PROBLEMS);
+      if (settled && !fixedTable && !Object.keys(link.feature).length) lines.push(t("overlay.no_feature"));
+    }
+    return lines;
+  }
+
+  function drawNotice(now) {
+    var lines = notices(now);
+    var text = lines.join("\n");
+    lines.forEach(function (line) {
+      if (!warned[line]) { warned[line] = true; console.warn("shotclock " + line); }
+    });
+    if (shown.notice === text) return;
+    shown.notice = text;
+    var box = document.getElementById("notice");
+    box.textContent = text;
+    box.hidden = !text;
+  }
   window.shotclockLink = link;
 
   /** The table this overlay follows: the URL's, else the venue's feature table. */
@@ -74,7 +136,8 @@
     var clockOn = phase === "running" || phase === "countdown" || phase === "paused" || phase === "interrupted";
     var visible = clockOn || (!!ruling && phase !== "offline" && ruling.outcome !== "cancelled");
     setClass("hidden", !visible);
-    window.shotclockOverlay = {table: table && table.id, phase: phase, visible: visible};
+    drawNotice(now);
+    window.shotclockOverlay = {table: table && table.id, phase: phase, visible: visible, notice: shown.notice};
     if (!table) return;
     var s = table.state || {};
     set("name", table.name || table.id);
