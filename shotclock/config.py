@@ -103,6 +103,21 @@ def _name(v):
     return problem and "must be 1 to 32 letters, digits, '-' or '_'"
 
 
+TABLE_NAME_MAX = 40  # characters: the idle screen shows the name large; a longer one would be cut
+
+
+def _table_name(v):
+    import unicodedata
+
+    if not v.strip():
+        return "must not be empty"
+    if any(unicodedata.category(c) in ("Cc", "Cf", "Zl", "Zp") for c in v):
+        return "must not hold control characters (newline, tab, direction marks)"
+    if len(v) > TABLE_NAME_MAX:
+        return f"must be at most {TABLE_NAME_MAX} characters ({len(v)} given)"
+    return None
+
+
 def _not_true(v):
     return "must be a BCM pin number or false" if v is True else None
 
@@ -132,7 +147,8 @@ SCHEMA: list[Key] = [
         + " (docs/rules.md); any key below overrides it", _one_of(*PRESETS)),
     Key("mode", (str,), "clock", "\"clock\" (rule 29 clock call) or \"shot\" (tour shot clock)", _one_of(*MODES)),
     Key("label", (str,), "", "the rule's name on screen after the mode (\"TDA 29\"); empty: the house rule 29"),
-    Key("table", (str,), "Tafel 1", "the table's name, shown on the screen when idle"),
+    Key("table", (str,), "Tafel 1", "the table's name, shown on the screen when idle (1 to 40 characters)",
+        _table_name),
     Key("language", (str,), "nl", "screen and voice language: \"nl\" (Dutch, the official table language) or \"en\"",
         _one_of("nl", "en")),
     Key("clock.seconds", NUM, 30, "the whole clock in seconds, countdown included", range=SECONDS),

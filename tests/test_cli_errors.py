@@ -205,7 +205,9 @@ def test_log_and_stats_warn_when_the_chain_does_not_verify(state, capsys):
     db.execute("UPDATE records SET t = t + 1 WHERE id = 3")
     db.commit()
     db.close()
-    for args in (["log"], ["log", "stats"]):
+    # QA finding 2: 'log show' and 'log export' printed a changed record with no word.
+    for args in (["log"], ["log", "stats"], ["log", "show", "1"], ["log", "export", "--csv"],
+                 ["log", "export", "--jsonl"], ["log", "export", "--replay", "1"]):
         code, out, err = cli(capsys, *args, "--state-dir", state)
         assert code == 0 and out
         assert err.splitlines() == [f"shotclock: warning: {Path(state) / 'shotclock.db'} does not verify: "
@@ -349,3 +351,64 @@ def test_a_record_with_a_value_of_the_wrong_kind_prints_nothing_half_done(state,
         code, out, err = cli(capsys, *args, "--state-dir", state)
         assert code == 2 and out == "" and len(err.splitlines()) == 1, (args, out, err)
         assert "cannot read" in err and "log verify" in err
+
+
+def test_table_without_collected_is_refused_in_one_line(state, capsys):
+    # QA finding 12: 'log --table 7' listed the local log as if the option were not there.
+    for args in (["log", "--table", "7"], ["log", "show", "1", "--table", "7"]):
+        code, out, err = cli(capsys, *args, "--state-dir", state)
+        assert (code, out) == (2, "")
+        assert err.splitlines() == ["shotclock: --table needs --collected DIR (the floor's archive); "
+                                    "this device's log is one table's"]
+
+
+def test_export_replay_of_an_interrupted_clock_says_what_became_of_it_and_the_pipe_fails(tmp_path, capsys):
+    # QA finding 11: "resumed by the floor" for a clock the floor cancelled, and '| shotclock replay' exited 0.
+    state = tmp_path / "state"
+    log = DecisionLog(state)
+    s1 = log.new_session(100.0, UTC.format(0, 0), {"table": "Tafel 1", "mode": "clock", "config": {"mode": "clock"}})
+    s2 = log.new_session(5.0, UTC.format(2, 0), {"table": "Tafel 1", "mode": "clock", "config": {"mode": "clock"}})
+    c = log.next_id()  # a clock's id is its start record's
+    rows = [(s1, "start", 101.0, {"seconds": 30, "facing_bet": True}),
+            (s2, "interrupted", 5.0, {"remaining": 20, "restored": True}),
+            (s2, "decision", 9.0, {"outcome": "cancelled", "by": "floor"})]
+    for session, kind, t, data in rows:
+        log.append([{"session": session, "clock": c, "type": kind, "t": t, "utc": UTC.format(2, int(t) % 60),
+                     "data": data}])
+    code, out, err = cli(capsys, "log", "export", "--replay", "1", "--state-dir", str(state))
+    assert (code, out) == (2, "")
+    assert err == ("shotclock: clock 1 was interrupted by a power cut and then cancelled by the floor; "
+                   "it cannot be replayed from 0 (see 'shotclock log show')\n")
+    code, out, err = cli(capsys, "replay")  # what the pipe hands on: nothing
+    assert (code, out) == (2, "")
+    assert err == "shotclock: <stdin>: no events (an empty input; did the command before the pipe fail?)\n"
+
+
+def test_the_list_shows_a_long_table_name_whole_when_it_goes_to_a_pipe(tmp_path, capsys):
+    # QA finding 18: the list cut "Feature table" to "Feature tabl".
+    state = tmp_path / "state"
+    log = DecisionLog(state)
+    s1 = log.new_session(1.0, UTC.format(0, 0), {"table": "Feature table 2", "mode": "clock", "config": {}})
+    c = log.next_id()
+    log.append([{"session": s1, "clock": c, "type": "start", "t": 2.0, "utc": UTC.format(0, 2),
+                 "data": {"seconds": 30, "facing_bet": False}}])
+    code, out, err = cli(capsys, "log", "--state-dir", str(state))
+    assert code == 0 and err == ""
+    header, row = out.splitlines()
+    assert "  Feature table 2 clock " in row
+    assert header.index("MODE") == row.index("clock")
+
+
+def test_a_stuck_fault_names_the_buttons(capsys):
+    code, out, err = cli(capsys, "screenshot", "x.png", "--scenario", "docs/examples/clock-dead-hand.events.jsonl",
+                         "--at", "1", "--fault", "stuck=nope")
+    assert (code, out) == (2, "")
+    assert err == "shotclock: --fault 'stuck=nope': the stuck button must be one of floor, action, bet, extend, street\n"
+
+
+def test_a_new_log_is_set_up_without_a_word_at_info_level(tmp_path, caplog):
+    import logging
+
+    with caplog.at_level(logging.INFO, logger="shotclock.log"):
+        DecisionLog(tmp_path / "state")
+    assert caplog.records == []  # "schema migrated" on a first run is noise for a newcomer

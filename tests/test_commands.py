@@ -76,7 +76,13 @@ def test_selftest_reports_a_bad_config(tmp_path):
     config.write_text("[pins]\nfloor = 99\n")
     proc = subprocess.run([sys.executable, "-m", "shotclock", "selftest", "--config", str(config), "--pins", "mock"],
                           capture_output=True, text=True, timeout=60)
-    assert proc.stdout.splitlines()[0].startswith("FAIL config:") and "pins.floor" in proc.stdout
+    lines = proc.stdout.splitlines()
+    assert lines[0].startswith("FAIL config:") and "pins.floor" in proc.stdout
+    # QA finding 13: the pins and backlight lines were missing; they say why they were not checked
+    assert [line.split()[1] for line in lines] == ["config:", "pins:", "display:", "audio:", "power:", "backlight:"]
+    assert lines[1] == lines[5].replace("backlight", "pins") == \
+        "SKIP pins: the configuration is invalid (see the config line)"
+    assert proc.returncode == 1  # a check failed (README, "Exit codes")
 
 
 def test_run_refuses_a_display_that_draws_nowhere(tmp_path):

@@ -198,3 +198,22 @@ def test_errors_between_keys_are_keyed_by_the_key_to_change():
     with pytest.raises(ConfigError) as info:
         parse_config("[device]\nhold = 5\nstuck_after = 4\n[shot]\nflop = 3\n")
     assert set(info.value.errors) == {"device.stuck_after", "shot.countdown"}
+
+
+@pytest.mark.parametrize("toml, problem", [
+    ('table = ""', "'table' must not be empty"),
+    ('table = "   "', "'table' must not be empty"),
+    ('table = "\\u202eevil\\n\\tx"', "'table' must not hold control characters"),
+    ('table = "' + "x" * 41 + '"', "'table' must be at most 40 characters (41 given)"),
+])
+def test_the_table_name_is_checked_with_the_key_named(tmp_path, capsys, toml, problem):
+    # QA finding 5: an empty name, control characters and a 300-character name were all accepted.
+    path = tmp_path / "c.toml"
+    path.write_text(toml + "\n")
+    assert main(["config", "--check", str(path)]) == 2
+    err = capsys.readouterr().err
+    assert len(err.splitlines()) == 1 and problem in err, err
+
+
+def test_a_forty_character_table_name_is_accepted():
+    assert parse_config('table = "' + "Feature table " * 2 + "at the back" + '"')["table"].startswith("Feature")

@@ -171,6 +171,25 @@ def test_graceful_stop_records_the_exact_time_left(table, monkeypatch):
     assert rec2.log.rows("WHERE type = 'interrupted'")[0]["how"] == "exact: stopped"
 
 
+def test_a_quit_is_recorded_as_a_stop_not_a_power_cut_and_restored_only_on_the_same_table(table, capsys):
+    # QA finding 3: Esc in the simulator came back as a "power cut", even on another table.
+    d, rec = table('table = "Feature table"\n')
+    press(d, "floor")
+    wait(d, 5)
+    rec.stop(d.loop.clock.now, d.engine.state)  # what Device.close() does on Esc, SIGTERM or SIGINT
+    d2, rec2 = table('table = "Tafel 1"\n')
+    assert d2.engine.state.phase == "idle"  # another table: not its clock
+    [record] = rec2.log.rows("WHERE type = 'interrupted'")
+    assert (record["cause"], record["restored"], record["table"]) == ("stop", False, "Feature table")
+    d3, rec3 = table('table = "Feature table"\n')
+    assert d3.engine.state.phase == "paused" and d3.engine.state.interrupted  # the floor decides it
+    assert rec3.log.rows("WHERE type = 'interrupted'")[-1]["restored"] is True
+    assert main(["log", "show", "1", "--state-dir", str(rec3.log.path.parent)]) == 0
+    out = capsys.readouterr().out
+    assert "--- stopped: the device was stopped (a quit or a service stop) and started again" in out
+    assert "power cut" not in out
+
+
 def test_a_ruled_clock_is_not_restored(table):
     d, rec = table()
     press(d, "floor")
@@ -277,6 +296,18 @@ def test_cli_list_show_export_stats(table, capsys, tmp_path):
     assert "clocks called: 1" in capsys.readouterr().out
     assert main(["log", "--state-dir", state, "show", "999"]) == 2
     assert "no clock 999: the log holds clocks 1 to 1" in capsys.readouterr().err
+
+
+def test_the_summary_keeps_the_bet_state_the_clock_ran_with_when_a_street_ends_it(table):
+    # QA finding 6: 'log show' said "facing a bet: no" for a preflop clock that faced a bet until the street.
+    d, rec = table('mode = "shot"\n[shot]\npreflop = 20\n')
+    press(d, "action")               # start: preflop, facing the blinds
+    press(d, "extend")
+    press(d, "extend")
+    press(d, "extend", hold=2.5)     # one chip taken back
+    press(d, "street")               # the street ends the clock and resets the bet state
+    [clock] = clocks_from(rec.log.rows(), {1: "shot"})
+    assert (clock.kind, clock.facing_bet, clock.extensions) == ("ended_by_street", True, 1)
 
 
 def test_a_chip_taken_back_counts_in_the_log_and_after_a_power_cut(table, tmp_path, monkeypatch):

@@ -37,6 +37,28 @@ def test_replay_output_is_compact_json_lines(capsys, monkeypatch):
 
 
 @pytest.mark.parametrize("text, message", [
+    ('{"t":true,"event":"call"}\n', "line 1: 't' must be a number of seconds, not true\n"),
+    ('{"t":5,"event":"call"}\n{"t":1,"event":"action"}\n', "line 2: 't' goes backwards (1 after 5); times must not decrease\n"),
+    ('{"t":1e10,"event":"call"}\n', "line 1: 't' must be from 0 up to 10^9 seconds, not 10000000000\n"),
+    ('{"t":' + "9" * 5000 + ',"event":"call"}\n', "line 1: a number with more digits than any time or seat needs\n"),
+    ('{"t":0,"t":5,"event":"call"}\n', "line 1: the key 't' is given twice\n"),
+    ('{"t":0,"event":"call","facing_bet":null}\n', "'facing_bet' must be true or false, not null\n"),
+])
+def test_errors_speak_json_not_python(capsys, monkeypatch, text, message):
+    # QA finding 14: 'not True', '5.0', Python's int-digits limit, and a duplicate key silently taking the last value.
+    code, out, err = replay(capsys, text, monkeypatch=monkeypatch)
+    assert (code, out) == (2, [])
+    assert err.endswith(message) and len(err.splitlines()) == 1, err
+
+
+def test_events_after_end_are_checked_and_a_warning_says_they_were_not_replayed(capsys, monkeypatch):
+    text = '{"t":0,"event":"call"}\n{"t":1,"event":"end"}\n{"t":2,"event":"action"}\n{"t":3,"event":"cancel"}\n'
+    code, out, err = replay(capsys, text, monkeypatch=monkeypatch)
+    assert code == 0 and out == [{"t": 0, "type": "start", "seconds": 30}]
+    assert err == "shotclock: warning: <stdin>: 2 events after 'end' were checked but not replayed\n"
+
+
+@pytest.mark.parametrize("text, message", [
     ('{"t":0,"event":"call"}\nnot json\n', "line 2: not valid JSON"),
     ('{"t":0,"event":"cal"}\n', "line 1: unknown event 'cal' (did you mean 'call'?)"),
     ('{"t":5,"event":"call"}\n{"t":4,"event":"action"}\n', "line 2: 't' goes backwards"),

@@ -178,3 +178,17 @@ def test_amber_reads_as_amber_and_check_as_neutral():
     assert 30 <= hue * 360 <= 45 and lightness > 0.4 and saturation > 0.9  # amber, not dark brown
     r, g, b = (c / 255 for c in PALETTE["check"][0])
     assert colorsys.rgb_to_hls(r, g, b)[2] < 0.25  # a grey-blue: neutral, not a warning colour
+
+
+@pytest.mark.parametrize("name", ["Feature table at the back of the room 7", "Tafel " * 50])
+def test_a_long_table_name_is_cut_with_an_ellipsis_never_shrunk_below_the_readable_line(name):
+    # QA finding 5: a 300-character table name shrank to a line about 5 px high.
+    renderer = Renderer()
+    ruled = state(Call(0, facing_bet=True), at=31)
+    for snap, now in ((state(at=0), 0), (ruled, 31)):
+        renderer.draw(pygame.Surface((800, 480)), view_at(snap, now, Display(table=name)))
+        small = [(text, rect.height) for text, rect in renderer.drawn if rect.height < MIN_PX_AT_800x480]
+        assert not small
+        assert all(rect.left >= 8 and rect.right <= 792 for _, rect in renderer.drawn)
+        shown = [text for text, _ in renderer.drawn if text.startswith(name[:5])]
+        assert shown and all(name.startswith(t.rstrip("…")) for t in shown)

@@ -45,6 +45,22 @@ def test_key_presses_reach_a_ruling_through_the_fake_pins(sim, vclock):
     assert tuple(sim.screen.surface.get_at((3, 3)))[:3] == (150, 0, 0)
 
 
+def test_a_quick_key_tap_on_the_floor_key_still_calls_the_clock(sim, vclock):
+    # QA finding 17: a 1 ms key tap was shorter than the floor's 40 ms minimum press and did nothing.
+    held_back = []
+    sim.later = lambda delay, fn: held_back.append((delay, fn))
+    key(sim, "f", True)
+    key(sim, "f", False)  # the same moment: a tap of a few ms
+    assert "floor" not in sim.down  # the panel shows it released at once
+    assert not sim.device.pins.pin("floor").state  # the contact stays closed a little longer
+    [(delay, release)] = held_back
+    assert delay >= sim.config["device.floor_min_press"]
+    vclock.now += delay
+    release()
+    vclock.now += 0.01
+    assert [i.event.NAME for i in sim.device.loop.run_once().inputs] == ["call"]
+
+
 def test_events_through_pygames_queue_and_the_waker(sim, vclock):
     for name, down in (("a", True),):
         pygame.event.post(pygame.event.Event(pygame.KEYDOWN, key=pygame.key.key_code("f"), mod=0))
@@ -62,6 +78,7 @@ def test_mouse_on_a_panel_button_presses_it(sim, vclock):
     sim.handle_event(pygame.event.Event(pygame.MOUSEBUTTONDOWN, pos=rect.center, button=1))
     assert not sim.device.pins.pin("action").state  # pressed: pulled low
     assert tuple(sim.screen.surface.get_at((rect.centerx, rect.top + 3)))[:3] == (240, 200, 40)
+    vclock.now += 0.2
     sim.handle_event(pygame.event.Event(pygame.MOUSEBUTTONUP, pos=rect.center, button=1))
     assert sim.device.pins.pin("action").state
 

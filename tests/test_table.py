@@ -343,3 +343,22 @@ def test_a_bad_seat_in_a_floor_command_is_refused_with_the_reason(fields):
     payload = json.dumps({"id": "x", "sender": "floor", "sent_ms": 1000, **fields}).encode()
     refusal = check_command(payload, now=1, now_ms=1000, max_age=5, recent=RecentIds(60))
     assert isinstance(refusal, Refusal) and "'seat'" in refusal.detail
+
+
+def test_clock_mode_street_hold_shows_no_hold_bar_while_the_floors_clock_runs():
+    # QA finding 4: "Hold: NEW HAND" filled up on a running clock, then the engine ignored the hand.
+    t = table()
+    t.feed(tap("floor", 0.0), now=0.2)
+    t.feed([Edge(0.5, "street", True)], now=0.6)
+    assert t.holds() == ()
+    idle = table()
+    idle.feed([Edge(0.5, "street", True)], now=0.6)
+    assert [h.event for h in idle.holds()] == ["hand"]  # idle: the same hold starts a new hand
+
+
+def test_the_panels_hold_words_name_only_holds_the_engine_takes():
+    from shotclock.core.gestures import hold_meanings
+
+    assert hold_meanings("street", "clock") == ["hand"]  # idle only
+    assert hold_meanings("floor", "clock") == ["cancel"]
+    assert hold_meanings("extend", "shot") == ["undo"]

@@ -96,6 +96,16 @@ def test_shot_mode_shows_street_and_extensions():
     assert view_at(e.state, 4, EN).info == "Flop · Extensions: 2 of 4"
 
 
+def test_the_idle_screen_after_a_street_no_longer_shows_the_last_decisions_extensions():
+    # QA finding 7: "Flop · Extensies: 1 van 4 · Klaar" after 2 extensions, an undo and the street.
+    from shotclock.core.events import Undo
+
+    e = clock(Start(0), Extend(1), Extend(2), Undo(3), Street(4), mode="shot")
+    assert view_at(e.state, 5, NL).info == "Flop · Klaar"
+    e.handle(Start(6))
+    assert view_at(e.state, 7, NL).info == "Flop"  # the new decision has its own count (none yet)
+
+
 def test_street_hand_and_stop_end_a_clock_quietly_but_the_floors_cancel_shows():
     for end in (Street(5), Hand(5), Stop(5)):
         e = clock(Start(0), end, mode="shot")

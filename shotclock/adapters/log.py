@@ -128,7 +128,8 @@ class DecisionLog:
         try:
             if readonly:
                 if not self.path.exists():
-                    raise LogError(f"no decision log at {self.path}")
+                    raise LogError(f"no decision log at {self.path} yet: no clock has been recorded here "
+                                   "(give --state-dir DIR for another device's log)")
                 self.db = sqlite3.connect(f"file:{self.path}?mode=ro", uri=True, isolation_level=None,
                                           timeout=busy_timeout)
             else:
@@ -176,7 +177,9 @@ class DecisionLog:
             except sqlite3.Error:
                 self.db.execute("ROLLBACK")
                 raise
-            log.info("decision log %s: schema migrated to version %d", self.path, target)
+            # A new log being set up is no news (the simulator's first run); an upgraded one is.
+            log.log(logging.INFO if version else logging.DEBUG, "decision log %s: schema migrated to version %d",
+                    self.path, target)
 
     def _meta(self, key: str, default=None):
         row = self.db.execute("SELECT value FROM meta WHERE key = ?", (key,)).fetchone()

@@ -92,16 +92,33 @@ class Renderer:
         scale = min(width / max(w, 1), height / max(h, 1), 1.0)
         return self.font(int(size * scale * 0.98))
 
-    def text(self, surface, text, color, center, width, height):
-        """Draw ``text`` as large as fits in ``width`` × ``height``, centred on ``center``; returns its Rect."""
+    def text(self, surface, text, color, center, width, height, min_height=None):
+        """Draw ``text`` as large as fits in ``width`` × ``height``, centred on ``center``; returns its Rect.
+
+        With ``min_height``, the letters never get smaller than that: a text too long for it is cut
+        with "…" instead (a 40-character table name stays readable from 2 m)."""
         if not text:
             return None
         font = self.fit(text, width, height)
+        if min_height and font.get_height() < min_height:
+            font, text = self._ellipsized(text, width, height, min_height)
         image = font.render(text, True, color)
         rect = image.get_rect(center=(int(center[0]), int(center[1])))
         surface.blit(image, rect)
         self.drawn.append((text, rect))
         return rect
+
+    def _ellipsized(self, text: str, width: float, height: float, min_height: float):
+        """The font as high as ``height`` allows (never below ``min_height``) and ``text`` cut with "…" to fit
+        ``width`` in it."""
+        font = self.fit(text, 10 ** 6, height)  # the line's own height: the words are cut, not shrunk
+        size = font.get_height()
+        while font.get_height() < min_height:
+            size += 1
+            font = self.font(size)
+        while len(text) > 1 and font.size(text)[0] > width:
+            text = text[:-2].rstrip() + "…"
+        return font, text
 
     def lines(self, surface, text, color, center, width, height, min_height):
         """Draw ``text`` in ``width`` × ``height``, wrapped at " · " into the fewest lines whose letters are at
@@ -123,7 +140,7 @@ class Renderer:
         row_h = height / len(best)
         top = center[1] - height / 2
         for i, row in enumerate(best):
-            self.text(surface, row, color, (center[0], top + row_h * (i + 0.5)), width, row_h)
+            self.text(surface, row, color, (center[0], top + row_h * (i + 0.5)), width, row_h, min_height)
 
     def _ring(self, surface, center, radius, thickness, progress, color):
         pygame = self._pygame
@@ -214,8 +231,8 @@ class Renderer:
 
     def _draw_words(self, surface, view, w, h, ink):
         min_line = h * MIN_LINE
-        self.text(surface, view.title, ink, (w / 2, h * 0.09), w * 0.9, h * 0.12)
-        self.text(surface, view.big, ink, (w / 2, h * 0.35), w * 0.92, h * 0.31)
+        self.text(surface, view.title, ink, (w / 2, h * 0.09), w * 0.9, h * 0.12, min_line)
+        self.text(surface, view.big, ink, (w / 2, h * 0.35), w * 0.92, h * 0.31, min_line)
         self._label_value(surface, view.sub, ink, w / 2, w * 0.92, h * 0.52, h * 0.32)
         self.lines(surface, view.info, ink, (w / 2, h * 0.91), w * 0.92, h * 0.13, min_line)
 

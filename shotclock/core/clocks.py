@@ -61,6 +61,10 @@ class Clock:
         return self.outcome
 
 
+# A street or a new hand records the bet state it leaves (no bet, the blinds), not the one the clock ran with.
+ENDS_BY_FLOW = ("street", "hand")
+
+
 def clocks_from(rows: list[dict], modes: dict[int, str] | None = None) -> list[Clock]:
     """Every clock in ``rows`` (in id order), with its records. ``modes``: session → mode."""
     modes = modes or {}
@@ -109,7 +113,7 @@ def _add(clock: Clock, row: dict) -> None:
         clock.extensions -= 1
     elif kind == "interrupted":
         clock.interrupted = True
-    elif kind == "input" and row.get("facing_bet") is not None:
+    elif kind == "input" and row.get("facing_bet") is not None and row.get("event") not in ENDS_BY_FLOW:
         clock.facing_bet = row["facing_bet"]
     elif kind == "decision":
         clock.outcome = row["outcome"]
@@ -191,6 +195,16 @@ def remaining_at_last_record(clock: Clock) -> float:
     return last_known(clock).remaining
 
 
+def _after_cut(clock: Clock) -> str:
+    """What became of a clock after the power cut or stop that interrupted it (for a message)."""
+    if clock.outcome is None:
+        return "has no decision yet"
+    if clock.outcome == CANCELLED:
+        return "then cancelled by the floor" if clock.by in (None, "floor") else f"then ended by the {clock.by}"
+    resumed = any(r["type"] == "resume" and r["session"] != clock.session for r in clock.records)
+    return ("resumed by the floor, then ruled " if resumed else "then ruled ") + clock.kind.replace("_", " ")
+
+
 def replay_events(clock: Clock) -> list[dict]:
     """The clock's inputs in the replay format, ``t`` from 0 at its start, ending at its decision.
 
@@ -198,8 +212,10 @@ def replay_events(clock: Clock) -> list[dict]:
     ``shotclock replay`` with the session's configuration re-derives the same ruling.
     """
     if clock.interrupted:
-        raise ValueError(f"clock {clock.id} was interrupted by a power cut and resumed by the floor; "
-                         "its ruling cannot be replayed from 0 (see 'shotclock log show')")
+        cut = next((r for r in clock.records if r["type"] == "interrupted"), {})
+        by = "a stop of the device" if cut.get("cause") == "stop" else "a power cut"
+        raise ValueError(f"clock {clock.id} was interrupted by {by} and {_after_cut(clock)}; "
+                         "it cannot be replayed from 0 (see 'shotclock log show')")
     t0 = round(clock.started_t * US)
     rel = lambda t: (round(t * US) - t0) / US
     fb = bool(clock.facing_bet_at_start)

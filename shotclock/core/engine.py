@@ -134,7 +134,8 @@ def ignore_reason(mode: str, phase: str, event: str, last: ev.Decision | None) -
     if event == "resume":
         return "the clock is not paused"
     if mode == "clock" and event in ("hand", "street"):
-        return "a called clock ends with an action, a ruling or the floor's cancel, not with the dealer's street"
+        what = "a new street" if event == "street" else "a new hand"
+        return f"a called clock ends with an action, a ruling or the floor's cancel, not with {what}"
     return f"'{event}' does nothing while the clock is {phase}"
 
 

@@ -33,7 +33,7 @@ from dataclasses import dataclass
 from typing import Callable
 
 from shotclock.core import events as ev
-from shotclock.core.engine import IDLE, PAUSED, RUNNING, Snapshot
+from shotclock.core.engine import IDLE, PAUSED, RUNNING, TRANSITIONS, Snapshot
 
 PRESS, TAP, HOLD = "press", "tap", "hold"
 CLOCK, SHOT = "clock", "shot"
@@ -91,14 +91,33 @@ MODE_BUTTONS = {CLOCK: ("floor", "action", "bet", "street"), SHOT: ("floor", "ac
 
 
 def hold_meanings(button: str, mode: str) -> list[str]:
-    """What holding ``button`` can do in ``mode`` (event names: a running clock first, then paused, idle)."""
+    """What holding ``button`` can do in ``mode`` (event names: a running clock first, then paused, idle).
+
+    Only holds the engine accepts in that phase count: a clock-mode street hold is a new hand when
+    idle, but nothing while a called clock runs."""
     row = GESTURES.get((button, HOLD), {})
     names = []
     for phase in (RUNNING, PAUSED, IDLE):
         make = lookup(row, mode, phase)
-        if make is not None and make.__name__ not in names:
+        if make is not None and accepts(mode, phase, make.__name__) and make.__name__ not in names:
             names.append(make.__name__)
     return names
+
+
+def accepts(mode: str, phase: str, event: str) -> bool:
+    """Whether the engine's state machine takes ``event`` in ``phase`` of ``mode`` (else it is ignored)."""
+    return event in TRANSITIONS.get(mode, {}).get(phase, {})
+
+
+def hold_event(button: str, since: float, hold: float, state: Snapshot, phase: str | None = None) -> ev.Event | None:
+    """The event holding ``button`` (down since ``since``) will give after ``hold`` seconds, if the
+    engine would take it in ``state``; None otherwise, so the screen never shows a hold bar that ends in nothing.
+
+    :param phase: the phase at the button's press edge (default: ``state.phase``)."""
+    from shotclock.core.buttons import Gesture
+
+    event = gesture_event(Gesture(since + hold, button, HOLD), state, phase)
+    return event if event is not None and accepts(state.mode, state.phase, event.NAME) else None
 
 
 def lookup(row: dict[tuple[str, str], EventFor], mode: str, phase: str) -> EventFor | None:

@@ -48,9 +48,34 @@ def _no_constant(name: str):
     raise ValueError(f"{name} is not a JSON number")
 
 
-_decoder = json.JSONDecoder(parse_constant=_no_constant)
+_decoder = json.JSONDecoder(parse_constant=_no_constant, object_pairs_hook=lambda pairs: _duplicates_refused(pairs))
 _decode = _decoder.decode
 
+
+
+def _js(value) -> str:
+    """A value as the JSON it came from (``true``, ``5``, ``null``), cut short when huge; strings as before."""
+    if value is None or isinstance(value, bool):
+        return json.dumps(value)
+    if isinstance(value, (int, float)):
+        value = ev.number(value)
+        if isinstance(value, float) and value.is_integer():  # 1e10: written out, as JSON would
+            value = int(value)
+    return shown(value)
+
+
+def _duplicates_refused(pairs):
+    """A JSON object's pairs as a dict; a key given twice is an error (else the last would silently win)."""
+    obj = dict(pairs)
+    if len(obj) != len(pairs):
+        seen = set()
+        key = next(k for k, _ in pairs if k in seen or seen.add(k))
+        raise _DuplicateKey(f"the key {shown(key)} is given twice")
+    return obj
+
+
+class _DuplicateKey(ValueError):
+    pass
 
 
 def parse_event(obj: object, line: int, previous_t: float | None = None) -> ev.Event:
@@ -61,11 +86,12 @@ def parse_event(obj: object, line: int, previous_t: float | None = None) -> ev.E
         raise ReplayFormatError(line, "missing 't' (seconds)")
     t = obj["t"]
     if isinstance(t, bool) or not isinstance(t, (int, float)):
-        raise ReplayFormatError(line, f"'t' must be a number of seconds, not {shown(t)}")
+        raise ReplayFormatError(line, f"'t' must be a number of seconds, not {_js(t)}")
     if not 0 <= t < T_LIMIT:  # an int of any size compares without overflow
-        raise ReplayFormatError(line, f"'t' must be from 0 up to 10^9 seconds, not {shown(t)}")
+        raise ReplayFormatError(line, f"'t' must be from 0 up to 10^9 seconds, not {_js(t)}")
     if previous_t is not None and t < previous_t:
-        raise ReplayFormatError(line, f"'t' goes backwards ({t} after {previous_t}); times must not decrease")
+        raise ReplayFormatError(line, f"'t' goes backwards ({_js(t)} after {_js(previous_t)}); "
+                                      "times must not decrease")
     name = obj.get("event")
     if not isinstance(name, str) or name not in ev.EVENT_TYPES:
         known = ", ".join(ev.EVENT_TYPES)
@@ -85,9 +111,9 @@ def parse_event(obj: object, line: int, previous_t: float | None = None) -> ev.E
         if key not in obj:
             raise ReplayFormatError(line, f"'{name}' needs {key!r}")
     if "facing_bet" in obj and not isinstance(obj["facing_bet"], bool):
-        raise ReplayFormatError(line, f"'facing_bet' must be true or false, not {shown(obj['facing_bet'])}")
+        raise ReplayFormatError(line, f"'facing_bet' must be true or false, not {_js(obj['facing_bet'])}")
     if "seat" in obj and (obj["seat"].__class__ is not int or obj["seat"] not in SEATS):
-        raise ReplayFormatError(line, f"'seat' must be a seat number from 1 to 10, not {shown(obj['seat'])}")
+        raise ReplayFormatError(line, f"'seat' must be a seat number from 1 to 10, not {_js(obj['seat'])}")
     fields = {k: v for k, v in obj.items() if k not in _BARE}
     return ev.EVENT_TYPES[name](t, **fields)
 
@@ -119,12 +145,15 @@ class ReplayInput:
         self.header_line = 0
         self.foreign: tuple[int, str] | None = None
         """(line, event) of the first event that belongs to the other mode (see :meth:`events`)."""
+        self.empty = True
+        """Nothing but blank lines (or nothing at all): no header and no event."""
         self._read_header()
 
     def _read_header(self) -> None:
         for start, lines in self._batches:
             for i, text in enumerate(lines):
                 if text and not text.isspace():
+                    self.empty = False
                     obj = decode_line(start + i, text)
                     if isinstance(obj, dict) and "t" not in obj and "config" in obj:
                         self.header = _header_config(obj, start + i)
@@ -238,7 +267,11 @@ def decode_line(number: int, text: str):
         raise ReplayFormatError(number, f"not valid JSON ({exc.msg} at column {exc.colno})") from None
     except RecursionError:
         raise ReplayFormatError(number, "not valid JSON (nested too deeply)") from None
+    except _DuplicateKey as exc:
+        raise ReplayFormatError(number, str(exc)) from None
     except ValueError as exc:  # NaN or Infinity; an integer of more than 4300 digits
+        if "digits" in str(exc):
+            raise ReplayFormatError(number, "a number with more digits than any time or seat needs") from None
         raise ReplayFormatError(number, f"not valid JSON ({exc})") from None
 
 

@@ -47,7 +47,7 @@ from shotclock.core import events as ev
 from shotclock.core.buttons import ButtonFault, ButtonReader, Gesture
 from shotclock.core.engine import Engine, Snapshot
 from shotclock.core.faults import Fault, StuckButton
-from shotclock.core.gestures import HOLD, PRESS, Hold, gesture_event
+from shotclock.core.gestures import HOLD, PRESS, Hold, gesture_event, hold_event
 from shotclock.core.inputs import COMMANDS, Command, Edge
 from shotclock.core.settings import Settings
 
@@ -257,7 +257,7 @@ class Table:
         state = self.engine.state
         for button, since in self.reader.holding():
             phase = self._phase_at_press.get(button, state.phase)
-            event = gesture_event(Gesture(since + self.reader.hold, button, HOLD), state, phase)
+            event = hold_event(button, since, self.reader.hold, state, phase)
             if event is not None:
                 out.append(Hold(button, since, self.reader.hold, event.NAME))
         return tuple(out)

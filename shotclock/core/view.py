@@ -109,7 +109,8 @@ def _shot_info(state: Snapshot, language: str) -> str:
     if state.mode != "shot" or state.street is None:
         return ""
     parts = [texts.text(language, f"street.{state.street}")]
-    if state.extensions:
+    # The count is the running decision's: once it has ended (a ruling, a street) it is nobody's any more.
+    if state.extensions and state.phase in (RUNNING, PAUSED):
         key = "extensions.of" if state.extension_limit else "extensions"
         parts.append(texts.text(language, key, n=state.extensions, limit=state.extension_limit))
     if state.chips_left is not None:

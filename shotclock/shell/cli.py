@@ -123,6 +123,8 @@ def cmd_replay(args) -> int:
     from shotclock.core.replay import replay
 
     source = ReplayFile(args.file, args)
+    if source.input.empty:  # 'log export --replay N | shotclock replay' after the export failed
+        raise ShotclockError(f"{one_line(source.name)}: no events (an empty input; did the command before the pipe fail?)")
     with tempfile.SpooledTemporaryFile(max_size=16 << 20, mode="w+", encoding="utf-8") as held:
         batch: list[str] = []
         with source.named():
@@ -132,14 +134,18 @@ def cmd_replay(args) -> int:
                 if len(batch) >= 4096:  # one write per few thousand lines, not one per line
                     held.write("\n".join(batch) + "\n")
                     batch.clear()
+            after_end = 0
             for _ in events:  # after an 'end', the rest must still be valid: a bad line is never passed over
-                pass
+                after_end += 1
         source.close()
         if batch:
             held.write("\n".join(batch) + "\n")
         held.seek(0)
         shutil.copyfileobj(held, sys.stdout, CHUNK)
     source.warn_foreign_mode()
+    if after_end:
+        print(f"shotclock: warning: {one_line(source.name)}: {after_end} event{'s' if after_end > 1 else ''} after "
+              "'end' were checked but not replayed", file=sys.stderr)
     return 0
 
 

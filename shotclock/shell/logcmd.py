@@ -121,16 +121,35 @@ def cmd_list(args, out=None) -> int:
         print(f"no clocks in {decision_log.path}", file=out)
         _warn_unless_verified(decision_log)
         return 0
-    print(f"{'CLOCK':>6}  {'STARTED (local)':<19}  {'TABLE':<12} {'MODE':<5} {'STREET':<7} {'BET':<4} "
+    names = {c.session: str(sessions.get(c.session, {}).get("table", "?")) for c in clocks}
+    width = _table_width(max(map(len, names.values())))
+    print(f"{'CLOCK':>6}  {'STARTED (local)':<19}  {'TABLE':<{width}} {'MODE':<5} {'STREET':<7} {'BET':<4} "
           f"{'OUTCOME':<15} {'LEFT':>6} {'PAUSES':>6} {'EXT':>3}", file=out)
     for c in clocks:
         left = f"{c.remaining:.2f}" if c.remaining is not None else "-"
-        table = str(sessions.get(c.session, {}).get("table", "?"))[:12]
-        print(f"{c.number:>6}  {local(c.started_utc):<19}  {table:<12} {c.mode:<5} {c.street or '-':<7} "
+        table = names[c.session][:width]
+        print(f"{c.number:>6}  {local(c.started_utc):<19}  {table:<{width}} {c.mode:<5} {c.street or '-':<7} "
               f"{_yes(c.facing_bet_at_start):<4} {_outcome(c):<15} {left:>6} {c.pauses:>6} {c.extensions:>3}",
               file=out)
     _warn_unless_verified(decision_log, clocks)  # last: a listing that fails says only why
     return 0
+
+
+LIST_FIXED = 82  # the list's width without its TABLE column
+TABLE_MIN = 12  # the TABLE column is never narrower, nor wider than a table name may be (TABLE_NAME_MAX)
+
+
+def _table_width(longest: int) -> int:
+    """The TABLE column's width: the longest name, cut to what the terminal has room for (at least 12);
+    whole names when the list goes to a file or a pipe."""
+    import shutil
+
+    from shotclock.config import TABLE_NAME_MAX
+
+    width = min(max(longest, TABLE_MIN), TABLE_NAME_MAX)
+    if sys.stdout.isatty():
+        width = min(width, max(TABLE_MIN, shutil.get_terminal_size().columns - LIST_FIXED))
+    return width
 
 
 def _find(clocks, number) -> Clock:
@@ -156,13 +175,21 @@ def cmd_show(args, out=None) -> int:
     session_id, t0 = c.session, c.started_t
     for r in c.records:
         if r["session"] != session_id:
-            print(f"  --- power cut: the device restarted (session {r['session']}) ---", file=out)
+            print(f"  --- {_restart_cause(r)} (session {r['session']}) ---", file=out)
             session_id, t0 = r["session"], r["t"]
         fields = {k: v for k, v in r.items() if k not in ("id", "session", "clock", "type", "t", "utc")}
         detail = " ".join(f"{k}={json.dumps(v)}" for k, v in fields.items() if v is not None)
         offset = round(r["t"] - t0, 3) + 0.0  # + 0.0 turns -0.0 into 0.0
         print(f"  {offset:+10.3f} s  {local(r['utc'])}  #{r['id']:<6} {r['type']:<11} {detail}", file=out)
+    _warn_unless_verified(decision_log, [c])  # the proof of a ruling: say when its records do not check out
     return 0
+
+
+def _restart_cause(record: dict) -> str:
+    """How a clock's session ended, from the first record of the next one (its ``cause``; older logs have none: a power cut)."""
+    if record.get("cause") == "stop":
+        return "stopped: the device was stopped (a quit or a service stop) and started again"
+    return "power cut: the device restarted"
 
 
 CSV_FIELDS = ["clock", "session", "table", "mode", "street", "started_utc", "decided_utc", "facing_bet_at_start",
@@ -199,6 +226,7 @@ def cmd_export(args, out=None) -> int:
             with output_file("--config-out", args.config_out) as f:
                 f.write(config_toml(session.get("config") or {"mode": c.mode}))
         _write(args, lambda target: target.write("\n".join(lines) + "\n"), out)
+        _warn_unless_verified(decision_log, [c])
     elif args.csv:
         clocks, sessions = _clocks(decision_log)
 
@@ -211,10 +239,12 @@ def cmd_export(args, out=None) -> int:
                 row["table"] = sessions.get(c.session, {}).get("table")
                 writer.writerow(row)
         _write(args, write_csv, out, newline="")
+        _warn_unless_verified(decision_log)
     else:
         rows = decision_log.rows()
         _write(args, lambda target: target.writelines(
             json.dumps(row, separators=(",", ":"), ensure_ascii=False) + "\n" for row in rows), out)
+        _warn_unless_verified(decision_log)
     return 0
 
 
@@ -324,6 +354,8 @@ def cmd_log(args) -> int:
     What a command prints is held until it is done, so a record that turns out damaged halfway
     leaves nothing half-printed on standard output.
     """
+    if getattr(args, "table", None) and not getattr(args, "collected", None):
+        raise ShotclockError("--table needs --collected DIR (the floor's archive); this device's log is one table's")
     held = io.StringIO()
     command = {"show": cmd_show, "export": cmd_export, "stats": cmd_stats, "verify": cmd_verify}.get(
         args.log_command, cmd_list)

@@ -137,16 +137,27 @@ class Recorder:
         remaining = known.remaining - (t - known.t) if same_boot else known.remaining
         how = ("exact: same boot" if same_boot else "exact: stopped" if not known.running
                else f"at its last record, at most {self.checkpoint_every:g} s more than the truth")
+        # A deliberate stop (Esc in the simulator, systemctl stop) wrote a shutdown record: not a power cut.
+        last = clock.records[-1]  # an earlier start that left it alone (another table) passes its cause on
+        cause = "stop" if last["type"] == "shutdown" or last.get("cause") == "stop" else "power_cut"
+        table = sessions.get(clock.session, {}).get("table")
+        same_table = table is None or table == self.config["table"]
+        restored = clock.mode == engine.mode and same_table
         data = {"remaining": max(0.0, remaining), "facing_bet": bool(clock.facing_bet), "street": clock.street,
-                "restored": clock.mode == engine.mode, "how": how}
-        if clock.mode == engine.mode:
+                "restored": restored, "how": how, "cause": cause}
+        if not same_table:
+            data["table"] = table
+        if restored:
             length = clock.seconds + sum(r["seconds"] * (1 if r["type"] == "extended" else -1)
                                          for r in clock.records if r["type"] in ("extended", "undo"))
             engine.restore_paused(t, max(0.0, remaining), bool(clock.facing_bet), clock.street, clock.extensions,
                                   length)
             self.current_clock = {"id": clock.id}
-            log.warning("clock %d was interrupted with %.3f s left (%s): shown paused; "
-                        "the floor resumes or cancels it", clock.id, max(0.0, remaining), how)
+            log.warning("clock %d was interrupted (%s) with %.3f s left (%s): shown paused; "
+                        "the floor resumes or cancels it", clock.id, cause.replace("_", " "), max(0.0, remaining), how)
+        elif not same_table:
+            log.warning("clock %d of table %r was left open (%s); this is table %r: not restored", clock.id, table,
+                        cause.replace("_", " "), self.config["table"])
         else:
             log.warning("clock %d was interrupted but the mode changed to %s: not restored", clock.id, engine.mode)
         self.sink.put([{"seq": self._next_seq(), "clock": {"id": clock.id}, "type": "interrupted", "t": t,

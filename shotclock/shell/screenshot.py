@@ -35,6 +35,8 @@ def parse_fault(text: str) -> Fault:
         return NoSound(detail)
     if kind == "log" and detail in (LOG_UNAVAILABLE, LOG_WRITE_FAILED, ""):
         return LogFault(detail or LOG_WRITE_FAILED)
+    if kind == "stuck":
+        raise ShotclockError(f"--fault {text!r}: the stuck button must be one of {', '.join(BUTTONS)}")
     raise ShotclockError(f"--fault {text!r}: expected one of {FAULT_KINDS}")
 
 
@@ -69,8 +71,7 @@ def state_at(events, settings, at: float, interrupted: bool = False):
 def held_button(text: str, state, at: float, hold: float):
     """``--hold BUTTON[=SECONDS]``: the :class:`~shotclock.core.gestures.Hold` of that button at ``at``
     (None when holding it does nothing in this state); raises ShotclockError naming a bad value."""
-    from shotclock.core.buttons import Gesture
-    from shotclock.core.gestures import HOLD, Hold, gesture_event
+    from shotclock.core.gestures import Hold, hold_event
 
     button, _, since = text.partition("=")
     if button not in BUTTONS:
@@ -81,7 +82,7 @@ def held_button(text: str, state, at: float, hold: float):
         held = -1.0
     if not 0 <= held < hold:
         raise ShotclockError(f"--hold {text!r}: SECONDS must be from 0 to less than the hold time ({hold:g} s)")
-    event = gesture_event(Gesture(at, button, HOLD), state)
+    event = hold_event(button, at - hold, hold, state)
     return None if event is None else Hold(button, at - held, hold, event.NAME)
 
 

@@ -171,7 +171,8 @@ def held_by_service(check: Check) -> Check:
 
 
 def cmd_selftest(args) -> int:
-    """Run every check and print one line each; exit 1 when any failed.
+    """Run every check and print one line each; exit 1 when any failed (an invalid configuration too:
+    its check fails and the checks that need it say SKIP).
 
     While the shotclock service runs it owns the pins, the screen and the sound card: a check
     that cannot open one of them then says so (SKIP) instead of failing.
@@ -179,16 +180,16 @@ def cmd_selftest(args) -> int:
     checks = []
     config_check, config = check_config(args)
     checks.append(config_check)
-    devices = [check_pins(config, args.pins)] if config is not None else []
+    skip = lambda name: Check("SKIP", name, "the configuration is invalid (see the config line)")
+    devices = [check_pins(config, args.pins) if config is not None else skip("pins")]
     devices += [check_display(), check_audio(config["sound.device"] if config is not None else "")]
     if args.pins != "mock" and any(c.status == "FAIL" for c in devices) and service_running():
         devices = [held_by_service(c) for c in devices]
     checks += devices
     checks.append(check_power())
-    if config is not None:
-        checks.append(check_backlight(config))
-    if getattr(args, "sound", False) and config is not None:
-        checks.append(check_sound(config))
+    checks.append(check_backlight(config) if config is not None else skip("backlight"))
+    if getattr(args, "sound", False):
+        checks.append(check_sound(config) if config is not None else skip("sound"))
     for check in checks:
         print(check.line(), flush=True)
     return 1 if any(c.status == "FAIL" for c in checks) else 0

@@ -62,6 +62,14 @@ class PygameWaker:
                 time.sleep(rest)  # SDL waits in whole milliseconds; finish the last fraction here
 
 
+def _later(delay: float, fn):
+    """Call ``fn`` after ``delay`` seconds on a timer thread (as a GPIO edge arrives on its own thread)."""
+    timer = threading.Timer(delay, fn)
+    timer.daemon = True
+    timer.start()
+    return timer
+
+
 class Simulator:
     """The window: the device's screen on top, the button panel below.
 
@@ -90,6 +98,14 @@ class Simulator:
         self.device = build_device(config, "mock", log_dir=log_dir, waker=self.waker, clock=clock,
                                    **self.presenters.parts())
         self.down: set[str] = set()
+        self.clock = clock
+        # A key tap lasts a few ms, shorter than a real button's press: a release that comes sooner than
+        # the inputs' minimum contact (the floor's 40 ms, the debounce) is held back until then, so a quick
+        # tap registers as a brief press of a real button would.
+        self.min_contact = max(config["device.floor_min_press"], config["device.debounce"]) + 0.01
+        self.later = _later  # (delay, fn) -> a handle with cancel(); tests swap it
+        self._pressed_at: dict[str, float] = {}
+        self._releases: dict = {}
         self._mouse_button: str | None = None
         self.quit = False
         self.buttons = self._layout()
@@ -144,9 +160,21 @@ class Simulator:
         """Drive the button's fake pin: low while pressed (the buttons pull up)."""
         if down == (button in self.down):
             return
-        (self.down.add if down else self.down.discard)(button)
         pin = self.device.pins.pin(button)
-        pin.drive_low() if down else pin.drive_high()
+        if down:
+            pending = self._releases.pop(button, None)
+            if pending is not None:
+                pending.cancel()  # pressed again before a held-back release: one press goes on
+            self.down.add(button)
+            self._pressed_at[button] = self.clock()
+            pin.drive_low()
+        else:
+            self.down.discard(button)
+            held = self.clock() - self._pressed_at.get(button, -math.inf)
+            if held < self.min_contact:
+                self._releases[button] = self.later(self.min_contact - held, pin.drive_high)
+            else:
+                pin.drive_high()
         self.draw_panel()
 
     def handle_event(self, event) -> None:
