@@ -67,6 +67,10 @@ def test_script_mode_rules_with_inputs_dated_at_their_edges(tmp_path):
     assert logged[1]["t"] == pytest.approx(call2 + 2.25, abs=1e-6)
     beeps = [r for r in report if r["type"] == "beep"]
     assert [b["remaining"] for b in beeps] == [1, 0]
+    # The whole run again from the raw edges in the log: the same inputs and rulings.
+    check = subprocess.run([sys.executable, "-m", "shotclock", "log", "--state-dir", str(tmp_path / "state"),
+                            "replay", "--check"], capture_output=True, text=True, timeout=60)
+    assert check.returncode == 0 and check.stdout.startswith("OK: session"), check.stdout + check.stderr
     for r in beeps + decisions[1:]:
         assert 0 <= r["t"] - r["due"] < 0.5  # acted on in time order, never early (figures: see bench/)
 

@@ -194,6 +194,7 @@ class Table:
         self._faults: dict[object, Fault] = {}
         self._phase_at_press: dict[str, str] = {}
         self._held_at_start: list[ButtonFault] = []
+        self.start = start
         self._last_t = start
         self._last_now: float | None = None
 

@@ -67,6 +67,7 @@ class SimulatedTable:
 
         try:
             c = self.config
+            # No minimum press time: the dealer thread's taps are as short as its pace makes them.
             table = Table(c.settings, start=time.monotonic(), debounce=c["device.debounce"], hold=c["device.hold"],
                           stuck_after=c["device.stuck_after"], edge_grace=c["device.edge_grace"])
             self.engine = table.engine

@@ -41,6 +41,13 @@ class LightsPresenter:
                        facing_bet=state.facing_bet)
 
 
+def make_table(config: Config, start: float) -> Table:
+    """The table's rules from a configuration: the device and ``log replay`` build it alike."""
+    return Table(config.settings, start=start, debounce=config["device.debounce"], hold=config["device.hold"],
+                 stuck_after=config["device.stuck_after"], floor_min_press=config["device.floor_min_press"],
+                 edge_grace=config["device.edge_grace"])
+
+
 class Device:
     """The whole table device, built from a configuration.
 
@@ -57,10 +64,7 @@ class Device:
         self.notifier = notifier or SystemdNotifier()
         self.boot = new_boot_id()  # this run's id on the floor network and in the log's session record
         self.link = None  # the floor network's MQTT link, when attached
-        self.table = Table(config.settings, start=clock(), debounce=config["device.debounce"],
-                           hold=config["device.hold"], stuck_after=config["device.stuck_after"],
-                           floor_min_press=config["device.floor_min_press"],
-                           edge_grace=config["device.edge_grace"])
+        self.table = make_table(config, clock())
         self.engine = self.table.engine
         self.reader = self.table.reader
         self.loop = DeviceLoop(self.table, clock=clock, waker=waker)

@@ -356,9 +356,11 @@ def cmd_log(args) -> int:
     """
     if getattr(args, "table", None) and not getattr(args, "collected", None):
         raise ShotclockError("--table needs --collected DIR (the floor's archive); this device's log is one table's")
+    from shotclock.shell.edgereplay import cmd_replay_edges
+
     held = io.StringIO()
-    command = {"show": cmd_show, "export": cmd_export, "stats": cmd_stats, "verify": cmd_verify}.get(
-        args.log_command, cmd_list)
+    command = {"show": cmd_show, "export": cmd_export, "stats": cmd_stats, "verify": cmd_verify,
+               "replay": cmd_replay_edges}.get(args.log_command, cmd_list)
     try:
         code = command(args, held)
     except sqlite3.Error as exc:  # a damaged or locked file, among others

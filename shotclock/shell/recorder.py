@@ -88,6 +88,7 @@ class Recorder:
         self.on_written = lambda rows: None  # the network's outbox is told of each commit (see open_recorder)
         self._notes: collections.deque[dict] = collections.deque()
         self.state_dir: Path | None = None
+        self.table_start: float | None = None
         self.first_id = 1  # the id this session's record gets (when the log could be read at start)
         self.config = config
         self.utcnow = utcnow
@@ -108,6 +109,8 @@ class Recorder:
                 "config": self.config.values, "boot_id": boot_id()}
         if self.boot:
             data["boot"] = self.boot
+        if self.table_start is not None:
+            data["table_start"] = self.table_start  # where the table's clock began (log replay starts there)
         self.sink.put([{"seq": self._next_seq(), "clock": None, "type": "session", "t": t,
                         "utc": utc_iso(self.utcnow()), "data": data}])
 
@@ -226,7 +229,7 @@ class Recorder:
         for index, item in enumerate(sequence):
             if isinstance(item, Input):
                 data = item.record()
-                data.update(facing_bet=item.facing_bet, street=item.street)
+                data.update(facing_bet=item.facing_bet, street=item.street, round=round.now)
                 clock = self._clock_of_input(sequence, index)
                 self._last_input = item
             else:
@@ -313,6 +316,8 @@ def open_recorder(config, state_dir, device, utcnow=lambda: datetime.now(timezon
     recorder.lock_fd = lock_fd
     recorder.state_dir = Path(state_dir)
     recorder.first_id = recorder_log.next_id() if recorder_log is not None else 1
+    table = getattr(device, "table", None) or getattr(device.loop, "table", None)
+    recorder.table_start = getattr(table, "start", None)
     recorder.start_session(now)
     if recorder_log is not None:
         try:

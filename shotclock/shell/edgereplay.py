@@ -1,0 +1,114 @@
+"""``shotclock log replay [SESSION]``: a whole device run again, from the raw pin edges in its log.
+
+The log keeps every pin edge and floor command as it reached the device (``edge`` and
+``command`` records, with the loop round that took it). Fed through the same
+:class:`~shotclock.core.table.Table` in the same rounds, they give the same inputs and
+rulings: this command does that with no real time and prints what the table did, in the
+``shotclock replay`` output format (plus ``input`` records), and with ``--check`` compares it
+with what the log says the device did, naming the first difference (exit 1).
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+
+from shotclock.config import config_from
+from shotclock.core.inputs import Command, Edge
+from shotclock.errors import LogError
+
+# The record fields compared with ``--check``: what the floor relies on.
+COMPARED = {"input": ("event", "t"), "start": ("t", "seconds"), "decision": ("t", "outcome", "remaining", "at_zero"),
+            "pause": ("t", "remaining"), "resume": ("t", "remaining"), "extended": ("t", "remaining")}
+
+
+def replay_session(rows: list[dict], session: dict) -> list[dict]:
+    """The records a session's edges and commands give through a fresh table (inputs and outputs).
+
+    :param rows: the session's records, in id order.
+    :param session: its ``session`` record (the configuration in force, the start time).
+    """
+    from shotclock.shell.device import make_table
+
+    config = config_from(session.get("config") or {}, "the session's configuration")
+    table = make_table(config, session.get("table_start", session["t"]))
+    out: list[dict] = []
+
+    def take(rounds) -> None:
+        out.extend(item.record() for round in rounds for item in round.sequence)
+
+    batch, batch_round, after = [], None, None
+    for row in rows:
+        kind = row["type"]
+        if kind == "interrupted" and row.get("restored"):
+            table.engine.restore_paused(row["t"], row["remaining"], row["facing_bet"], row.get("street"))
+        elif kind == "edge" and row.get("at_start"):
+            table.button_held_at_start(row["t"], row["button"])
+        elif kind in ("edge", "command"):
+            if row.get("round") != batch_round and batch:
+                take(_feed(table, batch, batch_round, after))
+                batch = []
+            batch_round, after = row.get("round", row["t"]), row.get("after")
+            batch.append(Edge(row["t"], row["button"], row["pressed"]) if kind == "edge" else
+                         Command(row["t"], row["name"], id=row["id"], sender=row["sender"],
+                                 facing_bet=row.get("facing_bet")))
+    if batch:
+        take(_feed(table, batch, batch_round, after))
+    if rows:  # the rulings that fell due after the last input, up to the session's last record
+        # (a ruling waited edge_grace on the device, so the last one was made that much after its time)
+        end = max(max(r["t"] for r in rows) + table.edge_grace,
+                  max((r.get("round") or 0 for r in rows if r["type"] == "input"), default=0))
+        take([table.feed([], max(end, table.engine.now))])
+    return out
+
+
+def _feed(table, batch, now, after) -> list:
+    rounds = []
+    if after is not None and after > table.engine.now:
+        rounds.append(table.feed([], after))  # the loop's round before: the engine's clock stood where it did
+    rounds.append(table.feed(batch, now))
+    return rounds
+
+
+def compare(replayed: list[dict], logged: list[dict]) -> str | None:
+    """The first difference between replayed and logged records (the compared kinds only), or None."""
+    pick = lambda records: [{k: r.get(k) for k in COMPARED[r["type"]]} | {"type": r["type"]}
+                            for r in records if r["type"] in COMPARED]
+    a, b = pick(replayed), pick(logged)
+    for n, (x, y) in enumerate(zip(a, b)):
+        if x != y:
+            return f"record {n + 1} of the compared ones differs: replayed {x}, logged {y}"
+    if len(a) != len(b):
+        return f"the replay gives {len(a)} records, the log holds {len(b)}"
+    return None
+
+
+def cmd_replay_edges(args, out=None) -> int:
+    """Replay a session from its edges; with ``--check`` compare with the log (exit 1 on a difference)."""
+    from shotclock.shell.logcmd import _open
+
+    out = out or sys.stdout
+    decision_log = _open(args)
+    sessions = decision_log.sessions()
+    if not sessions:
+        raise LogError("the log holds no session")
+    session_id = args.session if args.session is not None else max(sessions)
+    if session_id not in sessions:
+        raise LogError(f"no session {session_id} in the log (sessions: {', '.join(map(str, sorted(sessions)))})")
+    later = [s for s in sessions if s > session_id]
+    where = "WHERE session = ?" + (" AND id < ?" if later else "")
+    rows = decision_log.rows(where, (session_id, min(later)) if later else (session_id,))
+    if not any(r["type"] in ("edge", "command") for r in rows):
+        raise LogError(f"session {session_id} has no recorded edges (written by an older shotclock?)")
+    replayed = replay_session([r for r in rows if r["type"] != "session"], sessions[session_id])
+    if args.check:
+        difference = compare(replayed, rows)
+        if difference:
+            print(f"FAIL: session {session_id}: {difference}", file=out)
+            return 1
+        decisions = sum(1 for r in replayed if r["type"] == "decision")
+        print(f"OK: session {session_id}: the edges give the same {decisions} rulings and every input", file=out)
+        return 0
+    for record in replayed:
+        print(json.dumps(record, separators=(",", ":")), file=out)
+    return 0
