@@ -12,6 +12,7 @@ from __future__ import annotations
 import json
 import os
 import pwd
+import re
 import signal
 import sqlite3
 import subprocess
@@ -160,8 +161,12 @@ def check_ready() -> dict | None:
                    if l.startswith("Uid:")))
     check("service runs as user shotclock", pwd.getpwuid(uid).pw_name == "shotclock", f"uid {uid}")
     lines = messages()
-    pins_line = next((m for m in lines if m.startswith("pins:") or "pins:" in m), "")
+    # The device's own line ("shotclock.device: pins: floor=17, … on ChipLGPIOFactory"), not any line
+    # of the logger shotclock.pins, which also ends in "pins:".
+    pins_line = next((m for m in lines if re.search(r"(^|: )pins: ", m)), "")
     check("lgpio on the gpio-sim chip", "ChipLGPIOFactory" in pins_line, pins_line)
+    dating = next((m for m in lines if "edges are dated by" in m), "")
+    check("edges dated by the kernel", "kernel's timestamp" in dating, dating)
     video = next((m for m in lines if "video driver" in m), "")
     check("screen through KMSDRM", "kmsdrm" in video.lower(), video)
     audio = next((m for m in lines if "audio driver" in m or "running silently" in m), "")
