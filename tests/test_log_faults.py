@@ -99,7 +99,12 @@ def test_a_database_deleted_while_running_is_recreated(tmp_path):
     assert log.verify()[0]
     sessions = log.sessions()
     assert any(s.get("reopened") for s in sessions.values())  # the session is recorded again
-    assert decisions_of(log.rows())  # and the rulings after the deletion are there
+    rows = log.rows()
+    assert decisions_of(rows)  # and the rulings after the deletion are there
+    # Every record names a session of this file, and a clock of this file or none (not ids of the deleted one).
+    starts = {r["id"] for r in rows if r["type"] == "start"}
+    assert {r["session"] for r in rows} <= set(sessions)
+    assert {r["clock"] for r in rows if r["clock"] is not None} <= starts
 
 
 @pytest.mark.slow
