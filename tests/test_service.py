@@ -47,7 +47,7 @@ def test_script_mode_rules_with_inputs_dated_at_their_edges(tmp_path):
                                                            ("call", "floor")]
     # The script player is a sleeping thread: on a loaded machine it drives a pin late. What the
     # device must do is date each input at the edge the pin really made -- the log holds those.
-    scripted = [0.1, 0.2, 0.9, 1.2]
+    scripted = [0.1, 0.2, 0.9, 1.5]
     for record, edge in zip(inputs, scripted):
         assert abs(record["t"] - edge) < 0.5, record  # the right press (the exact check is against the log)
     log = DecisionLog(tmp_path / "state", readonly=True)
