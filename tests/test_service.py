@@ -6,6 +6,7 @@ import shutil
 import socket
 import subprocess
 import sys
+import threading
 from pathlib import Path
 
 import pytest
@@ -90,16 +91,28 @@ def test_ready_and_watchdog_arrive_on_notify_socket(tmp_path):
     path = str(tmp_path / "notify.sock")
     sock = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM)
     sock.bind(path)
-    sock.settimeout(0)
+    sock.settimeout(0.2)
     env = dict(os.environ, NOTIFY_SOCKET=path, WATCHDOG_USEC="200000")
     env.pop("WATCHDOG_PID", None)
-    run_script(tmp_path, [{"t": 0.8, "button": "bet", "hold": 0.05}], env=env)
-    messages = []
-    while True:
-        try:
-            messages.append(sock.recv(4096).decode())
-        except BlockingIOError:
-            break
+    # Read as systemd does, while the device runs: the socket's queue holds only a few datagrams
+    # (net.unix.max_dgram_qlen, 10 by default), and the device drops a message rather than wait.
+    messages, done = [], threading.Event()
+
+    def read():
+        while True:
+            try:
+                messages.append(sock.recv(4096).decode())
+            except (socket.timeout, BlockingIOError):
+                if done.is_set():
+                    return
+
+    reader = threading.Thread(target=read, daemon=True)
+    reader.start()
+    try:
+        run_script(tmp_path, [{"t": 0.8, "button": "bet", "hold": 0.05}], env=env)
+    finally:
+        done.set()
+        reader.join(30)
     assert messages[0].startswith("READY=1\nSTATUS=clock mode")
     pings = [m for m in messages if m == "WATCHDOG=1"]
     assert len(pings) >= 5  # every 0.1 s over a run of about a second: the loop pings, it does not hang
