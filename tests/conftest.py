@@ -42,12 +42,15 @@ def clock():
 
 @pytest.fixture
 def mock_factory():
-    """gpiozero's MockFactory as the pin factory, reset afterwards."""
+    """The fake pins the device itself makes for ``--pins mock`` (shotclock's FakePinFactory, on the
+    real monotonic clock until ``vclock`` swaps it), also gpiozero's default factory; reset afterwards.
+    Pass it to ``Device``/``Simulator`` as the pin factory: tests drive the very pins the device reads."""
     from gpiozero import Device
-    from gpiozero.pins.mock import MockFactory
+
+    from shotclock.adapters.pins import make_pin_factory
 
     previous = Device.pin_factory
-    Device.pin_factory = factory = MockFactory()
+    Device.pin_factory = factory = make_pin_factory("mock")
     yield factory
     factory.reset()
     Device.pin_factory = previous
@@ -64,10 +67,10 @@ class VirtualClock:
 
 
 @pytest.fixture
-def vclock(mock_factory, monkeypatch):
-    """Virtual time for the fake pins too: MockFactory stamps edges with this clock."""
+def vclock(mock_factory):
+    """Virtual time, for the fake pins too: ``mock_factory`` stamps its edges with this clock."""
     clock = VirtualClock()
-    monkeypatch.setattr("gpiozero.pins.mock.monotonic", clock)
+    mock_factory.clock = clock
     return clock
 
 

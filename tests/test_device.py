@@ -15,12 +15,12 @@ from shotclock.core.faults import StuckButton
 
 
 @pytest.fixture
-def device(vclock):
+def device(vclock, mock_factory):
     devices = []
 
     def make(text=""):
         config = parse_config(text) if text else Config()
-        d = Device(config, "mock", clock=vclock)
+        d = Device(config, mock_factory, clock=vclock)
         devices.append(d)
         return d
 
@@ -113,12 +113,12 @@ def test_stuck_button_is_reported_shown_and_ignored(device, caplog):
     assert r.faults == ()
 
 
-def test_button_pressed_at_start_is_stuck(vclock, monkeypatch):
+def test_button_pressed_at_start_is_stuck(vclock, mock_factory, monkeypatch):
     # MockFactory's pull-up would lift a pin driven low beforehand, so the read is faked here.
     from shotclock.adapters.pins import TablePins
 
     monkeypatch.setattr(TablePins, "pressed_now", lambda self: {"action": True, "floor": False})
-    d = Device(Config(), "mock", clock=vclock)
+    d = Device(Config(), mock_factory, clock=vclock)
     try:
         r = d.loop.step()
         assert [(type(f), f.button) for f in r.faults] == [(StuckButton, "action")] and r.inputs == []
@@ -236,3 +236,39 @@ def test_a_backend_that_dates_edges_in_its_callback_is_named_at_start(caplog):
     with caplog.at_level("WARNING", logger="shotclock.pins"):
         TablePins(Config().pins, lambda e: None, RPiGPIOFactory()).close()
     assert "use the lgpio backend" in caplog.text
+
+
+def test_the_tests_fake_pins_are_the_devices_own(vclock, mock_factory):
+    # The factory '--pins mock' makes (simulator, script mode) is the very class the tests drive.
+    own = Device(Config(), "mock", clock=vclock)
+    try:
+        assert type(own.pins.factory) is type(mock_factory)
+        assert own.pins.factory.clock is vclock  # 'mock' runs on the device's own clock
+    finally:
+        own.pins.close()
+    d = Device(Config(), mock_factory, clock=vclock)
+    try:
+        assert d.pins.factory is mock_factory and d.pins.pin("floor") is mock_factory.pin(17)
+    finally:
+        d.pins.close()
+
+
+def test_fake_pins_date_an_edge_on_the_devices_clock(vclock, mock_factory):
+    # The edge's date is the moment the pin was driven on the virtual clock, not time.monotonic().
+    edges = []
+    from shotclock.adapters.pins import TablePins
+
+    pins = TablePins(Config().pins, edges.append, mock_factory, clock=vclock)
+    pins.pin("bet").clear_states()
+    start = vclock.now
+    try:
+        vclock.now += 1234.5  # far from the real monotonic clock: a real-clock stamp would be caught
+        pins.pin("bet").drive_low()
+        pressed_at = vclock.now
+        assert pins.pin("bet").states[-1] == (pressed_at - start, False)  # the pin's own stamp: virtual
+        vclock.now += 0.25  # the callback's own time does not move the edge
+        pins.pin("bet").drive_high()
+        assert [(e.t, e.button, e.pressed) for e in edges] == [(pressed_at, "bet", True),
+                                                                 (pressed_at + 0.25, "bet", False)]
+    finally:
+        pins.close()

@@ -435,3 +435,36 @@ def test_an_action_dated_inside_the_window_that_arrives_during_the_grace_counts(
     out = engine.handle(Action(30.4999))
     assert out[-1].record() == {"t": 30.4999, "type": "decision", "outcome": "acted", "remaining": 0,
                                 "at_zero": True}
+
+
+def test_the_state_machine_is_keyed_by_phase_and_event_class():
+    # h11 style: each row of the table maps an event class to a transition; the targets are phases.
+    from shotclock.core.engine import TRANSITIONS, Expire, Phase
+    from shotclock.core.events import EVENT_TYPES, Event
+
+    for mode, phases in TRANSITIONS.items():
+        assert set(phases) == set(Phase)
+        engine = Engine(Settings(mode=mode))
+        for row in phases.values():
+            for event, transition in row.items():
+                assert issubclass(event, Event) and isinstance(transition.to, Phase)
+                assert callable(getattr(engine, transition.method))
+                assert event is Expire or EVENT_TYPES[event.NAME] is event  # a replay line names the same class
+    assert "expire" not in EVENT_TYPES  # the engine's own timer is never an input
+
+
+def test_a_phase_is_an_enum_that_reads_as_its_old_string():
+    import json
+
+    from shotclock.core.engine import Phase
+
+    e = Engine(Settings())
+    e.handle(Call(0))
+    assert e.state.phase is Phase.RUNNING
+    assert json.dumps({"phase": e.state.phase}) == '{"phase": "running"}' and f"{e.state.phase}" == "running"
+
+
+def test_mode_only_events_come_from_the_table():
+    from shotclock.core.engine import MODE_EVENTS
+
+    assert MODE_EVENTS == {"clock": {"call"}, "shot": {"start", "stop", "extend", "undo", "reset_chips"}}

@@ -9,6 +9,7 @@ from datetime import datetime, timedelta, timezone
 import pytest
 
 from shotclock.adapters.log import DecisionLog
+from shotclock.adapters.pins import make_pin_factory
 from shotclock.config import Config, parse_config
 from shotclock.core.clocks import clocks_from, remaining_at_last_record, replay_events, stats
 from shotclock.core.replay import parse_events, replay
@@ -20,12 +21,15 @@ UTC = datetime(2026, 11, 29, 20, 0, tzinfo=timezone.utc)
 
 
 @pytest.fixture
-def table(vclock, tmp_path):
+def table(vclock, mock_factory, tmp_path):
     made = []
 
     def make(text="", state=tmp_path / "state"):
         config = parse_config(text) if text else Config()
-        d = Device(config, "mock", clock=vclock)
+        # A restart is a new process with pins of its own: the first device gets the tests' fake pin
+        # factory, each later one a new factory of the same kind (the one '--pins mock' makes).
+        factory = make_pin_factory("mock", clock=vclock) if made else mock_factory
+        d = Device(config, factory, clock=vclock)
         log = DecisionLog(state)
         base = vclock.now
         rec = Recorder(DirectSink(log), config, utcnow=lambda: UTC + timedelta(seconds=vclock.now - base))

@@ -14,8 +14,8 @@ from shotclock.shell.simulator import Simulator, TerminalPresenter, TerminalSimu
 
 
 @pytest.fixture
-def sim(vclock):
-    s = Simulator(Config(), clock=vclock)
+def sim(vclock, mock_factory):
+    s = Simulator(Config(), clock=vclock, pin_factory=mock_factory)
     yield s
     s.device.pins.close()
     pygame.display.quit()
@@ -118,7 +118,7 @@ def test_terminal_view_renders_states():
 
 def test_terminal_simulator_keys_drive_the_pins(mock_factory):
     out = io.StringIO()
-    sim = TerminalSimulator(Config(), out=out, inp=io.StringIO(""))
+    sim = TerminalSimulator(Config(), out=out, inp=io.StringIO(""), pin_factory=mock_factory)
     try:
         sim.TAP = 0.05
         sim.key("f")
@@ -133,8 +133,8 @@ def test_terminal_simulator_keys_drive_the_pins(mock_factory):
         sim.device.pins.close()
 
 
-def test_the_panel_shows_only_the_modes_buttons_and_its_hints(vclock):
-    clock_sim = Simulator(Config(), clock=vclock)
+def test_the_panel_shows_only_the_modes_buttons_and_its_hints(vclock, mock_factory):
+    clock_sim = Simulator(Config(), clock=vclock, pin_factory=mock_factory)
     try:
         assert list(clock_sim.buttons) == ["floor", "action", "bet", "street"]  # no extension chips
         drawn = [text for text, _ in clock_sim.screen.renderer.drawn]
@@ -145,7 +145,7 @@ def test_the_panel_shows_only_the_modes_buttons_and_its_hints(vclock):
     finally:
         clock_sim.device.pins.close()
         pygame.display.quit()
-    shot_sim = Simulator(parse_config('mode = "shot"\nlanguage = "en"\n'), clock=vclock)
+    shot_sim = Simulator(parse_config('mode = "shot"\nlanguage = "en"\n'), clock=vclock, pin_factory=mock_factory)
     try:
         assert list(shot_sim.buttons) == ["floor", "action", "bet", "extend", "street"]
         drawn = [text for text, _ in shot_sim.screen.renderer.drawn]

@@ -32,7 +32,7 @@ EDGE_DATING = {
     "LGPIOFactory": ("the kernel's timestamp of the edge", True),
     "ChipLGPIOFactory": ("the kernel's timestamp of the edge", True),
     "PiGPIOFactory": ("pigpiod's tick at the edge", True),
-    "MockFactory": ("the moment the fake pin was driven", True),
+    "MockFactory": ("the moment the fake pin was driven", True),  # and FakePinFactory, its subclass
     "RPiGPIOFactory": ("the moment RPi.GPIO's callback ran, after the edge", False),
     "NativeFactory": ("the moment the native factory's polling thread saw the edge", False),
 }
@@ -48,20 +48,26 @@ def edge_dating(factory) -> tuple[str, bool]:
 
 # gpiozero's own backends, by the names GPIOZERO_PIN_FACTORY accepts (plus "mock").
 FACTORIES = {
-    "mock": "gpiozero.pins.mock:MockFactory",
+    "mock": "shotclock.adapters.fake_pins:FakePinFactory",  # gpiozero's MockFactory on the device's clock
     "lgpio": "gpiozero.pins.lgpio:LGPIOFactory",
     "rpigpio": "gpiozero.pins.rpigpio:RPiGPIOFactory",
     "native": "gpiozero.pins.native:NativeFactory",
 }
 
 
-def make_pin_factory(name: str, gpio: dict | None = None):
-    """A gpiozero pin factory by name: ``mock`` (fake pins), ``auto`` (gpiozero's own choice),
-    ``lgpio`` (Pi 5, and Pi 3-4 on Bookworm), ``rpigpio`` (Pi 1-4) or ``native``.
+def make_pin_factory(name: str, gpio: dict | None = None, clock: Callable[[], float] = time.monotonic):
+    """A gpiozero pin factory by name: ``mock`` (:class:`~shotclock.adapters.fake_pins.FakePinFactory`
+    on ``clock``),
+    ``auto`` (gpiozero's own choice), ``lgpio`` (Pi 5, and Pi 3-4 on Bookworm), ``rpigpio``
+    (Pi 1-4) or ``native``.
 
     :param gpio: the configuration's ``gpio`` section; with ``board = "generic"``, ``auto`` and
         ``lgpio`` open lgpio on ``gpio.chip`` (see :mod:`shotclock.adapters.boards`).
     """
+    if name == "mock":
+        from shotclock.adapters.fake_pins import FakePinFactory
+
+        return FakePinFactory(clock)  # the tests' mock_factory fixture is this one too
     if name in ("auto", "lgpio") and gpio and gpio.get("board") != "raspberry-pi":
         from shotclock.adapters.boards import board_pin_factory
 
@@ -91,10 +97,10 @@ class TablePins:
 
     Example, with fake pins::
 
-        >>> from gpiozero.pins.mock import MockFactory
+        >>> from shotclock.adapters.fake_pins import FakePinFactory
         >>> edges = []
         >>> table = TablePins({"floor": 17, "action": 27, "bet": 22, "extend": 23, "street": 24,
-        ...                    "led_running": 5, "led_bet": 6}, edges.append, MockFactory())
+        ...                    "led_running": 5, "led_bet": 6}, edges.append, FakePinFactory())
         >>> table.pin("action").drive_low()
         >>> edges[0].button, edges[0].pressed
         ('action', True)

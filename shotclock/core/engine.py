@@ -21,6 +21,8 @@ Example::
 from __future__ import annotations
 
 from dataclasses import dataclass
+from enum import StrEnum
+from typing import ClassVar
 
 from shotclock.core import events as ev
 from shotclock.core.settings import STREETS, Settings
@@ -28,8 +30,26 @@ from shotclock.errors import EventError
 
 US = 1_000_000  # microseconds per second
 
-IDLE, RUNNING, PAUSED = "idle", "running", "paused"
-EXPIRE = "expire"  # the engine's own timer event: the tie window closed
+class Phase(StrEnum):
+    """Where the clock is. String-valued, so records, replay output and the floor network's
+    messages keep saying ``"idle"``, ``"running"`` and ``"paused"``."""
+
+    IDLE = "idle"  # no clock on
+    RUNNING = "running"  # counting down (the tie window after 0 included)
+    PAUSED = "paused"  # held by the floor or the dealer, with the time it had left
+
+
+IDLE, RUNNING, PAUSED = Phase.IDLE, Phase.RUNNING, Phase.PAUSED
+
+
+@dataclass(frozen=True)
+class Expire(ev.Event):
+    """The engine's own timer: the tie window after 0 closed. Never an input (replay has no such line)."""
+
+    NAME: ClassVar[str] = "expire"
+
+
+EXPIRE = Expire.NAME
 
 
 @dataclass(frozen=True)
@@ -45,77 +65,84 @@ class Transition:
         return "_" + self.do
 
 
-def _t(do: str, to: str) -> Transition:
+def _t(do: str, to: Phase) -> Transition:
     return Transition(do, to)
 
 
-# The state machine as data. An event missing from its phase's row is ignored with the
-# reason given by ignore_reason(), and the state is left untouched. A method may still
-# refuse (a bet that changes nothing, a street after the river), with the same effect.
-TRANSITIONS: dict[str, dict[str, dict[str, Transition]]] = {
+# The state machine as data, keyed by mode, phase and the event's class (as h11 keys its table by
+# event type). An event missing from its phase's row is ignored with the reason given by
+# ignore_reason(), and the state is left untouched. A method may still refuse (a bet that changes
+# nothing, a street after the river), with the same effect.
+TRANSITIONS: dict[str, dict[Phase, dict[type[ev.Event], Transition]]] = {
     "clock": {
         IDLE: {
-            "call": _t("start_clock", RUNNING),
-            "bet": _t("set_bet", IDLE),
-            "hand": _t("new_hand", IDLE),
-            "street": _t("next_street", IDLE),
+            ev.Call: _t("start_clock", RUNNING),
+            ev.Bet: _t("set_bet", IDLE),
+            ev.Hand: _t("new_hand", IDLE),
+            ev.Street: _t("next_street", IDLE),
         },
         RUNNING: {
-            "bet": _t("set_bet", RUNNING),
-            "action": _t("rule_acted", IDLE),
-            "last_action": _t("rule_acted", IDLE),
-            "pause": _t("pause", PAUSED),
-            "cancel": _t("cancel", IDLE),
-            EXPIRE: _t("rule_expired", IDLE),
+            ev.Bet: _t("set_bet", RUNNING),
+            ev.Action: _t("rule_acted", IDLE),
+            ev.LastAction: _t("rule_acted", IDLE),
+            ev.Pause: _t("pause", PAUSED),
+            ev.Cancel: _t("cancel", IDLE),
+            Expire: _t("rule_expired", IDLE),
         },
         PAUSED: {
-            "bet": _t("set_bet", PAUSED),
-            "action": _t("rule_acted", IDLE),
-            "last_action": _t("rule_acted", IDLE),
-            "resume": _t("resume", RUNNING),
-            "cancel": _t("cancel", IDLE),
+            ev.Bet: _t("set_bet", PAUSED),
+            ev.Action: _t("rule_acted", IDLE),
+            ev.LastAction: _t("rule_acted", IDLE),
+            ev.Resume: _t("resume", RUNNING),
+            ev.Cancel: _t("cancel", IDLE),
         },
     },
     "shot": {
         IDLE: {
-            "bet": _t("set_bet", IDLE),
-            "hand": _t("new_hand", IDLE),
-            "street": _t("next_street", IDLE),
-            "start": _t("start_shot", RUNNING),
-            "reset_chips": _t("reset_chips", IDLE),
+            ev.Bet: _t("set_bet", IDLE),
+            ev.Hand: _t("new_hand", IDLE),
+            ev.Street: _t("next_street", IDLE),
+            ev.Start: _t("start_shot", RUNNING),
+            ev.ResetChips: _t("reset_chips", IDLE),
         },
         RUNNING: {
-            "bet": _t("set_bet", RUNNING),
-            "action": _t("acted_next_player", RUNNING),
-            "last_action": _t("rule_acted", IDLE),
-            "pause": _t("pause", PAUSED),
-            "extend": _t("extend", RUNNING),
-            "undo": _t("undo", RUNNING),
-            "stop": _t("stop", IDLE),
-            "cancel": _t("cancel", IDLE),
-            "hand": _t("new_hand", IDLE),
-            "street": _t("next_street", IDLE),
-            EXPIRE: _t("rule_expired", IDLE),
+            ev.Bet: _t("set_bet", RUNNING),
+            ev.Action: _t("acted_next_player", RUNNING),
+            ev.LastAction: _t("rule_acted", IDLE),
+            ev.Pause: _t("pause", PAUSED),
+            ev.Extend: _t("extend", RUNNING),
+            ev.Undo: _t("undo", RUNNING),
+            ev.Stop: _t("stop", IDLE),
+            ev.Cancel: _t("cancel", IDLE),
+            ev.Hand: _t("new_hand", IDLE),
+            ev.Street: _t("next_street", IDLE),
+            Expire: _t("rule_expired", IDLE),
         },
         PAUSED: {
-            "bet": _t("set_bet", PAUSED),
-            "action": _t("acted_next_player", RUNNING),
-            "last_action": _t("rule_acted", IDLE),
-            "resume": _t("resume", RUNNING),
-            "extend": _t("extend", PAUSED),
-            "undo": _t("undo", PAUSED),
-            "stop": _t("stop", IDLE),
-            "cancel": _t("cancel", IDLE),
-            "hand": _t("new_hand", IDLE),
-            "street": _t("next_street", IDLE),
+            ev.Bet: _t("set_bet", PAUSED),
+            ev.Action: _t("acted_next_player", RUNNING),
+            ev.LastAction: _t("rule_acted", IDLE),
+            ev.Resume: _t("resume", RUNNING),
+            ev.Extend: _t("extend", PAUSED),
+            ev.Undo: _t("undo", PAUSED),
+            ev.Stop: _t("stop", IDLE),
+            ev.Cancel: _t("cancel", IDLE),
+            ev.Hand: _t("new_hand", IDLE),
+            ev.Street: _t("next_street", IDLE),
         },
     },
 }
 
-MODE_EVENTS = {"clock": {"call"}, "shot": {"start", "stop", "extend", "undo", "reset_chips"}}
+def _event_names(mode: str) -> set[str]:
+    return {event.NAME for row in TRANSITIONS[mode].values() for event in row} - {EXPIRE}
 
 
-def ignore_reason(mode: str, phase: str, event: str, last: ev.Decision | None) -> str:
+# The events only one mode takes (a clock-mode file fed to a shot table names them), from the table.
+MODE_EVENTS = {"clock": _event_names("clock") - _event_names("shot"),
+               "shot": _event_names("shot") - _event_names("clock")}
+
+
+def ignore_reason(mode: str, phase: Phase, event: str, last: ev.Decision | None) -> str:
     """Why ``event`` changes nothing in ``phase`` of ``mode`` (a sentence for the floor)."""
     other = "shot" if mode == "clock" else "clock"
     if event in MODE_EVENTS[other]:
@@ -155,7 +182,7 @@ class Snapshot:
     """
 
     mode: str
-    phase: str
+    phase: Phase
     facing_bet: bool
     street: str | None
     seconds: float | None
@@ -201,7 +228,7 @@ class Engine:
         self.settings = settings
         self.mode = settings.mode
         self._now = _us(start)
-        self.phase = IDLE
+        self.phase: Phase = IDLE
         self.facing_bet = self.mode == "shot"  # shot mode starts as a hand: facing the blinds
         self.street = STREETS[0] if self.mode == "shot" else None  # clock mode: known once the dealer says
         self._seconds = 0  # the clock's length, extensions included
@@ -236,7 +263,7 @@ class Engine:
         # A tie goes to the player: timers due at t itself wait until after the event.
         out = self._run_timers(t, inclusive=False) if self.phase == RUNNING else []
         self._now = t
-        out.extend(self._apply(event.NAME, t, event))
+        out.extend(self._apply(t, event))
         return out
 
     def advance(self, t: float, settle: float = 0.0, pending: float | None = None,
@@ -353,7 +380,7 @@ class Engine:
                 self._next_beep = self._next_beep - 1 if self._next_beep > 0 else None
             elif kind == EXPIRE and (when < t - settle or (inclusive and when <= t - settle)):
                 self._now = max(self._now, when)
-                out.extend(self._apply(EXPIRE, when, None))
+                out.extend(self._apply(when, Expire(when / US)))
             else:
                 break
         return out
@@ -366,14 +393,14 @@ class Engine:
 
     # -- applying the table --------------------------------------------------------
 
-    def _apply(self, name: str, t: int, event: ev.Event | None) -> list[ev.Output]:
-        transition = self._table[self.phase].get(name)
+    def _apply(self, t: int, event: ev.Event) -> list[ev.Output]:
+        transition = self._table[self.phase].get(type(event))
         if transition is None:
-            return [ev.Ignored(t / US, name, ignore_reason(self.mode, self.phase, name, self.last))]
+            return [ev.Ignored(t / US, event.NAME, ignore_reason(self.mode, self.phase, event.NAME, self.last))]
         try:
             out = self._methods[transition.do](t, event)
         except _Refused as refusal:
-            return [ev.Ignored(t / US, name, str(refusal))]
+            return [ev.Ignored(t / US, event.NAME, str(refusal))]
         self.phase = transition.to
         return out
 
@@ -525,7 +552,7 @@ def transition_table_markdown() -> str:
     for mode, phases in TRANSITIONS.items():
         lines += [f"### {mode} mode", "", "| phase | event | does | next phase |", "|---|---|---|---|"]
         for phase, row in phases.items():
-            for name, tr in row.items():
-                lines.append(f"| {phase} | `{name}` | {tr.do.replace('_', ' ')} | {tr.to} |")
+            for event, tr in row.items():
+                lines.append(f"| {phase} | `{event.NAME}` | {tr.do.replace('_', ' ')} | {tr.to} |")
         lines.append("")
     return "\n".join(lines)

@@ -33,7 +33,7 @@ from dataclasses import dataclass
 from typing import Callable
 
 from shotclock.core import events as ev
-from shotclock.core.engine import IDLE, PAUSED, RUNNING, TRANSITIONS, Snapshot
+from shotclock.core.engine import IDLE, PAUSED, RUNNING, TRANSITIONS, Phase, Snapshot
 
 PRESS, TAP, HOLD = "press", "tap", "hold"
 CLOCK, SHOT = "clock", "shot"
@@ -45,6 +45,7 @@ EventFor = Callable[[float, Snapshot], ev.Event]
 def _plain(cls: type[ev.Event]) -> EventFor:
     make = lambda t, state: cls(t)
     make.__name__ = cls.NAME
+    make.event = cls  # the class it makes, as the engine's table is keyed
     return make
 
 
@@ -53,6 +54,7 @@ def _toggle_bet(t: float, state: Snapshot) -> ev.Event:
 
 
 _toggle_bet.__name__ = "toggle bet"
+_toggle_bet.event = ev.Bet
 
 GESTURES: dict[tuple[str, str], dict[tuple[str, str], EventFor]] = {
     ("floor", PRESS): {(CLOCK, IDLE): _plain(ev.Call), (ANY, RUNNING): _plain(ev.Pause)},
@@ -99,17 +101,18 @@ def hold_meanings(button: str, mode: str) -> list[str]:
     names = []
     for phase in (RUNNING, PAUSED, IDLE):
         make = lookup(row, mode, phase)
-        if make is not None and accepts(mode, phase, make.__name__) and make.__name__ not in names:
+        if make is not None and accepts(mode, phase, make.event) and make.__name__ not in names:
             names.append(make.__name__)
     return names
 
 
-def accepts(mode: str, phase: str, event: str) -> bool:
-    """Whether the engine's state machine takes ``event`` in ``phase`` of ``mode`` (else it is ignored)."""
+def accepts(mode: str, phase: Phase, event: type[ev.Event]) -> bool:
+    """Whether the engine's state machine takes events of class ``event`` in ``phase`` of ``mode``
+    (else they are ignored)."""
     return event in TRANSITIONS.get(mode, {}).get(phase, {})
 
 
-def hold_event(button: str, since: float, hold: float, state: Snapshot, phase: str | None = None) -> ev.Event | None:
+def hold_event(button: str, since: float, hold: float, state: Snapshot, phase: Phase | None = None) -> ev.Event | None:
     """The event holding ``button`` (down since ``since``) will give after ``hold`` seconds, if the
     engine would take it in ``state``; None otherwise, so the screen never shows a hold bar that ends in nothing.
 
@@ -117,7 +120,7 @@ def hold_event(button: str, since: float, hold: float, state: Snapshot, phase: s
     from shotclock.core.buttons import Gesture
 
     event = gesture_event(Gesture(since + hold, button, HOLD), state, phase)
-    return event if event is not None and accepts(state.mode, state.phase, event.NAME) else None
+    return event if event is not None and accepts(state.mode, state.phase, type(event)) else None
 
 
 def lookup(row: dict[tuple[str, str], EventFor], mode: str, phase: str) -> EventFor | None:
@@ -128,7 +131,7 @@ def lookup(row: dict[tuple[str, str], EventFor], mode: str, phase: str) -> Event
     return None
 
 
-def gesture_event(gesture, state: Snapshot, phase: str | None = None) -> ev.Event | None:
+def gesture_event(gesture, state: Snapshot, phase: Phase | None = None) -> ev.Event | None:
     """The engine event ``gesture`` means in ``state`` (None: nothing).
 
     :param gesture: a :class:`~shotclock.core.buttons.Gesture` (``t``, ``button``, ``kind``).

@@ -45,7 +45,7 @@ from typing import Callable, Iterable
 
 from shotclock.core import events as ev
 from shotclock.core.buttons import ButtonFault, ButtonReader, Gesture
-from shotclock.core.engine import Engine, Snapshot
+from shotclock.core.engine import Engine, Phase, Snapshot
 from shotclock.core.faults import Fault, StuckButton
 from shotclock.core.gestures import HOLD, PRESS, Hold, gesture_event, hold_event
 from shotclock.core.inputs import COMMANDS, Command, Edge
@@ -192,7 +192,7 @@ class Table:
         self.reader = ButtonReader(debounce, hold, stuck_after, min_press={"floor": floor_min_press})
         self.edge_grace = edge_grace
         self._faults: dict[object, Fault] = {}
-        self._phase_at_press: dict[str, str] = {}
+        self._phase_at_press: dict[str, Phase] = {}
         self._held_at_start: list[ButtonFault] = []
         self.start = start
         self._last_t = start

@@ -11,6 +11,7 @@ import json
 from collections import OrderedDict
 from dataclasses import dataclass
 
+from shotclock.core.engine import IDLE, RUNNING
 from shotclock.core.inputs import COMMANDS  # noqa: F401 (one list of commands, in the core; re-exported)
 
 # Refusal reasons (the ack's ``reason`` when ``outcome`` is ``refused``).
@@ -49,7 +50,7 @@ def state_message(snapshot, now: float, table: str, boot: str, seq: int, name: s
     message = {
         "table": table, "boot": boot, "seq": seq, "name": name, "mode": snapshot.mode, "phase": snapshot.phase,
         "facing_bet": bool(snapshot.facing_bet), "street": snapshot.street, "extensions": snapshot.extensions,
-        "seconds": None if snapshot.phase == "idle" else snapshot.seconds,
+        "seconds": None if snapshot.phase == IDLE else snapshot.seconds,
         "remaining_ms": ms(remaining), "countdown": snapshot.countdown, "last_ruling": last_ruling,
         "faults": [{"kind": kind, "detail": str(detail)} for kind, detail in sorted(faults.items())],
         "network": network,
@@ -65,7 +66,7 @@ def state_key(message: dict) -> tuple:
     """What makes a state different for a reader, leaving out the ticking times and the counter."""
     return tuple((k, repr(v)) for k, v in message.items() if k not in ("seq", "remaining_ms", "last_ruling")) + (
         ("last", None if message["last_ruling"] is None else message["last_ruling"]["outcome"]),
-        ("paused_ms", message["remaining_ms"] if message["phase"] != "running" else None))
+        ("paused_ms", message["remaining_ms"] if message["phase"] != RUNNING else None))
 
 
 def event_message(table: str, boot: str, row: dict) -> dict:

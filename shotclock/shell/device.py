@@ -52,7 +52,8 @@ class Device:
     """The whole table device, built from a configuration.
 
     :param config: the validated configuration.
-    :param pin_factory: a gpiozero pin factory name (``auto``, ``mock``, ``lgpio``, …).
+    :param pin_factory: a gpiozero pin factory name (``auto``, ``mock``, ``lgpio``, …), or a pin
+        factory object (the tests pass their fake one, the same class ``mock`` makes).
     :param listeners: extra listeners (screen, sound, log, report), called after the lights.
     :param buzzer_beeps: beep the GPIO buzzer with the countdown (when no speaker plays).
     :param clock: the monotonic clock for the engine, loop and pins (tests pass a virtual one).
@@ -68,8 +69,9 @@ class Device:
         self.engine = self.table.engine
         self.reader = self.table.reader
         self.loop = DeviceLoop(self.table, clock=clock, waker=waker)
-        self.pins = TablePins(config.pins, self.loop.post, make_pin_factory(pin_factory, config.section("gpio")),
-                              clock=clock)
+        factory = (make_pin_factory(pin_factory, config.section("gpio"), clock=clock)
+                   if isinstance(pin_factory, str) else pin_factory)
+        self.pins = TablePins(config.pins, self.loop.post, factory, clock=clock)
         self.loop.listeners = [LightsPresenter(self.pins, buzzer_beeps), *listeners, self.notifier]
         for button, pressed in self.pins.pressed_now().items():
             if pressed:

@@ -75,11 +75,12 @@ class Simulator:
 
     :param config: the configuration (``screen.size`` gives the device screen's size).
     :param clock: the monotonic clock (tests pass a virtual one).
+    :param pin_factory: ``"mock"`` (fake pins on ``clock``), or the tests' own fake pin factory.
     """
 
     PANEL_RATIO = 0.30
 
-    def __init__(self, config, clock=time.monotonic, size=None, log_dir=None):
+    def __init__(self, config, clock=time.monotonic, size=None, log_dir=None, pin_factory="mock"):
         import pygame
 
         from shotclock.shell.presenters import build_presenters
@@ -95,7 +96,7 @@ class Simulator:
                                            caption=f"shotclock simulator · {config['table']}")
         self.screen = self.presenters.screen
         self.waker = PygameWaker(self.handle_event)
-        self.device = build_device(config, "mock", log_dir=log_dir, waker=self.waker, clock=clock,
+        self.device = build_device(config, pin_factory, log_dir=log_dir, waker=self.waker, clock=clock,
                                    **self.presenters.parts())
         self.down: set[str] = set()
         self.clock = clock
@@ -208,11 +209,12 @@ class TerminalSimulator:
     """The simulator without a display: the screen as text, keys typed in the terminal.
 
     Lower-case keys tap a button (0.1 s); upper-case keys hold it 2.5 s (``F``, ``A``, ``B``, ``E``, ``S``).
+    ``pin_factory`` is ``"mock"`` or the tests' own fake pin factory.
     """
 
     TAP, HOLD = 0.1, 2.5
 
-    def __init__(self, config, out=sys.stdout, inp=sys.stdin, log_dir=None):
+    def __init__(self, config, out=sys.stdout, inp=sys.stdin, log_dir=None, pin_factory="mock"):
         from shotclock.shell.presenters import SoundPresenter, make_sound
         from shotclock.shell.screenshot import display_for
 
@@ -221,7 +223,7 @@ class TerminalSimulator:
         self.inp = inp
         self.presenter = TerminalPresenter(out, display_for(config))
         player, problem = make_sound(config)  # the same speaker as the window, where there is one
-        self.device = build_device(config, "mock", sound=[SoundPresenter(player)] if player else [],
+        self.device = build_device(config, pin_factory, sound=[SoundPresenter(player)] if player else [],
                                    screens=[self.presenter], sound_problem=problem, log_dir=log_dir)
         self.quit = False
 
