@@ -24,7 +24,9 @@ from pathlib import Path
 
 from shotclock.floor.broker_config import BrokerPlan, Endpoint, write_broker_config
 
-START_TIMEOUT = 10.0
+# Deadlines that only bound a hang: a loaded 2-core machine can take seconds for what takes ms.
+START_TIMEOUT = 30.0
+WAIT_TIMEOUT = 30.0
 
 
 def mosquitto_path() -> str | None:
@@ -139,6 +141,17 @@ class MosquittoBroker:
             self.process.wait()
         self.process = None
 
+    def wait_saved(self, since: float, timeout: float = 60.0) -> None:
+        """Wait until mosquitto has saved its persistence file after wall time ``since`` (it autosaves
+        every ``autosave`` s), so a crash (:meth:`kill`) keeps what it had by then, e.g. a session that
+        ``since`` had been subscribed. The timeout only bounds a hang."""
+        path = self.folder / "data" / "mosquitto.db"
+        deadline = time.monotonic() + timeout
+        while not (path.exists() and path.stat().st_mtime > since):
+            if time.monotonic() > deadline:
+                raise RuntimeError(f"mosquitto did not save {path} within {timeout} s")
+            time.sleep(0.05)
+
     @property
     def running(self) -> bool:
         """True while the process is alive."""
@@ -236,7 +249,7 @@ class Inbox:
             self.messages.append(message)
             self._cond.notify_all()
 
-    def wait_for(self, predicate, timeout: float = 10.0):
+    def wait_for(self, predicate, timeout: float = WAIT_TIMEOUT):
         """The first message for which ``predicate(message)`` holds, waiting up to ``timeout`` s; None if none."""
         deadline = time.monotonic() + timeout
         with self._cond:

@@ -3,9 +3,11 @@
 from __future__ import annotations
 
 import json
+import os
 import threading
 import time
 
+from shotclock.adapters.log import lock_state_dir
 from shotclock.config import parse_config
 from shotclock.shell.device import build_device
 
@@ -29,7 +31,7 @@ class RunningDevice:
         # The loop runs in this thread: build the device in it too.
         self.thread = threading.Thread(target=self._run, daemon=True)
         self.thread.start()
-        if not self._ready.wait(10) or self._error:
+        if not self._ready.wait(60) or self._error:
             raise RuntimeError(f"the device did not start: {self._error}")
 
     def _run(self):
@@ -57,10 +59,15 @@ class RunningDevice:
         pin.drive_high()
 
     def stop(self) -> None:
-        """Stop the loop, then the link (a clean offline), then the pins."""
+        """Stop the loop, then the link (a clean offline), then the pins; return once the log writer
+        (a process of its own, which may still be writing on a loaded machine) has finished."""
         self._stop = True
         self.device.loop.waker.wake()
-        self.thread.join(10)
+        self.thread.join(60)
+        if self.thread.is_alive():
+            raise RuntimeError("the device did not stop within 60 s")
+        if self.state_dir is not None:
+            os.close(lock_state_dir(self.state_dir, wait=60))  # the writer holds the lock until it is done
 
 
 def payloads(inbox, leaf: str) -> list[dict]:

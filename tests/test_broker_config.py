@@ -29,7 +29,7 @@ def publish_rc(client, topic, payload=b"x", retain=False):
 
     client.on_publish = on_publish
     client.publish(topic, payload, qos=1, retain=retain)
-    assert done.wait(5), "no PUBACK"
+    assert done.wait(30), "no PUBACK"
     return result["rc"]
 
 
@@ -131,4 +131,4 @@ def test_websockets_listener_serves_browsers(broker):
     c = broker.client("overlay", connect=False, transport="websockets")
     c.connect("127.0.0.1", broker.ws_port)
     c.loop_start()
-    assert c.connected_event.wait(10) and not c.connack.is_failure
+    assert c.connected_event.wait(30) and not c.connack.is_failure

@@ -19,11 +19,11 @@ def start_collector(broker, folder):
     collector = Collector(archive, "127.0.0.1", broker.port, broker.venue, "collector",
                           broker.passwords["collector"])
     collector.start()
-    assert collector.connected.wait(10)
+    assert collector.connected.wait(60)  # connected and subscribed
     return archive, collector
 
 
-def wait_until(predicate, timeout=10.0):
+def wait_until(predicate, timeout=60.0):  # only bounds a hang (a loaded machine is slow)
     deadline = time.monotonic() + timeout
     while not predicate():
         if time.monotonic() > deadline:

@@ -23,7 +23,7 @@ def test_fleet_tables_play_clocks_and_publish_them(tmp_path):
         dealer = Dealer(tables, seed=7, pace=0.05)
         dealer.start()
         try:
-            deadline = time.monotonic() + 30
+            deadline = time.monotonic() + 60
             while time.monotonic() < deadline:
                 decided = {json.loads(m.payload)["table"] for m in list(inbox.messages)
                            if m.topic.endswith("/event") and json.loads(m.payload)["record"]["type"] == "decision"}

@@ -31,7 +31,7 @@ def start(tmp_path, script, state, extra=()):
                              *extra], stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
 
 
-def wait_for(predicate, timeout=20.0):
+def wait_for(predicate, timeout=60.0):  # only bounds a hang (a loaded machine is slow)
     deadline = time.monotonic() + timeout
     while not predicate():
         assert time.monotonic() < deadline, "timed out"

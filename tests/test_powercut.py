@@ -39,6 +39,23 @@ def start(tmp_path, script_lines, report):
                             stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
 
 
+def wait_for_script_start(proc, report) -> float:
+    """Wait until the device plays its script (the report's first record, the bet pressed at 0.05 s) and
+    return the script time it had reached then, so kill moments count from the script's start, not from
+    the Popen: a loaded machine takes seconds to start Python. The deadline only bounds a hang."""
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline:
+        if report.exists():
+            lines = [line for line in report.read_text().splitlines() if line.endswith("}")]
+            if lines:
+                return max(0.0, json.loads(lines[0])["t"])
+        if proc.poll() is not None:
+            pytest.fail(f"the device exited ({proc.returncode}) before its script began: {proc.stderr.read()}")
+        time.sleep(0.01)
+    proc.kill()
+    pytest.fail("the device did not begin its script within 60 s")
+
+
 def decisions(records):
     return sorted((r["outcome"], round(r.get("remaining") or 0, 6)) for r in records if r["type"] == "decision")
 
@@ -51,13 +68,12 @@ def test_kill_9_at_random_moments(tmp_path):
     for i, moment in enumerate(moments):
         report = tmp_path / f"report-{i}.jsonl"
         proc = start(tmp_path, SCRIPT, report)
-        time.sleep(moment)
+        reached = wait_for_script_start(proc, report)
+        time.sleep(max(0.0, moment - reached))
         os.kill(proc.pid, signal.SIGKILL)
         proc.wait(timeout=30)
         os.close(lock_state_dir(tmp_path / "state", wait=20))  # the log writer finishes what it was handed
-        if not (tmp_path / "state" / "shotclock.db").exists():
-            continue  # killed before it had started (a loaded machine): nothing to check yet
-
+        assert (tmp_path / "state" / "shotclock.db").exists()  # its script ran: the log was open
         log = DecisionLog(tmp_path / "state", readonly=True)
         assert log.integrity() == "ok"
         ok, message = log.verify()

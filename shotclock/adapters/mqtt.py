@@ -218,9 +218,11 @@ class MqttLink:
         self._refused = ""
         self._unreachable_since = None
         s = self.settings
+        # Subscribe first: the broker handles one connection's packets in order, so whoever sees this
+        # table online can send it a command at once (online before subscribed lost that command).
+        client.subscribe([(self.topic("cmd"), 1), (topics.venue_cmd_topic(s.venue), 1)])
         client.publish(self.topic("status"), dumps(status_message(s.table, self.boot, True, **self.status_extra)),
                        qos=1, retain=True)
-        client.subscribe([(self.topic("cmd"), 1), (topics.venue_cmd_topic(s.venue), 1)])
         self._connected = True
         self._fresh_connection = True
         log.info("connected to the broker %s:%d as %s", s.host, s.port, s.username)

@@ -53,6 +53,7 @@ class Collector:
         self._session.SessionExpiryInterval = 7 * 24 * 3600  # a week away and the broker still queues
         self.client.on_connect = self._on_connect
         self.client.on_message = self._on_message
+        self.client.on_subscribe = self._on_subscribe
         self.client.on_disconnect = lambda *a: self.connected.clear()
         self.client.on_socket_open = no_delay
 
@@ -73,7 +74,9 @@ class Collector:
         client.subscribe([(all_tables(self.venue, "event"), 1), (archive_topic(self.venue, "get"), 1)])
         log.info("collecting venue %r from %s:%d%s", self.venue, self.host, self.port,
                  " (resumed session)" if flags.session_present else "")
-        self.connected.set()
+
+    def _on_subscribe(self, client, userdata, mid, reason_codes, properties):
+        self.connected.set()  # only now does the broker queue the tables' events for this session
 
     def _on_message(self, client, userdata, message):
         if message.topic == archive_topic(self.venue, "get"):

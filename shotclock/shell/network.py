@@ -118,12 +118,13 @@ class CommandGate:
         result = check_command(payload, t, int(self.wallclock() * 1000), self.max_age, self.recent)
         if isinstance(result, Refusal):
             log.warning("refused a floor command (%s): %s", result.reason, result.detail)
-            self.link.offer_ack(dumps(ack_message(self.table, self.link.boot, result, "refused",
-                                                  f"{result.reason}: {result.detail}")))
+            # Noted before the ack goes out: whoever sees the ack can count on the log to hold the refusal.
             if self.note:
                 self.note({"t": t, "type": "refused", "data": {"id": result.id, "sender": result.sender,
                                                                "command": result.name, "reason": result.reason,
                                                                "detail": result.detail}})
+            self.link.offer_ack(dumps(ack_message(self.table, self.link.boot, result, "refused",
+                                                  f"{result.reason}: {result.detail}")))
             return
         self.post(self.make_command(t, result))
 

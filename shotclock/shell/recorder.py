@@ -183,7 +183,16 @@ class Recorder:
         return self._last_clock_t + self.checkpoint_every
 
     def stop(self, t: float, state) -> None:
-        """A graceful stop: record the exact time the open clock has left (the next start restores it)."""
+        """A graceful stop: record the exact time the open clock has left (the next start restores it),
+        after the records noted since the last round (a refused command acked just before the stop)."""
+        now_utc = self.utcnow()
+        notes = []
+        while self._notes:
+            note = self._notes.popleft()
+            notes.append({"seq": self._next_seq(), "clock": None, "type": note["type"], "t": note["t"],
+                          "utc": utc_iso(now_utc - timedelta(seconds=t - note["t"])), "data": note["data"]})
+        if notes:
+            self.sink.put(notes)
         if self.current_clock is None or state.phase not in (RUNNING, PAUSED):
             return
         remaining = state.remaining(t)

@@ -90,16 +90,19 @@ class ScriptPlayer(threading.Thread):
         self.skipped = 0
         late: dict[int, float] = {}  # by press: how late its press edge was made
         for t, button, pressed, flip, press in self.edges:
-            delay = self.start_time + t + late.get(press, 0.0) - time.monotonic()
+            due = self.start_time + t + late.get(press, 0.0)
+            delay = due - time.monotonic()
             if delay > 0:
-                time.sleep(delay)
-            elif flip and -delay > BOUNCE_SPAN:
+                time.sleep(delay)  # which may itself end late: lateness is measured after it
+            if flip and time.monotonic() - due > BOUNCE_SPAN:
                 self.skipped += 1
                 continue
-            if press not in late:
-                late[press] = max(0.0, -delay)
             pin = self.pins.pin(button)
             pin.drive_low() if pressed else pin.drive_high()  # buttons pull low when pressed
+            if press not in late:
+                # Measured once the edge is made: a press made late (a late wake-up included) keeps its
+                # length. Counting only a late start of the sleep once made a 0.1 s press 0.1 ms long.
+                late[press] = max(0.0, time.monotonic() - due)
         self.done = True
         self.on_done()
 
