@@ -11,7 +11,7 @@ import pytest
 from shotclock.adapters.log import DecisionLog
 from shotclock.adapters.pins import make_pin_factory
 from shotclock.config import Config, parse_config
-from shotclock.core.clocks import clocks_from, remaining_at_last_record, replay_events, stats
+from shotclock.core.clocks import chips_used, clocks_from, remaining_at_last_record, replay_events, stats
 from shotclock.core.replay import parse_events, replay
 from shotclock.shell.cli import main
 from shotclock.shell.device import Device
@@ -36,6 +36,7 @@ def table(vclock, mock_factory, tmp_path):
         rec.log = log
         rec.start_session(vclock())
         rec.recover(log, d.engine, vclock())
+        rec.restore_chips(log, d.engine, vclock())
         d.loop.listeners.append(rec)
         made.append(d)
         return d, rec
@@ -329,3 +330,45 @@ def test_a_chip_taken_back_counts_in_the_log_and_after_a_power_cut(table, tmp_pa
     state = d2.engine.state
     assert state.phase == "paused" and state.interrupted
     assert state.seconds == 50 and state.left == pytest.approx(50 - 2.303, abs=1e-3)  # its last record: the undo
+
+
+def test_chips_used_counts_seats_until_the_floor_gives_them_back():
+    ext = lambda clock, seat=None: {"type": "extended", "clock": clock, "seat": seat}
+    rows = [ext(1, 3), ext(1, 3), ext(1), {"type": "undo", "clock": 1},  # the seatless chip taken back
+            ext(5, 4), ext(5, 3), {"type": "undo", "clock": 5},          # seat 3's second chip taken back
+            {"type": "input", "event": "hand"}]
+    assert chips_used(rows, reset_at_hand=False) == {3: 2, 4: 1}
+    assert chips_used(rows, reset_at_hand=True) == {}  # given back at every hand
+    assert chips_used(rows + [{"type": "chips_reset"}, ext(9, 7)], reset_at_hand=False) == {7: 1}
+    assert chips_used([{"type": "chips_restored", "used": {"2": 1}}, ext(9, 2)], reset_at_hand=False) == {2: 2}
+
+
+def test_extension_chips_used_survive_a_power_cut_and_the_log_replays_them(table, monkeypatch):
+    from shotclock.core.inputs import Command
+    from shotclock.shell.edgereplay import compare, replay_session
+
+    config = 'mode = "shot"\n[shot]\npreflop = 20\nallowance = 2\n'
+
+    def extend(d, seat, n):
+        d.loop.post(Command(d.loop.clock.now, "extend", id=f"e{n}", sender="floor-1", seat=seat))
+        return d.loop.run_once()
+
+    d, rec = table(config)
+    press(d, "action")  # a clock for seat 3's decision
+    assert extend(d, 3, 1).acks[0].ignored is None
+    press(d, "action", hold=0.1)  # seat 3 acted: the next player's clock
+    monkeypatch.setattr("shotclock.shell.recorder.boot_id", lambda: "another-boot")  # the power goes
+    d2, rec2 = table(config)
+    restored = [r for r in rec2.log.rows() if r["type"] == "chips_restored"]
+    assert [(r["used"], r["allowance"]) for r in restored] == [({"3": 1}, 2)]
+    press(d2, "floor", hold=0.1)  # the floor resumes the interrupted clock (a tap)
+    assert extend(d2, 3, 2).acks[0].ignored is None  # seat 3's last chip
+    assert extend(d2, 3, 3).acks[0].ignored == "seat 3 has used all 2 of its extension chips"
+    assert extend(d2, 5, 4).acks[0].ignored is None  # another seat still has its own
+    # The second session, replayed from its edges and commands, counts the same chips.
+    log = rec2.log
+    session_id = max(log.sessions())
+    rows = log.rows("WHERE session = ?", (session_id,))
+    replayed = replay_session(rows, log.sessions()[session_id])
+    assert compare(replayed, rows) is None
+    assert sum(r["type"] == "extended" for r in replayed) == 2

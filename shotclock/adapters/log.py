@@ -30,7 +30,8 @@ log = logging.getLogger("shotclock.log")
 DB_NAME = "shotclock.db"
 GENESIS = "0" * 64
 # Record types whose commit must survive a power cut at once (they change or end a clock).
-DURABLE = {"start", "pause", "resume", "extended", "undo", "chips_reset", "decision", "session", "interrupted",
+DURABLE = {"start", "pause", "resume", "extended", "undo", "chips_reset", "chips_restored", "decision", "session",
+           "interrupted",
            "checkpoint", "shutdown"}
 
 MIGRATIONS = {

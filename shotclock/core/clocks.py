@@ -281,3 +281,31 @@ def _percentile(sorted_values: list[float], q: float) -> float:
     lo = int(pos)
     hi = min(lo + 1, len(sorted_values) - 1)
     return sorted_values[lo] + (sorted_values[hi] - sorted_values[lo]) * (pos - lo)
+
+
+def chips_used(rows: list[dict], reset_at_hand: bool) -> dict[int, int]:
+    """Extension chips each seat has used, from the log's rows in id order: what a restart gives back
+    to the engine, so a reboot does not hand players their chips again.
+
+    Counts ``extended`` records that name a seat; an ``undo`` takes back its clock's latest one; a
+    ``chips_reset`` (the floor's gesture), a ``chips_restored`` (the used counts at a restart) and, with
+    ``reset_at_hand``, every ``hand`` input start the count again.
+    """
+    used: dict[int, int] = {}
+    seats: dict[int | None, list[int | None]] = {}  # per clock, the seats of its extensions in order
+    for row in rows:
+        kind = row["type"]
+        if kind == "chips_reset" or (kind == "input" and reset_at_hand and row.get("event") == "hand"):
+            used.clear()
+        elif kind == "chips_restored":
+            used = {int(seat): int(n) for seat, n in (row.get("used") or {}).items()}
+        elif kind == "extended":
+            seat = row.get("seat")
+            seats.setdefault(row["clock"], []).append(seat)
+            if seat is not None:
+                used[seat] = used.get(seat, 0) + 1
+        elif kind == "undo" and seats.get(row["clock"]):
+            seat = seats[row["clock"]].pop()
+            if seat is not None and used.get(seat):
+                used[seat] -= 1
+    return {seat: n for seat, n in sorted(used.items()) if n > 0}

@@ -362,6 +362,10 @@ class Engine:
         self.interrupted = True
         self._next_beep = self._first_beep(self._left)
 
+    def restore_chips(self, used: dict[int, int]) -> None:
+        """Bring back the extension chips each seat had used before a restart (from the log)."""
+        self._used = {int(seat): int(n) for seat, n in used.items() if n > 0}
+
     # -- timers --------------------------------------------------------------------
 
     def _next_timer(self) -> tuple[int, str] | None:

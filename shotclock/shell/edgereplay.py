@@ -42,6 +42,8 @@ def replay_session(rows: list[dict], session: dict) -> list[dict]:
         kind = row["type"]
         if kind == "interrupted" and row.get("restored"):
             table.engine.restore_paused(row["t"], row["remaining"], row["facing_bet"], row.get("street"))
+        elif kind == "chips_restored":
+            table.engine.restore_chips(row.get("used") or {})
         elif kind == "edge" and row.get("at_start"):
             table.button_held_at_start(row["t"], row["button"])
         elif kind in ("edge", "command"):
@@ -51,7 +53,7 @@ def replay_session(rows: list[dict], session: dict) -> list[dict]:
             batch_round, after = row.get("round", row["t"]), row.get("after")
             batch.append(Edge(row["t"], row["button"], row["pressed"]) if kind == "edge" else
                          Command(row["t"], row["name"], id=row["id"], sender=row["sender"],
-                                 facing_bet=row.get("facing_bet")))
+                                 facing_bet=row.get("facing_bet"), seat=row.get("seat")))
     if batch:
         take(_feed(table, batch, batch_round, after))
     if rows:  # the rulings that fell due after the last input, up to the session's last record

@@ -16,7 +16,7 @@ from pathlib import Path
 from shotclock import __version__
 from shotclock.adapters.log import DecisionLog, lock_state_dir, utc_iso
 from shotclock.adapters.logwriter import StreamWriter, WriterProcess, import_pending
-from shotclock.core.clocks import clocks_from, last_known
+from shotclock.core.clocks import chips_used, clocks_from, last_known
 from shotclock.core.engine import PAUSED, RUNNING
 from shotclock.core.events import Decision, Started
 from shotclock.core.faults import LOG_UNAVAILABLE, LOG_WRITE_FAILED, LogFault
@@ -167,6 +167,30 @@ class Recorder:
                         "utc": utc_iso(self.utcnow()), "data": data}])
         return clock
 
+    def restore_chips(self, decision_log: DecisionLog, engine, t: float) -> dict[int, int]:
+        """Give the engine back the extension chips each seat had used before this start (shot mode with
+        an allowance), so a restart or power cut does not hand players their chips again; record what was
+        restored (``chips_restored``, which ``log replay`` applies too). Returns the used counts."""
+        if self.config["mode"] != "shot" or not self.config["shot.allowance"]:
+            return {}
+        reset_at_hand = self.config["shot.allowance_reset"] == "hand"
+        since = decision_log.db.execute(
+            "SELECT MAX(id) FROM records WHERE type IN ('chips_reset', 'chips_restored')").fetchone()[0] or 0
+        kinds = "'extended', 'undo', 'chips_reset', 'chips_restored'" + (", 'input'" if reset_at_hand else "")
+        tables = {sid: s.get("table") for sid, s in decision_log.sessions().items()}
+        rows = [r for r in decision_log.rows(f"WHERE id >= ? AND type IN ({kinds})", (since,))
+                if tables.get(r["session"]) in (None, self.config["table"])]
+        used = chips_used(rows, reset_at_hand)
+        if used:
+            engine.restore_chips(used)
+            allowance = self.config["shot.allowance"]
+            log.warning("extension chips used before this start, restored from the log: %s",
+                        ", ".join(f"seat {seat} {n} of {allowance}" for seat, n in used.items()))
+            self.sink.put([{"seq": self._next_seq(), "clock": None, "type": "chips_restored", "t": t,
+                            "utc": utc_iso(self.utcnow()),
+                            "data": {"used": {str(seat): n for seat, n in used.items()}, "allowance": allowance}}])
+        return used
+
     def update(self, round) -> None:
         """Hand this round's records to the sink."""
         self._state = round.state
@@ -232,8 +256,9 @@ class Recorder:
             if isinstance(item, Edge):
                 add(None, "edge", item.t, {"button": item.button, "pressed": item.pressed, **where})
             elif isinstance(item, Command):
+                seat = {"seat": item.seat} if item.seat is not None else {}  # an extension's player, for the allowance
                 add(None, "command", item.t, {"name": item.name, "id": item.id, "sender": item.sender,
-                                              "facing_bet": item.facing_bet, **where})
+                                              "facing_bet": item.facing_bet, **seat, **where})
         sequence = round.sequence
         for index, item in enumerate(sequence):
             if isinstance(item, Input):
@@ -331,6 +356,7 @@ def open_recorder(config, state_dir, device, utcnow=lambda: datetime.now(timezon
     if recorder_log is not None:
         try:
             recorder.recover(recorder_log, device.engine, now)
+            recorder.restore_chips(recorder_log, device.engine, now)
         except (LogError, sqlite3.Error) as exc:
             log.error("cannot read the last clock from the decision log (%s); nothing restored", exc)
         finally:
