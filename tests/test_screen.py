@@ -118,16 +118,22 @@ def test_render_png_writes_a_file(tmp_path):
 
 
 def _all_views(language):
-    from shotclock.core.events import Extend, Start
+    from shotclock.core.events import Extend, Start, Street
+    from shotclock.core.settings import ShotSettings
 
     interrupted = Engine(Settings())
     interrupted.restore_paused(0, remaining=17.6, facing_bet=True, street=None, seconds=30)
     shot = Engine(Settings(mode="shot"))
     for e in (Start(0), Extend(1), Extend(2)):
         shot.handle(e)
+    # The longest shot-mode line: street, extensions of the limit and the seat's chips left (three items).
+    chips = Engine(Settings(mode="shot", shot=ShotSettings(allowance=3)))
+    for e in (Street(0), Start(0), Extend(1, seat=4), Extend(2, seat=4)):
+        chips.handle(e)
     views = [view_at(snap, now, Display(language=language)) for snap, now in STATES.values()]
     views += [view_at(interrupted.state, 1, Display(language=language)),
               view_at(shot.state, 3, Display(language=language, label="WPT")),
+              view_at(chips.state, 9, Display(language=language)),
               view_at(state(at=0), 0, Display(language=language), [NoSound("x")]),
               view_at(STATES["paused"][0], 9, Display(language=language), holds=[HELD])]
     return views
@@ -156,6 +162,9 @@ def test_every_line_is_readable_from_two_metres_at_800x480(language):
         small = [(text, rect.height) for text, rect in renderer.drawn if rect.height < MIN_PX_AT_800x480]
         assert not small, (view.screen, small)
         assert all(rect.left >= 8 and rect.right <= 792 for _, rect in renderer.drawn), view.screen
+        # Only a table's own name may be cut; a count or a rule cut short is a line nobody can read.
+        cut = [text for text, _ in renderer.drawn if text.endswith("…")]
+        assert not cut, (view.screen, cut)
 
 
 @pytest.mark.parametrize("language", ["nl", "en"])
