@@ -272,3 +272,18 @@ def test_fake_pins_date_an_edge_on_the_devices_clock(vclock, mock_factory):
                                                                  (pressed_at + 0.25, "bet", False)]
     finally:
         pins.close()
+
+
+def test_closing_the_device_closes_the_pin_factory_it_made(vclock, mock_factory, monkeypatch):
+    from shotclock.adapters.fake_pins import FakePinFactory
+
+    closed = []
+    original = FakePinFactory.close
+    monkeypatch.setattr(FakePinFactory, "close", lambda self: (closed.append(self), original(self)))
+    own = Device(Config(), "mock", clock=vclock)
+    own.close()
+    own.close()  # twice is safe
+    assert closed == [own.pins.factory]
+    lent = Device(Config(), mock_factory, clock=vclock)
+    lent.close()
+    assert closed == [own.pins.factory]  # the tests' factory is theirs to close

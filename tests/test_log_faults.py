@@ -99,7 +99,12 @@ def test_a_database_deleted_while_running_is_recreated(tmp_path):
     assert log.verify()[0]
     sessions = log.sessions()
     assert any(s.get("reopened") for s in sessions.values())  # the session is recorded again
-    assert decisions_of(log.rows())  # and the rulings after the deletion are there
+    rows = log.rows()
+    assert decisions_of(rows)  # and the rulings after the deletion are there
+    # Every record names a session of this file, and a clock of this file or none (not ids of the deleted one).
+    starts = {r["id"] for r in rows if r["type"] == "start"}
+    assert {r["session"] for r in rows} <= set(sessions)
+    assert {r["clock"] for r in rows if r["clock"] is not None} <= starts
 
 
 @pytest.mark.slow
@@ -134,3 +139,23 @@ def test_a_second_device_on_the_same_state_directory_is_refused(tmp_path):
     assert proc.returncode == 2
     assert "another shotclock device is running on the state directory" in proc.stderr
     assert "Traceback" not in proc.stderr
+
+
+def test_a_stream_made_anew_never_points_a_record_at_a_clock_of_the_lost_file(tmp_path):
+    # In-process, the writer's part alone: a clock starts in file A, A is lost, the ruling goes into file B.
+    from shotclock.adapters.logwriter import StreamWriter
+
+    def msg(seq, type, clock=None, t=1.0):
+        return {"seq": seq, "clock": clock, "type": type, "t": t, "utc": "2026-11-30T00:00:00Z", "data": {}}
+
+    stream = StreamWriter(DecisionLog(tmp_path / "a"))
+    stream.write([msg(1, "session"), msg(2, "input"), msg(3, "start"), msg(4, "beep", {"seq": 3})])
+    assert [r["clock"] for r in stream.log.rows()] == [None, None, None, 3]
+    fresh = DecisionLog(tmp_path / "b")
+    stream.reopened(fresh)
+    stream.write([msg(5, "decision", {"seq": 3}), msg(6, "interrupted", {"id": 3}), msg(7, "start"),
+                  msg(8, "decision", {"seq": 7})])
+    rows = fresh.rows()
+    assert [(r["type"], r["clock"]) for r in rows] == [("session", None), ("decision", None),
+                                                         ("interrupted", None), ("start", None), ("decision", 4)]
+    assert rows[0]["reopened"] is True and {r["session"] for r in rows} == {rows[0]["id"]}

@@ -45,6 +45,14 @@ echo "vmtest /mnt/vmtest 9p trans=virtio,version=9p2000.L,msize=262144,nofail 0 
 # The table's configuration, set before the install as an installer may: a generic board
 # (the gpio-sim chip), short clocks so the checks run quickly.
 install -D -m 0644 "$here/guest/config.toml" "$root/etc/shotclock/config.toml"
+# Software emulation on a busy host can stall the whole guest for seconds (QEMU's threads wait for a
+# core while the guest's clock runs on): a drop-in gives the watchdog 30 s here instead of the unit's
+# 10 s, so a stall is not taken for a hung loop. The SIGSTOP check still proves the watchdog restarts it.
+mkdir -p "$root/etc/systemd/system/shotclock.service.d"
+cat >"$root/etc/systemd/system/shotclock.service.d/vmtest-emulation.conf" <<'CONF'
+[Service]
+WatchdogSec=30
+CONF
 # No getty on the serial console: the console log is the boot's record.
 ln -sf /dev/null "$root/etc/systemd/system/serial-getty@ttyS0.service"
 

@@ -57,6 +57,9 @@ class StreamWriter:
         self.ids: dict[int, int] = {}
         self.session_id: int | None = None
         self.session_message: dict | None = None
+        # After the file was deleted and made anew, a clock reference by record id (a clock restored at
+        # start) names a record of the lost file: such records keep no clock rather than a wrong one.
+        self.ids_lost = False
 
     def write(self, messages: list[dict]) -> None:
         """Append ``messages`` in one commit (all or none); raises sqlite3.Error and leaves the state as it was."""
@@ -75,23 +78,27 @@ class StreamWriter:
             if msg["type"] == "session":
                 session, session_message = head + 1 + index, msg
             records.append({"session": session if session is not None else head + 1 + index,
-                            "clock": self._resolve(msg.get("clock"), ids), "type": msg["type"], "t": msg["t"],
+                            "clock": self._resolve(msg.get("clock"), ids, self.ids_lost), "type": msg["type"],
+                            "t": msg["t"],
                             "utc": msg["utc"], "data": msg["data"]})
         self.log.append(records)
         self.ids, self.session_id, self.session_message = ids, session, session_message
 
     @staticmethod
-    def _resolve(ref, ids: dict[int, int]) -> int | None:
+    def _resolve(ref, ids: dict[int, int], ids_lost: bool = False) -> int | None:
         if ref is None:
             return None
         if "id" in ref:
-            return ref["id"]
+            return None if ids_lost else ref["id"]
         return ids.get(ref["seq"])
 
     def reopened(self, decision_log) -> None:
-        """Go on in a new log (the old one was deleted): the session is written again first."""
+        """Go on in a new log (the old one was deleted): the session is written again first, and the
+        records of a clock that started in the lost file keep no clock id (its ids mean nothing here)."""
         self.log = decision_log
         self.session_id = None
+        self.ids = {}
+        self.ids_lost = True
 
 
 class WriterProcess:
@@ -290,7 +297,8 @@ class _Writer:
         path = self.state_dir / f"pending-{stamp}-{os.getpid()}.jsonl"
         state = {"ids": self.stream.ids if self.stream else {},
                  "session_id": self.stream.session_id if self.stream else None,
-                 "session_message": self.stream.session_message if self.stream else None}
+                 "session_message": self.stream.session_message if self.stream else None,
+                 "ids_lost": self.stream.ids_lost if self.stream else False}
         lines = [json.dumps({"stream": state}, separators=(",", ":"))]
         lines += [json.dumps(m, separators=(",", ":"), ensure_ascii=False) for m in pending]
         try:
@@ -352,6 +360,7 @@ def import_pending(decision_log) -> int:
         stream.ids = {int(k): v for k, v in state.get("ids", {}).items()}
         stream.session_message = state.get("session_message")
         stream.session_id = state.get("session_id")
+        stream.ids_lost = bool(state.get("ids_lost", False))
         messages = lines[1:]
         stream.write(messages)
         path.unlink()

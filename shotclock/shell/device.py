@@ -71,6 +71,9 @@ class Device:
         self.loop = DeviceLoop(self.table, clock=clock, waker=waker)
         factory = (make_pin_factory(pin_factory, config.section("gpio"), clock=clock)
                    if isinstance(pin_factory, str) else pin_factory)
+        # A factory made here is closed here (it holds the GPIO chip); one handed in belongs to the
+        # caller, and gpiozero's own default ("auto") is closed by gpiozero at exit.
+        self._own_factory = factory if isinstance(pin_factory, str) else None
         self.pins = TablePins(config.pins, self.loop.post, factory, clock=clock)
         self.loop.listeners = [LightsPresenter(self.pins, buzzer_beeps), *listeners, self.notifier]
         for button, pressed in self.pins.pressed_now().items():
@@ -100,7 +103,7 @@ class Device:
 
     def close(self) -> None:
         """Stop the listeners (the log records the time an open clock has left), close them in reverse
-        order, then the floor network's link and the pins. Safe to call twice."""
+        order, then the floor network's link, the pins and the pin factory the device made. Safe to call twice."""
         if getattr(self, "_closed", False):
             return
         self._closed = True
@@ -115,6 +118,8 @@ class Device:
         if self.link is not None:
             _quietly(self.link.stop)  # says offline (clean) and lets the last events go
         _quietly(self.pins.close)
+        if self._own_factory is not None:
+            _quietly(self._own_factory.close)
 
 
 def _quietly(func, *args) -> None:

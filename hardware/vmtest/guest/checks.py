@@ -322,7 +322,7 @@ def check_watchdog() -> None:
     before = unit()
     t0 = time.monotonic()
     os.kill(int(before["MainPID"]), signal.SIGSTOP)
-    after = wait_active(90, not_pid=before["MainPID"])
+    after = wait_active(240, not_pid=before["MainPID"])  # the VM's 30 s watchdog, then a start in emulation
     check("a hung main loop (SIGSTOP) is restarted by the watchdog", after is not None,
           f"{before['MainPID']} -> {after and after['MainPID']}")
     if after:
