@@ -45,24 +45,27 @@ def _card(table: str, what: str = "") -> str:
 
 
 def measure(browser, floor: Floor, clocks: int, restarts: int) -> dict:
-    """The figures, with the devices of ``floor`` (tables "c", 12 s, and "r", 3 s)."""
+    """The figures, with the devices of ``floor`` (tables "c", 12 s, and "r", 3 s).
+
+    The waits' timeouts only bound a hang: the suite's smoke run (--quick) runs on loaded machines too.
+    """
     page = browser.new_page(viewport={"width": 1280, "height": 800})
     page.goto(f"http://127.0.0.1:{floor.ws_port}/dashboard/")
     page.fill("input[name=password]", floor.passwords["floor"])
     page.click("button[type=submit]")
-    page.wait_for_selector(_card("r"), timeout=15000)
-    page.wait_for_selector(_card("c"), timeout=15000)
+    page.wait_for_selector(_card("r"), timeout=45000)
+    page.wait_for_selector(_card("c"), timeout=45000)
     table = f"window.shotclockLink.tables['{floor.venue}/c']"
     zero_errors = []
     for n in range(clocks):
         page.click(_card("c", "button[data-cmd=call]"))
-        page.wait_for_selector(_card("c") + ".phase-running", timeout=10000)
+        page.wait_for_selector(_card("c") + ".phase-running", timeout=30000)
         # Just before 0: when the page's count will reach 0, on the wall clock (the page and the device share
         # this machine's clock, so the bench can compare what no page can: the page's 0 with the device's).
-        page.wait_for_function(f"Shotclock.remainingMs({table}, performance.now()) < 800", timeout=20000)
+        page.wait_for_function(f"Shotclock.remainingMs({table}, performance.now()) < 800", timeout=60000)
         page_zero = page.evaluate(f"performance.timeOrigin + {table}.receivedAt + {table}.state.remaining_ms")
-        page.wait_for_selector(_card("c") + ".phase-idle", timeout=20000)
-        page.wait_for_function(f"window.shotclockLink.feed.filter(f => f.table === 'c').length > {n}", timeout=10000)
+        page.wait_for_selector(_card("c") + ".phase-idle", timeout=60000)
+        page.wait_for_function(f"window.shotclockLink.feed.filter(f => f.table === 'c').length > {n}", timeout=30000)
         utc = page.evaluate("window.shotclockLink.feed.filter(f => f.table === 'c')[0].utc")
         # Nobody acts: the device rules at the end of the 0.5 s tie window (plus its 1 ms edge grace).
         device_zero = datetime.fromisoformat(utc.replace("Z", "+00:00")).timestamp() * 1000 - TIE_WINDOW_MS
@@ -76,12 +79,12 @@ def measure(browser, floor: Floor, clocks: int, restarts: int) -> dict:
     for _ in range(restarts):
         page.click(_card("r", "button[data-cmd=call]"))
         overlay.wait_for_function("window.shotclockOverlay && window.shotclockOverlay.phase === 'running'",
-                                  timeout=10000)
+                                  timeout=30000)
         floor.stop_broker()
         time.sleep(4.5)  # the 3 s clock rules while the broker is away
         floor.restart_broker()
         back = time.monotonic()
-        overlay.wait_for_function("window.shotclockOverlay.phase === 'idle'", timeout=10000)
+        overlay.wait_for_function("window.shotclockOverlay.phase === 'idle'", timeout=30000)
         back_ms.append((time.monotonic() - back) * 1000)
         time.sleep(1)
     return {"page_zero_error_ms_max": round(max(abs(e) for e in zero_errors), 2),

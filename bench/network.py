@@ -84,7 +84,7 @@ class Watcher:
         self.client.on_subscribe = lambda *a: done.set()
         self.client.subscribe([(f"shotclock/v1/{VENUE}/table/1/event", 1), (f"shotclock/v1/{VENUE}/table/1/cmd/ack", 1),
                                (f"shotclock/v1/{VENUE}/table/+/status", 1)])
-        done.wait(10)
+        done.wait(30)
 
     def _on_message(self, client, userdata, message):
         now = time.monotonic()

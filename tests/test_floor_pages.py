@@ -200,14 +200,17 @@ def test_the_countdown_agrees_with_the_device(dashboard):
     wait_phase(dashboard, "1", "running")
     # The page measures it: at each heartbeat (about 1/s) the device's remaining_ms against the page's own
     # count at the moment it arrived (clock.js applyState).
-    dashboard.wait_for_function("(window.shotclockLink.tables['test/1'].drift || {n: 0}).n >= 3",
+    dashboard.wait_for_function("(window.shotclockLink.tables['test/1'].drift || {n: 0}).n >= 5",
                                 timeout=WAIT)
     drift = dashboard.evaluate("window.shotclockLink.tables['test/1'].drift")
     print(f"\ndrift of the page against the device: {drift}")
     # What it finds is how unevenly the messages travel: a few ms on an idle machine, the 50 ms goal being
-    # held by the benchmark (bench/floor_pages.py); a loaded 2-core machine delays a message by a few hundred.
-    # A count that ignored the arrival time, ran on the device's clock or stood still would be off by seconds.
-    assert drift["maxAbs"] <= 600, drift
+    # held by the benchmark (bench/floor_pages.py, also the worst one); a loaded 2-core machine delays some
+    # message by a few hundred ms, now and then by more. A count that ignored the arrival time, ran on the
+    # device's clock or stood still would be off at every heartbeat, by a second or more: the median of
+    # five tells that apart from one or two messages a loaded machine held up.
+    errors = sorted(abs(e) for e in drift["recent"])
+    assert errors[len(errors) // 2] <= 600, drift
     shown = int(dashboard.text_content(f"{card('1')} .secs"))
     # The 120 s clock, counted down by as long as this test has taken (a second more for the rounding).
     assert 120 - (time.monotonic() - called) - 1 <= shown <= 120
