@@ -12,6 +12,11 @@ work="$(mktemp -d)"
 trap 'rm -rf "$work"' EXIT
 tar -C "$work" -xJf "$tarball" "$src/drivers/gpio/gpio-sim.c" "$src/kernel/irq/irq_sim.c"
 cp "$work/$src/drivers/gpio/gpio-sim.c" "$work/gpio_sim_main.c"
+# Older kernels' gpio-sim.c (6.1, bookworm) includes gpiolib's private header from its own folder.
+if grep -q '#include "gpiolib.h"' "$work/gpio_sim_main.c"; then
+    tar -C "$work" -xJf "$tarball" "$src/drivers/gpio/gpiolib.h"
+    cp "$work/$src/drivers/gpio/gpiolib.h" "$work/gpiolib.h"
+fi
 # irq_to_desc() is not exported to modules; generic_handle_irq() runs the same handler
 # (handle_simple_irq, set when the interrupt is mapped) and is exported.
 sed 's/handle_simple_irq(irq_to_desc(irqnum));/generic_handle_irq(irqnum);/' \
