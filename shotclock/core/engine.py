@@ -30,6 +30,7 @@ from shotclock.errors import EventError
 
 US = 1_000_000  # microseconds per second
 
+
 class Phase(StrEnum):
     """Where the clock is. String-valued, so records, replay output and the floor network's
     messages keep saying ``"idle"``, ``"running"`` and ``"paused"``."""
