@@ -372,3 +372,20 @@ def test_extension_chips_used_survive_a_power_cut_and_the_log_replays_them(table
     replayed = replay_session(rows, log.sessions()[session_id])
     assert compare(replayed, rows) is None
     assert sum(r["type"] == "extended" for r in replayed) == 2
+
+
+def test_with_chips_given_back_every_hand_a_restart_counts_only_the_current_hand(table, monkeypatch):
+    from shotclock.core.inputs import Command
+
+    config = 'mode = "shot"\n[shot]\npreflop = 20\nallowance = 2\nallowance_reset = "hand"\n'
+    monkeypatch.setattr("shotclock.shell.recorder.boot_id", lambda: "another-boot")
+    d, rec = table(config)
+    press(d, "action")
+    d.loop.post(Command(d.loop.clock.now, "extend", id="e1", sender="floor-1", seat=3))
+    d.loop.run_once()
+    d2, rec2 = table(config)  # mid-hand: seat 3's chip stays used
+    assert [r["used"] for r in rec2.log.rows() if r["type"] == "chips_restored"] == [{"3": 1}]
+    press(d2, "street", hold=2.5)  # held: a new hand gives every chip back
+    assert [r["event"] for r in rec2.log.rows() if r["type"] == "input"][-1] == "hand"
+    d3, rec3 = table(config)
+    assert [r["used"] for r in rec3.log.rows() if r["type"] == "chips_restored"] == [{"3": 1}]  # only the old one

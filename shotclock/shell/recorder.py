@@ -176,6 +176,13 @@ class Recorder:
         reset_at_hand = self.config["shot.allowance_reset"] == "hand"
         since = decision_log.db.execute(
             "SELECT MAX(id) FROM records WHERE type IN ('chips_reset', 'chips_restored')").fetchone()[0] or 0
+        if reset_at_hand:  # the last new hand bounds it too, so a long log is not read input by input
+            try:
+                since = max(since, decision_log.db.execute(
+                    "SELECT MAX(id) FROM records WHERE type = 'input' AND json_extract(data, '$.event') = 'hand'"
+                ).fetchone()[0] or 0)
+            except sqlite3.OperationalError:  # an SQLite without JSON functions: read from the reset on
+                pass
         kinds = "'extended', 'undo', 'chips_reset', 'chips_restored'" + (", 'input'" if reset_at_hand else "")
         tables = {sid: s.get("table") for sid, s in decision_log.sessions().items()}
         rows = [r for r in decision_log.rows(f"WHERE id >= ? AND type IN ({kinds})", (since,))
