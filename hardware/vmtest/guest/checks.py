@@ -138,7 +138,19 @@ def screendump(name: str, timeout: float = 60) -> float | None:
     """Ask the host for a screen dump; returns the guest's monotonic time it was taken around."""
     png = OUT / f"{name}.png"
     before = time.monotonic()
-    (OUT / f"{name}.request").write_text(str(before))
+    for attempt in range(10):
+        try:
+            (OUT / f"{name}.request").write_text(str(before))
+            break
+        except OSError as exc:
+            # Seen once on bookworm's 6.1 kernel: creating a file in the 9p share failed with ENOENT after
+            # the host had removed an earlier request. Read the folder again and retry; if it keeps failing
+            # the dump is missing (its check fails) and the other checks still run.
+            say(f"screen dump '{name}': cannot write the request ({exc}); retrying")
+            os.listdir(OUT)
+            time.sleep(0.5)
+    else:
+        return None
     end = before + timeout
     while time.monotonic() < end:
         if png.exists() and (OUT / f"{name}.done").exists():
