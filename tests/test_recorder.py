@@ -341,6 +341,11 @@ def test_chips_used_counts_seats_until_the_floor_gives_them_back():
     assert chips_used(rows, reset_at_hand=True) == {}  # given back at every hand
     assert chips_used(rows + [{"type": "chips_reset"}, ext(9, 7)], reset_at_hand=False) == {7: 1}
     assert chips_used([{"type": "chips_restored", "used": {"2": 1}}, ext(9, 2)], reset_at_hand=False) == {2: 2}
+    # A damaged or edited record counts nothing it cannot read, and never stops a start.
+    damaged = [{"type": "chips_restored", "used": {"x": 1, "3": "two", "4": 2, "5": True, "6": -1}},
+               ext(2, "seat 7"), ext(2, True), {"type": "chips_restored", "used": ["not", "a", "dict"]}]
+    assert chips_used(damaged[:3], reset_at_hand=False) == {4: 2}
+    assert chips_used(damaged, reset_at_hand=False) == {}
 
 
 def test_extension_chips_used_survive_a_power_cut_and_the_log_replays_them(table, monkeypatch):

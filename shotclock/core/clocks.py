@@ -298,14 +298,32 @@ def chips_used(rows: list[dict], reset_at_hand: bool) -> dict[int, int]:
         if kind == "chips_reset" or (kind == "input" and reset_at_hand and row.get("event") == "hand"):
             used.clear()
         elif kind == "chips_restored":
-            used = {int(seat): int(n) for seat, n in (row.get("used") or {}).items()}
+            used = seat_counts(row.get("used"))
         elif kind == "extended":
-            seat = row.get("seat")
-            seats.setdefault(row["clock"], []).append(seat)
+            seat = row.get("seat") if _whole(row.get("seat")) else None  # a damaged record counts no seat
+            seats.setdefault(row.get("clock"), []).append(seat)
             if seat is not None:
                 used[seat] = used.get(seat, 0) + 1
-        elif kind == "undo" and seats.get(row["clock"]):
-            seat = seats[row["clock"]].pop()
+        elif kind == "undo" and seats.get(row.get("clock")):
+            seat = seats[row.get("clock")].pop()
             if seat is not None and used.get(seat):
                 used[seat] -= 1
     return {seat: n for seat, n in sorted(used.items()) if n > 0}
+
+
+def _whole(value) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool)
+
+
+def seat_counts(value) -> dict[int, int]:
+    """A ``chips_restored`` record's ``used`` (seat → chips, seats as JSON keys) as ints; what is not a
+    whole seat and a whole positive count (a damaged or edited record) is left out, never fatal."""
+    if not isinstance(value, dict):
+        return {}
+    counts = {}
+    for seat, n in value.items():
+        if isinstance(seat, str) and seat.isdigit() and _whole(n) and n > 0:
+            counts[int(seat)] = n
+        elif _whole(seat) and _whole(n) and n > 0:
+            counts[seat] = n
+    return counts

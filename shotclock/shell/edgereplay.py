@@ -14,6 +14,7 @@ import json
 import sys
 
 from shotclock.config import config_from
+from shotclock.core.clocks import seat_counts
 from shotclock.core.inputs import Command, Edge
 from shotclock.errors import LogError
 
@@ -43,7 +44,7 @@ def replay_session(rows: list[dict], session: dict) -> list[dict]:
         if kind == "interrupted" and row.get("restored"):
             table.engine.restore_paused(row["t"], row["remaining"], row["facing_bet"], row.get("street"))
         elif kind == "chips_restored":
-            table.engine.restore_chips(row.get("used") or {})
+            table.engine.restore_chips(seat_counts(row.get("used")))
         elif kind == "edge" and row.get("at_start"):
             table.button_held_at_start(row["t"], row["button"])
         elif kind in ("edge", "command"):
