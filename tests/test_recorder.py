@@ -11,7 +11,8 @@ import pytest
 from shotclock.adapters.log import DecisionLog
 from shotclock.adapters.pins import make_pin_factory
 from shotclock.config import Config, parse_config
-from shotclock.core.clocks import chips_used, clocks_from, remaining_at_last_record, replay_events, stats
+from shotclock.core.clocks import chips_used, clocks_from, replay_events, stats
+from shotclock.core.restore import HOW_LOST, HOW_PAUSED, HOW_POWER_CUT, HOW_STOPPED, at_stop
 from shotclock.core.replay import parse_events, replay
 from shotclock.shell.cli import main
 from shotclock.shell.device import Device
@@ -35,8 +36,8 @@ def table(vclock, mock_factory, tmp_path):
         rec = Recorder(DirectSink(log), config, utcnow=lambda: UTC + timedelta(seconds=vclock.now - base))
         rec.log = log
         rec.start_session(vclock())
-        rec.recover(log, d.engine, vclock())
-        rec.restore_chips(log, d.engine, vclock())
+        rec.recover(log, d.table, vclock())
+        rec.restore_chips(log, d.table, vclock())
         d.loop.listeners.append(rec)
         made.append(d)
         return d, rec
@@ -137,7 +138,7 @@ def test_power_cut_restores_at_most_the_checkpoint_interval_above_the_truth(tabl
     d, rec = table()
     press(d, "floor")
     call_t = d.engine.state.deadline - 30
-    for _ in range(23):               # the loop wakes for the checkpoints (and the screen) while it runs
+    for _ in range(200):              # the loop wakes for the heartbeats and checkpoints while it runs
         d.loop.clock.now = d.loop.next_wake(d.loop.clock.now) or d.loop.clock.now + 1
         d.loop.run_once()
         if d.loop.clock.now - call_t > 23:
@@ -151,16 +152,34 @@ def test_power_cut_restores_at_most_the_checkpoint_interval_above_the_truth(tabl
     assert len(kinds) >= 3
 
 
-def test_crash_in_the_same_boot_restores_the_exact_time_left(table):
+def test_a_crash_never_costs_the_player_the_time_the_device_was_down(table):
     d, rec = table()
     press(d, "floor")
-    wait(d, 7)                        # 7 s into the clock the process dies (kill -9)
-    d.loop.clock.now += 2.5           # systemd restarts it 2.5 s later
+    wait(d, 7)                        # 7 s into the clock the process dies (kill -9) ...
     truth = d.engine.state.remaining(d.loop.clock.now)
+    rec.sink.die(utc="2026-11-29T20:00:07.000000Z")  # ... and the log writer, outliving it, records when
+    d.loop.clock.now += 42.5          # systemd restarts it 42.5 s later: the downtime is not the player's
     d2, rec2 = table()
+    assert d2.engine.state.phase == "paused" and d2.engine.state.interrupted
     assert d2.engine.state.remaining(0) == pytest.approx(truth, abs=1e-6)
     [record] = rec2.log.rows("WHERE type = 'interrupted'")
-    assert record["how"] == "exact: same boot"
+    assert (record["how"], record["cause"]) == (HOW_LOST, "crash")
+
+
+def test_a_hang_then_the_watchdogs_kill_restores_the_time_at_the_last_heartbeat(table):
+    d, rec = table()
+    press(d, "floor")
+    for _ in range(20):                # the loop wakes for its heartbeats while the clock runs
+        d.loop.clock.now = d.loop.next_wake(d.loop.clock.now)
+        d.loop.run_once()
+    heard = rec.sink.alive["t"]
+    at_heartbeat = d.engine.state.remaining(heard)
+    rec.sink.die(utc="2026-11-29T20:00:07.000000Z", silent_for=30.0)  # hung, killed by the watchdog 30 s on
+    d.loop.clock.now += 40
+    d2, rec2 = table()
+    restored = d2.engine.state.remaining(0)
+    assert restored == pytest.approx(at_heartbeat, abs=1e-6)
+    assert heard >= d.loop.clock.now - 40 - 0.25 - 1e-6  # within one heartbeat of when it stopped
 
 
 def test_graceful_stop_records_the_exact_time_left(table, monkeypatch):
@@ -173,7 +192,7 @@ def test_graceful_stop_records_the_exact_time_left(table, monkeypatch):
     d.loop.clock.now += 600
     d2, rec2 = table()
     assert d2.engine.state.remaining(0) == pytest.approx(truth, abs=1e-6)
-    assert rec2.log.rows("WHERE type = 'interrupted'")[0]["how"] == "exact: stopped"
+    assert rec2.log.rows("WHERE type = 'interrupted'")[0]["how"] == HOW_STOPPED
 
 
 def test_a_quit_is_recorded_as_a_stop_not_a_power_cut_and_restored_only_on_the_same_table(table, capsys):
@@ -204,13 +223,14 @@ def test_a_ruled_clock_is_not_restored(table):
     assert d2.engine.state.phase == "idle" and not rec2.log.rows("WHERE type = 'interrupted'")
 
 
-def test_remaining_at_last_record_is_exact_when_paused(table):
+def test_the_time_at_the_stop_is_exact_when_paused(table):
     d, rec = table()
     press(d, "floor")
     wait(d, 7)
     press(d, "floor")  # pause
     [clock] = clocks_from(rec.log.rows(), {1: "clock"})
-    assert remaining_at_last_record(clock) == pytest.approx(30 - 7.101, abs=1e-6)
+    point = at_stop(clock.records)
+    assert (point.remaining, point.how) == (pytest.approx(30 - 7.101, abs=1e-6), HOW_PAUSED)
 
 
 def test_write_failure_keeps_records_shows_a_fault_and_catches_up(table, monkeypatch):
@@ -394,3 +414,29 @@ def test_with_chips_given_back_every_hand_a_restart_counts_only_the_current_hand
     assert [r["event"] for r in rec2.log.rows() if r["type"] == "input"][-1] == "hand"
     d3, rec3 = table(config)
     assert [r["used"] for r in rec3.log.rows() if r["type"] == "chips_restored"] == [{"3": 1}]  # only the old one
+
+
+def test_log_replay_checks_a_session_that_resumed_a_restored_clock_near_its_extension_limit(table, capsys):
+    # The interrupted record holds the clock's length and extensions, so the replay refuses the same 5th chip.
+    d, rec = table('preset = "shot-30"\n')
+    press(d, "action")                      # the shot clock starts
+    for _ in range(3):
+        wait(d, 1)
+        press(d, "extend")
+    rec.sink.die(utc="2026-11-29T20:00:05.000000Z")  # kill -9; the writer records when
+    d.loop.clock.now += 20
+    d2, rec2 = table('preset = "shot-30"\n')
+    assert (d2.engine.state.extensions, d2.engine.state.seconds) == (3, 120)
+    press(d2, "floor")                      # the floor resumes it
+    press(d2, "extend")                     # the 4th: allowed
+    wait(d2, 1)
+    press(d2, "extend")                     # the 5th: over shot.extension_limit
+    assert d2.engine.state.extensions == 4
+    state_dir = str(rec2.log.path.parent)
+    session = rec2.sink.stream.session_id
+    assert main(["log", "--state-dir", state_dir, "replay", str(session), "--check"]) == 0, capsys.readouterr()
+    assert "OK" in capsys.readouterr().out
+    d3, rec3 = table('preset = "shot-30"\n')  # a start with no presses at all replays too
+    wait(d3, 3)
+    assert main(["log", "--state-dir", state_dir, "replay", str(rec3.sink.stream.session_id), "--check"]) == 0
+    assert "OK" in capsys.readouterr().out

@@ -30,7 +30,7 @@ log = logging.getLogger("shotclock.log")
 DB_NAME = "shotclock.db"
 GENESIS = "0" * 64
 # Record types whose commit must survive a power cut at once (they change or end a clock).
-DURABLE = {"start", "pause", "resume", "extended", "undo", "chips_reset", "chips_restored", "decision", "session",
+DURABLE = {"lost", "start", "pause", "resume", "extended", "undo", "chips_reset", "chips_restored", "decision", "session",
            "interrupted",
            "checkpoint", "shutdown"}
 
@@ -272,6 +272,27 @@ class DecisionLog:
     def sessions(self) -> dict[int, dict]:
         """Every session record by id: table, mode and the configuration in force."""
         return {r["id"]: r for r in self.rows("WHERE type = 'session'")}
+
+    def newest_clock_rows(self) -> list[dict]:
+        """The records of the newest clock in the log (empty when it has none), in id order."""
+        row = self.db.execute("SELECT MAX(clock) FROM records").fetchone()
+        return [] if row[0] is None else self.rows("WHERE clock = ?", (row[0],))
+
+    def chip_rows(self, reset_at_hand: bool) -> list[dict]:
+        """The records that count extension chips since the last time they were all given back (or read
+        back at a start): ``extended``, ``undo``, ``chips_reset``, ``chips_restored``, and with
+        ``reset_at_hand`` the inputs from the last new hand on."""
+        since = self.db.execute(
+            "SELECT MAX(id) FROM records WHERE type IN ('chips_reset', 'chips_restored')").fetchone()[0] or 0
+        if reset_at_hand:  # the last new hand bounds it too, so a long log is not read input by input
+            try:
+                since = max(since, self.db.execute(
+                    "SELECT MAX(id) FROM records WHERE type = 'input' AND json_extract(data, '$.event') = 'hand'"
+                ).fetchone()[0] or 0)
+            except sqlite3.OperationalError:  # an SQLite without JSON functions: read from the reset on
+                pass
+        kinds = "'extended', 'undo', 'chips_reset', 'chips_restored'" + (", 'input'" if reset_at_hand else "")
+        return self.rows(f"WHERE id >= ? AND type IN ({kinds})", (since,))
 
     # -- checking ----------------------------------------------------------------------
 

@@ -21,6 +21,14 @@ The pipe's messages (one JSON object a line):
 * ``{"seq": N, "clock": REF, "type", "t", "utc", "data"}`` -- a record; ``REF`` is None,
   ``{"seq": M}`` (the clock started by the stream's record M) or ``{"id": ID}`` (a clock
   already in the log, such as one restored after a power cut).
+* ``{"control": "alive", "t", "clock": REF}`` -- the device's heartbeat while a clock runs (and
+  once more when it stops running): kept in memory, never stored.
+* ``{"control": "bye"}`` -- the device stops on purpose: the end of the pipe is no death.
+
+When the pipe ends without a ``bye`` the device died (``kill -9``, a crash, the watchdog's
+kill): the writer records a ``lost`` record at the moment the device went silent, on the
+device's clock, so that the next start gives the player back the time the clock had then
+(:mod:`shotclock.core.restore`).
 """
 
 from __future__ import annotations
@@ -34,7 +42,11 @@ import sys
 import threading
 import time
 from collections import deque
+from datetime import datetime, timedelta, timezone
 from pathlib import Path
+
+from shotclock.adapters.log import utc_iso
+from shotclock.core.restore import HEARTBEAT
 
 log = logging.getLogger("shotclock.logwriter")
 
@@ -42,6 +54,20 @@ RETRY_SECONDS = 0.5  # between attempts to write or to open the log
 DRAIN_SECONDS = 3.0  # after the device stopped: how long to retry before writing pending-*.jsonl
 BUSY_TIMEOUT = 1.0  # how long one write waits for another process's lock
 PENDING_GLOB = "pending-*.jsonl"
+
+
+def lost_message(alive: dict, silent_for: float, utc: str) -> dict:
+    """The ``lost`` record for a device whose pipe ended without a ``bye``.
+
+    ``alive``: its last heartbeat (``t`` on the device's clock, ``clock`` the clock then running);
+    ``silent_for``: seconds from that heartbeat to the end of the pipe. A device killed at once
+    (``kill -9``) ended the pipe within a heartbeat: it stopped then. One silent for longer had hung
+    first (the watchdog killed it later): it stopped at its last heartbeat, at most one heartbeat
+    early, in the player's favour.
+    """
+    died = alive["t"] + silent_for if silent_for <= HEARTBEAT * 1.5 else alive["t"]
+    return {"seq": None, "clock": alive.get("clock"), "type": "lost", "t": died, "utc": utc,
+            "data": {"heard_at": alive["t"], "silent_for": round(silent_for, 6)}}
 
 
 class StreamWriter:
@@ -63,6 +89,7 @@ class StreamWriter:
 
     def write(self, messages: list[dict]) -> None:
         """Append ``messages`` in one commit (all or none); raises sqlite3.Error and leaves the state as it was."""
+        messages = [m for m in messages if "control" not in m]  # heartbeats are never stored
         if not messages:
             return
         head = self.log.head_id
@@ -167,6 +194,7 @@ class WriterProcess:
         Returns True when it finished; otherwise it goes on in the background (it holds the
         state directory's lock until it is done, so the next start waits for it).
         """
+        self.put([{"control": "bye"}])  # a stop on purpose: the writer records no death
         os.set_blocking(self._fd, True)
         try:
             if self._buffer:
@@ -194,6 +222,9 @@ class _Inbox:
         self.messages: deque[dict] = deque()
         self.eof = False
         self.eof_at: float | None = None
+        self.alive: dict | None = None  # the device's last heartbeat
+        self.alive_at: float | None = None  # when it came, on this process's clock
+        self.bye = False  # the device said it stops on purpose
         self._ready = threading.Condition()
         threading.Thread(target=self._read, args=(stream,), name="log-inbox", daemon=True).start()
 
@@ -204,11 +235,22 @@ class _Inbox:
             except ValueError:
                 log.error("log writer: a damaged message was skipped: %r", line[:120])
                 continue
+            control = msg.get("control") if isinstance(msg, dict) else None
+            if control == "alive":
+                self.alive, self.alive_at = msg, time.monotonic()
+                continue
+            if control == "bye":
+                self.bye = True
+                continue
             with self._ready:
                 self.messages.append(msg)
                 self._ready.notify()
         with self._ready:
             self.eof, self.eof_at = True, time.monotonic()
+            if not self.bye and self.alive is not None:  # the device died: record when it went silent
+                silent_for = self.eof_at - self.alive_at
+                utc = datetime.now(timezone.utc) - timedelta(seconds=silent_for)
+                self.messages.append(lost_message(self.alive, silent_for, utc_iso(utc)))
             self._ready.notify()
 
     def wait(self, timeout: float) -> None:

@@ -13,6 +13,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 
 from shotclock.core.events import ACTED, CANCELLED, QUIET_ENDS
+from shotclock.core.restore import CAUSES
 from shotclock.core.settings import STREETS
 
 US = 1_000_000
@@ -145,56 +146,6 @@ def _running_seconds(records: list[dict]) -> float:
     return total / US
 
 
-@dataclass(frozen=True)
-class LastKnown:
-    """What the log last knew of an open clock: time left at its last record, and whether it ran on after it."""
-
-    remaining: float
-    running: bool
-    t: float
-    session: int
-
-
-def last_known(clock: Clock) -> LastKnown:
-    """The time the clock had left at its last record, and whether it was running then.
-
-    Exact when it was paused or the device was stopped (a ``shutdown`` record); while running,
-    the clock went on after the record, so this is an upper bound (a tie goes to the player).
-    """
-    left_us, since, session, running = None, None, None, False
-    for r in clock.records:
-        t = round(r["t"] * US)
-        if r["session"] != session:
-            since = None  # monotonic time restarts with each session
-            session = r["session"]
-        if since is not None and left_us is not None:
-            left_us -= t - since
-            since = t
-        kind = r["type"]
-        if kind == "start":
-            left_us, since, running = round(r["seconds"] * US), t, True
-        elif kind in ("beep", "extended", "undo", "resume", "pause", "checkpoint"):
-            left_us = round(r["remaining"] * US)
-            if kind == "pause":
-                running = False
-            elif kind != "extended":
-                running = True
-            since = t if running else None
-        elif kind in ("interrupted", "shutdown"):
-            left_us, since, running = round(r["remaining"] * US), None, False
-    last = clock.records[-1] if clock.records else {"t": clock.started_t, "session": clock.session}
-    return LastKnown(max(0, left_us or 0) / US, running, last["t"], last["session"])
-
-
-def remaining_at_last_record(clock: Clock) -> float:
-    """The time the clock had left at its last record: exact when it was paused, else an upper bound.
-
-    Used after a power cut: the device cannot know when the power went, only when it last wrote,
-    so the player gets at least the time they really had (a tie goes to the player).
-    """
-    return last_known(clock).remaining
-
-
 def _after_cut(clock: Clock) -> str:
     """What became of a clock after the power cut or stop that interrupted it (for a message)."""
     if clock.outcome is None:
@@ -213,7 +164,7 @@ def replay_events(clock: Clock) -> list[dict]:
     """
     if clock.interrupted:
         cut = next((r for r in clock.records if r["type"] == "interrupted"), {})
-        by = "a stop of the device" if cut.get("cause") == "stop" else "a power cut"
+        by = CAUSES.get(cut.get("cause"), CAUSES["power_cut"])
         raise ValueError(f"clock {clock.id} was interrupted by {by} and {_after_cut(clock)}; "
                          "it cannot be replayed from 0 (see 'shotclock log show')")
     t0 = round(clock.started_t * US)

@@ -49,6 +49,7 @@ from shotclock.core.engine import Engine, Phase, Snapshot
 from shotclock.core.faults import Fault, StuckButton
 from shotclock.core.gestures import HOLD, PRESS, Hold, gesture_event, hold_event
 from shotclock.core.inputs import COMMANDS, Command, Edge
+from shotclock.core.restore import ClockAtStop
 from shotclock.core.settings import Settings
 
 
@@ -221,6 +222,17 @@ class Table:
     def button_held_at_start(self, t: float, button: str) -> None:
         """A button that reads pressed at start: stuck until released (reported in the next round)."""
         self._held_at_start += self.reader.held_at_start(t, button)
+
+    def restore(self, point: ClockAtStop, t: float) -> None:
+        """Bring back, paused, a clock the device stopped on (see :mod:`shotclock.core.restore`): the one
+        way the device, ``log replay`` and ``screenshot --interrupted`` restore a clock. The engine
+        never rules on it by itself: the floor resumes or cancels it."""
+        self.engine.restore_paused(t, point.remaining, point.facing_bet, point.street, point.extensions,
+                                   point.seconds)
+
+    def restore_chips(self, used: dict[int, int]) -> None:
+        """Bring back the extension chips each seat had used before a restart (from the log)."""
+        self.engine.restore_chips(used)
 
     def feed(self, inputs: Iterable[Edge | Command], now: float) -> Round:
         """Take ``inputs`` (in any order) and let time pass to ``now``; return what happened."""

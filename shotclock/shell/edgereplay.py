@@ -16,6 +16,7 @@ import sys
 from shotclock.config import config_from
 from shotclock.core.clocks import seat_counts
 from shotclock.core.inputs import Command, Edge
+from shotclock.core.restore import ClockAtStop
 from shotclock.errors import LogError
 
 # The record fields compared with ``--check``: what the floor relies on.
@@ -42,9 +43,9 @@ def replay_session(rows: list[dict], session: dict) -> list[dict]:
     for row in rows:
         kind = row["type"]
         if kind == "interrupted" and row.get("restored"):
-            table.engine.restore_paused(row["t"], row["remaining"], row["facing_bet"], row.get("street"))
+            table.restore(ClockAtStop.from_record(row), row["t"])
         elif kind == "chips_restored":
-            table.engine.restore_chips(seat_counts(row.get("used")))
+            table.restore_chips(seat_counts(row.get("used")))
         elif kind == "edge" and row.get("at_start"):
             table.button_held_at_start(row["t"], row["button"])
         elif kind in ("edge", "command"):
@@ -101,8 +102,9 @@ def cmd_replay_edges(args, out=None) -> int:
     later = [s for s in sessions if s > session_id]
     where = "WHERE session = ?" + (" AND id < ?" if later else "")
     rows = decision_log.rows(where, (session_id, min(later)) if later else (session_id,))
-    if not any(r["type"] in ("edge", "command") for r in rows):
-        raise LogError(f"session {session_id} has no recorded edges (written by an older shotclock?)")
+    if any(r["type"] == "input" for r in rows) and not any(r["type"] in ("edge", "command") for r in rows):
+        # inputs with no raw edges: a log from before edges were kept (a session with no presses replays fine)
+        raise LogError(f"session {session_id} has inputs but no recorded edges (written by an older shotclock?)")
     replayed = replay_session([r for r in rows if r["type"] != "session"], sessions[session_id])
     if args.check:
         difference = compare(replayed, rows)

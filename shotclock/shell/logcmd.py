@@ -189,6 +189,8 @@ def _restart_cause(record: dict) -> str:
     """How a clock's session ended, from the first record of the next one (its ``cause``; older logs have none: a power cut)."""
     if record.get("cause") == "stop":
         return "stopped: the device was stopped (a quit or a service stop) and started again"
+    if record.get("cause") == "crash":
+        return "crashed: the device process died and was started again"
     return "power cut: the device restarted"
 
 

@@ -9,23 +9,22 @@ from __future__ import annotations
 
 import collections
 import logging
+import os
 import sqlite3
 from datetime import datetime, timedelta, timezone
 from pathlib import Path
 
 from shotclock import __version__
 from shotclock.adapters.log import DecisionLog, lock_state_dir, utc_iso
-from shotclock.adapters.logwriter import StreamWriter, WriterProcess, import_pending
-from shotclock.core.clocks import chips_used, clocks_from, last_known
+from shotclock.adapters.logwriter import StreamWriter, WriterProcess, import_pending, lost_message
+from shotclock.core.clocks import chips_used, clocks_from
 from shotclock.core.engine import PAUSED, RUNNING
-from shotclock.core.events import Decision, Started
 from shotclock.core.faults import LOG_UNAVAILABLE, LOG_WRITE_FAILED, LogFault
-from shotclock.core.inputs import Command, Edge
-from shotclock.core.table import Input
+from shotclock.core.records import RecordBuilder
+from shotclock.core.restore import CHECKPOINT_SECONDS, plan_recovery
 from shotclock.errors import LogError
 
 log = logging.getLogger("shotclock.recorder")
-CHECKPOINT_SECONDS = 5.0  # while a clock runs, at most this long between records (power-cut bound)
 
 
 def boot_id() -> str | None:
@@ -43,6 +42,7 @@ class DirectSink:
         self.stream = StreamWriter(decision_log)
         self.on_status = on_status
         self.backlog: list[dict] = []
+        self.alive: dict | None = None  # the last heartbeat (for die())
 
     @property
     def log(self) -> DecisionLog:
@@ -51,6 +51,9 @@ class DirectSink:
 
     def put(self, messages: list[dict]) -> None:
         """Write ``messages`` (after any held back)."""
+        for msg in messages:
+            if msg.get("control") == "alive":
+                self.alive = msg
         pending = self.backlog + messages
         if not pending:
             return
@@ -64,6 +67,12 @@ class DirectSink:
             self.on_status({"fault": None})
         self.backlog = []
 
+    def die(self, utc: str, silent_for: float = 0.0) -> None:
+        """What the writer process records when the device dies ``silent_for`` seconds after its last
+        heartbeat (tests of a crash): the ``lost`` record, dated ``utc``."""
+        if self.alive is not None:
+            self.put([lost_message(self.alive, silent_for, utc)])
+
     def close(self, timeout: float = 0) -> bool:
         """Close the log; True when nothing was left unwritten."""
         self.stream.log.close()
@@ -71,8 +80,11 @@ class DirectSink:
 
 
 class Recorder:
-    """A loop listener that records each round: raw edges and commands, inputs, outputs, button faults,
-    and a checkpoint every few seconds while a clock runs.
+    """A loop listener that hands each round's records to the log writer.
+
+    What the records are -- and the clock numbering, checkpoints and heartbeats -- is decided by
+    the pure :class:`~shotclock.core.records.RecordBuilder`; what a restart restores by
+    :mod:`shotclock.core.restore`. This class adds the wall clock, the sink and the log's reading.
 
     :param sink: where the records go (``put(messages)``).
     :param config: the configuration in force (stored with the session).
@@ -92,16 +104,17 @@ class Recorder:
         self.first_id = 1  # the id this session's record gets (when the log could be read at start)
         self.config = config
         self.utcnow = utcnow
-        self.checkpoint_every = checkpoint_every
-        self.current_clock: dict | None = None  # {"seq": n} or {"id": record id}
-        self._seq = 0
-        self._last_input: Input | None = None
-        self._last_clock_t: float | None = None  # the newest record of the running clock
-        self._state = None
+        self.builder = RecordBuilder(checkpoint_every)
 
-    def _next_seq(self) -> int:
-        self._seq += 1
-        return self._seq
+    @property
+    def checkpoint_every(self) -> float:
+        """Seconds between records while a clock runs."""
+        return self.builder.checkpoint_every
+
+    @property
+    def current_clock(self) -> dict | None:
+        """The open clock's reference in the stream (``{"seq": n}`` or ``{"id": record id}``)."""
+        return self.builder.current_clock
 
     def start_session(self, t: float) -> None:
         """Record the session: table, mode, the whole configuration, the version and the boot id."""
@@ -111,131 +124,86 @@ class Recorder:
             data["boot"] = self.boot
         if self.table_start is not None:
             data["table_start"] = self.table_start  # where the table's clock began (log replay starts there)
-        self.sink.put([{"seq": self._next_seq(), "clock": None, "type": "session", "t": t,
-                        "utc": utc_iso(self.utcnow()), "data": data}])
+        self.sink.put(self.builder.session(t, utc_iso(self.utcnow()), data))
 
     def note(self, record: dict) -> None:
         """Log a record (``t``, ``type``, ``data``) from another thread with the next round (thread-safe)."""
         self._notes.append(record)
 
-    def recover(self, decision_log: DecisionLog, engine, t: float):
-        """If the log's newest clock has no decision, restore it paused and record it as interrupted.
-
-        After a graceful stop the time left is exact; after a crash in the same boot it is exact
-        too (the monotonic clock went on); after a power cut it is the time left at the last
-        record, at most ``checkpoint_every`` more than the truth. The floor decides every restored
-        clock. Returns the interrupted :class:`~shotclock.core.clocks.Clock`, or None.
-        """
-        row = decision_log.db.execute("SELECT MAX(clock) FROM records").fetchone()
-        if row[0] is None:
+    def recover(self, decision_log: DecisionLog, table, t: float):
+        """If the log's newest clock has no decision, restore it paused (on ``table``, a
+        :class:`~shotclock.core.table.Table`) with the time it had when the device stopped, and record
+        it as interrupted (see :mod:`shotclock.core.restore`). The floor decides every restored clock.
+        Returns the interrupted :class:`~shotclock.core.clocks.Clock`, or None."""
+        rows = decision_log.newest_clock_rows()
+        if not rows:
             return None
         sessions = decision_log.sessions()
-        clocks = clocks_from(decision_log.rows("WHERE clock = ?", (row[0],)),
-                             {sid: s.get("mode") for sid, s in sessions.items()})
-        if not clocks or not clocks[0].open:
+        [clock] = clocks_from(rows, {sid: s.get("mode") for sid, s in sessions.items()})
+        plan = plan_recovery(clock, sessions.get(clock.session, {}).get("table"), self.config["table"],
+                             table.engine.mode)
+        if plan is None:
             return None
-        clock = clocks[0]
-        known = last_known(clock)
-        same_boot = known.running and boot_id() is not None and sessions.get(known.session, {}).get("boot_id") == boot_id()
-        remaining = known.remaining - (t - known.t) if same_boot else known.remaining
-        how = ("exact: same boot" if same_boot else "exact: stopped" if not known.running
-               else f"at its last record, at most {self.checkpoint_every:g} s more than the truth")
-        # A deliberate stop (Esc in the simulator, systemctl stop) wrote a shutdown record: not a power cut.
-        last = clock.records[-1]  # an earlier start that left it alone (another table) passes its cause on
-        cause = "stop" if last["type"] == "shutdown" or last.get("cause") == "stop" else "power_cut"
-        table = sessions.get(clock.session, {}).get("table")
-        same_table = table is None or table == self.config["table"]
-        restored = clock.mode == engine.mode and same_table
-        data = {"remaining": max(0.0, remaining), "facing_bet": bool(clock.facing_bet), "street": clock.street,
-                "restored": restored, "how": how, "cause": cause}
-        if not same_table:
-            data["table"] = table
-        if restored:
-            length = clock.seconds + sum(r["seconds"] * (1 if r["type"] == "extended" else -1)
-                                         for r in clock.records if r["type"] in ("extended", "undo"))
-            engine.restore_paused(t, max(0.0, remaining), bool(clock.facing_bet), clock.street, clock.extensions,
-                                  length)
-            self.current_clock = {"id": clock.id}
+        point = plan.point
+        if plan.restored:
+            table.restore(point, t)
             log.warning("clock %d was interrupted (%s) with %.3f s left (%s): shown paused; "
-                        "the floor resumes or cancels it", clock.id, cause.replace("_", " "), max(0.0, remaining), how)
-        elif not same_table:
-            log.warning("clock %d of table %r was left open (%s); this is table %r: not restored", clock.id, table,
-                        cause.replace("_", " "), self.config["table"])
+                        "the floor resumes or cancels it", clock.id, point.cause.replace("_", " "), point.remaining,
+                        point.how)
+        elif plan.other_table is not None:
+            log.warning("clock %d of table %r was left open (%s); this is table %r: not restored", clock.id,
+                        plan.other_table, point.cause.replace("_", " "), self.config["table"])
         else:
-            log.warning("clock %d was interrupted but the mode changed to %s: not restored", clock.id, engine.mode)
-        self.sink.put([{"seq": self._next_seq(), "clock": {"id": clock.id}, "type": "interrupted", "t": t,
-                        "utc": utc_iso(self.utcnow()), "data": data}])
+            log.warning("clock %d was interrupted but the mode changed to %s: not restored", clock.id,
+                        table.engine.mode)
+        self.sink.put([self.builder.interrupted(clock.id, t, utc_iso(self.utcnow()), plan.record(), plan.restored)])
         return clock
 
-    def restore_chips(self, decision_log: DecisionLog, engine, t: float) -> dict[int, int]:
-        """Give the engine back the extension chips each seat had used before this start (shot mode with
+    def restore_chips(self, decision_log: DecisionLog, table, t: float) -> dict[int, int]:
+        """Give the table back the extension chips each seat had used before this start (shot mode with
         an allowance), so a restart or power cut does not hand players their chips again; record what was
         restored (``chips_restored``, which ``log replay`` applies too). Returns the used counts."""
         if self.config["mode"] != "shot" or not self.config["shot.allowance"]:
             return {}
         reset_at_hand = self.config["shot.allowance_reset"] == "hand"
-        since = decision_log.db.execute(
-            "SELECT MAX(id) FROM records WHERE type IN ('chips_reset', 'chips_restored')").fetchone()[0] or 0
-        if reset_at_hand:  # the last new hand bounds it too, so a long log is not read input by input
-            try:
-                since = max(since, decision_log.db.execute(
-                    "SELECT MAX(id) FROM records WHERE type = 'input' AND json_extract(data, '$.event') = 'hand'"
-                ).fetchone()[0] or 0)
-            except sqlite3.OperationalError:  # an SQLite without JSON functions: read from the reset on
-                pass
-        kinds = "'extended', 'undo', 'chips_reset', 'chips_restored'" + (", 'input'" if reset_at_hand else "")
         tables = {sid: s.get("table") for sid, s in decision_log.sessions().items()}
-        rows = [r for r in decision_log.rows(f"WHERE id >= ? AND type IN ({kinds})", (since,))
+        rows = [r for r in decision_log.chip_rows(reset_at_hand)
                 if tables.get(r["session"]) in (None, self.config["table"])]
         used = chips_used(rows, reset_at_hand)
         if used:
-            engine.restore_chips(used)
+            table.restore_chips(used)
             allowance = self.config["shot.allowance"]
             log.warning("extension chips used before this start, restored from the log: %s",
                         ", ".join(f"seat {seat} {n} of {allowance}" for seat, n in used.items()))
-            self.sink.put([{"seq": self._next_seq(), "clock": None, "type": "chips_restored", "t": t,
-                            "utc": utc_iso(self.utcnow()),
-                            "data": {"used": {str(seat): n for seat, n in used.items()}, "allowance": allowance}}])
+            self.sink.put([self.builder.message(None, "chips_restored", t, utc_iso(self.utcnow()),
+                                                {"used": {str(seat): n for seat, n in used.items()},
+                                                 "allowance": allowance})])
         return used
 
     def update(self, round) -> None:
         """Hand this round's records to the sink."""
-        self._state = round.state
-        messages = self._messages(round)
+        messages = self.builder.round(round, self._utc_at(round.acted_at))
+        messages += self._take_notes(round.acted_at)
         if messages:
             self.sink.put(messages)
         elif hasattr(self.sink, "flush"):
             self.sink.flush()  # what the pipe could not take last time
 
     def next_wake(self, now: float) -> float | None:
-        """When the next checkpoint of the running clock is due."""
-        if self._state is None or self._state.phase != RUNNING or self._last_clock_t is None:
-            return None
-        return self._last_clock_t + self.checkpoint_every
+        """When the next checkpoint or heartbeat of the running clock is due."""
+        return self.builder.next_wake(now)
 
     def stop(self, t: float, state) -> None:
         """A graceful stop: record the exact time the open clock has left (the next start restores it),
         after the records noted since the last round (a refused command acked just before the stop)."""
-        now_utc = self.utcnow()
-        notes = []
-        while self._notes:
-            note = self._notes.popleft()
-            notes.append({"seq": self._next_seq(), "clock": None, "type": note["type"], "t": note["t"],
-                          "utc": utc_iso(now_utc - timedelta(seconds=t - note["t"])), "data": note["data"]})
-        if notes:
-            self.sink.put(notes)
-        if self.current_clock is None or state.phase not in (RUNNING, PAUSED):
-            return
-        remaining = state.remaining(t)
-        self.sink.put([{"seq": self._next_seq(), "clock": self.current_clock, "type": "shutdown", "t": t,
-                        "utc": utc_iso(self.utcnow()),
-                        "data": {"remaining": remaining, "running": state.phase == RUNNING}}])
-        log.info("stopping with a clock open: %.3f s left, recorded", remaining)
+        messages = self._take_notes(t) + self.builder.stop(t, state, utc_iso(self.utcnow()))
+        if messages:
+            self.sink.put(messages)
+        if self.current_clock is not None and state.phase in (RUNNING, PAUSED):
+            log.info("stopping with a clock open: %.3f s left, recorded", state.remaining(t))
 
     def close(self) -> None:
         """Hand the last records to the writer and wait for it a moment; then release the state directory."""
-        import os
-
         if getattr(self, "_closed", False):
             return
         self._closed = True
@@ -245,69 +213,16 @@ class Recorder:
             os.close(self.lock_fd)
             self.lock_fd = None
 
-    def _messages(self, round) -> list[dict]:
+    def _utc_at(self, t_now: float):
+        """The wall-clock time of table time t, read once (NTP may step the wall clock between reads)."""
         now_utc = self.utcnow()
-        # The wall-clock time of monotonic time t, taken once per round (NTP may step the wall clock).
-        utc_at = lambda t: utc_iso(now_utc - timedelta(seconds=round.acted_at - t))
-        out: list[dict] = []
+        return lambda t: utc_iso(now_utc - timedelta(seconds=t_now - t))
 
-        def add(clock, kind, t, data):
-            out.append({"seq": self._next_seq(), "clock": clock, "type": kind, "t": t, "utc": utc_at(t),
-                        "data": data})
-            return out[-1]["seq"]
-
-        for t, button in round.held_at_start:
-            add(None, "edge", t, {"button": button, "pressed": True, "at_start": True})
-        for item in round.arrivals:
-            where = {"round": round.now, "after": round.after}
-            if isinstance(item, Edge):
-                add(None, "edge", item.t, {"button": item.button, "pressed": item.pressed, **where})
-            elif isinstance(item, Command):
-                seat = {"seat": item.seat} if item.seat is not None else {}  # an extension's player, for the allowance
-                add(None, "command", item.t, {"name": item.name, "id": item.id, "sender": item.sender,
-                                              "facing_bet": item.facing_bet, **seat, **where})
-        sequence = round.sequence
-        for index, item in enumerate(sequence):
-            if isinstance(item, Input):
-                data = item.record()
-                data.update(facing_bet=item.facing_bet, street=item.street, round=round.now)
-                clock = self._clock_of_input(sequence, index)
-                self._last_input = item
-            else:
-                data = item.record()
-                if isinstance(item, Started):
-                    self.current_clock = {"seq": self._seq + 1}  # this record's own
-                    if self._last_input is not None:
-                        data["facing_bet"] = self._last_input.facing_bet
-                clock = self.current_clock
-                if isinstance(item, Decision):
-                    self.current_clock = None
-            t = data.pop("t")
-            add(clock, data.pop("type"), t, data)
-            if clock is not None:
-                self._last_clock_t = t
-        for fault in round.button_faults:
-            add(None, "fault", fault.t, {"fault": fault.kind, "button": fault.button})
+    def _take_notes(self, t_now: float) -> list[dict]:
+        notes = []
         while self._notes:
-            note = self._notes.popleft()
-            add(None, note["type"], note["t"], note["data"])
-        state = round.state
-        if (state is not None and state.phase == RUNNING and self.current_clock is not None
-                and self._last_clock_t is not None and round.now - self._last_clock_t >= self.checkpoint_every):
-            add(self.current_clock, "checkpoint", round.now, {"remaining": state.remaining(round.now)})
-            self._last_clock_t = round.now
-        return out
-
-    def _clock_of_input(self, sequence, index) -> dict | None:
-        """An input belongs to the clock it ends, else the clock it starts, else the current one."""
-        for offset, item in enumerate(sequence[index + 1:], start=1):
-            if isinstance(item, Input):
-                break
-            if isinstance(item, Decision):
-                return self.current_clock
-            if isinstance(item, Started):
-                return {"seq": self._seq + 1 + offset}
-        return self.current_clock
+            notes.append(self._notes.popleft())
+        return self.builder.notes(notes, self._utc_at(t_now)) if notes else []
 
 
 def open_recorder(config, state_dir, device, utcnow=lambda: datetime.now(timezone.utc)) -> Recorder | None:
@@ -362,8 +277,8 @@ def open_recorder(config, state_dir, device, utcnow=lambda: datetime.now(timezon
     recorder.start_session(now)
     if recorder_log is not None:
         try:
-            recorder.recover(recorder_log, device.engine, now)
-            recorder.restore_chips(recorder_log, device.engine, now)
+            recorder.recover(recorder_log, device.loop.table, now)
+            recorder.restore_chips(recorder_log, device.loop.table, now)
         except (LogError, sqlite3.Error) as exc:
             log.error("cannot read the last clock from the decision log (%s); nothing restored", exc)
         finally:

@@ -9,6 +9,8 @@ from shotclock.config import BUTTONS
 from shotclock.core.engine import IDLE, Engine
 from shotclock.core.faults import LOG_UNAVAILABLE, LOG_WRITE_FAILED, Fault, LogFault, NoSound, StuckButton
 from shotclock.core.events import End
+from shotclock.core.restore import ClockAtStop
+from shotclock.core.table import Table
 from shotclock.core.view import Display, network_mark, view_at
 from shotclock.config import parse_size
 from shotclock.errors import ShotclockError
@@ -61,10 +63,9 @@ def state_at(events, settings, at: float, interrupted: bool = False):
     engine.advance(at)
     state = engine.state
     if interrupted and state.phase != IDLE:
-        restored = Engine(settings)
-        restored.restore_paused(at, state.remaining(at), state.facing_bet, state.street, state.extensions,
-                                state.seconds)
-        return restored.state
+        restarted = Table(settings, start=at)  # the device after a restart: the one restore, as the device does
+        restarted.restore(ClockAtStop.from_state(state, at), at)
+        return restarted.state
     return state
 
 

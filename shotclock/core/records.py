@@ -1,0 +1,168 @@
+"""What the decision log gets for each round: records built in pure code, with virtual time.
+
+:class:`RecordBuilder` turns every :class:`~shotclock.core.table.Round` into the log's records
+(raw edges and commands, inputs, outputs, button faults), numbers the clocks (a record refers
+to its clock by the stream number, ``seq``, of the clock's start record, or by the record id of
+a clock already in the log), and decides when a running clock needs a ``checkpoint`` (the
+power-cut bound) and when the device tells its log writer it is alive (the crash bound, see
+:mod:`shotclock.core.restore`). The shell only hands the messages to the writer.
+
+The messages are the log writer's pipe format (see :mod:`shotclock.adapters.logwriter`):
+``{"seq", "clock", "type", "t", "utc", "data"}`` for a record and ``{"control": "alive", "t",
+"clock"}`` for a heartbeat, which the writer keeps in memory and never stores.
+
+Example::
+
+    >>> from shotclock.core.table import Table
+    >>> from shotclock.core.inputs import Command
+    >>> from shotclock.core.settings import Settings
+    >>> table, builder = Table(Settings()), RecordBuilder()
+    >>> r = table.feed([Command(1.0, "call", id="c1", sender="floor", facing_bet=True)], now=1.0)
+    >>> [m.get("type", m.get("control")) for m in builder.round(r, lambda t: "")]
+    ['command', 'input', 'start', 'alive']
+    >>> builder.next_wake(1.0)
+    1.25
+"""
+
+from __future__ import annotations
+
+from typing import Callable
+
+from shotclock.core.engine import PAUSED, RUNNING, Snapshot
+from shotclock.core.events import Decision, Started
+from shotclock.core.inputs import Command, Edge
+from shotclock.core.restore import CHECKPOINT_SECONDS, HEARTBEAT
+from shotclock.core.table import Input, Round
+
+UtcAt = Callable[[float], str]  # the wall-clock time (ISO 8601) of a time on the table's clock
+
+
+class RecordBuilder:
+    """Builds the decision log's messages, round by round.
+
+    :param checkpoint_every: seconds between records while a clock runs (a power cut then restores
+        at most this much more time than the player had).
+    :param heartbeat: seconds between the device's ``alive`` messages while a clock runs (a crash
+        then restores at most this much more time than the player had).
+    """
+
+    def __init__(self, checkpoint_every: float = CHECKPOINT_SECONDS, heartbeat: float = HEARTBEAT):
+        self.checkpoint_every = checkpoint_every
+        self.heartbeat = heartbeat
+        self.current_clock: dict | None = None  # {"seq": n} or {"id": record id}
+        self._seq = 0
+        self._last_input: Input | None = None
+        self._last_clock_t: float | None = None  # the newest record of the running clock
+        self._alive_t: float | None = None  # the last heartbeat (None: none due, no clock runs)
+        self._running = False
+
+    def message(self, clock: dict | None, kind: str, t: float, utc: str, data: dict) -> dict:
+        """One record, numbered in the stream."""
+        self._seq += 1
+        return {"seq": self._seq, "clock": clock, "type": kind, "t": t, "utc": utc, "data": data}
+
+    def session(self, t: float, utc: str, data: dict) -> list[dict]:
+        """The session record (it starts the stream) and a first heartbeat, so the writer knows the clock."""
+        return [self.message(None, "session", t, utc, data), self._alive(t)]
+
+    def interrupted(self, clock_id: int, t: float, utc: str, data: dict, restored: bool) -> dict:
+        """The record of a clock the last stop left open; a restored clock is this table's open clock again."""
+        if restored:
+            self.current_clock = {"id": clock_id}
+        return self.message({"id": clock_id}, "interrupted", t, utc, data)
+
+    def round(self, round: Round, utc_at: UtcAt) -> list[dict]:
+        """The messages for one round: raw inputs, then inputs and outputs in the engine's order,
+        button faults, a checkpoint when one is due, and a heartbeat when one is due."""
+        out: list[dict] = []
+
+        def add(clock, kind, t, data):
+            out.append(self.message(clock, kind, t, utc_at(t), data))
+
+        for t, button in round.held_at_start:
+            add(None, "edge", t, {"button": button, "pressed": True, "at_start": True})
+        where = {"round": round.now, "after": round.after}
+        for item in round.arrivals:
+            if isinstance(item, Edge):
+                add(None, "edge", item.t, {"button": item.button, "pressed": item.pressed, **where})
+            elif isinstance(item, Command):
+                seat = {"seat": item.seat} if item.seat is not None else {}  # an extension's player, for the allowance
+                add(None, "command", item.t, {"name": item.name, "id": item.id, "sender": item.sender,
+                                              "facing_bet": item.facing_bet, **seat, **where})
+        sequence = round.sequence
+        for index, item in enumerate(sequence):
+            data = item.record()
+            if isinstance(item, Input):
+                data.update(facing_bet=item.facing_bet, street=item.street, round=round.now)
+                clock = self._clock_of_input(sequence, index)
+                self._last_input = item
+            else:
+                if isinstance(item, Started):
+                    self.current_clock = {"seq": self._seq + 1}  # this record's own
+                    if self._last_input is not None:
+                        data["facing_bet"] = self._last_input.facing_bet
+                clock = self.current_clock
+                if isinstance(item, Decision):
+                    self.current_clock = None
+            t = data.pop("t")
+            add(clock, data.pop("type"), t, data)
+            if clock is not None:
+                self._last_clock_t = t
+        for fault in round.button_faults:
+            add(None, "fault", fault.t, {"fault": fault.kind, "button": fault.button})
+        state = round.state
+        if (state is not None and state.phase == RUNNING and self.current_clock is not None
+                and self._last_clock_t is not None and round.now >= self._last_clock_t + self.checkpoint_every):
+            add(self.current_clock, "checkpoint", round.now, {"remaining": state.remaining(round.now)})
+            self._last_clock_t = round.now
+        alive = self._heartbeat(state, round.now)
+        if alive is not None:
+            out.append(alive)
+        return out
+
+    def notes(self, notes: list[dict], utc_at: UtcAt) -> list[dict]:
+        """Records another thread asked for (``t``, ``type``, ``data``; a refused floor command)."""
+        return [self.message(None, n["type"], n["t"], utc_at(n["t"]), n["data"]) for n in notes]
+
+    def stop(self, t: float, state: Snapshot, utc: str) -> list[dict]:
+        """A graceful stop: the exact time the open clock has left (the next start restores it)."""
+        if self.current_clock is None or state.phase not in (RUNNING, PAUSED):
+            return []
+        return [self.message(self.current_clock, "shutdown", t, utc,
+                             {"remaining": state.remaining(t), "running": state.phase == RUNNING})]
+
+    def next_wake(self, now: float) -> float | None:
+        """When the next checkpoint or heartbeat of the running clock is due (None: no clock runs).
+
+        The same sums as the rounds' tests for being due, so a round at this time finds it due."""
+        if not self._running:
+            return None
+        wakes = [self._alive_t + self.heartbeat]
+        if self.current_clock is not None and self._last_clock_t is not None:
+            wakes.append(self._last_clock_t + self.checkpoint_every)
+        return min(wakes)
+
+    def _heartbeat(self, state: Snapshot | None, now: float) -> dict | None:
+        """An ``alive`` message when one is due while a clock runs, and one more as it stops running."""
+        running = state is not None and state.phase == RUNNING
+        was, self._running = self._running, running
+        if running and (not was or self._alive_t is None or now >= self._alive_t + self.heartbeat):
+            return self._alive(now)
+        if was and not running:
+            return self._alive(now)  # no clock runs any more: a crash from now on costs no one time
+        return None
+
+    def _alive(self, t: float) -> dict:
+        self._alive_t = t
+        return {"control": "alive", "t": t, "clock": self.current_clock if self._running else None}
+
+    def _clock_of_input(self, sequence, index) -> dict | None:
+        """An input belongs to the clock it ends, else the clock it starts, else the current one."""
+        for offset, item in enumerate(sequence[index + 1:], start=1):
+            if isinstance(item, Input):
+                break
+            if isinstance(item, Decision):
+                return self.current_clock
+            if isinstance(item, Started):
+                return {"seq": self._seq + 1 + offset}
+        return self.current_clock
