@@ -9,9 +9,9 @@ import pytest
 from mqtt_broker import Inbox
 from network_device import RunningDevice, network_config
 from shotclock.core.topics import table_topic
-from shotclock.floor.archive import Archive, table_log
+from shotclock.adapters.archive import Archive, table_log
 from shotclock.floor.collector import Collector
-from shotclock.shell.cli import main
+from shotclock.cli import main
 
 
 def start_collector(broker, folder):

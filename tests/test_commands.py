@@ -8,7 +8,7 @@ from pathlib import Path
 import pygame
 import pytest
 
-from shotclock.shell.cli import main
+from shotclock.cli import main
 from shotclock.shell.selftest import Check, check_power, decode_throttled, held_by_service, service_running
 
 EXAMPLES = Path(__file__).parent.parent / "docs" / "examples"

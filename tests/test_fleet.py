@@ -9,7 +9,7 @@ from mqtt_broker import Inbox, MosquittoBroker
 from network_schemas import check
 from shotclock.core.topics import all_tables
 from shotclock.floor.fleet import Dealer, start_fleet
-from shotclock.shell.cli import main
+from shotclock.cli import main
 
 FAST = "[clock]\nseconds = 1.5\ncountdown = 1\n"
 

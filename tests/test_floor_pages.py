@@ -170,7 +170,7 @@ def test_a_rulings_timeline_comes_from_the_collectors_archive(dashboard, floor, 
     # The command it ends with names the clock as the archive's log command numbers it.
     number = int(body.rsplit(" show ", 1)[1])
     clock_id = dashboard.evaluate("window.shotclockLink.feed[0].clock")
-    from shotclock.floor.archive import table_log
+    from shotclock.adapters.archive import table_log
     from shotclock.shell.logcmd import _clocks
 
     shown = _clocks(table_log(floor.folder / "archive", DEVICE))[0][number - 1]

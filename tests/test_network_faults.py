@@ -19,7 +19,7 @@ from mqtt_broker import Inbox
 from network_device import RunningDevice, network_config
 from network_schemas import check
 from shotclock.core.topics import table_topic
-from shotclock.floor.archive import Archive
+from shotclock.adapters.archive import Archive
 from shotclock.floor.collector import Collector
 
 OUTAGE = 3.0

@@ -13,7 +13,7 @@ from shotclock.adapters.pins import make_pin_factory
 from shotclock.config import Config, parse_config
 from shotclock.core.clocks import chips_used, clocks_from, remaining_at_last_record, replay_events, stats
 from shotclock.core.replay import parse_events, replay
-from shotclock.shell.cli import main
+from shotclock.cli import main
 from shotclock.shell.device import Device
 from shotclock.shell.recorder import DirectSink, Recorder
 
