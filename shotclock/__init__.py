@@ -1,10 +1,16 @@
 """shotclock: the rule 29 clock call and tour shot clock for live poker tables.
 
-Layers, each importing only the ones above it:
+Layers, each importing only the ones before it (``tests/test_layers.py`` checks it, and that no two
+files import each other):
 
+* :mod:`shotclock.errors` -- the error hierarchy, raised by every layer.
 * :mod:`shotclock.core` -- the rules, pure (no time, threads, GPIO, pygame or sqlite).
-* :mod:`shotclock.adapters` -- thin wrappers around pins, screen, sound, log and systemd.
-* :mod:`shotclock.shell` -- the main loop and the command line that wire them together.
+* :mod:`shotclock.config` -- the configuration schema; read by the adapters, never the reverse.
+* :mod:`shotclock.adapters` -- thin wrappers around pins, screen, sound, log, archive, MQTT and systemd.
+* :mod:`shotclock.shell` -- the main loop, the device's wiring and the shell's commands.
+* :mod:`shotclock.floor` -- the floor's side of the network (with :mod:`shotclock.web`, its pages, which
+  read only the core's texts).
+* :mod:`shotclock.cli` -- the ``shotclock`` program, the one place that knows every layer's commands.
 """
 
 __version__ = "0.1.0"

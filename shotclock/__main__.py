@@ -1,6 +1,6 @@
 """``python -m shotclock`` is the ``shotclock`` command."""
 import sys
 
-from shotclock.shell.cli import main
+from shotclock.cli import main
 
 sys.exit(main())

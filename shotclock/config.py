@@ -15,12 +15,14 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable
 
-from shotclock.adapters.boards import BOARDS
 from shotclock.core.settings import ALLOWANCE_RESETS, MODES, STREETS, ClockSettings, Settings, ShotSettings
 from shotclock.errors import ConfigError, PinConfigError, shown
 
 BUTTONS = ("floor", "action", "bet", "extend", "street")
 LIGHTS = ("led_running", "led_bet", "buzzer")
+#: ``gpio.board`` values: gpiozero's own Raspberry Pi detection, or a chip's lines by offset
+#: (:mod:`shotclock.adapters.boards` makes the pin factory for each).
+BOARDS = ("raspberry-pi", "generic")
 
 
 @dataclass(frozen=True)

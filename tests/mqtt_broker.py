@@ -22,6 +22,7 @@ import time
 import uuid
 from pathlib import Path
 
+from helpers import wait_until
 from shotclock.floor.broker_config import BrokerPlan, Endpoint, write_broker_config
 
 # Deadlines that only bound a hang: a loaded 2-core machine can take seconds for what takes ms.
@@ -112,15 +113,13 @@ class MosquittoBroker:
         self.process = subprocess.Popen([self.binary, "-c", str(self.conf)], stdout=log, stderr=subprocess.STDOUT,
                                         stdin=subprocess.DEVNULL)
         log.close()
-        deadline = time.monotonic() + START_TIMEOUT
         ports = [p for p in (self.port, self.ws_port, self.tls_port) if p]
-        while not all(port_open(p) for p in ports):
-            if self.process.poll() is not None:
-                raise RuntimeError(f"mosquitto exited with {self.process.returncode}:\n{self.log_text()}")
-            if time.monotonic() > deadline:
-                self.kill()
-                raise RuntimeError(f"mosquitto did not listen within {START_TIMEOUT} s:\n{self.log_text()}")
-            time.sleep(0.02)
+        try:
+            wait_until(lambda: all(port_open(p) for p in ports), START_TIMEOUT, what="mosquitto's listeners",
+                       alive=self.process)
+        except AssertionError as exc:
+            self.kill()
+            raise RuntimeError(f"{exc}:\n{self.log_text()}") from None
         return self
 
     def stop(self) -> None:
@@ -146,11 +145,7 @@ class MosquittoBroker:
         every ``autosave`` s), so a crash (:meth:`kill`) keeps what it had by then, e.g. a session that
         ``since`` had been subscribed. The timeout only bounds a hang."""
         path = self.folder / "data" / "mosquitto.db"
-        deadline = time.monotonic() + timeout
-        while not (path.exists() and path.stat().st_mtime > since):
-            if time.monotonic() > deadline:
-                raise RuntimeError(f"mosquitto did not save {path} within {timeout} s")
-            time.sleep(0.05)
+        wait_until(lambda: path.exists() and path.stat().st_mtime > since, timeout, what=f"mosquitto to save {path}")
 
     @property
     def running(self) -> bool:

@@ -11,7 +11,7 @@ from mqtt_broker import Inbox, mosquitto_path
 from shotclock.core.topics import feature_topic, table_topic
 from shotclock.floor.broker_config import (BrokerPlan, Endpoint, check_password, hash_password, parse_tables,
                                            write_broker_config)
-from shotclock.shell.cli import main
+from shotclock.cli import main
 
 NOT_AUTHORIZED = 135  # MQTT 5 reason codes
 BAD_LOGIN = 134

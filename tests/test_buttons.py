@@ -2,7 +2,8 @@
 
 from hypothesis import given, settings, strategies as st
 
-from shotclock.core.buttons import ButtonFault, ButtonReader, Edge, Gesture, gesture_event
+from shotclock.core.buttons import ButtonFault, ButtonReader, Edge, Gesture
+from shotclock.core.gestures import gesture_event
 from shotclock.core.engine import Engine
 from shotclock.core.events import (Action, Bet, Call, Cancel, Extend, Hand, Pause, ResetChips, Resume, Start, Stop,
                                    Street, Undo)

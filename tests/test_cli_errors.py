@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 
 from shotclock.adapters.log import DecisionLog
-from shotclock.shell.cli import main
+from shotclock.cli import main
 
 ROOT = Path(__file__).parent.parent
 UTC = "2026-11-30T01:{:02d}:{:02d}.000000Z"
@@ -146,7 +146,7 @@ def bad_arguments(tmp: Path, state: str):
 
 
 def test_the_mistakes_cover_every_command(tmp_path):
-    from shotclock.shell.cli import build_parser
+    from shotclock.cli import build_parser
 
     commands = build_parser()._subparsers._group_actions[0].choices
     tried = {str(args[0]) for args, _ in bad_arguments(tmp_path, str(tmp_path)) if args}
@@ -294,7 +294,7 @@ def test_a_closed_pipe_ends_quietly():
 
 
 def test_help_texts_have_no_markup(capsys):
-    from shotclock.shell.cli import build_parser
+    from shotclock.cli import build_parser
 
     parser = build_parser()
     texts = [parser.format_help()]
@@ -311,14 +311,14 @@ def test_readme_documents_the_exit_codes():
 
 def test_log_finds_the_service_log_with_no_options(tmp_path, capsys, monkeypatch):
     """On the Pi the service writes /var/lib/shotclock: 'shotclock log' reads it without --state-dir."""
-    import shotclock.shell.logcmd as logcmd
+    import shotclock.shell.logsource as logsource
 
     sample_log(tmp_path / "service")
     monkeypatch.delenv("STATE_DIRECTORY", raising=False)
-    monkeypatch.setattr(logcmd, "SERVICE_STATE_DIR", tmp_path / "service")
+    monkeypatch.setattr(logsource, "SERVICE_STATE_DIR", tmp_path / "service")
     code, out, err = cli(capsys, "log")
     assert code == 0 and err == "" and len(out.splitlines()) == 3
-    monkeypatch.setattr(logcmd, "SERVICE_STATE_DIR", tmp_path / "no-service")
+    monkeypatch.setattr(logsource, "SERVICE_STATE_DIR", tmp_path / "no-service")
     monkeypatch.setenv("XDG_STATE_HOME", str(tmp_path / "user"))
     code, out, err = cli(capsys, "log")
     assert code == 2 and "no decision log at" in err and str(tmp_path / "user") in err

@@ -6,12 +6,13 @@ import time
 
 import pytest
 
+from helpers import wait_until
 from mqtt_broker import Inbox
 from network_device import RunningDevice, network_config
 from shotclock.core.topics import table_topic
-from shotclock.floor.archive import Archive, table_log
+from shotclock.adapters.archive import Archive, table_log
 from shotclock.floor.collector import Collector
-from shotclock.shell.cli import main
+from shotclock.cli import main
 
 
 def start_collector(broker, folder):
@@ -21,15 +22,6 @@ def start_collector(broker, folder):
     collector.start()
     assert collector.connected.wait(60)  # connected and subscribed
     return archive, collector
-
-
-def wait_until(predicate, timeout=60.0):  # only bounds a hang (a loaded machine is slow)
-    deadline = time.monotonic() + timeout
-    while not predicate():
-        if time.monotonic() > deadline:
-            return False
-        time.sleep(0.05)
-    return True
 
 
 @pytest.mark.slow
@@ -44,7 +36,7 @@ def test_collector_archives_two_tables_and_log_reads_each(broker, tmp_path, caps
         devices[0].tap("action")
         logs = [sqlite3.connect(tmp_path / f"state{t}" / "shotclock.db") for t in ("1", "2")]
         total = lambda: sum(db.execute("SELECT COUNT(*) FROM records").fetchone()[0] for db in logs)
-        assert wait_until(lambda: archive.count() == total() and total() > 6)
+        wait_until(lambda: archive.count() == total() and total() > 6, what="every record in the archive")
     finally:
         for d in devices:
             d.stop()

@@ -8,7 +8,8 @@ from pathlib import Path
 import pygame
 import pytest
 
-from shotclock.shell.cli import main
+from helpers import run_device
+from shotclock.cli import main
 from shotclock.shell.selftest import Check, check_power, decode_throttled, held_by_service, service_running
 
 EXAMPLES = Path(__file__).parent.parent / "docs" / "examples"
@@ -87,8 +88,7 @@ def test_selftest_reports_a_bad_config(tmp_path):
 
 def test_run_refuses_a_display_that_draws_nowhere(tmp_path):
     env = dict(os.environ, SDL_VIDEODRIVER="dummy", SDL_AUDIODRIVER="dummy")
-    proc = subprocess.run([sys.executable, "-m", "shotclock", "run", "--pins", "mock"],
-                          capture_output=True, text=True, timeout=60, env=env)
+    proc = run_device(tmp_path, headless=False, env=env)
     assert proc.returncode == 2
     assert "draws nowhere" in proc.stderr and "--headless" in proc.stderr
 

@@ -4,7 +4,7 @@ import pytest
 
 from shotclock.config import SCHEMA, Config, example_toml, load_config, parse_config
 from shotclock.errors import ConfigError, PinConfigError
-from shotclock.shell.cli import main
+from shotclock.cli import main
 
 
 def test_defaults_match_the_house_rule():

@@ -1,15 +1,15 @@
 """``shotclock fleet``: simulated tables that play clocks against a real broker."""
 
 import json
-import time
 
 import pytest
 
+from helpers import wait_until
 from mqtt_broker import Inbox, MosquittoBroker
 from network_schemas import check
 from shotclock.core.topics import all_tables
 from shotclock.floor.fleet import Dealer, start_fleet
-from shotclock.shell.cli import main
+from shotclock.cli import main
 
 FAST = "[clock]\nseconds = 1.5\ncountdown = 1\n"
 
@@ -23,14 +23,10 @@ def test_fleet_tables_play_clocks_and_publish_them(tmp_path):
         dealer = Dealer(tables, seed=7, pace=0.05)
         dealer.start()
         try:
-            deadline = time.monotonic() + 60
-            while time.monotonic() < deadline:
-                decided = {json.loads(m.payload)["table"] for m in list(inbox.messages)
-                           if m.topic.endswith("/event") and json.loads(m.payload)["record"]["type"] == "decision"}
-                if len(decided) == 5:
-                    break
-                time.sleep(0.2)
-            assert decided == {"1", "2", "3", "4", "5"}
+            decided = lambda: {json.loads(m.payload)["table"] for m in list(inbox.messages)
+                               if m.topic.endswith("/event") and json.loads(m.payload)["record"]["type"] == "decision"}
+            wait_until(lambda: len(decided()) == 5, what="a ruling from each table")
+            assert decided() == {"1", "2", "3", "4", "5"}
         finally:
             dealer.stop()
             for table in tables:

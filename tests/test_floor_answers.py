@@ -2,7 +2,7 @@
 
 from network_schemas import check
 from shotclock.floor.answers import answer
-from shotclock.floor.archive import Archive
+from shotclock.adapters.archive import Archive
 
 BOOT = "0123456789ab"
 
@@ -62,7 +62,7 @@ def test_bad_questions_get_a_reason_not_an_exception(tmp_path):
 def test_a_clocks_number_is_the_one_the_log_command_shows(tmp_path):
     # The dashboard's timeline tells the floor `shotclock log --collected DIR --table 7 show N`: N must be
     # the log command's 1, 2, 3... numbering of the table's clocks, not the device's id (its start's seq).
-    from shotclock.floor.archive import table_log
+    from shotclock.adapters.archive import table_log
     from shotclock.shell.logcmd import _clocks
 
     archive = archive_with_two_clocks(tmp_path)

@@ -2,29 +2,31 @@
 Mosquitto serving the pages, the fleet simulator and real table devices (``shotclock run`` with fake pins,
 each in its own process).
 
-One floor for the whole module (starting it is the slow part). The tests run in file order and share
-the dashboard page, as a floor supervisor would; each calls the clocks it needs and cancels them after.
+One floor for the whole module (starting it is the slow part). Each test opens its own pages and first
+brings the tables it uses to the state it needs (a clock running, a table on the stream), so any test
+runs alone, and in any order.
 """
 
 from __future__ import annotations
 
+import json
 import signal
 import sys
 import time
 
 import pytest
 
+from helpers import start_device
 from mqtt_broker import MosquittoBroker
 from network_device import network_config
 from shotclock.floor.demo import end, spawn
 from shotclock.web import web_dir
 
 FLEET = ["11", "12", "13", "14", "15", "16"]   # simulated tables (shotclock fleet)
-DEVICES = {"1": 120, "2": 30, "3": 30, "9": 3}   # real device processes and their clock's length (s)
-# Table 1's clock runs from test_the_countdown… to test_the_overlay_hides…: on a loaded machine that span
-# took over 30 s, and a clock that ruled by itself left no Cancel button to press.
+DEVICES = {"1": 120, "2": 30, "3": 30, "9": 3, "7": 3}   # real device processes and their clock's length (s)
 SHOT = "8"                      # a real device in shot mode
-DEVICE = "9"                    # its 3 s clock brings a ruling quickly; it is the one that dies
+DEVICE = "9"                    # its 3 s clock brings a ruling quickly
+DOOMED = "7"                    # the one that dies (and stays dead), used by no other test
 TABLES = list(DEVICES) + [SHOT] + FLEET
 WAIT = 30_000                   # ms: Playwright's wait for anything a device or the broker must do (only
                                 # bounds a hang: a loaded 2-core machine takes seconds for what takes ms)
@@ -54,11 +56,9 @@ class Floor:
 
     def start_device(self, table: str, extra: str, mode: str = "clock"):
         """``shotclock run`` with fake pins and no screen, on the floor network as ``table``."""
-        config = self.folder / f"device-{table}.toml"
-        config.write_text(network_config(self.broker, table, extra=extra, mode=mode))
-        return spawn([sys.executable, "-m", "shotclock", "run", "--pins", "mock", "--headless",
-                       "--config", str(config), "--state-dir", str(self.folder / f"state-{table}")],
-                      self.folder / f"device-{table}.log")
+        return start_device(self.folder / f"device-{table}", config=network_config(self.broker, table, extra=extra,
+                                                                                    mode=mode),
+                            log=self.folder / f"device-{table}.log")
 
     @property
     def base(self) -> str:
@@ -85,13 +85,19 @@ def floor(tmp_path_factory, web):
     f.close()
 
 
-@pytest.fixture(scope="module")
+@pytest.fixture
 def dashboard(floor, web):
+    """A dashboard of its own for each test, logged in, once it knows every table and its state."""
     page = web.page(1280, 900)
     page.goto(floor.base + "/dashboard/?lang=en")
     page.fill("input[name=password]", floor.broker.passwords["floor"])
     page.fill("input[name=who]", "tester")
     page.click("button[type=submit]")
+    try:
+        page.wait_for_function(f"(ts => ts.length === {len(TABLES)} && ts.every(t => t.state))"
+                               "(Object.values(window.shotclockLink.tables))", timeout=WAIT)
+    except Exception:
+        pytest.fail("the dashboard did not show every table:\n" + floor.logs())
     yield page
     page.context.close()
 
@@ -110,6 +116,56 @@ def cancel(page, table: str) -> None:
 
 def wait_phase(page, table: str, phase: str, timeout: int = WAIT) -> None:
     page.wait_for_selector(f"{card(table)}.phase-{phase}", timeout=timeout)
+
+
+def wait_clock_on(page, table: str) -> None:
+    page.wait_for_selector(f"{card(table)}.phase-running, {card(table)}.phase-countdown", timeout=WAIT)
+
+
+# A test brings the tables it uses to the state it needs, whatever the tests before it left. These send
+# through the page's own link (what its buttons do), with no button to race a clock that rules meanwhile.
+
+def phase_of(page, table: str) -> str:
+    """The phase a card shows."""
+    return page.evaluate(f"Shotclock.phase(window.shotclockLink.tables['test/{table}'], performance.now())")
+
+
+def send(page, table: str, cmd: str) -> None:
+    """Send a command to a table as its card's button does."""
+    page.evaluate(f"window.shotclockLink.command(window.shotclockLink.tables['test/{table}'], '{cmd}')")
+
+
+def ensure_idle(page, table: str) -> None:
+    """No clock on ``table``: one that runs or waits paused is ended (a short one may end by itself)."""
+    if phase_of(page, table) != "idle":
+        send(page, table, "stop" if table == SHOT else "cancel")
+    wait_phase(page, table, "idle")
+
+
+def ensure_clock_on(page, table: str) -> None:
+    """A clock runs on ``table``: one is called (started), or a paused one resumed."""
+    phase = phase_of(page, table)
+    if phase in ("paused", "interrupted"):
+        send(page, table, "resume")
+    elif phase == "idle":
+        send(page, table, "start" if table == SHOT else "call")
+    wait_clock_on(page, table)
+
+
+def ensure_featured(page, table: str) -> None:
+    """``table`` is the one on the stream."""
+    page.evaluate(f"window.shotclockLink.feature.test === '{table}' || window.shotclockLink.setFeature('test', '{table}')")
+    page.wait_for_selector(f"{card(table)}.featured", timeout=WAIT)
+
+
+def new_ruling(page, table: str) -> dict:
+    """Call a (short) clock on ``table``, let it run out, and return its ruling's entry in the page's feed."""
+    ensure_idle(page, table)
+    seen = page.evaluate(f"window.shotclockLink.feed.filter(f => f.table === '{table}').map(f => f.key)")
+    page.click(f"{card(table)} button[data-cmd=call]")
+    fresh = f"window.shotclockLink.feed.filter(f => f.table === '{table}' && !{json.dumps(seen)}.includes(f.key))"
+    page.wait_for_function(f"{fresh}.length > 0", timeout=WAIT)
+    return page.evaluate(f"{fresh}[0]")
 
 
 def test_the_login_screen_shows_no_commands_before_a_login(floor, web):
@@ -131,17 +187,16 @@ def test_the_login_screen_shows_no_commands_before_a_login(floor, web):
 
 
 def test_dashboard_shows_every_table(dashboard, floor):
-    try:
-        dashboard.wait_for_function(f"document.querySelectorAll('article.table').length === {len(TABLES)}",
-                                    timeout=WAIT)
-    except Exception:
-        pytest.fail("the dashboard did not show every table:\n" + floor.logs())
+    dashboard.wait_for_function(f"document.querySelectorAll('article.table').length === {len(TABLES)}",
+                                timeout=WAIT)
     names = dashboard.locator("article.table h2").all_text_contents()
     assert sorted(names) == sorted([f"Tafel {t}" for t in [*DEVICES, SHOT]] + [f"Sim {t}" for t in FLEET])
-    assert dashboard.text_content("#conn") == "connected"
+    dashboard.wait_for_function("document.getElementById('conn').textContent === 'connected'", timeout=WAIT)
 
 
 def test_a_call_from_the_dashboard_reaches_the_device_and_its_ruling_comes_back(dashboard):
+    ensure_idle(dashboard, DEVICE)
+    before = dashboard.evaluate(f"window.shotclockLink.feed.filter(f => f.table === '{DEVICE}').length")
     dashboard.click(f"{card(DEVICE)} button[data-cmd=call]")
     dashboard.wait_for_function(f"document.querySelector(\"{card(DEVICE)} .ack\").textContent === '✓ Clock'",
                                 timeout=WAIT)
@@ -151,12 +206,15 @@ def test_a_call_from_the_dashboard_reaches_the_device_and_its_ruling_comes_back(
     dashboard.wait_for_function(
         f"document.querySelector(\"{card(DEVICE)} .ruling\").textContent === 'Last: CHECK'", timeout=WAIT)
     wait_phase(dashboard, DEVICE, "idle")
-    feed = dashboard.locator("#feed li").first
-    assert "Tafel 9" in feed.text_content() and "CHECK" in feed.text_content()
+    dashboard.wait_for_function(f"window.shotclockLink.feed.filter(f => f.table === '{DEVICE}').length > {before}",
+                                timeout=WAIT)
+    feed = dashboard.locator("#feed li", has_text="Tafel 9").first
+    assert "CHECK" in feed.text_content()
 
 
 def test_a_rulings_timeline_comes_from_the_collectors_archive(dashboard, floor, web):
-    dashboard.locator("#feed li").first.locator("button.timeline-link").click()
+    ruling = new_ruling(dashboard, DEVICE)
+    dashboard.click(f"#feed button.timeline-link[data-key='{ruling['key']}']")
     dashboard.wait_for_selector("#timeline-body table", timeout=WAIT)
     kinds = dashboard.locator("#timeline-body td:nth-child(3)").all_text_contents()
     # The floor's call, as the device logged it with who sent it, then the clock and its ruling.
@@ -169,8 +227,8 @@ def test_a_rulings_timeline_comes_from_the_collectors_archive(dashboard, floor, 
     assert "null" not in body and "+-" not in body, body
     # The command it ends with names the clock as the archive's log command numbers it.
     number = int(body.rsplit(" show ", 1)[1])
-    clock_id = dashboard.evaluate("window.shotclockLink.feed[0].clock")
-    from shotclock.floor.archive import table_log
+    clock_id = ruling["clock"]
+    from shotclock.adapters.archive import table_log
     from shotclock.shell.logcmd import _clocks
 
     shown = _clocks(table_log(floor.folder / "archive", DEVICE))[0][number - 1]
@@ -195,6 +253,7 @@ def test_a_refused_command_shows_the_devices_reason(dashboard):
 
 
 def test_the_countdown_agrees_with_the_device(dashboard):
+    ensure_idle(dashboard, "1")
     called = time.monotonic()
     dashboard.click(f"{card('1')} button[data-cmd=call]")
     wait_phase(dashboard, "1", "running")
@@ -217,10 +276,8 @@ def test_the_countdown_agrees_with_the_device(dashboard):
 
 
 def test_pause_all_pauses_every_running_clock_and_resume_all_resumes_them(dashboard):
-    for table in ("2", "3"):
-        dashboard.click(f"{card(table)} button[data-cmd=call]")
     for table in ("1", "2", "3"):
-        wait_phase(dashboard, table, "running")
+        ensure_clock_on(dashboard, table)
     dashboard.click("#pause-all")
     for table in ("1", "2", "3"):
         wait_phase(dashboard, table, "paused")
@@ -238,6 +295,10 @@ def test_pause_all_pauses_every_running_clock_and_resume_all_resumes_them(dashbo
 
 
 def test_the_overlay_shows_the_feature_table_on_a_transparent_page(dashboard, floor, web):
+    ensure_clock_on(dashboard, "1")
+    if dashboard.evaluate("window.shotclockLink.feature.test === '1'"):
+        dashboard.click(f"{card('1')} button.feature")  # off first: the button puts it on the stream below
+        dashboard.wait_for_selector(f"{card('1')}:not(.featured)", timeout=WAIT)
     dashboard.click(f"{card('1')} button.feature")
     dashboard.wait_for_selector(f"{card('1')}.featured", timeout=WAIT)
     overlay = web.page(1920, 1080)
@@ -270,7 +331,8 @@ def test_the_overlay_shows_the_feature_table_on_a_transparent_page(dashboard, fl
     overlay.context.close()
 
 
-def test_overlay_parameters_place_scale_and_translate_it(floor, web):
+def test_overlay_parameters_place_scale_and_translate_it(dashboard, floor, web):
+    ensure_clock_on(dashboard, "1")
     overlay = web.page(1280, 720)  # a 720p browser source: the 1920×1080 layout scales down
     overlay.goto(floor.overlay_url(table="1", position="top-left", scale="1.5", language="nl"))
     overlay.wait_for_function("window.shotclockOverlay && window.shotclockOverlay.visible", timeout=WAIT)
@@ -285,6 +347,7 @@ def test_overlay_parameters_place_scale_and_translate_it(floor, web):
 
 
 def test_shot_clock_extension_on_the_dashboard_and_the_stream(dashboard, floor, web):
+    ensure_idle(dashboard, SHOT)
     dashboard.click(f"{card(SHOT)} button[data-cmd=start]")
     wait_phase(dashboard, SHOT, "running")
     assert dashboard.text_content(f"{card(SHOT)} .info") == "Preflop"
@@ -310,11 +373,8 @@ def test_shot_clock_extension_on_the_dashboard_and_the_stream(dashboard, floor, 
 
 
 def test_the_overlay_hides_when_no_clock_runs(dashboard, floor, web):
-    # Table 1 (featured) still runs its 120 s clock from test_the_countdown…; on a machine so loaded that the
-    # tests between took longer, it has ruled by itself: call it again (the test is about hiding, not that).
-    if dashboard.locator(f"{card('1')}.phase-running, {card('1')}.phase-countdown").count() == 0:
-        dashboard.click(f"{card('1')} button[data-cmd=call]")
-        wait_phase(dashboard, "1", "running")
+    ensure_clock_on(dashboard, "1")
+    ensure_featured(dashboard, "1")
     overlay = web.page(1920, 1080)
     overlay.goto(floor.overlay_url())
     overlay.wait_for_function("window.shotclockOverlay && window.shotclockOverlay.visible", timeout=WAIT)
@@ -328,8 +388,8 @@ def test_the_overlay_hides_when_no_clock_runs(dashboard, floor, web):
 def test_the_overlay_shows_the_right_clock_soon_after_the_broker_restarts(dashboard, floor, web):
     # The 3 s clock ends and rules while the broker is away; once it is back, the overlay must drop the
     # clock it was still counting and show the ruling the device made meanwhile.
-    dashboard.click(f"{card(DEVICE)} button.feature")
-    dashboard.wait_for_selector(f"{card(DEVICE)}.featured", timeout=WAIT)
+    ensure_idle(dashboard, DEVICE)
+    ensure_featured(dashboard, DEVICE)
     overlay = web.page(1920, 1080)
     overlay.goto(floor.overlay_url())
     dashboard.click(f"{card(DEVICE)} button[data-cmd=call]")
@@ -355,18 +415,17 @@ def test_the_overlay_shows_the_right_clock_soon_after_the_broker_restarts(dashbo
 
 
 def test_a_table_that_dies_shows_offline(dashboard, floor):
-    wait_phase(dashboard, DEVICE, "idle")
-    floor.devices[DEVICE].send_signal(signal.SIGKILL)
-    floor.devices[DEVICE].wait()
+    wait_phase(dashboard, DOOMED, "idle")
+    floor.devices[DOOMED].send_signal(signal.SIGKILL)
+    floor.devices[DOOMED].wait()
     # The broker's Last Will, within 1.5 × the device's keep-alive.
-    wait_phase(dashboard, DEVICE, "offline", 15_000)
-    assert dashboard.text_content(f"{card(DEVICE)} .phase") == "offline"
+    wait_phase(dashboard, DOOMED, "offline", 15_000)
+    assert dashboard.text_content(f"{card(DOOMED)} .phase") == "offline"
     # Sorted last.
-    assert dashboard.locator("article.table").last.get_attribute("data-table") == DEVICE
+    assert dashboard.locator("article.table").last.get_attribute("data-table") == DOOMED
 
 
 def test_the_overlay_says_why_it_shows_nothing(floor, web):
-    # Last: table 1's 30 s clock from the tests above must not run out while this one waits.
     # Someone setting up a browser source must tell a typo from a quiet table.
     overlay = web.page(1280, 720)
     overlay.goto(floor.base + "/overlay/?password=wrong&language=en")
@@ -383,8 +442,50 @@ def test_the_overlay_says_why_it_shows_nothing(floor, web):
     overlay.context.close()
 
 
-def test_no_script_error_on_any_page(web):
+def test_no_script_error_on_any_page(dashboard, floor, web):
+    """Every page, opened here in each of its states (so this test stands alone), runs without a script
+    error; so did every page the tests before it opened (``web.errors`` holds the whole session's)."""
+    ensure_clock_on(dashboard, "1")
+    ensure_featured(dashboard, "1")
+    ruling = new_ruling(dashboard, DEVICE)  # the feed, and a ruling's timeline from the archive
+    dashboard.click(f"#feed button.timeline-link[data-key='{ruling['key']}']")
+    dashboard.wait_for_selector("#timeline-body table", timeout=WAIT)
+    dashboard.click("#timeline-close")
+    # Heartbeats folded into a running clock's card.
+    dashboard.wait_for_function("(window.shotclockLink.tables['test/1'].drift || {n: 0}).n >= 2", timeout=WAIT)
+    pages = []
+    for query, ready in [
+            ("", "window.shotclockOverlay && window.shotclockOverlay.visible"),  # the featured table
+            (f"&table={SHOT}&language=en", "window.shotclockOverlay && window.shotclockOverlay.table"),
+            ("&table=999&scale=abc&position=nowhere", "document.getElementById('notice').textContent")]:
+        overlay = web.page(1280, 720)
+        overlay.goto(floor.overlay_url() + query)
+        overlay.wait_for_function(ready, timeout=WAIT)
+        pages.append(overlay)
+    refused = web.page(1280, 720)
+    refused.goto(floor.base + "/overlay/?password=wrong&language=en")
+    refused.wait_for_selector("#notice:visible", timeout=WAIT)
+    pages.append(refused)
+    login = web.page(1280, 600)
+    login.goto(floor.base + "/dashboard/?lang=nl")
+    login.wait_for_selector("#login:not([hidden])", timeout=WAIT)
+    pages.append(login)
+    for page in pages:
+        page.context.close()
     assert web.errors == []
+
+
+def test_a_script_error_on_a_page_is_seen(floor, web):
+    """The check above can fail: an error a page's script throws lands in ``web.errors``."""
+    page = web.page(800, 600)
+    page.goto(floor.overlay_url())
+    before = len(web.errors)
+    with page.expect_event("pageerror"):
+        page.evaluate("setTimeout(() => { throw new Error('thrown on purpose') }, 0)")
+    page.context.close()
+    caught = web.errors[before:]
+    del web.errors[before:]  # the rest of the session is checked without it
+    assert len(caught) == 1 and "thrown on purpose" in caught[0], caught
 
 
 def _rgba(png: bytes):

@@ -26,7 +26,7 @@ from shotclock.config import KEYS, config_from, parse_config
 from shotclock.core.events import EVENT_TYPES
 from shotclock.core.replay import MAX_LINE, decode_line, parse_event, replay
 from shotclock.errors import ConfigError, ReplayFormatError
-from shotclock.shell.cli import main
+from shotclock.cli import main
 from shotclock.shell.script import parse_script
 
 EXAMPLES = int(os.environ.get("SHOTCLOCK_FUZZ_EXAMPLES", "100"))

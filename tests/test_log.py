@@ -9,7 +9,7 @@ import pytest
 
 from shotclock.adapters.log import DecisionLog, MIGRATIONS, SCHEMA_VERSION, utc_iso
 from shotclock.errors import LogError
-from shotclock.shell.cli import main
+from shotclock.cli import main
 
 NOW = datetime(2026, 11, 29, 20, 0, tzinfo=timezone.utc)
 

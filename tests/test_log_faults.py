@@ -4,17 +4,16 @@ These run the real device process in script mode (fake pins, real time) with its
 Timing bounds are loose (a loaded 2-core machine); the figures are in bench/ (ruling_late_ms_p99_db_locked).
 """
 
-import json
 import os
 import sqlite3
 import subprocess
 import sys
 import threading
-import time
 from pathlib import Path
 
 import pytest
 
+from helpers import read_report, run_device, start_device, wait_until
 from shotclock.adapters.log import DB_NAME, DecisionLog, lock_state_dir
 
 CONFIG = "[clock]\nseconds = 1\ncountdown = 1\ntie_window = 0.25\n"
@@ -23,19 +22,7 @@ CALLS = [{"t": 0.3 + 1.5 * k, "button": "floor", "hold": 0.1} for k in range(5)]
 
 
 def start(tmp_path, script, state, extra=()):
-    (tmp_path / "script.jsonl").write_text("\n".join(json.dumps(x) for x in script) + "\n")
-    (tmp_path / "c.toml").write_text(CONFIG)
-    return subprocess.Popen([sys.executable, "-m", "shotclock", "run", "--pins", "mock", "--headless",
-                             "--config", str(tmp_path / "c.toml"), "--state-dir", str(state),
-                             "--script", str(tmp_path / "script.jsonl"), "--report", str(tmp_path / "report.jsonl"),
-                             *extra], stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
-
-
-def wait_for(predicate, timeout=60.0):  # only bounds a hang (a loaded machine is slow)
-    deadline = time.monotonic() + timeout
-    while not predicate():
-        assert time.monotonic() < deadline, "timed out"
-        time.sleep(0.02)
+    return start_device(tmp_path, config=CONFIG, script=script, state=state, extra=extra)
 
 
 def has_records(db: Path, n=1):
@@ -50,7 +37,7 @@ def has_records(db: Path, n=1):
 
 
 def report(tmp_path):
-    return [json.loads(x) for x in (tmp_path / "report.jsonl").read_text().splitlines()]
+    return read_report(tmp_path / "report.jsonl")
 
 
 def decisions_of(rows):
@@ -61,7 +48,7 @@ def decisions_of(rows):
 def test_a_locked_database_delays_no_beep_no_ruling_and_loses_no_call(tmp_path):
     state = tmp_path / "state"
     proc = start(tmp_path, CALLS, state)
-    wait_for(lambda: has_records(state / DB_NAME, 3))
+    wait_until(lambda: has_records(state / DB_NAME, 3), what="3 records in the log", alive=proc)
     # Another process holds an exclusive lock for 3 s while clocks run and the floor calls.
     locker = subprocess.Popen([sys.executable, "-c", (
         "import sqlite3, sys, time\n"
@@ -89,7 +76,7 @@ def test_a_locked_database_delays_no_beep_no_ruling_and_loses_no_call(tmp_path):
 def test_a_database_deleted_while_running_is_recreated(tmp_path):
     state = tmp_path / "state"
     proc = start(tmp_path, CALLS, state)
-    wait_for(lambda: has_records(state / DB_NAME, 3))
+    wait_until(lambda: has_records(state / DB_NAME, 3), what="3 records in the log", alive=proc)
     for suffix in ("", "-wal", "-shm"):
         Path(str(state / DB_NAME) + suffix).unlink(missing_ok=True)
     _, err = proc.communicate(timeout=60)
@@ -116,7 +103,7 @@ def test_a_log_that_cannot_be_made_at_start_is_made_when_it_can(tmp_path):
     lines = []
     reader = threading.Thread(target=lambda: lines.extend(proc.stderr), daemon=True)
     reader.start()
-    wait_for(lambda: any("keeps trying" in line for line in lines), timeout=60)  # running without its log
+    wait_until(lambda: any("keeps trying" in line for line in lines), what="running without its log")
     blocker.unlink()  # space again
     proc.wait(timeout=60)
     reader.join(10)
@@ -132,8 +119,7 @@ def test_a_second_device_on_the_same_state_directory_is_refused(tmp_path):
     state = tmp_path / "state"
     fd = lock_state_dir(state)  # as a running device holds it
     try:
-        proc = subprocess.run([sys.executable, "-m", "shotclock", "run", "--pins", "mock", "--headless",
-                               "--state-dir", str(state)], capture_output=True, text=True, timeout=60)
+        proc = run_device(tmp_path, state=state)
     finally:
         os.close(fd)
     assert proc.returncode == 2

@@ -49,7 +49,7 @@ def test_network_mark_says_nothing_when_all_is_delivered():
 
 
 def test_screenshot_draws_the_network_mark(tmp_path, capsys):
-    from shotclock.shell.cli import main
+    from shotclock.cli import main
 
     scenario = "docs/examples/clock-dead-hand.events.jsonl"
     root = DOC.parent.parent

@@ -9,17 +9,17 @@ import os
 import signal
 import sqlite3
 import subprocess
-import sys
 import time
 from datetime import datetime
 
 import pytest
 
 from mqtt_broker import Inbox
+from helpers import read_report, start_device, wait_until
 from network_device import RunningDevice, network_config
 from network_schemas import check
 from shotclock.core.topics import table_topic
-from shotclock.floor.archive import Archive
+from shotclock.adapters.archive import Archive
 from shotclock.floor.collector import Collector
 
 OUTAGE = 3.0
@@ -40,20 +40,13 @@ def clocks_script(count: int, every: float, start: float = 0.5) -> list[dict]:
 
 
 def device_process(tmp_path, name, config, script=None):
-    """``shotclock run`` on fake pins, headless, as its own process."""
+    """``shotclock run`` on fake pins, headless, as its own process, its files in ``tmp_path / name``."""
     folder = tmp_path / name
-    folder.mkdir()
-    (folder / "c.toml").write_text(config)
-    args = [sys.executable, "-m", "shotclock", "run", "--pins", "mock", "--headless", "--config",
-            str(folder / "c.toml"), "--state-dir", str(folder / "state")]
-    if script is not None:
-        (folder / "s.jsonl").write_text("\n".join(json.dumps(p) for p in script) + "\n")
-        args += ["--script", str(folder / "s.jsonl"), "--report", str(folder / "report.jsonl")]
-    return subprocess.Popen(args, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True), folder
+    return start_device(folder, config=config, script=script, stdout=subprocess.PIPE), folder
 
 
 def decisions(folder) -> list[str]:
-    report = [json.loads(x) for x in (folder / "report.jsonl").read_text().splitlines()]
+    report = read_report(folder / "report.jsonl")
     return [r["outcome"] for r in report if r["type"] == "decision"]
 
 
@@ -74,10 +67,7 @@ def outage_session(broker, tmp_path, outage: float, clocks: int):
     try:
         # Mid-session: the device has started and delivered its first records (a loaded machine takes
         # seconds to start it), and its script, a clock every 2.6 s, runs on through the outage.
-        deadline = time.monotonic() + 60
-        while archive.added == 0:
-            assert networked.poll() is None and time.monotonic() < deadline, "the device never delivered"
-            time.sleep(0.05)
+        wait_until(lambda: archive.added, what="the device's first records in the archive", alive=networked)
         broker.kill()
         time.sleep(outage)
         broker.start()
@@ -86,9 +76,7 @@ def outage_session(broker, tmp_path, outage: float, clocks: int):
             out, err = proc.communicate(timeout=clocks * every + 60)
             assert proc.returncode == 0, err
         written = record_ids(folder)
-        deadline = time.monotonic() + 60
-        while archive.count() < len(written) and time.monotonic() < deadline:
-            time.sleep(0.1)
+        wait_until(lambda: archive.count() >= len(written), what="every record in the archive")
     finally:
         collector.stop()
         archive.close()
@@ -162,20 +150,14 @@ def test_retained_state_is_right_after_a_broker_restart(broker, tmp_path):
         dev.tap("floor")
         assert inbox.wait_for(lambda m: json.loads(m.payload)["phase"] == "running") is not None
         broker.kill()  # a crash: the retained state since the last autosave is gone
-        deadline = time.monotonic() + 60
-        while dev.link.status.connected and time.monotonic() < deadline:
-            time.sleep(0.05)
-        assert not dev.link.status.connected  # the screen's small mark says so (see test_network_docs)
+        # The screen's small mark says so (see test_network_docs).
+        wait_until(lambda: not dev.link.status.connected, what="the device to see the broker gone")
         broker.start()
         # A newcomer (an overlay opened now) gets a retained state as it subscribes. One that subscribes
         # before the device is back and has published gets the state live (not retained): ask again,
         # as a fresh page would, until the broker has one to give.
-        retained = None
-        deadline = time.monotonic() + 60
-        while retained is None and time.monotonic() < deadline:
-            fresh = Inbox(broker.client("overlay"), table_topic(broker.venue, "1", "state"))
-            retained = fresh.wait_for(lambda m: m.retain, timeout=2)
-        assert retained is not None
+        retained = wait_until(lambda: Inbox(broker.client("overlay"), table_topic(broker.venue, "1", "state"))
+                              .wait_for(lambda m: m.retain, timeout=2), what="a retained state from the broker")
         state = check("state", retained.payload)
         assert state["phase"] == "running" and state["boot"] == dev.device.boot
         assert state["remaining_ms"] <= 30_000

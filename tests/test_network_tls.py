@@ -64,7 +64,7 @@ def test_enabled_network_needs_credentials_and_valid_names():
 
 
 def test_run_names_an_unreadable_credentials_file(tmp_path, capsys):
-    from shotclock.shell.cli import main
+    from shotclock.cli import main
 
     (tmp_path / "c.toml").write_text('[network]\nenabled = true\nhost = "127.0.0.1"\nport = 1\ntls = false\n'
                                      f'credentials = "{tmp_path / "missing.toml"}"\n')

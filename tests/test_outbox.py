@@ -1,8 +1,8 @@
 """The outbox: bounded, in order, and only what the broker acknowledged leaves it."""
 
 import json
-import time
 
+from helpers import wait_until
 from mqtt_broker import Inbox
 from shotclock.adapters.mqtt import LinkSettings, MqttLink
 from shotclock.adapters.outbox import LogOutbox, MemoryOutbox
@@ -11,13 +11,6 @@ from shotclock.core.topics import table_topic
 
 def rows(outbox, n, boot="00000000000a"):
     return [outbox.add({"type": "beep", "t": float(i), "data": {"remaining": 0}, "boot": boot}) for i in range(n)]
-
-
-def wait_until(predicate, timeout=60.0):
-    deadline = time.monotonic() + timeout
-    while not predicate() and time.monotonic() < deadline:
-        time.sleep(0.05)
-    return predicate()
 
 
 def test_memory_outbox_keeps_what_is_not_delivered():
@@ -39,11 +32,11 @@ def test_a_full_outbox_skips_the_oldest_and_says_so(broker):
     link.start()
     try:
         link.offer_records(rows(outbox, 12))
-        assert wait_until(lambda: link.status.dropped == 7)
+        wait_until(lambda: link.status.dropped == 7, what="7 records dropped")
         assert link.status.pending == 5 and not link.status.connected
         broker.start()
-        assert wait_until(lambda: link.status.connected and link.status.pending == 0)
-        assert wait_until(lambda: len(inbox.messages) >= 5)
+        wait_until(lambda: link.status.connected and link.status.pending == 0, what="everything sent")
+        wait_until(lambda: len(inbox.messages) >= 5, what="5 messages")
         assert [json.loads(m.payload)["seq"] for m in inbox.messages] == [8, 9, 10, 11, 12]
     finally:
         link.stop()

@@ -1,6 +1,5 @@
 """kill -9 at random moments: the log stays sound, keeps every reported ruling, and recovers the clock."""
 
-import json
 import os
 import random
 import signal
@@ -10,6 +9,7 @@ import time
 
 import pytest
 
+from helpers import read_report, start_device, wait_until
 from shotclock.adapters.log import DecisionLog, lock_state_dir
 from shotclock.core.clocks import clocks_from
 from shotclock.core.restore import HOW_LOST, HOW_PAUSED
@@ -31,30 +31,15 @@ SCRIPT = [
 
 
 def start(tmp_path, script_lines, report):
-    script = tmp_path / "script.jsonl"
-    script.write_text("\n".join(json.dumps(x) for x in script_lines) + "\n")
-    (tmp_path / "c.toml").write_text(CONFIG)
-    return subprocess.Popen([sys.executable, "-m", "shotclock", "run", "--pins", "mock", "--headless",
-                             "--config", str(tmp_path / "c.toml"), "--state-dir", str(tmp_path / "state"),
-                             "--script", str(script), "--report", str(report)],
-                            stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+    return start_device(tmp_path, config=CONFIG, script=script_lines, report=report)
 
 
 def wait_for_script_start(proc, report) -> float:
     """Wait until the device plays its script (the report's first record, the bet pressed at 0.05 s) and
     return the script time it had reached then, so kill moments count from the script's start, not from
-    the Popen: a loaded machine takes seconds to start Python. The deadline only bounds a hang."""
-    deadline = time.monotonic() + 60
-    while time.monotonic() < deadline:
-        if report.exists():
-            lines = [line for line in report.read_text().splitlines() if line.endswith("}")]
-            if lines:
-                return max(0.0, json.loads(lines[0])["t"])
-        if proc.poll() is not None:
-            pytest.fail(f"the device exited ({proc.returncode}) before its script began: {proc.stderr.read()}")
-        time.sleep(0.01)
-    proc.kill()
-    pytest.fail("the device did not begin its script within 60 s")
+    the Popen: a loaded machine takes seconds to start Python."""
+    first = wait_until(lambda: read_report(report)[:1], what="the device to begin its script", alive=proc)
+    return max(0.0, first[0]["t"])
 
 
 def decisions(records):
@@ -80,8 +65,7 @@ def test_kill_9_at_random_moments(tmp_path):
         ok, message = log.verify()
         assert ok, f"after a kill at {moment:.2f} s: {message}"
         # Every ruling the device reported before it died is in the log (for that session).
-        reported = [json.loads(line) for line in report.read_text().splitlines() if line.endswith("}")] \
-            if report.exists() else []
+        reported = read_report(report)
         session = max(log.sessions())
         logged = [r for r in log.rows("WHERE session = ?", (session,))]
         assert set(decisions(reported)) <= set(decisions(logged)), f"kill at {moment:.2f} s lost a ruling"

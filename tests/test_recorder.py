@@ -14,7 +14,7 @@ from shotclock.config import Config, parse_config
 from shotclock.core.clocks import chips_used, clocks_from, replay_events, stats
 from shotclock.core.restore import HOW_LOST, HOW_PAUSED, HOW_POWER_CUT, HOW_STOPPED, at_stop
 from shotclock.core.replay import parse_events, replay
-from shotclock.shell.cli import main
+from shotclock.cli import main
 from shotclock.shell.device import Device
 from shotclock.shell.recorder import DirectSink, Recorder
 

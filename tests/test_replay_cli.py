@@ -6,7 +6,7 @@ import sys
 
 import pytest
 
-from shotclock.shell.cli import main
+from shotclock.cli import main
 
 
 def replay(capsys, text, *args, monkeypatch=None):

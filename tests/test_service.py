@@ -1,6 +1,5 @@
 """The real device process: script mode on fake pins, systemd notify, the unit and the installer."""
 
-import json
 import os
 import shutil
 import socket
@@ -11,23 +10,16 @@ from pathlib import Path
 
 import pytest
 
+from helpers import read_report, run_device
 from shotclock.adapters.log import DecisionLog
 
 HARDWARE = Path(__file__).parent.parent / "hardware"
 
 
 def run_script(tmp_path, lines, config="", env=None, timeout=60):
-    script = tmp_path / "script.jsonl"
-    script.write_text("\n".join(json.dumps(x) for x in lines) + "\n")
-    report = tmp_path / "report.jsonl"
-    args = [sys.executable, "-m", "shotclock", "run", "--pins", "mock", "--headless",
-            "--script", str(script), "--report", str(report), "--state-dir", str(tmp_path / "state")]
-    if config:
-        (tmp_path / "c.toml").write_text(config)
-        args += ["--config", str(tmp_path / "c.toml")]
-    proc = subprocess.run(args, capture_output=True, text=True, timeout=timeout, env=env)
+    proc = run_device(tmp_path, config=config or None, script=lines, env=env, timeout=timeout)
     assert proc.returncode == 0, proc.stderr
-    return [json.loads(x) for x in report.read_text().splitlines()]
+    return read_report(tmp_path / "report.jsonl")
 
 
 SHORT = "[clock]\nseconds = 2\ncountdown = 1\ntie_window = 0.25\n"
@@ -78,10 +70,7 @@ def test_script_mode_rules_with_inputs_dated_at_their_edges(tmp_path):
 
 @pytest.mark.slow
 def test_script_errors_name_the_line(tmp_path):
-    script = tmp_path / "s.jsonl"
-    script.write_text('{"t": 0.1, "button": "flor"}\n')
-    proc = subprocess.run([sys.executable, "-m", "shotclock", "run", "--pins", "mock", "--headless",
-                           "--script", str(script)], capture_output=True, text=True, timeout=60)
+    proc = run_device(tmp_path, script=[{"t": 0.1, "button": "flor"}])
     assert proc.returncode == 2
     assert "line 1: 'button' must be one of floor, action, bet, extend, street, not 'flor'" in proc.stderr
 
@@ -123,15 +112,12 @@ def test_ready_and_watchdog_arrive_on_notify_socket(tmp_path):
 def test_device_runs_on_when_the_log_cannot_be_opened(tmp_path):
     blocker = tmp_path / "not-a-dir"
     blocker.write_text("")
-    script = tmp_path / "s.jsonl"
-    script.write_text('{"t": 0.1, "button": "floor"}\n{"t": 0.5, "button": "action"}\n')
-    report = tmp_path / "r.jsonl"
-    proc = subprocess.run([sys.executable, "-m", "shotclock", "run", "--pins", "mock", "--headless", "--script",
-                           str(script), "--report", str(report), "--state-dir", str(blocker / "state")],
-                          capture_output=True, text=True, timeout=60)
+    proc = run_device(tmp_path, script=[{"t": 0.1, "button": "floor"}, {"t": 0.5, "button": "action"}],
+                      state=blocker / "state")
     assert proc.returncode == 0
     assert "the device runs on and keeps trying" in proc.stderr and str(blocker) in proc.stderr
-    assert [json.loads(x)["outcome"] for x in report.read_text().splitlines() if '"decision"' in x] == ["acted"]
+    report = read_report(tmp_path / "report.jsonl")
+    assert [r["outcome"] for r in report if r["type"] == "decision"] == ["acted"]
 
 
 def test_notifier_is_silent_without_systemd():
@@ -198,8 +184,7 @@ def test_run_on_a_machine_without_gpio_says_what_to_do(tmp_path):
     env["PYTHONPATH"] = str(tmp_path)
     for name in ("lgpio", "RPi", "pigpio"):
         (tmp_path / f"{name}.py").write_text("raise ImportError('not on this machine')\n")
-    proc = subprocess.run([sys.executable, "-m", "shotclock", "run", "--headless", "--no-log"],
-                          capture_output=True, text=True, timeout=60, env=env)
+    proc = run_device(tmp_path, pins=None, extra=["--no-log"], env=env)
     assert proc.returncode == 2
     assert "no GPIO here (" in proc.stderr and "shotclock simulate" in proc.stderr
     assert "Traceback" not in proc.stderr and "warnings.warn" not in proc.stderr

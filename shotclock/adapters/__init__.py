@@ -1,1 +1,1 @@
-"""Thin adapters around the outside world: pins, screen, sound, log, systemd. Each has a fake."""
+"""Thin adapters around the outside world: pins, screen, sound, the decision log and the floor's archive, MQTT, systemd."""

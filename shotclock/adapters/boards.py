@@ -19,9 +19,6 @@ from __future__ import annotations
 
 from shotclock.errors import HardwareError
 
-#: ``gpio.board`` values: gpiozero's own Raspberry Pi detection, or a chip's lines by offset.
-BOARDS = ("raspberry-pi", "generic")
-
 
 def chip_board_info(chip: int, lines: int, label: str = ""):
     """A gpiozero :class:`~gpiozero.BoardInfo` whose one header lists a GPIO chip's lines.

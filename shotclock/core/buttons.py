@@ -33,10 +33,12 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from shotclock.core.gestures import HOLD, PRESS, TAP, gesture_event  # noqa: F401 (re-exported)
 from shotclock.core.inputs import Edge
 
-__all__ = ["ButtonFault", "ButtonReader", "Edge", "Gesture", "HOLDABLE", "gesture_event"]
+__all__ = ["ButtonFault", "ButtonReader", "Edge", "Gesture", "HOLD", "HOLDABLE", "PRESS", "TAP"]
+
+#: The kinds of :class:`Gesture`; what each means is :mod:`shotclock.core.gestures`' business.
+PRESS, TAP, HOLD = "press", "tap", "hold"
 
 HOLDABLE = frozenset({"floor", "action", "bet", "extend", "street"})
 

@@ -33,9 +33,9 @@ from dataclasses import dataclass
 from typing import Callable
 
 from shotclock.core import events as ev
+from shotclock.core.buttons import HOLD, PRESS, TAP, Gesture
 from shotclock.core.engine import IDLE, PAUSED, RUNNING, TRANSITIONS, Phase, Snapshot
 
-PRESS, TAP, HOLD = "press", "tap", "hold"
 CLOCK, SHOT = "clock", "shot"
 ANY = "*"
 
@@ -117,8 +117,6 @@ def hold_event(button: str, since: float, hold: float, state: Snapshot, phase: P
     engine would take it in ``state``; None otherwise, so the screen never shows a hold bar that ends in nothing.
 
     :param phase: the phase at the button's press edge (default: ``state.phase``)."""
-    from shotclock.core.buttons import Gesture
-
     event = gesture_event(Gesture(since + hold, button, HOLD), state, phase)
     return event if event is not None and accepts(state.mode, state.phase, type(event)) else None
 
@@ -140,7 +138,6 @@ def gesture_event(gesture, state: Snapshot, phase: Phase | None = None) -> ev.Ev
 
     Example::
 
-        >>> from shotclock.core.buttons import Gesture
         >>> from shotclock.core.engine import Engine
         >>> from shotclock.core.settings import Settings
         >>> gesture_event(Gesture(2.0, "floor", "press"), Engine(Settings()).state)

@@ -16,7 +16,7 @@ import threading
 from shotclock.adapters.mqtt import no_delay
 from shotclock.core.topics import all_tables, archive_topic, check_name
 from shotclock.floor import answers
-from shotclock.floor.archive import Archive
+from shotclock.adapters.archive import Archive
 
 log = logging.getLogger("shotclock.collector")
 

@@ -1,1 +1,1 @@
-"""The imperative shell: the main loop and the command line that wire the core to the adapters."""
+"""The imperative shell: the main loop, the device's wiring and the shell's commands (core and adapters wired together)."""

@@ -1,4 +1,4 @@
-"""The command line's subcommands, declared in one place.
+"""The shell's subcommands of the command line (the floor's are in :mod:`shotclock.floor.commands`).
 
 Each command names the function that runs it as ``"module:function"``; the module is imported
 only when that command runs, so ``shotclock replay`` does not pay for pygame or gpiozero.
@@ -7,9 +7,10 @@ Arguments are checked here (types with ranges), so a mistake is a one-line usage
 
 from __future__ import annotations
 
-
 import argparse
 import math
+
+from shotclock.shell.args import shared_options
 
 T_LIMIT = 1_000_000_000  # seconds; as the replay format's times (shotclock.core.replay.T_LIMIT)
 
@@ -49,6 +50,18 @@ def pin_factory(text: str) -> str:
 def add_no_log(p) -> None:
     """--no-log, for the commands that run the device."""
     p.add_argument("--no-log", action="store_true", help="keep no decision log")
+
+
+def replay(add) -> None:
+    p = add("replay", "shotclock.shell.replaycmd:cmd_replay",
+            "replay JSON Lines input events and print the output records; uses no real time")
+    p.add_argument("file", nargs="?", metavar="FILE", help="input events (default: standard input)")
+
+
+def config(add) -> None:
+    p = add("config", "shotclock.shell.args:cmd_config",
+            "print the default configuration with every key explained, or check a file", config=False)
+    p.add_argument("--check", metavar="FILE", help="validate FILE and report every problem")
 
 
 def simulate(add) -> None:
@@ -99,8 +112,6 @@ def screenshot(add) -> None:
 
 
 def log(add) -> None:
-    from shotclock.shell.cli import shared_options
-
     p = add("log", "shotclock.shell.logcmd:cmd_log",
             "the decision log: list clocks (numbered 1, 2, 3...), show one, export, stats, verify", state_dir=True)
     p.add_argument("--limit", type=positive_int, default=20, help="how many recent clocks to list (default 20)")
@@ -136,76 +147,9 @@ def log(add) -> None:
 
 def archive_options(p) -> None:
     """--collected and --table, before or after the log subcommand's name."""
-    import argparse
-
     p.add_argument("--collected", metavar="DIR", default=argparse.SUPPRESS,
                    help="read the floor's archive in DIR (from 'shotclock floor collect') instead of this device's log")
     p.add_argument("--table", metavar="ID", default=argparse.SUPPRESS, help="with --collected: the table to read")
 
 
-def broker_config(add) -> None:
-    p = add("broker-config", "shotclock.floor.broker_config:cmd_broker_config",
-            "write a Mosquitto configuration for a venue: passwords, ACLs, listeners (see docs/network.md)",
-            config=False)
-    p.add_argument("out", metavar="DIR", help="the folder to write mosquitto.conf, passwd, acl and credentials/ into")
-    p.add_argument("--venue", required=True, help="the venue's name in the topics (letters, digits, - and _)")
-    p.add_argument("--tables", required=True, metavar="IDS", help="table ids, for example 1-20,feature")
-    p.add_argument("--local", default="127.0.0.1:1883", metavar="HOST:PORT",
-                   help="the plain listener, on loopback only (default 127.0.0.1:1883)")
-    p.add_argument("--listen", metavar="HOST:PORT", help="a TLS listener for the floor network, e.g. 0.0.0.0:8883")
-    p.add_argument("--websockets", default="127.0.0.1:9001", metavar="HOST:PORT",
-                   help="the browsers' websockets listener (default 127.0.0.1:9001; TLS beyond loopback; none: off)")
-    p.add_argument("--certfile", metavar="PEM", help="server certificate for TLS listeners")
-    p.add_argument("--keyfile", metavar="PEM", help="its private key")
-    p.add_argument("--run-as", metavar="USER", help="the user mosquitto drops to when started as root")
-    p.add_argument("--no-pages", action="store_true",
-                   help="do not serve the dashboard and overlay pages from the websockets listener")
-
-
-def add_broker_options(p, credentials_help: str, credentials_metavar: str = "FILE") -> None:
-    """Where the broker is and who we are, for the commands that connect to it."""
-    p.add_argument("--broker", default="127.0.0.1:1883", metavar="HOST:PORT",
-                   help="the broker (default 127.0.0.1:1883, the plain loopback listener)")
-    p.add_argument("--venue", required=True, help="the venue's name in the topics")
-    p.add_argument("--credentials", required=True, metavar=credentials_metavar, help=credentials_help)
-    p.add_argument("--tls", action="store_true", help="connect with TLS (a broker beyond this machine)")
-    p.add_argument("--ca-file", metavar="PEM", help="the broker's certificate or CA (default: the system's CAs)")
-
-
-def floor(add) -> None:
-    p = add("floor", "shotclock.floor.collector:cmd_collect", "the floor's tools: collect every table's rulings",
-            config=False)
-    sub = p.add_subparsers(dest="floor_command", required=True, metavar="collect")
-    c = sub.add_parser("collect", help="keep every table's records in one archive (SQLite), deduplicated",
-                       description="subscribe to every table's events and keep them in DIR/collected.db; "
-                                   "read it with 'shotclock log --collected DIR --table ID'")
-    add_broker_options(c, "the collector's credentials (credentials/collector.toml from 'shotclock broker-config')")
-    c.add_argument("--archive", required=True, metavar="DIR", help="where the archive (collected.db) lives")
-
-
-def fleet(add) -> None:
-    p = add("fleet", "shotclock.floor.fleet:cmd_fleet",
-            "run N simulated tables against a broker (tests, benchmarks, a dashboard demo)", config=False)
-    p.add_argument("--tables", type=int, required=True, metavar="N", help="how many tables (1 to 2000)")
-    p.add_argument("--first", type=int, default=1, metavar="ID", help="the first table id (default 1)")
-    add_broker_options(p, "the folder of table credentials (credentials/ from 'shotclock broker-config')", "DIR")
-    p.add_argument("--duration", type=float, metavar="SECONDS", help="stop after this long (default: until Ctrl-C)")
-    p.add_argument("--pace", type=float, default=1.0, help="scale the pauses between hands (0.2: five times busier)")
-    p.add_argument("--seed", type=int, help="seed the dealer's random choices")
-    p.add_argument("--idle", action="store_true",
-                   help="no dealer: the tables only do what the floor commands (browser tests, screenshots)")
-    p.add_argument("--state-dir", metavar="DIR", default=argparse.SUPPRESS,  # keeps a --state-dir given before 'fleet'
-                   help="keep the tables' decision logs here (default: a temporary folder)")
-
-
-def floor_demo(add) -> None:
-    p = add("floor-demo", "shotclock.floor.demo:cmd_floor_demo",
-            "a whole floor network on this machine: broker with the web pages, collector, simulated tables",
-            config=False)
-    p.add_argument("--tables", type=int, default=8, help="how many simulated tables (default 8)")
-    p.add_argument("--venue", default="demo", help="the venue's name in the topics (default demo)")
-    p.add_argument("--dir", default=".floor", help="where configuration, archive and logs go (default .floor)")
-    p.add_argument("--seconds", type=float, help="stop after this long (default: run until Ctrl-C)")
-
-
-REGISTER: list = [simulate, run, selftest, screenshot, log, broker_config, floor, fleet, floor_demo]
+REGISTER: list = [replay, config, simulate, run, selftest, screenshot, log]

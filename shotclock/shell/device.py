@@ -190,7 +190,7 @@ def attach_log_and_network(device, config, log_dir, position: int | None = None)
 
 def cmd_run(args) -> int:
     """``shotclock run``: the device (or, with --script, a timed bench run on fake pins)."""
-    from shotclock.shell.cli import load_for
+    from shotclock.shell.args import load_for
 
     config = load_for(args)
     if args.script and args.pins != "mock":

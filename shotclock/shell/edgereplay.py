@@ -89,7 +89,7 @@ def compare(replayed: list[dict], logged: list[dict]) -> str | None:
 
 def cmd_replay_edges(args, out=None) -> int:
     """Replay a session from its edges; with ``--check`` compare with the log (exit 1 on a difference)."""
-    from shotclock.shell.logcmd import _open
+    from shotclock.shell.logsource import open_log as _open
 
     out = out or sys.stdout
     decision_log = _open(args)

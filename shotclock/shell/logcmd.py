@@ -5,7 +5,6 @@ from __future__ import annotations
 import csv
 import io
 import json
-import os
 import sqlite3
 import sys
 from datetime import datetime
@@ -14,39 +13,12 @@ from pathlib import Path
 from shotclock.core.clocks import Clock, DamagedRecord, clocks_from, replay_events, stats
 from shotclock.errors import LogError, ShotclockError
 from shotclock.shell.files import output_file, refuse_overwrite
-
-
-SERVICE_STATE_DIR = Path("/var/lib/shotclock")  # the systemd unit's StateDirectory=shotclock
-
-
-def state_dir(args) -> Path:
-    """Where ``shotclock log`` reads: ``--state-dir``, else $STATE_DIRECTORY, else the service's log when there
-    is one (so on the Pi ``shotclock log`` needs no options), else the user state directory."""
-    from shotclock.adapters.log import DB_NAME, default_state_dir
-
-    if args.state_dir:
-        return Path(args.state_dir)
-    if not os.environ.get("STATE_DIRECTORY") and (SERVICE_STATE_DIR / DB_NAME).exists():
-        return SERVICE_STATE_DIR
-    return default_state_dir()
-
-
-def _open(args):
-    from shotclock.adapters.log import DecisionLog
-
-    if getattr(args, "collected", None):
-        from shotclock.floor.archive import table_log, tables
-
-        if not args.table:
-            known = ", ".join(t for t, *_ in tables(args.collected)) or "none"
-            raise ShotclockError(f"name a table of the archive with --table (tables: {known})")
-        return table_log(args.collected, args.table)
-    return DecisionLog(state_dir(args), readonly=True)
+from shotclock.shell.logsource import open_log, state_dir
 
 
 def _list_tables(args, out) -> int:
     """The floor archive's tables: records and the time they span."""
-    from shotclock.floor.archive import tables
+    from shotclock.adapters.archive import tables
 
     rows = tables(args.collected)
     if not rows:
@@ -114,7 +86,7 @@ def cmd_list(args, out=None) -> int:
     out = out or sys.stdout
     if getattr(args, "collected", None) and not args.table:
         return _list_tables(args, out)
-    decision_log = _open(args)
+    decision_log = open_log(args)
     clocks, sessions = _clocks(decision_log)
     clocks = clocks[-args.limit:]
     if not clocks:
@@ -163,7 +135,7 @@ def _find(clocks, number) -> Clock:
 def cmd_show(args, out=None) -> int:
     """One clock's full timeline."""
     out = out or sys.stdout
-    decision_log = _open(args)
+    decision_log = open_log(args)
     clocks, sessions = _clocks(decision_log)
     c = _find(clocks, args.id)
     session = sessions.get(c.session, {})
@@ -205,7 +177,7 @@ def cmd_export(args, out=None) -> int:
     Everything is read and checked before anything is written, and ``--out`` / ``--config-out``
     are written whole or not at all.
     """
-    decision_log = _open(args)
+    decision_log = open_log(args)
     if args.config_out and args.replay is None:
         raise ShotclockError("--config-out goes with --replay N")
     protected = {"the decision log": decision_log.path}
@@ -290,7 +262,7 @@ def config_toml(values: dict) -> str:
 def cmd_stats(args, out=None) -> int:
     """Clocks called, rulings by outcome, decision times, clocks per hour (counted on UTC, across reboots)."""
     out = out or sys.stdout
-    decision_log = _open(args)
+    decision_log = open_log(args)
     clocks, _ = _clocks(decision_log)
     try:
         result = stats(clocks, utc_seconds)
@@ -318,7 +290,7 @@ def cmd_verify(args, out=None) -> int:
     Only a log that is not there, or an unreadable archive path, is a usage error (exit 2).
     """
     out = out or sys.stdout
-    decision_log = _open(args)
+    decision_log = open_log(args)
     if args.archive:
         return _verify_archive(args.archive, decision_log, out)
     try:

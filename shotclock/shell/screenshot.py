@@ -90,7 +90,7 @@ def held_button(text: str, state, at: float, hold: float):
 def cmd_screenshot(args) -> int:
     """Draw the screen at ``--at`` of ``--scenario`` into a PNG (the scenario's header, if any, gives the rules)."""
     from shotclock.adapters.screen import render_png
-    from shotclock.shell.cli import ReplayFile
+    from shotclock.shell.replaycmd import ReplayFile
 
     if Path(args.out).suffix.lower() not in IMAGE_TYPES:
         raise ShotclockError(f"{args.out}: the picture's name must end in {', '.join(IMAGE_TYPES)}")

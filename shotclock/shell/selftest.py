@@ -42,7 +42,7 @@ def decode_throttled(text: str) -> list[str]:
 
 
 def check_config(args) -> tuple[Check, object]:
-    from shotclock.shell.cli import load_for
+    from shotclock.shell.args import load_for
 
     try:
         config = load_for(args)

@@ -322,7 +322,7 @@ class TerminalPresenter:
 
 def cmd_simulate(args) -> int:
     """``shotclock simulate``: a window, or the terminal view where no display opens."""
-    from shotclock.shell.cli import load_for
+    from shotclock.shell.args import load_for
 
     config = load_for(args)
     log_dir = log_dir_for(args)
