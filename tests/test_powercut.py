@@ -1,5 +1,6 @@
 """kill -9 at random moments: the log stays sound, keeps every reported ruling, and recovers the clock."""
 
+import json
 import os
 import random
 import signal
@@ -9,7 +10,7 @@ import time
 
 import pytest
 
-from helpers import read_report, start_device, wait_until
+from helpers import read_report, run_device, start_device, wait_until
 from shotclock.adapters.log import DecisionLog, lock_state_dir
 from shotclock.core.clocks import clocks_from
 from shotclock.core.restore import HOW_LOST, HOW_PAUSED
@@ -97,31 +98,11 @@ def test_kill_9_at_random_moments(tmp_path):
     assert recovered >= 2, "the chosen moments should include clocks cut off while running"
 
 
-def run_device(tmp_path, config, script_lines, name):
-    """Start the device on fake pins playing ``script_lines``; returns the process and its report path."""
-    script, report = tmp_path / f"{name}.jsonl", tmp_path / f"{name}-report.jsonl"
-    script.write_text("".join(json.dumps(x) + "\n" for x in script_lines))
-    (tmp_path / "c.toml").write_text(config)
-    proc = subprocess.Popen([sys.executable, "-m", "shotclock", "run", "--pins", "mock", "--headless",
-                             "--config", str(tmp_path / "c.toml"), "--state-dir", str(tmp_path / "state"),
-                             "--script", str(script), "--report", str(report)],
-                            stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
-    return proc, report
-
-
-def wait_for_report(proc, report, kind) -> dict:
-    """The first report line of type ``kind`` (the device reached that point of its script)."""
-    deadline = time.monotonic() + 60
-    while time.monotonic() < deadline:
-        if report.exists():
-            for line in report.read_text().splitlines():
-                if line.endswith("}") and json.loads(line).get("type") == kind:
-                    return json.loads(line)
-        if proc.poll() is not None:
-            pytest.fail(f"the device exited ({proc.returncode}) before a {kind}: {proc.stderr.read()}")
-        time.sleep(0.01)
-    proc.kill()
-    pytest.fail(f"no {kind} within 60 s")
+def first_reported(proc, report, kind) -> dict:
+    """The first report record of type ``kind``: the device reached that point of its script."""
+    found = wait_until(lambda: [r for r in read_report(report) if r.get("type") == kind][:1],
+                       what=f"a {kind} in the report", alive=proc)
+    return found[0]
 
 
 def exported(tmp_path) -> list[dict]:
@@ -134,9 +115,8 @@ def exported(tmp_path) -> list[dict]:
 
 def restart_and_read_interrupted(tmp_path) -> dict:
     os.close(lock_state_dir(tmp_path / "state", wait=20))  # the killed device's writer finishes first
-    proc, _ = run_device(tmp_path, SHOT, [], "restart")
-    _, err = proc.communicate(timeout=60)
-    assert proc.returncode == 0, err
+    done = run_device(tmp_path / "restart", config=SHOT, script=[], state=tmp_path / "state")
+    assert done.returncode == 0, done.stderr
     [record] = [r for r in exported(tmp_path) if r["type"] == "interrupted"]
     return record
 
@@ -146,8 +126,10 @@ SHOT = 'preset = "shot-30"\n'
 
 @pytest.mark.slow
 def test_kill_9_while_running_restores_the_time_the_clock_had_when_the_device_died(tmp_path):
-    proc, report = run_device(tmp_path, SHOT, [{"t": 0.3, "button": "action"}, {"t": 30, "button": "bet"}], "run")
-    wait_for_report(proc, report, "start")
+    report = tmp_path / "run" / "report.jsonl"
+    proc = start_device(tmp_path / "run", config=SHOT, script=[{"t": 0.3, "button": "action"}, {"t": 30, "button": "bet"}],
+                        state=tmp_path / "state")
+    first_reported(proc, report, "start")
     time.sleep(1.5)
     killed_at = time.monotonic()  # the device's clock is this machine's monotonic clock
     os.kill(proc.pid, signal.SIGKILL)
@@ -171,8 +153,9 @@ def test_kill_9_after_an_undo_while_paused_restores_the_paused_time(tmp_path):
     # Issue 17's reproduction: the undo while paused was once taken for "running" and the downtime ran off.
     script = [{"t": 0.3, "button": "action"}, {"t": 1, "button": "extend"}, {"t": 2, "button": "floor"},
               {"t": 3, "button": "extend", "hold": 2.3}, {"t": 30, "button": "bet"}]
-    proc, report = run_device(tmp_path, SHOT, script, "run")
-    wait_for_report(proc, report, "undo")
+    report = tmp_path / "run" / "report.jsonl"
+    proc = start_device(tmp_path / "run", config=SHOT, script=script, state=tmp_path / "state")
+    first_reported(proc, report, "undo")
     time.sleep(0.5)
     os.kill(proc.pid, signal.SIGKILL)
     proc.wait(timeout=30)
