@@ -1,8 +1,11 @@
 """The pages' clock logic (web/lib/clock.js), run in the real browser: local countdown, phases, sorting."""
 
+import json
+
 import pytest
 
 from shotclock.core import texts
+from shotclock.core.wire import dumps
 from shotclock.web import web_dir
 
 
@@ -111,17 +114,22 @@ def test_texts_are_the_devices_words(js):
 
 
 def test_faults_read_as_on_the_devices_screen(js):
-    # The wire form the device sends (shell/network.py fault_list, as core/wire.py state_message lists it),
-    # read back by the page, says what the device's own screen says (core/view.py).
-    from shotclock.core.faults import LogFault, NoSound, StuckButton
+    # The typed objects the device sends (core/faults.py to_dict, as core/wire.py state_message lists them),
+    # read back by the page, say what the device's own screen says (core/view.py), for every kind there is.
+    from shotclock.config import BUTTONS
+    from shotclock.core.faults import (FAULTS, LOG_BACKLOG, LOG_UNAVAILABLE, LOG_WRITE_FAILED, LogFault, NoSound,
+                                       StuckButton)
     from shotclock.core.view import _fault_text
-    from shotclock.shell.network import fault_list
 
-    faults = [StuckButton("extend", 12.5), NoSound("no audio device"), LogFault("write_failed", "disk full")]
-    wire = [{"kind": k, "detail": v} for k, v in sorted(fault_list(faults).items())]
+    faults = [StuckButton(b, 12.5) for b in BUTTONS] + [NoSound("no audio device: a: b")] + [
+        LogFault(p, "disk full: no space") for p in (LOG_UNAVAILABLE, LOG_WRITE_FAILED, LOG_BACKLOG)]
+    assert {type(f) for f in faults} == set(FAULTS)
+    wire = json.loads(dumps([f.to_dict() for f in faults]))
     for lang in ("nl", "en"):
         got = js.evaluate("([lang, faults]) => Shotclock.faultTexts(lang, faults)", [lang, wire])
-        assert sorted(got) == sorted(_fault_text(f, lang) for f in faults)
+        assert got == [_fault_text(f, lang) for f in faults]
+    unknown = js.evaluate("""() => Shotclock.faultTexts("en", [{kind: "overheated", detail: "81 °C"}])""")
+    assert unknown == ["overheated: 81 °C"]
 
 
 def test_a_timeline_starts_at_zero_and_leaves_out_empty_fields(js):

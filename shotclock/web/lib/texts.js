@@ -157,18 +157,16 @@
                                ruling: t(lang, "ruling." + S.consequence(state))});
   }
 
-  /** A state message's faults in the device's words (core/view.py _fault_text; kinds as shell/network.py
-   *  fault_list writes them: the fault's class, ":button" for a stuck one, its fields in the detail). */
+  /** A state message's faults in the device's words (core/view.py _fault_text). Each is a typed object
+   *  (core/faults.py to_dict, docs/network.md "state"): {kind: "stuck", button, since},
+   *  {kind: "no_sound", detail}, {kind: "log", problem, detail}; a kind this page does not know is
+   *  shown as it came. */
   function faultTexts(lang, faults) {
     return (faults || []).map(function (f) {
-      var kind = String(f.kind).split(":");
-      var detail = String(f.detail || "").split(" ");
-      if (kind[0] === "StuckButton") {
-        return t(lang, "fault.stuck", {button: t(lang, "button." + (kind[1] || detail[0]))});
-      }
-      if (kind[0] === "NoSound") return t(lang, "fault.no_sound");
-      if (kind[0] === "LogFault") return t(lang, "fault.log." + detail[0]);
-      return f.kind + (f.detail ? ": " + f.detail : "");
+      if (f.kind === "stuck") return t(lang, "fault.stuck", {button: t(lang, "button." + f.button)});
+      if (f.kind === "no_sound") return t(lang, "fault.no_sound");
+      if (f.kind === "log") return t(lang, "fault.log." + f.problem);
+      return String(f.kind) + (f.detail ? ": " + f.detail : "");
     });
   }
 
