@@ -203,7 +203,12 @@ def attach_log_and_network(device, config, log_dir) -> LogAndNetwork:
         from shotclock.shell.recorder import open_recorder
 
         recorder = open_recorder(config, log_dir, device, on_written=link.offer_records if link else None)
-    network = start_network(link, device, config, recorder) if link is not None else None
+    try:
+        network = start_network(link, device, config, recorder) if link is not None else None
+    except Exception:  # leave nothing open: the recorder is in no listener list yet
+        if recorder is not None:
+            recorder.close()
+        raise
     device.link = link
     return LogAndNetwork(recorder, network, link)
 
