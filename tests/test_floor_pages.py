@@ -210,6 +210,13 @@ def test_a_call_from_the_dashboard_reaches_the_device_and_its_ruling_comes_back(
                                 timeout=WAIT)
     feed = dashboard.locator("#feed li", has_text="Tafel 9").first
     assert "CHECK" in feed.text_content()
+    # In the device's colours (core/tones.py): CHECK is its neutral slate, not a warning's amber.
+    from shotclock.core.tones import TONES
+
+    assert feed.get_attribute("data-tone") == "check"
+    assert feed.evaluate("li => getComputedStyle(li).borderLeftColor") == "rgb({}, {}, {})".format(
+        *TONES["check"].accent)
+    assert dashboard.locator(card(DEVICE)).get_attribute("data-tone") == "check"
 
 
 def test_a_rulings_timeline_comes_from_the_collectors_archive(dashboard, floor, web):

@@ -84,3 +84,29 @@ def test_network_mark_is_small_top_right_and_covers_no_words(size):
     w, h = size
     assert corner.right <= w and corner.top >= 0 and corner.left > w / 2 and corner.bottom < h * 0.1
     assert not any(corner.colliderect(r) for r in rects.values())
+
+
+def test_every_fault_crosses_the_wire_as_a_documented_object():
+    # The state's faults are typed objects (core/faults.py), one schema branch per kind, all of them.
+    from shotclock.config import BUTTONS
+    from shotclock.core.engine import Engine
+    from shotclock.core.faults import (FAULTS, LOG_BACKLOG, LOG_UNAVAILABLE, LOG_WRITE_FAILED, LogFault, NoSound,
+                                       StuckButton)
+    from shotclock.core.settings import Settings
+    from shotclock.core.wire import dumps, state_message
+
+    branches = schemas()["state"]["properties"]["faults"]["items"]["oneOf"]
+    assert {b["properties"]["kind"]["const"] for b in branches} == {cls.KIND for cls in FAULTS}
+    stuck = next(b for b in branches if b["properties"]["kind"]["const"] == "stuck")
+    assert tuple(stuck["properties"]["button"]["enum"]) == BUTTONS
+    problems = next(b for b in branches if b["properties"]["kind"]["const"] == "log")["properties"]["problem"]["enum"]
+    assert set(problems) == {LOG_UNAVAILABLE, LOG_WRITE_FAILED, LOG_BACKLOG}
+    faults = [StuckButton("action", 12.25), NoSound("no audio device"), LogFault(LOG_WRITE_FAILED, "disk full")]
+    message = check("state", dumps(state_message(Engine(Settings()).state, 0.0, "7", "3f9c2a71d0e4", 1, "Tafel 7",
+                                                 faults, {"outbox": 0})))
+    assert sorted(message["faults"], key=lambda f: f["kind"]) == [
+        {"kind": "log", "problem": "write_failed", "detail": "disk full"},
+        {"kind": "no_sound", "detail": "no audio device"},
+        {"kind": "stuck", "button": "action", "since": 12.25}]
+    with pytest.raises(jsonschema.ValidationError):  # the old form, a class name with the fields in a string
+        check("state", dict(message, faults=[{"kind": "StuckButton:action", "detail": "action 12.25"}]))

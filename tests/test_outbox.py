@@ -28,8 +28,8 @@ def test_a_full_outbox_skips_the_oldest_and_says_so(broker):
     broker.stop()  # the broker is away from the start
     settings = LinkSettings("127.0.0.1", broker.port, "test", "1", "table-1", broker.passwords["table-1"])
     outbox = MemoryOutbox()
-    link = MqttLink(settings, outbox, "00000000000a", outbox_max=5)
-    link.start()
+    link = MqttLink(settings, "00000000000a", outbox_max=5)
+    link.start(outbox)
     try:
         link.offer_records(rows(outbox, 12))
         wait_until(lambda: link.status.dropped == 7, what="7 records dropped")

@@ -1,16 +1,22 @@
 """The pages' clock logic (web/lib/clock.js), run in the real browser: local countdown, phases, sorting."""
 
+import json
+
 import pytest
 
 from shotclock.core import texts
+from shotclock.core.wire import dumps
 from shotclock.web import web_dir
+
+
+SCRIPTS = ("lib/device-texts.js", "lib/device-rules.js", "lib/clock.js", "lib/tones.js", "lib/texts.js")
 
 
 @pytest.fixture(scope="module")
 def js(web):
     page = web.page()
     page.set_content("<!doctype html><title>clock.js</title>")
-    for name in ("lib/device-texts.js", "lib/clock.js", "lib/texts.js"):
+    for name in SCRIPTS:
         page.add_script_tag(path=str(web_dir() / name))
     yield page
     page.context.close()
@@ -111,17 +117,22 @@ def test_texts_are_the_devices_words(js):
 
 
 def test_faults_read_as_on_the_devices_screen(js):
-    # The wire form the device sends (shell/network.py fault_list, as core/wire.py state_message lists it),
-    # read back by the page, says what the device's own screen says (core/view.py).
-    from shotclock.core.faults import LogFault, NoSound, StuckButton
+    # The typed objects the device sends (core/faults.py to_dict, as core/wire.py state_message lists them),
+    # read back by the page, say what the device's own screen says (core/view.py), for every kind there is.
+    from shotclock.config import BUTTONS
+    from shotclock.core.faults import (FAULTS, LOG_BACKLOG, LOG_UNAVAILABLE, LOG_WRITE_FAILED, LogFault, NoSound,
+                                       StuckButton)
     from shotclock.core.view import _fault_text
-    from shotclock.shell.network import fault_list
 
-    faults = [StuckButton("extend", 12.5), NoSound("no audio device"), LogFault("write_failed", "disk full")]
-    wire = [{"kind": k, "detail": v} for k, v in sorted(fault_list(faults).items())]
+    faults = [StuckButton(b, 12.5) for b in BUTTONS] + [NoSound("no audio device: a: b")] + [
+        LogFault(p, "disk full: no space") for p in (LOG_UNAVAILABLE, LOG_WRITE_FAILED, LOG_BACKLOG)]
+    assert {type(f) for f in faults} == set(FAULTS)
+    wire = json.loads(dumps([f.to_dict() for f in faults]))
     for lang in ("nl", "en"):
         got = js.evaluate("([lang, faults]) => Shotclock.faultTexts(lang, faults)", [lang, wire])
-        assert sorted(got) == sorted(_fault_text(f, lang) for f in faults)
+        assert got == [_fault_text(f, lang) for f in faults]
+    unknown = js.evaluate("""() => Shotclock.faultTexts("en", [{kind: "overheated", detail: "81 °C"}])""")
+    assert unknown == ["overheated: 81 °C"]
 
 
 def test_a_timeline_starts_at_zero_and_leaves_out_empty_fields(js):
@@ -134,3 +145,74 @@ def test_a_timeline_starts_at_zero_and_leaves_out_empty_fields(js):
                     ["21:00:00.101", "0.000 s", "start", "seconds 30"],
                     ["21:00:09.000", "\u2212" + "0.100 s", "odd", ""],
                     ["21:00:30.101", "+30.000 s", "decision", 'outcome "check"']]
+
+
+def rgb(colour) -> str:
+    """A core colour as the browser's computed style writes it."""
+    return "rgb({}, {}, {})".format(*colour)
+
+
+def test_rulings_and_clocks_take_the_devices_tones(js):
+    # Each outcome's tone is the one the device's screen shows it in (core/view.py), CHECK a neutral slate.
+    from shotclock.core.events import ACTED, CANCELLED, CHECK, HAND_DEAD, Decision
+    from shotclock.core.tones import running_tone
+    from shotclock.core.view import RULING_SECONDS, _ruling_words
+
+    cases = [(ACTED, 3.25, False), (ACTED, 0.0, True), (HAND_DEAD, None, None), (CHECK, None, None),
+             (CANCELLED, None, None)]
+    for outcome, remaining, at_zero in cases:
+        device = _ruling_words(Decision(1.0, outcome, remaining, at_zero), "en")
+        page = js.evaluate("r => Shotclock.rulingWords('en', r)", {"outcome": outcome, "remaining": remaining,
+                                                                   "at_zero": at_zero})
+        assert page == list(device), outcome
+    assert js.evaluate("() => Shotclock.rulingWords('nl', {outcome: 'check'})[2]") == "check"
+    fractions = [1.0, 0.51, 0.5, 0.25, 0.0]
+    assert js.evaluate("fs => fs.map(Shotclock.runningTone)", fractions) == [running_tone(f) for f in fractions]
+    assert js.evaluate("() => Shotclock.RULING_MS") == RULING_SECONDS * 1000
+    tones = js.evaluate("""s => { const t = {online: true};
+        Shotclock.applyState(t, s, 0);
+        return [0, 9000, 16000, 26000].map(now => Shotclock.clockTone(t, now)); }""", state(remaining_ms=30000))
+    assert tones == ["calm", "calm", "warn", "urgent"]  # > half, half, under half, the last 5 s
+
+
+@pytest.mark.parametrize("page", ["dashboard", "overlay"])
+def test_the_pages_paint_rulings_in_the_devices_colours(web, page):
+    # The page's own stylesheet, painted by tones.js from device-rules.js: a CHECK has the device's slate.
+    from shotclock.core.tones import TONES
+
+    p = web.page()
+    try:
+        p.set_content(f'<!doctype html><link rel="stylesheet" href="x.css"><div id="graphic" class="graphic">'
+                      '<p class="ruling">Last: CHECK</p></div><ol class="feed"><li>CHECK</li></ol>')
+        p.add_style_tag(path=str(web_dir() / page / f"{page}.css"))
+        for name in SCRIPTS:
+            p.add_script_tag(path=str(web_dir() / name))
+        got = p.evaluate("""page => {
+            Shotclock.paintTones(document.documentElement);
+            const el = document.getElementById("graphic"), li = document.querySelector(".feed li");
+            const out = {};
+            for (const tone of ["check", "dead", "good"]) {
+              for (const [part, v] of [["bg", "background"], ["ink", "ink"], ["ring", "ring"]]) {
+                el.style.setProperty("--ruling-" + part, `var(--${tone}-${part})`);
+                li.style.setProperty("--ruling-" + part, `var(--${tone}-${part})`);
+              }
+              li.style.setProperty("--ruling-accent", `var(--${tone})`);
+              li.dataset.tone = tone;
+              if (page === "overlay") {
+                el.className = "graphic show-ruling";
+                out[tone] = [getComputedStyle(el).backgroundColor, getComputedStyle(el).color];
+              } else {
+                el.className = "table fresh";
+                const r = el.querySelector(".ruling");
+                out[tone] = [getComputedStyle(r).backgroundColor, getComputedStyle(r).color,
+                             getComputedStyle(li).borderLeftColor];
+              }
+            }
+            return out; }""", page)
+    finally:
+        p.context.close()
+    for tone in ("check", "dead", "good"):
+        expected = [rgb(TONES[tone].background), rgb(TONES[tone].ink)]
+        if page == "dashboard":
+            expected.append(rgb(TONES[tone].accent))
+        assert got[tone] == expected, tone

@@ -7,7 +7,7 @@ import re
 from pathlib import Path
 
 from shotclock.floor.broker_config import BrokerPlan, Endpoint, conf_text
-from shotclock.web import DEVICE_TEXTS, device_texts_js, web_dir
+from shotclock.web import DEVICE_RULES, DEVICE_TEXTS, GENERATED, device_rules, web_dir
 
 WEB = web_dir()
 PAGES = ["dashboard/index.html", "overlay/index.html"]
@@ -21,10 +21,35 @@ def test_vendored_mqttjs_is_the_recorded_release():
     assert re.fullmatch(r"\d+\.\d+\.\d+", meta["version"])
 
 
-def test_device_texts_are_generated_from_the_core():
-    # The pages say what the device's screen says: regenerate with 'python -m shotclock.web'.
-    assert (WEB / DEVICE_TEXTS).read_text(encoding="utf-8") == device_texts_js(), \
-        "core/texts.py changed: run 'python -m shotclock.web' and commit the file"
+def test_device_texts_and_rules_are_generated_from_the_core():
+    # The pages say what the device's screen says, in its colours: regenerate with 'python -m shotclock.web'.
+    assert set(GENERATED) == {DEVICE_TEXTS, DEVICE_RULES}
+    for name, make in GENERATED.items():
+        assert (WEB / name).read_text(encoding="utf-8") == make(), \
+            f"the core changed: run 'python -m shotclock.web' and commit {name}"
+
+
+def test_the_pages_take_their_rule_constants_from_the_generated_file():
+    # Both pages load the generated rules before the scripts that read them, and nothing else on a page
+    # names a tone's colour or defines a tone's variable: a stylesheet can only say var(--check) and so on.
+    for name in PAGES:
+        scripts = [ref for ref in _references(WEB / name) if ref.endswith(".js")]
+        order = [s.split("/")[-1] for s in scripts]
+        assert order.index("device-rules.js") < order.index("clock.js") < order.index("tones.js") \
+            < order.index("texts.js"), name
+    rules = device_rules()
+    colours = {c for tone in rules["tones"].values() for c in tone.values()}
+    tone_names = "|".join(rules["tones"])
+    for path in list(WEB.glob("*/*.css")) + [p for p in WEB.glob("*/*.js") if p.parent.name != "vendor"]:
+        if path.relative_to(WEB).as_posix() in GENERATED:
+            continue
+        text = path.read_text(encoding="utf-8").lower()
+        assert not [c for c in colours if c in text], f"{path.name} names a tone's colour: take it from var(--…)"
+        assert not re.search(rf"--(?:{tone_names})(?:-bg|-ring|-ink)?\s*:", text), f"{path.name} defines a tone"
+    for name in ("dashboard/dashboard.js", "overlay/overlay.js"):
+        assert "S.paintTones(document.documentElement)" in (WEB / name).read_text(encoding="utf-8"), name
+    clock = (WEB / "lib" / "clock.js").read_text(encoding="utf-8")
+    assert "DEVICE_RULES.ruling_ms" in clock and "10000" not in clock
 
 
 def _references(page: Path) -> list[str]:

@@ -1,13 +1,19 @@
 """The device's MQTT link to the floor broker (paho-mqtt 2.x, MQTT 5), off the main loop's thread.
 
-Two threads: paho's network thread (connects, reconnects, reads commands, gets PUBACKs) and
-the sender thread (publishes the newest state, the acks and the outbox's records in order,
-at most ``WINDOW`` unacknowledged at a time, and moves the outbox's watermark as PUBACKs come
-back). The main loop only calls :meth:`MqttLink.offer_state`, :meth:`~MqttLink.offer_records`
-and :meth:`~MqttLink.offer_ack`, which append to memory and return at once.
+Two threads, and each piece of state has one owner:
 
-paho's ``on_publish`` runs while paho holds its own lock, so it only queues the ack; the
-sender thread does the rest (taking a lock there could deadlock with ``publish``).
+* paho's network thread connects, reconnects, reads commands and gets PUBACKs. It keeps only
+  its own "unreachable since" for the log; everything else it hands over.
+* the sender thread owns the rest: the :class:`~shotclock.core.delivery.Delivery` (which records
+  are in flight, the watermark), the last state, the acks waiting for a connection, the outbox
+  and the :class:`LinkStatus` the screen reads. It publishes; it never waits for the network.
+
+Every other thread -- the main loop offering a state or an ack, the log writer's status thread
+offering records, paho's callbacks -- only puts into the :class:`Handover` (one lock, held for an
+append) and wakes the sender. Nothing offered is lost: the newest state replaces an older one
+not yet taken, records are all kept (or, past a bound, read back from the log), signals keep
+their order. paho's ``on_publish`` runs while paho holds its own lock: putting into the
+hand-over there is safe (its lock is never held while calling paho).
 """
 
 from __future__ import annotations
@@ -24,14 +30,14 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from shotclock.core import topics
+from shotclock.core.delivery import WINDOW, Delivery, Read
 from shotclock.core.wire import dumps, event_message, status_message
 from shotclock.errors import ShotclockError
 
 log = logging.getLogger("shotclock.network")
 
-WINDOW = 20  # unacknowledged events in flight (mosquitto's default receive maximum)
-BATCH = 200  # records read from the log at a time while catching up
 STOP_TIMEOUT = 2.0
+ACKS_KEPT = 1000  # command acks waiting for a connection (older ones are of no use to anyone)
 
 
 def new_boot_id() -> str:
@@ -86,7 +92,8 @@ class LinkSettings:
 
 @dataclass(frozen=True)
 class LinkStatus:
-    """What the screen's network mark shows: connected, records waiting, records given up."""
+    """What the screen's network mark shows: connected, records waiting, records given up, and why the
+    broker refused (the connection, or an event). Made by the sender thread; read by anyone."""
 
     connected: bool
     pending: int
@@ -94,46 +101,114 @@ class LinkStatus:
     refused: str = ""
 
 
+
+
+@dataclass
+class Taken:
+    """What the sender thread took from the :class:`Handover` in one go."""
+
+    signals: list[tuple]
+    state: bytes | None
+    acks: list[bytes]
+    rows: list[dict]
+    newest: int
+
+
+class Handover:
+    """Everything other threads give the sender thread, behind one lock.
+
+    Any thread puts (holding the lock only to append) and wakes the taker; only the sender thread
+    takes, everything at once. Nothing is lost: the newest state replaces one not yet taken (only
+    the newest matters: it is retained), signals keep their order, and past ``rows_kept`` waiting
+    records the oldest leave only their ids behind (the sender reads them back from the outbox).
+
+    Example::
+
+        >>> h = Handover()
+        >>> h.put_state(b"1"); h.put_state(b"2"); h.put_rows([{"id": 7}]); h.signal("connected")
+        >>> t = h.take(0)
+        >>> t.state, t.rows, t.newest, t.signals
+        (b'2', [{'id': 7}], 7, [('connected',)])
+    """
+
+    def __init__(self, rows_kept: int = 10_000, acks_kept: int = ACKS_KEPT):
+        self._lock = threading.Lock()
+        self._wake = threading.Event()
+        self._rows_kept = rows_kept
+        self._signals: list[tuple] = []
+        self._state: bytes | None = None
+        self._acks: collections.deque[bytes] = collections.deque(maxlen=acks_kept)
+        self._rows: collections.deque[dict] = collections.deque()
+        self._newest = 0
+
+    def put_state(self, payload: bytes) -> None:
+        """The newest state (replaces one not yet taken)."""
+        with self._lock:
+            self._state = payload
+        self._wake.set()
+
+    def put_rows(self, rows: list[dict]) -> None:
+        """Records just written (each with ``id``)."""
+        with self._lock:
+            for row in rows:
+                self._rows.append(row)
+                self._newest = max(self._newest, row["id"])
+            while len(self._rows) > self._rows_kept:
+                self._rows.popleft()
+        self._wake.set()
+
+    def put_ack(self, payload: bytes) -> None:
+        """A command's ack."""
+        with self._lock:
+            self._acks.append(payload)
+        self._wake.set()
+
+    def signal(self, *signal) -> None:
+        """Something the sender must act on, in order: ``("connected",)``, ``("disconnected", why)``,
+        ``("refused", why)``, ``("puback", mid, reason code)``, ``("stop",)``."""
+        with self._lock:
+            self._signals.append(signal)
+        self._wake.set()
+
+    def take(self, timeout: float | None) -> Taken:
+        """Wait up to ``timeout`` seconds for something to be put (None: until it is), then take all of it."""
+        self._wake.wait(timeout)
+        self._wake.clear()  # before taking: whatever is put from now on wakes the next take
+        with self._lock:
+            taken = Taken(self._signals, self._state, list(self._acks), list(self._rows), self._newest)
+            self._signals, self._state = [], None
+            self._acks.clear()
+            self._rows.clear()
+        return taken
+
+
 class MqttLink:
     """One table's connection: status with a Last Will, state, events from an outbox, commands in.
 
+    Made before the decision log (the builder hands :meth:`offer_records` to the recorder) and
+    started once the outbox is known (:meth:`start`). Every ``offer_*`` method may be called from
+    any thread, before or after the start; each returns at once.
+
     :param settings: broker and identity.
-    :param outbox: a :class:`~shotclock.adapters.outbox.LogOutbox` or ``MemoryOutbox``.
     :param boot: this run's boot id.
-    :param on_command: called on paho's thread with (payload bytes, MQTT properties) of each command.
     :param status_extra: fields added to the online status (name, mode, version).
     :param outbox_max: records that may wait; older ones are skipped (and counted) past it.
     """
 
-    def __init__(self, settings: LinkSettings, outbox, boot: str, on_command=lambda payload, props: None,
-                 status_extra: dict | None = None, outbox_max: int = 100_000):
+    def __init__(self, settings: LinkSettings, boot: str, status_extra: dict | None = None,
+                 outbox_max: int = 100_000):
         import paho.mqtt.client as mqtt
 
         self.settings = settings
-        self.outbox = outbox
         self.boot = boot
-        self.on_command = on_command
         self.status_extra = status_extra or {}
         self.outbox_max = outbox_max
-        self.dropped = 0
-        self._wake = threading.Event()
-        self._stopping = False
-        self._connected = False
-        self._fresh_connection = False
-        self._state: bytes | None = None
-        self._last_state: bytes | None = None
-        self._acks: collections.deque[bytes] = collections.deque(maxlen=1000)
-        self._cache: collections.OrderedDict[int, dict] = collections.OrderedDict()
-        self._newest = 0
-        self._pubacks: collections.deque = collections.deque()
-        self._inflight: dict[int, int] = {}  # paho mid → record id
-        self._acked: set[int] = set()
-        self._delivered = 0
-        self._next = 1
-        self._pending = 0
-        self._refused = ""
+        self.handover = Handover()
+        self._status = LinkStatus(False, 0)  # replaced, never changed, by the sender thread
+        self._on_command = lambda payload, props: None
+        self._on_status_change = lambda: None
         self._thread: threading.Thread | None = None
-        self.on_status_change = lambda: None  # called (from the link's threads) when connected or caught up
+        self._unreachable_since: float | None = None  # paho's thread only
         s = settings
         self.topic = lambda leaf: topics.table_topic(s.venue, s.table, leaf)
         self.client = mqtt.Client(mqtt.CallbackAPIVersion.VERSION2, client_id=f"shotclock-{s.venue}-{s.table}",
@@ -154,50 +229,53 @@ class MqttLink:
         self.client.on_message = self._on_message
         self.client.on_connect_fail = self._on_connect_fail
         self.client.on_socket_open = no_delay
-        self._unreachable_since: float | None = None
 
-    # -- called from the main loop: append, wake, return -------------------------------------
+    # -- any thread: hand over, wake, return ------------------------------------------------------
 
     def offer_state(self, payload: bytes) -> None:
         """The newest state (replaces any not yet sent)."""
-        self._state = payload
-        self._wake.set()
+        self.handover.put_state(payload)
 
     def offer_records(self, rows: list[dict]) -> None:
         """Records just written to the outbox's store (each with ``id`` and ``boot``)."""
-        for row in rows:
-            self._cache[row["id"]] = row
-            self._newest = max(self._newest, row["id"])
-        while len(self._cache) > 10_000:  # beyond that the sender reads them back from the log
-            self._cache.popitem(last=False)
-        self._wake.set()
+        self.handover.put_rows(rows)
 
     def offer_ack(self, payload: bytes) -> None:
         """A command's ack, to send when connected."""
-        self._acks.append(payload)
-        self._wake.set()
+        self.handover.put_ack(payload)
 
     @property
     def status(self) -> LinkStatus:
         """Connected, records waiting and dropped (read by the loop for the screen's mark)."""
-        return LinkStatus(self._connected, self._pending, self.dropped, self._refused)
+        return self._status
 
     # -- lifecycle -----------------------------------------------------------------------------
 
-    def start(self) -> None:
-        """Connect in the background and start sending; returns at once."""
+    def start(self, outbox, on_command=None, on_status_change=None) -> None:
+        """Connect in the background and start sending; returns at once.
+
+        :param outbox: a :class:`~shotclock.adapters.outbox.LogOutbox` or ``MemoryOutbox``; from now
+            on only the sender thread uses it.
+        :param on_command: called on paho's thread with (payload bytes, MQTT properties) of each command.
+        :param on_status_change: called from the link's threads when it connects, loses the broker, is
+            refused or has caught up (the loop wakes to redraw the screen's network mark).
+        """
+        if on_command is not None:
+            self._on_command = on_command
+        if on_status_change is not None:
+            self._on_status_change = on_status_change
+        sender = Sender(self, outbox)
+        self._thread = threading.Thread(target=sender.run, name="shotclock-mqtt-sender", daemon=True)
+        self._thread.start()
         self.client.connect_async(self.settings.host, self.settings.port, keepalive=self.settings.keepalive)
         self.client.loop_start()
-        self._thread = threading.Thread(target=self._run, name="shotclock-mqtt-sender", daemon=True)
-        self._thread.start()
 
     def stop(self, clean: bool = True) -> None:
-        """Say offline (a clean stop), disconnect, and end both threads."""
-        self._stopping = True
-        self._wake.set()
+        """Send what is left (up to ``STOP_TIMEOUT``), say offline (a clean stop), disconnect, end both threads."""
+        self.handover.signal("stop")
         if self._thread:
             self._thread.join(STOP_TIMEOUT + 1)
-        if clean and self._connected:
+        if clean and self._status.connected:
             info = self.client.publish(self.topic("status"),
                                        dumps(status_message(self.settings.table, self.boot, False, clean=True)),
                                        qos=1, retain=True)
@@ -208,14 +286,20 @@ class MqttLink:
         self.client.disconnect()
         self.client.loop_stop()
 
-    # -- paho's thread ---------------------------------------------------------------------------
+    def _set_status(self, status: LinkStatus) -> None:
+        """The sender thread's new status; the loop is woken when the screen's mark must change now."""
+        old, self._status = self._status, status
+        if (status.connected != old.connected or status.refused != old.refused
+                or (old.pending and not status.pending)):
+            self._on_status_change()
+
+    # -- paho's thread: log, hand over ---------------------------------------------------------------
 
     def _on_connect(self, client, userdata, flags, reason_code, properties):
         if reason_code.is_failure:
-            self._refused = str(reason_code)
             log.error("the broker refused the connection: %s", reason_code)
+            self.handover.signal("refused", str(reason_code))
             return
-        self._refused = ""
         self._unreachable_since = None
         s = self.settings
         # Subscribe first: the broker handles one connection's packets in order, so whoever sees this
@@ -223,11 +307,8 @@ class MqttLink:
         client.subscribe([(self.topic("cmd"), 1), (topics.venue_cmd_topic(s.venue), 1)])
         client.publish(self.topic("status"), dumps(status_message(s.table, self.boot, True, **self.status_extra)),
                        qos=1, retain=True)
-        self._connected = True
-        self._fresh_connection = True
         log.info("connected to the broker %s:%d as %s", s.host, s.port, s.username)
-        self._wake.set()
-        self.on_status_change()
+        self.handover.signal("connected")
 
     def _on_connect_fail(self, client, userdata):
         # Said once per outage (and once a minute after), not at every retry.
@@ -238,114 +319,110 @@ class MqttLink:
             self._unreachable_since = now
 
     def _on_disconnect(self, client, userdata, flags, reason_code, properties):
-        if self._connected and not self._stopping:
-            log.warning("lost the broker (%s); records wait in the outbox", reason_code)
-        self._connected = False
-        self._wake.set()
-        self.on_status_change()
+        self.handover.signal("disconnected", str(reason_code))
 
     def _on_publish(self, client, userdata, mid, reason_code, properties):
-        self._pubacks.append((mid, reason_code.value if reason_code is not None else 0))
-        self._wake.set()
+        self.handover.signal("puback", mid, reason_code.value if reason_code is not None else 0)
 
     def _on_message(self, client, userdata, message):
         try:
-            self.on_command(message.payload, message.properties)
+            self._on_command(message.payload, message.properties)
         except Exception:
             log.exception("a command could not be handled")
 
-    # -- the sender thread -----------------------------------------------------------------------
 
-    def _run(self) -> None:
+class Sender:
+    """The sender thread: everything here belongs to it alone (the outbox's SQLite connections too).
+
+    Each round it takes what was handed over, tells the :class:`~shotclock.core.delivery.Delivery`,
+    publishes what is due (the newest state, the acks, the next records), moves the outbox's
+    watermark and publishes a new :class:`LinkStatus` when it changed.
+    """
+
+    def __init__(self, link: MqttLink, outbox):
+        self.link = link
+        self.outbox = outbox
+        self.delivery: Delivery | None = None  # made on the thread: the outbox is read there
+        self.last_state: bytes | None = None
+        self.state_due = False
+        self.acks: collections.deque[bytes] = collections.deque(maxlen=ACKS_KEPT)
+        self.refused = ""
+        self.stopping = False
+        self.saved = 0  # the watermark as written to the outbox
+
+    def run(self) -> None:
+        """Rounds until the link stops; then what is left, for up to ``STOP_TIMEOUT``."""
         try:
-            self._delivered = self.outbox.delivered()
-            self._next = self._delivered + 1
-            self._newest = max(self._newest, self.outbox.newest())
-            while not self._stopping:
-                self._wake.wait(1.0)
-                self._wake.clear()
-                self._round()
-            self._round()  # what the loop offered last
+            self.saved = self.outbox.delivered()
+            self.delivery = Delivery(self.saved, self.outbox.newest(), bound=self.link.outbox_max)
+            while not self.stopping:
+                self.round(self.link.handover.take(1.0))
             deadline = time.monotonic() + STOP_TIMEOUT
-            while self._inflight and self._connected and time.monotonic() < deadline:
-                self._wake.wait(0.05)  # a clean stop: let the last PUBACKs arrive
-                self._wake.clear()
-                self._take_pubacks()
+            while self.delivery.online and self.delivery.pending and time.monotonic() < deadline:
+                self.round(self.link.handover.take(0.05))  # a clean stop: let the last events go
         except Exception:
             log.exception("the network sender failed; the device carries on without it")
         finally:
             self.outbox.close()
 
-    def _round(self) -> None:
-        self._take_pubacks()
-        if self._fresh_connection:
-            # A new connection: everything not acknowledged goes again, in order.
-            self._fresh_connection = False
-            self._inflight.clear()
-            self._acked.clear()
-            self._next = self._delivered + 1
-            if self._state is None:
-                self._state = self._last_state  # the broker may have lost it (a crash): retained again
-        self._bound()
-        if not self._connected:
-            self._pending = self._newest - self._delivered
-            return
-        state, self._state = self._state, None
-        if state is not None:
-            self._send_state(state)
-        while self._acks:
-            self.client.publish(self.topic("cmd/ack"), self._acks.popleft(), qos=1)
-        self._send_records()
-        pending, self._pending = self._pending, self._newest - self._delivered
-        if pending and not self._pending:
-            self.on_status_change()  # caught up: the mark goes
-
-    def _send_state(self, payload: bytes) -> None:
-        self._last_state = payload
-        self.client.publish(self.topic("state"), payload, qos=1, retain=True)
-
-    def _send_records(self) -> None:
-        while len(self._inflight) < WINDOW and self._next <= self._newest and self._connected:
-            room = WINDOW - len(self._inflight)
-            row = self._cache.get(self._next)
-            rows = [row] if row is not None else self.outbox.rows_after(self._next - 1, max(room, BATCH))
-            if not rows:
-                self._next = self._newest + 1  # nothing more in the store (archived or never written)
-                return
-            for row in rows[:room]:
-                message = event_message(self.settings.table, row.get("boot", self.boot), row)
-                info = self.client.publish(self.topic("event"), dumps(message), qos=1)
-                self._inflight[info.mid] = row["id"]
-                self._next = row["id"] + 1
-            for row in rows[room:]:
-                self._cache.setdefault(row["id"], row)
-
-    def _take_pubacks(self) -> None:
-        moved = False
-        while self._pubacks:
-            mid, code = self._pubacks.popleft()
-            record_id = self._inflight.pop(mid, None)
-            if record_id is None:
-                continue
-            if code >= 0x80:
-                self._refused = f"event refused by the broker (reason {code})"
-                log.error("the broker refused event %d (reason code %d): check the ACL", record_id, code)
-            self._acked.add(record_id)
-        while self._delivered + 1 in self._acked:
-            self._delivered += 1
-            self._acked.discard(self._delivered)
-            self._cache.pop(self._delivered, None)
-            moved = True
-        if moved:
-            self.outbox.set_delivered(self._delivered)
-
-    def _bound(self) -> None:
-        over = self._newest - self._delivered - self.outbox_max
-        if over > 0:
-            self.dropped += over
+    def round(self, taken: Taken) -> None:
+        """Act on one hand-over: signals in order, then records, state and acks; send; report."""
+        d = self.delivery
+        for signal in taken.signals:
+            self.on_signal(*signal)
+        over = d.written(taken.rows, taken.newest)
+        if over:
             log.error("outbox full: %d oldest records will not be delivered (they stay in the log)", over)
-            self._delivered += over
-            self._next = max(self._next, self._delivered + 1)
-            for record_id in [i for i in self._cache if i <= self._delivered]:
-                del self._cache[record_id]
-            self.outbox.set_delivered(self._delivered)
+        if taken.state is not None:
+            self.last_state, self.state_due = taken.state, True
+        self.acks.extend(taken.acks)
+        if d.online:
+            client, topic = self.link.client, self.link.topic
+            if self.state_due:
+                client.publish(topic("state"), self.last_state, qos=1, retain=True)
+                self.state_due = False
+            while self.acks:
+                client.publish(topic("cmd/ack"), self.acks.popleft(), qos=1)
+            self.send_records()
+        if d.delivered != self.saved:
+            self.outbox.set_delivered(d.delivered)
+            self.saved = d.delivered
+        self.link._set_status(LinkStatus(d.online, d.pending, d.dropped, self.refused))
+
+    def on_signal(self, kind: str, *args) -> None:
+        """One signal from another thread (see :meth:`Handover.signal`)."""
+        d = self.delivery
+        if kind == "connected":
+            d.connected()
+            self.refused = ""
+            # The broker may have lost the retained state (a crash): the last one goes again.
+            self.state_due = self.last_state is not None
+        elif kind == "disconnected":
+            if d.online and not self.stopping:
+                log.warning("lost the broker (%s); records wait in the outbox", args[0])
+            d.disconnected()
+        elif kind == "refused":
+            self.refused = args[0]
+        elif kind == "puback":
+            mid, code = args
+            record_id = d.acked(mid)
+            if record_id is not None and code >= 0x80:
+                self.refused = f"event refused by the broker (reason {code})"
+                log.error("the broker refused event %d (reason code %d): check the ACL", record_id, code)
+        elif kind == "stop":
+            self.stopping = True
+
+    def send_records(self) -> None:
+        """Publish the records the delivery says are due, reading them from the outbox when asked."""
+        d, link = self.delivery, self.link
+        while True:
+            step = d.next()
+            if isinstance(step, Read):
+                d.read(step.after, self.outbox.rows_after(step.after, step.limit))
+                continue
+            if not step:
+                return
+            for row in step:
+                message = event_message(link.settings.table, row.get("boot", link.boot), row)
+                info = link.client.publish(link.topic("event"), dumps(message), qos=1)
+                d.sent(info.mid, row["id"])

@@ -15,6 +15,7 @@ import logging
 import math
 import os
 
+from shotclock.core.tones import TONES
 from shotclock.core.view import View
 from shotclock.errors import HardwareError
 
@@ -23,18 +24,8 @@ os.environ.setdefault("PYGAME_HIDE_SUPPORT_PROMPT", "1")
 
 NOWHERE_DRIVERS = ("dummy", "offscreen")
 
-# Background, ring and text colour per tone: calm green → amber → red for urgency. Amber is a real amber
-# (a dark amber reads as brown under room light) with black ink; CHECK is neutral slate, not a warning.
-PALETTE = {
-    "calm": ((8, 52, 30), (46, 204, 113), (235, 255, 240)),
-    "warn": ((232, 150, 0), (40, 24, 0), (0, 0, 0)),
-    "urgent": ((150, 0, 0), (255, 214, 0), (255, 255, 255)),
-    "paused": ((24, 34, 64), (120, 150, 220), (230, 236, 255)),
-    "dead": ((150, 0, 0), (255, 255, 255), (255, 255, 255)),
-    "good": ((10, 90, 40), (255, 255, 255), (255, 255, 255)),
-    "check": ((58, 66, 82), (220, 226, 236), (255, 255, 255)),
-    "neutral": ((16, 16, 20), (90, 90, 100), (240, 240, 240)),
-}
+# Background, ring and text colour per tone, from the core (the floor's pages take the same colours).
+PALETTE = {name: (tone.background, tone.ring, tone.ink) for name, tone in TONES.items()}
 MIN_LINE = 0.075  # a line of words is at least this fraction of the screen's height, or it wraps at " · "
 FAULT_BANNER = ((255, 204, 0), (0, 0, 0))
 HOLD_BAR = ((20, 20, 24), (255, 255, 255))  # the bar's empty part and its fill; the text inverts over the fill

@@ -1,28 +1,45 @@
 """Faults the device shows on screen, as typed values (never strings parsed back).
 
 Each fault has a ``key``: setting a fault with the same key replaces it, and clearing the
-key removes it. The view turns them into words (:func:`shotclock.core.view.view_at`).
+key removes it. The view turns them into words (:func:`shotclock.core.view.view_at`); on the
+floor network each crosses the wire as a JSON object with a ``kind`` and named fields
+(:meth:`Fault.to_dict`, docs/network.md "state").
 """
 
 from __future__ import annotations
 
+import dataclasses
 from dataclasses import dataclass
+from typing import ClassVar
 
 
 @dataclass(frozen=True)
 class Fault:
     """Something wrong that the device survives and shows on screen."""
 
+    KIND: ClassVar[str] = "fault"  # the ``kind`` on the wire
+
     @property
     def key(self) -> object:
         """What identifies this fault among the others (one per key)."""
         return type(self)
 
+    def to_dict(self) -> dict:
+        """The fault as the floor network's JSON object: its ``kind`` and its fields by name.
+
+        Example::
+
+            >>> StuckButton("action", 12.5).to_dict()
+            {'kind': 'stuck', 'button': 'action', 'since': 12.5}
+        """
+        return {"kind": self.KIND, **dataclasses.asdict(self)}
+
 
 @dataclass(frozen=True)
 class StuckButton(Fault):
-    """``button`` has been held since ``since`` (seconds): ignored until released."""
+    """``button`` has been held since ``since`` (the device's monotonic seconds): ignored until released."""
 
+    KIND: ClassVar[str] = "stuck"
     button: str
     since: float
 
@@ -35,6 +52,7 @@ class StuckButton(Fault):
 class NoSound(Fault):
     """The speaker does not play (``detail`` says why); the buzzer takes over where there is one."""
 
+    KIND: ClassVar[str] = "no_sound"
     detail: str = ""
 
 
@@ -43,7 +61,12 @@ LOG_UNAVAILABLE, LOG_WRITE_FAILED, LOG_BACKLOG = "unavailable", "write_failed", 
 
 @dataclass(frozen=True)
 class LogFault(Fault):
-    """The decision log cannot be used: ``problem`` is ``unavailable`` or ``write_failed``; ``detail`` is the cause."""
+    """The decision log cannot be used: ``problem`` is ``unavailable``, ``write_failed`` or ``backlog``;
+    ``detail`` is the cause."""
 
+    KIND: ClassVar[str] = "log"
     problem: str
     detail: str = ""
+
+
+FAULTS = (StuckButton, NoSound, LogFault)  # every kind a device reports

@@ -15,6 +15,7 @@ from shotclock.core.engine import IDLE, PAUSED, RUNNING, Snapshot
 from shotclock.core.events import ACTED, CANCELLED
 from shotclock.core.faults import Fault, LogFault, NoSound, StuckButton
 from shotclock.core.gestures import Hold
+from shotclock.core.tones import ruling_tone, running_tone
 
 RULING_SECONDS = 10.0  # how long a ruling fills the screen before the idle screen returns
 STEPS_PER_SECOND = 4  # the progress ring moves in quarter seconds
@@ -67,14 +68,13 @@ def _mode_title(state: Snapshot, display: Display) -> str:
 def _ruling_words(decision, language: str) -> tuple[str, str, str]:
     """(big text, detail, tone) for a decision."""
     t = lambda key, **v: texts.text(language, key, **v)
+    tone = ruling_tone(decision.outcome)
     if decision.outcome == ACTED:
         if decision.at_zero:
-            return t("ruling.at_zero"), t("ruling.at_zero.detail"), "good"
-        return t("ruling.acted"), t("ruling.acted.detail", left=texts.seconds(language, decision.remaining)), "good"
-    if decision.outcome == CANCELLED:
-        return t("ruling.cancelled"), t("ruling.cancelled.detail"), "neutral"
+            return t("ruling.at_zero"), t("ruling.at_zero.detail"), tone
+        return t("ruling.acted"), t("ruling.acted.detail", left=texts.seconds(language, decision.remaining)), tone
     outcome = decision.outcome
-    return t(f"ruling.{outcome}"), t(f"ruling.{outcome}.detail"), "dead" if outcome == "hand_dead" else "check"
+    return t(f"ruling.{outcome}"), t(f"ruling.{outcome}.detail"), tone
 
 
 def _fault_text(fault: Fault, language: str) -> str:
@@ -149,8 +149,7 @@ def _view_at(state: Snapshot, now: float, display: Display, faults: Iterable[Fau
         if remaining <= state.countdown:
             return View("countdown", "urgent", str(shown), _mode_title(state, display), consequence, info,
                         progress, fault_texts)
-        tone = "calm" if progress > 0.5 else "warn"
-        return View("running", tone, str(shown), _mode_title(state, display), consequence, info, progress,
+        return View("running", running_tone(progress), str(shown), _mode_title(state, display), consequence, info, progress,
                     fault_texts)
     last = state.last_shown  # a street, a new hand or the dealer's stop ending a clock shows nothing
     if last is not None and now - last.t < RULING_SECONDS:

@@ -10,8 +10,10 @@ from __future__ import annotations
 import json
 from collections import OrderedDict
 from dataclasses import dataclass
+from typing import Iterable
 
 from shotclock.core.engine import IDLE, RUNNING
+from shotclock.core.faults import Fault
 from shotclock.core.inputs import COMMANDS  # noqa: F401 (one list of commands, in the core; re-exported)
 
 # Refusal reasons (the ack's ``reason`` when ``outcome`` is ``refused``).
@@ -38,9 +40,13 @@ def status_message(table: str, boot: str, online: bool, clean: bool | None = Non
     return message
 
 
-def state_message(snapshot, now: float, table: str, boot: str, seq: int, name: str, faults: dict,
+def state_message(snapshot, now: float, table: str, boot: str, seq: int, name: str, faults: Iterable[Fault],
                   network: dict, language: str | None = None) -> dict:
-    """The retained ``state`` of a table from the engine's snapshot at ``now`` (device seconds)."""
+    """The retained ``state`` of a table from the engine's snapshot at ``now`` (device seconds).
+
+    ``faults`` are the device's :class:`~shotclock.core.faults.Fault` values; each goes as its own
+    JSON object (:meth:`~shotclock.core.faults.Fault.to_dict`), in a stable order.
+    """
     remaining = snapshot.remaining(now)
     last = snapshot.last
     last_ruling = None
@@ -52,7 +58,7 @@ def state_message(snapshot, now: float, table: str, boot: str, seq: int, name: s
         "facing_bet": bool(snapshot.facing_bet), "street": snapshot.street, "extensions": snapshot.extensions,
         "seconds": None if snapshot.phase == IDLE else snapshot.seconds,
         "remaining_ms": ms(remaining), "countdown": snapshot.countdown, "last_ruling": last_ruling,
-        "faults": [{"kind": kind, "detail": str(detail)} for kind, detail in sorted(faults.items())],
+        "faults": sorted((f.to_dict() for f in faults), key=lambda f: json.dumps(f, sort_keys=True)),
         "network": network,
     }
     if language:

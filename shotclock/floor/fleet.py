@@ -72,7 +72,9 @@ class SimulatedTable:
                           stuck_after=c["device.stuck_after"], edge_grace=c["device.edge_grace"])
             self.engine = table.engine
             self.loop = DeviceLoop(table)
-            self.recorder = attach_log_and_network(self, c, self.state_dir)
+            attached = attach_log_and_network(self, c, self.state_dir)
+            self.recorder = attached.recorder
+            self.loop.listeners = attached.listeners
         except Exception as exc:
             self.error = exc
             self._ready.set()

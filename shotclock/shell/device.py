@@ -5,6 +5,7 @@ from __future__ import annotations
 import logging
 import signal
 import time
+from dataclasses import dataclass
 from pathlib import Path
 
 from shotclock.adapters.mqtt import new_boot_id
@@ -75,13 +76,18 @@ class Device:
         # caller, and gpiozero's own default ("auto") is closed by gpiozero at exit.
         self._own_factory = factory if isinstance(pin_factory, str) else None
         self.pins = TablePins(config.pins, self.loop.post, factory, clock=clock)
-        self.loop.listeners = [LightsPresenter(self.pins, buzzer_beeps), *listeners, self.notifier]
+        self.lights = LightsPresenter(self.pins, buzzer_beeps)
+        self.set_listeners(listeners)
         for button, pressed in self.pins.pressed_now().items():
             if pressed:
                 log.warning("button '%s' reads pressed at start: treated as stuck until released", button)
                 self.loop.button_held_at_start(button)
         log.info("pins: %s on %s", ", ".join(f"{r}={p}" for r, p in config.pins.items()),
                  type(self.pins.factory).__name__)
+
+    def set_listeners(self, listeners) -> None:
+        """The loop's listeners: the lights first, then ``listeners`` in order, systemd's watchdog last."""
+        self.loop.listeners = [self.lights, *listeners, self.notifier]
 
     def run(self, should_stop=lambda round: False) -> None:
         """Run until ``should_stop(round)`` or SIGTERM/SIGINT; then close everything, in order."""
@@ -142,50 +148,69 @@ def log_dir_for(args):
 def build_device(config: Config, pin_factory="auto", *, sound=(), screens=(), extra=(), sound_problem=None,
                  log_dir=None, waker=None, clock=time.monotonic) -> Device:
     """Assemble the device: the one place ``run``, script mode, the simulator and the terminal view
-    build it. Listeners run in this order: LEDs, sound, decision log, ``extra`` (the script report),
-    screens, systemd, the floor network -- so a ruling is sounded, then stored, then shown.
+    build it. Listeners run in this order: LEDs, sound, decision log, the floor network, ``extra``
+    (the script report), screens, systemd -- so a ruling is sounded, then stored, then sent and
+    acknowledged (an ack never waits for a frame to be drawn), then shown.
 
     :param sound: sound listeners; ``sound_problem`` says why there are none (shown on screen; the
         buzzer beeps instead).
-    :param screens: the screen listeners (window, Pi screen or terminal view).
+    :param screens: the screen listeners (window, Pi screen or terminal view); with the floor
+        network each is handed its mark (``set_corner``).
     :param log_dir: the state directory for the decision log, or None for none.
     """
-    device = Device(config, pin_factory, [*sound, *extra, *screens], buzzer_beeps=not sound, waker=waker,
-                    clock=clock)
+    device = Device(config, pin_factory, buzzer_beeps=not sound, waker=waker, clock=clock)
     if sound_problem:
         device.loop.set_fault(NoSound(sound_problem))
     try:
-        attach_log_and_network(device, config, log_dir, position=1 + len(sound))
+        attached = attach_log_and_network(device, config, log_dir)
     except Exception:
         device.close()
         raise
+    if attached.network is not None:
+        for screen in screens:
+            screen.set_corner(attached.network.mark)
+    device.set_listeners([*sound, *attached.listeners, *extra, *screens])
     return device
 
 
-def attach_log_and_network(device, config, log_dir, position: int | None = None):
-    """The decision log in ``log_dir`` (None: none), then the floor network when ``[network] enabled``.
+@dataclass(frozen=True)
+class LogAndNetwork:
+    """What :func:`attach_log_and_network` opened (each None when not in use)."""
+
+    recorder: object | None = None  # the decision log's listener
+    network: object | None = None  # the floor network's listener (NetworkPresenter)
+    link: object | None = None  # its MQTT link
+
+    @property
+    def listeners(self) -> list:
+        """The loop listeners, in order: the log first (a ruling is stored before it is sent)."""
+        return [listener for listener in (self.recorder, self.network) if listener is not None]
+
+
+def attach_log_and_network(device, config, log_dir) -> LogAndNetwork:
+    """The decision log in ``log_dir`` (None: none) and, when ``[network] enabled``, the floor network.
 
     ``device`` needs ``loop``, ``engine``, ``boot`` and ``link`` (the fleet's simulated tables have
-    no pins). The recorder goes in the listeners at ``position`` (default: before the last, the
-    screen's side). Returns the recorder, or None.
+    no pins); ``device.link`` is set here. The link is made first, so the recorder is handed where
+    its written records go; it starts once the log is open (the log is its outbox). The caller puts
+    the returned listeners in the loop.
     """
-    from shotclock.shell.network import attach_network
+    from shotclock.shell.network import open_link, start_network
 
+    link = open_link(config, device.boot)  # an unreadable credentials file stops here, nothing open yet
     recorder = None
     if log_dir is not None:
         from shotclock.shell.recorder import open_recorder
 
-        recorder = open_recorder(config, log_dir, device)
-        if recorder is not None:
-            listeners = device.loop.listeners
-            listeners.insert(len(listeners) if position is None else position, recorder)
+        recorder = open_recorder(config, log_dir, device, on_written=link.offer_records if link else None)
     try:
-        device.link = attach_network(device, config, recorder)
-    except ShotclockError:  # an unreadable credentials file: say so, and leave nothing open
+        network = start_network(link, device, config, recorder) if link is not None else None
+    except Exception:  # leave nothing open: the recorder is in no listener list yet
         if recorder is not None:
             recorder.close()
         raise
-    return recorder
+    device.link = link
+    return LogAndNetwork(recorder, network, link)
 
 
 def cmd_run(args) -> int:

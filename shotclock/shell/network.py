@@ -1,37 +1,26 @@
-"""The device on the floor network: a loop listener that feeds the MQTT link, and the wiring.
+"""The device on the floor network: a loop listener that feeds the MQTT link, and its parts.
 
 :class:`NetworkPresenter` runs on the loop's thread after the recorder. Each round it builds
 the state message (pure code), hands it to the link when it changed or a second passed
 while a clock runs, and sends the acks of the round's floor commands. The link does the
-rest on its own threads; nothing here waits for the network.
+rest on its own threads; nothing here waits for the network. The builder
+(:func:`shotclock.shell.device.attach_log_and_network`) makes the link with :func:`open_link`,
+hands its :meth:`~shotclock.adapters.mqtt.MqttLink.offer_records` to the recorder, and starts
+it with :func:`start_network`.
 """
 
 from __future__ import annotations
 
-import dataclasses
 import logging
 import time
 
 from shotclock import __version__
 from shotclock.core.engine import RUNNING
+from shotclock.core.view import network_mark
 from shotclock.core.wire import (RecentIds, Refusal, ack_message, check_command, dumps, state_key,
                                  state_message)
 
 log = logging.getLogger("shotclock.network")
-
-
-def fault_list(faults) -> dict:
-    """The round's faults as {kind: detail}: a dict of strings, or typed faults (kind from the class)."""
-    if isinstance(faults, dict):
-        return {str(k): str(v) for k, v in faults.items()}
-    out = {}
-    for fault in faults:
-        values = [str(v) for v in dataclasses.astuple(fault)] if dataclasses.is_dataclass(fault) else []
-        kind = type(fault).__name__
-        if getattr(fault, "button", None):
-            kind += f":{fault.button}"
-        out[kind] = " ".join(values)
-    return out
 
 
 class NetworkPresenter:
@@ -63,7 +52,7 @@ class NetworkPresenter:
         if status.dropped:
             network["dropped"] = status.dropped
         message = state_message(round.state, round.now, self.table, self.link.boot, self.seq + 1, self.name,
-                                fault_list(round.faults), network, self.language)
+                                round.faults, network, self.language)
         key = state_key(message)
         self._running = round.state.phase == RUNNING
         due = self._sent_at is None or (self._running and round.now >= self._sent_at + self.interval - 0.01)
@@ -81,6 +70,11 @@ class NetworkPresenter:
         outputs = [o.record() for o in ack.outputs if o.TYPE != "ignored"]
         self.link.offer_ack(dumps(ack_message(self.table, self.link.boot, ack.command,
                                               "ignored" if reason else "done", reason or "", outputs, self.seq)))
+
+    def mark(self) -> str:
+        """The screen's small network mark now (the builder hands this to each screen)."""
+        status = self.link.status
+        return network_mark(status.connected, status.pending, self.language)
 
     def next_wake(self, now: float) -> float | None:
         """While a clock runs: when the next state heartbeat is due."""
@@ -129,52 +123,42 @@ class CommandGate:
         self.post(self.make_command(t, result))
 
 
-def attach_network(device, config, recorder=None, state_dir=None):
-    """Start the MQTT link for ``device`` when ``[network] enabled``; returns the link or None.
+def open_link(config, boot: str):
+    """The MQTT link when ``[network] enabled`` (made, not started), else None.
 
-    The link's outbox is the decision log (or, without one, memory). A broker that cannot be
-    reached is no error: the link keeps trying, and the screen shows the waiting records.
+    Reads the credentials file: an unreadable one raises :class:`~shotclock.errors.ShotclockError`
+    before anything is opened.
     """
     if not config["network.enabled"]:
         return None
     from shotclock.adapters.mqtt import LinkSettings, MqttLink
+
+    return MqttLink(LinkSettings.from_config(config), boot,
+                    status_extra={"name": config["table"], "mode": config["mode"], "version": __version__},
+                    outbox_max=config["network.outbox_max"])
+
+
+def start_network(link, device, config, recorder=None) -> NetworkPresenter:
+    """Start ``link`` for ``device`` and return the loop listener that feeds it.
+
+    The link's outbox is the decision log (or, without one, memory); floor commands go through a
+    :class:`CommandGate` into the device's loop, and a change of the connection wakes the loop. A
+    broker that cannot be reached is no error: the link keeps trying, and the screen shows the
+    waiting records.
+    """
     from shotclock.adapters.outbox import LogOutbox, MemoryOutbox
 
-    settings = LinkSettings.from_config(config)
+    s = link.settings
     if recorder is not None:
         outbox = LogOutbox(recorder.state_dir, start_after=recorder.first_id - 1)
     else:
         outbox = MemoryOutbox(config["network.outbox_max"])
-    link = MqttLink(settings, outbox, device.boot,
-                    status_extra={"name": config["table"], "mode": config["mode"], "version": __version__},
-                    outbox_max=config["network.outbox_max"])
-    link.on_command = CommandGate(device.loop.post, make_command, link, settings.table,
-                                  config["network.command_max_age"], clock=device.loop.clock,
-                                  note=_noter(recorder, device.loop.waker))
-    if recorder is not None:
-        recorder.on_written = link.offer_records
-    presenter = NetworkPresenter(link, settings.table, config["table"], config["language"],
-                                 config["network.state_interval"])
-    # Right after the recorder (or else before the screen): an ack should not wait for a frame to be drawn.
-    listeners = device.loop.listeners
-    if recorder is not None and recorder in listeners:
-        position = listeners.index(recorder) + 1
-    else:
-        from shotclock.shell.presenters import ScreenPresenter
-
-        position = next((i for i, l in enumerate(listeners) if isinstance(l, ScreenPresenter)), len(listeners))
-    listeners.insert(position, presenter)
-    device.network = presenter
-    from shotclock.core.view import network_mark
-    from shotclock.shell.presenters import ScreenPresenter
-
-    for screen in (l for l in listeners if isinstance(l, ScreenPresenter)):
-        screen.corner = lambda: network_mark(link.status.connected, link.status.pending, config["language"])
-    link.on_status_change = device.loop.waker.wake  # the mark changes with the connection, not with a round
-    link.start()
-    log.info("floor network: %s:%d, venue %r, table %r", settings.host, settings.port, settings.venue,
-             settings.table)
-    return link
+    gate = CommandGate(device.loop.post, make_command, link, s.table, config["network.command_max_age"],
+                       clock=device.loop.clock, note=_noter(recorder, device.loop.waker))
+    presenter = NetworkPresenter(link, s.table, config["table"], config["language"], config["network.state_interval"])
+    link.start(outbox, on_command=gate, on_status_change=device.loop.waker.wake)
+    log.info("floor network: %s:%d, venue %r, table %r", s.host, s.port, s.venue, s.table)
+    return presenter
 
 
 def _noter(recorder, waker):

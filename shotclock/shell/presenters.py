@@ -42,13 +42,17 @@ class ScreenPresenter:
         self._state = None
         self._holds = ()
         self.frames = 0
-        self.corner = lambda: ""  # the floor network sets this to its small mark (shell/network.py)
+        self._corner = lambda: ""
+
+    def set_corner(self, mark) -> None:
+        """Show ``mark()`` (the floor network's small mark, see shell/network.py) in a corner of each frame."""
+        self._corner = mark
 
     def update(self, round) -> None:
         """Draw the view for this round if it differs from what is on screen."""
         self._state, self._holds = round.state, round.holds
         view = view_at(round.state, round.now, self.display, round.faults, round.holds)
-        corner = self.corner()
+        corner = self._corner()
         if corner:
             view = dataclasses.replace(view, corner=corner)
         if view != self.view:

@@ -91,13 +91,14 @@ class Recorder:
     :param utcnow: the wall clock (tests pass a fixed one).
     :param checkpoint_every: seconds between records while a clock runs (a power cut then
         restores at most this much more time than the player had).
+    :param on_written: told of the rows each commit stored (the floor network's link), or None.
     """
 
     def __init__(self, sink, config, utcnow=lambda: datetime.now(timezone.utc),
-                 checkpoint_every: float = CHECKPOINT_SECONDS, boot: str | None = None):
+                 checkpoint_every: float = CHECKPOINT_SECONDS, boot: str | None = None, on_written=None):
         self.sink = sink
         self.boot = boot  # this run's id on the floor network
-        self.on_written = lambda rows: None  # the network's outbox is told of each commit (see open_recorder)
+        self.on_written = on_written or (lambda rows: None)  # called from the writer's status thread
         self._notes: collections.deque[dict] = collections.deque()
         self.state_dir: Path | None = None
         self.table_start: float | None = None
@@ -225,9 +226,13 @@ class Recorder:
         return self.builder.notes(notes, self._utc_at(t_now)) if notes else []
 
 
-def open_recorder(config, state_dir, device, utcnow=lambda: datetime.now(timezone.utc)) -> Recorder | None:
+def open_recorder(config, state_dir, device, utcnow=lambda: datetime.now(timezone.utc),
+                  on_written=None) -> Recorder | None:
     """Lock ``state_dir``, import records a failed writer kept, archive old records, recover an
     interrupted clock, start the writer process and the session.
+
+    ``on_written`` (the floor network's link) is told of the rows each commit stored, each with the
+    recorder's ``boot``; without it the writer does not report them.
 
     A second device on the same state directory is refused (:class:`~shotclock.errors.LogError`).
     When the log cannot be opened the device runs on, shows it on screen, and the writer keeps
@@ -267,8 +272,8 @@ def open_recorder(config, state_dir, device, utcnow=lambda: datetime.now(timezon
         else:
             device.loop.set_fault(LogFault(fault, status.get("detail", "")))
 
-    writer = WriterProcess(state_dir, on_status, lock_fd=lock_fd, report_rows=config["network.enabled"])
-    recorder = Recorder(writer, config, utcnow, boot=getattr(device, "boot", None))
+    writer = WriterProcess(state_dir, on_status, lock_fd=lock_fd, report_rows=on_written is not None)
+    recorder = Recorder(writer, config, utcnow, boot=getattr(device, "boot", None), on_written=on_written)
     recorder.lock_fd = lock_fd
     recorder.state_dir = Path(state_dir)
     recorder.first_id = recorder_log.next_id() if recorder_log is not None else 1

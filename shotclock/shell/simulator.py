@@ -8,6 +8,7 @@ terminal view takes over.
 
 from __future__ import annotations
 
+import dataclasses
 import logging
 import math
 import os
@@ -281,7 +282,12 @@ class TerminalPresenter:
         self.last = None
         self._state = None
         self._holds = ()
+        self._corner = lambda: ""
         self.tty = hasattr(out, "isatty") and out.isatty()
+
+    def set_corner(self, mark) -> None:
+        """Show ``mark()`` (the floor network's small mark) after the title."""
+        self._corner = mark
 
     def render(self, view) -> str:
         """The text for a view."""
@@ -290,7 +296,8 @@ class TerminalPresenter:
             filled = round(view.progress * 30)
             bar = "[" + "#" * filled + "." * (30 - filled) + "]"
         title = "" if view.title == self.display.table else f" · {view.title}"
-        lines = [f"shotclock · {self.display.table}{title}",
+        corner = f"   [{view.corner}]" if view.corner else ""
+        lines = [f"shotclock · {self.display.table}{title}{corner}",
                  f"   {view.big:>4}  {bar}  {view.sub}".rstrip()]
         if view.info:
             lines.append(f"   {view.info}")
@@ -307,6 +314,9 @@ class TerminalPresenter:
 
         self._state, self._holds = round.state, round.holds
         view = view_at(round.state, round.now, self.display, round.faults, round.holds)
+        corner = self._corner()
+        if corner:
+            view = dataclasses.replace(view, corner=corner)
         if view != self.last:
             self.last = view
             clear = "\x1b[2J\x1b[H" if self.tty else "\n"

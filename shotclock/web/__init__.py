@@ -4,8 +4,10 @@ Static files shipped inside the package (HTML, CSS, JavaScript and the vendored 
 Mosquitto itself from its websockets listener (``http_dir``), so a page and its MQTT connection share
 one address, one TLS certificate and one set of credentials; see docs/network.md.
 
-``python -m shotclock.web`` regenerates ``lib/device-texts.js`` from :mod:`shotclock.core.texts`, so
-the pages say exactly what the device's screen says.
+``python -m shotclock.web`` regenerates the two files the pages take from the core, so the floor and
+the stream show exactly what the table's screen shows: ``lib/device-texts.js`` (the device's words,
+:mod:`shotclock.core.texts`) and ``lib/device-rules.js`` (its tones and their colours,
+:mod:`shotclock.core.tones`, and how long a ruling stays up, :mod:`shotclock.core.view`).
 """
 
 from __future__ import annotations
@@ -13,9 +15,10 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from shotclock.core import texts
+from shotclock.core import texts, tones, view
 
 DEVICE_TEXTS = "lib/device-texts.js"
+DEVICE_RULES = "lib/device-rules.js"
 
 
 def web_dir() -> Path:
@@ -23,8 +26,44 @@ def web_dir() -> Path:
     return Path(__file__).resolve().parent
 
 
+def _script(source: str, name: str, value) -> str:
+    body = json.dumps(value, ensure_ascii=False, indent=1, sort_keys=True)
+    return (f"/* Generated from {source} by 'python -m shotclock.web': do not edit. */\n"
+            f"(this.Shotclock = this.Shotclock || {{}}).{name} = " + body + ";\n")
+
+
 def device_texts_js() -> str:
     """The device's screen texts (Dutch and English) as a script defining ``Shotclock.DEVICE_TEXTS``."""
-    body = json.dumps(texts.TEXTS, ensure_ascii=False, indent=1, sort_keys=True)
-    return ("/* Generated from shotclock/core/texts.py by 'python -m shotclock.web': do not edit. */\n"
-            "(this.Shotclock = this.Shotclock || {}).DEVICE_TEXTS = " + body + ";\n")
+    return _script("shotclock/core/texts.py", "DEVICE_TEXTS", texts.TEXTS)
+
+
+def css_colour(rgb) -> str:
+    """``(58, 66, 82)`` as ``#3a4252``."""
+    return "#" + "".join(f"{c:02x}" for c in rgb)
+
+
+def device_rules() -> dict:
+    """The rule constants the pages show by, from the core:
+
+    * ``ruling_ms``: how long a ruling fills the screen (core/view.py ``RULING_SECONDS``);
+    * ``ruling_tones``: the tone of each outcome, ``warn_below``: where a running clock turns from
+      calm to warn (core/tones.py);
+    * ``tones``: each tone's colours (``background``, ``ring``, ``ink``, ``accent``) as CSS colours.
+
+    The countdown's length is each table's own (``countdown`` in its state message).
+    """
+    return {
+        "ruling_ms": round(view.RULING_SECONDS * 1000),
+        "ruling_tones": dict(tones.RULING_TONES),
+        "warn_below": tones.WARN_BELOW,
+        "tones": {name: {"background": css_colour(t.background), "ring": css_colour(t.ring), "ink": css_colour(t.ink),
+                         "accent": css_colour(t.accent)} for name, t in tones.TONES.items()},
+    }
+
+
+def device_rules_js() -> str:
+    """:func:`device_rules` as a script defining ``Shotclock.DEVICE_RULES``."""
+    return _script("shotclock/core/tones.py and core/view.py", "DEVICE_RULES", device_rules())
+
+
+GENERATED = {DEVICE_TEXTS: device_texts_js, DEVICE_RULES: device_rules_js}  # file → what it must hold

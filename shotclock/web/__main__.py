@@ -1,8 +1,9 @@
-"""``python -m shotclock.web``: regenerate lib/device-texts.js from the device's texts."""
+"""``python -m shotclock.web``: regenerate lib/device-texts.js and lib/device-rules.js from the core."""
 
-from shotclock.web import DEVICE_TEXTS, device_texts_js, web_dir
+from shotclock.web import GENERATED, web_dir
 
 if __name__ == "__main__":
-    path = web_dir() / DEVICE_TEXTS
-    path.write_text(device_texts_js(), encoding="utf-8")
-    print(f"wrote {path}")
+    for name, make in GENERATED.items():
+        path = web_dir() / name
+        path.write_text(make(), encoding="utf-8")
+        print(f"wrote {path}")

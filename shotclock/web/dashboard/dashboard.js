@@ -18,6 +18,16 @@
 
   function t(key, values) { return S.t(lang, key, values); }
 
+  S.paintTones(document.documentElement);  // the device's colours (device-rules.js), for the stylesheet
+
+  /** Show a ruling's tone on `el`: --ruling-bg, --ruling-ink and --ruling-accent name that tone's colours. */
+  function setRulingTone(el, tone) {
+    el.dataset.tone = tone;
+    el.style.setProperty("--ruling-bg", "var(--" + tone + "-bg)");
+    el.style.setProperty("--ruling-ink", "var(--" + tone + "-ink)");
+    el.style.setProperty("--ruling-accent", "var(--" + tone + ")");
+  }
+
   function setText(card, cls, value) {
     if (card.shown[cls] === value) return;
     card.shown[cls] = value;
@@ -172,6 +182,8 @@
     ["idle", "running", "countdown", "paused", "interrupted", "offline"].forEach(function (p) {
       setClass(card, "phase-" + p, p === phase);
     });
+    var tone = S.clockTone(table, now);
+    ["calm", "warn", "urgent", "paused"].forEach(function (x) { setClass(card, "tone-" + x, x === tone); });
     setText(card, "name", table.name || table.id);
     setText(card, "phase", t("phase." + phase));
     setText(card, "mode", s.mode ? t("mode." + s.mode) : "");
@@ -186,9 +198,13 @@
     setText(card, "info", table.state && phase !== "offline" ? infoText(s, clockOn) : "");
     var r = table.ruling;
     var fresh = S.freshRuling(table, now);
-    setText(card, "ruling", r ? t("last", {ruling: S.rulingWords(lang, r)[0]}) : "");
+    var words = r ? S.rulingWords(lang, r) : null;
+    setText(card, "ruling", r ? t("last", {ruling: words[0]}) : "");
     setClass(card, "fresh", !!fresh);
-    setClass(card, "dead", !!fresh && fresh.outcome === "hand_dead");
+    if (words && card.shown.rulingTone !== words[2]) {
+      card.shown.rulingTone = words[2];
+      setRulingTone(card.el, words[2]);
+    }
     var faults = S.faultTexts(lang, s.faults).join("\n");
     if (card.shown.faults !== faults) {
       card.shown.faults = faults;
@@ -231,7 +247,7 @@
     link.feed.forEach(function (f) {
       var li = document.createElement("li");
       var words = S.rulingWords(lang, f);
-      li.className = "tone-" + words[2];
+      setRulingTone(li, words[2]);
       var time = f.utc ? new Date(f.utc).toLocaleTimeString(lang === "nl" ? "nl-NL" : "en-GB") : "";
       li.innerHTML = "<time></time> <b></b> <span class=what></span> <small></small> ";
       li.querySelector("time").textContent = time;

@@ -12,7 +12,8 @@
 (function (root) {
   "use strict";
 
-  var RULING_MS = 10000;  // a ruling stays up as long as on the device's own screen (core/view.py)
+  // A ruling stays up as long as on the device's own screen (core/view.py, through device-rules.js).
+  var RULING_MS = root.Shotclock.DEVICE_RULES.ruling_ms;
   var LATE_MS = 250;      // a heartbeat up to this much slower than the best one is not followed
   var RANK = {countdown: 0, running: 0, paused: 1, interrupted: 1, idle: 2, offline: 3};
 

@@ -1,6 +1,6 @@
 /* What the pages say, in Dutch (the table language, the default) and English. The device's own
  * words (rulings, streets, "Bij 0: …") come from device-texts.js, generated from core/texts.py, so
- * the floor and the stream read exactly what the table's screen says. */
+ * the floor and the stream read exactly what the table's screen says. Needs tones.js. */
 (function (root) {
   "use strict";
   var S = root.Shotclock;
@@ -139,16 +139,16 @@
     return t(lang, "seconds", {s: lang === "nl" ? shown.replace(".", ",") : shown});
   }
 
-  /** A ruling's big words and detail, as the device shows them (core/view.py _ruling_words). */
+  /** A ruling's big words, detail and tone, as the device shows them (core/view.py _ruling_words; the
+   *  tone from device-rules.js through tones.js). */
   function rulingWords(lang, r) {
+    var tone = S.rulingTone(r.outcome);
     if (r.outcome === "acted") {
-      return r.at_zero ? [t(lang, "ruling.at_zero"), t(lang, "ruling.at_zero.detail"), "good"]
+      return r.at_zero ? [t(lang, "ruling.at_zero"), t(lang, "ruling.at_zero.detail"), tone]
                        : [t(lang, "ruling.acted"), t(lang, "ruling.acted.detail", {left: seconds(lang, r.remaining)}),
-                          "good"];
+                          tone];
     }
-    if (r.outcome === "cancelled") return [t(lang, "ruling.cancelled"), t(lang, "ruling.cancelled.detail"), "neutral"];
-    return [t(lang, "ruling." + r.outcome), t(lang, "ruling." + r.outcome + ".detail"),
-            r.outcome === "hand_dead" ? "dead" : "warn"];
+    return [t(lang, "ruling." + r.outcome), t(lang, "ruling." + r.outcome + ".detail"), tone];
   }
 
   /** The bet and what happens at 0, as the device's screen says it ("Tegen inzet · bij 0: HAND DOOD"). */
@@ -157,18 +157,16 @@
                                ruling: t(lang, "ruling." + S.consequence(state))});
   }
 
-  /** A state message's faults in the device's words (core/view.py _fault_text; kinds as shell/network.py
-   *  fault_list writes them: the fault's class, ":button" for a stuck one, its fields in the detail). */
+  /** A state message's faults in the device's words (core/view.py _fault_text). Each is a typed object
+   *  (core/faults.py to_dict, docs/network.md "state"): {kind: "stuck", button, since},
+   *  {kind: "no_sound", detail}, {kind: "log", problem, detail}; a kind this page does not know is
+   *  shown as it came. */
   function faultTexts(lang, faults) {
     return (faults || []).map(function (f) {
-      var kind = String(f.kind).split(":");
-      var detail = String(f.detail || "").split(" ");
-      if (kind[0] === "StuckButton") {
-        return t(lang, "fault.stuck", {button: t(lang, "button." + (kind[1] || detail[0]))});
-      }
-      if (kind[0] === "NoSound") return t(lang, "fault.no_sound");
-      if (kind[0] === "LogFault") return t(lang, "fault.log." + detail[0]);
-      return f.kind + (f.detail ? ": " + f.detail : "");
+      if (f.kind === "stuck") return t(lang, "fault.stuck", {button: t(lang, "button." + f.button)});
+      if (f.kind === "no_sound") return t(lang, "fault.no_sound");
+      if (f.kind === "log") return t(lang, "fault.log." + f.problem);
+      return String(f.kind) + (f.detail ? ": " + f.detail : "");
     });
   }
 

@@ -31,6 +31,7 @@
   var EXTENSION_MS = 4000;  // how long "+30 s" stays up after a chip is used
 
   document.documentElement.lang = lang;
+  S.paintTones(document.documentElement);  // the device's colours (device-rules.js), for the stylesheet
   document.getElementById("safe").className = "safe " + position;
   graphic.style.setProperty("--scale", scale);
 
@@ -143,6 +144,8 @@
     set("name", table.name || table.id);
     set("street", s.mode === "shot" && s.street ? t("street." + s.street) : "");
     ["running", "countdown", "paused", "interrupted"].forEach(function (p) { setClass("phase-" + p, p === phase); });
+    var tone = clockOn ? S.clockTone(table, now) : null;
+    ["calm", "warn", "urgent", "paused"].forEach(function (x) { setClass("tone-" + x, x === tone); });
     setClass("show-ruling", !clockOn && !!ruling);
     if (clockOn) {
       var ms = S.remainingMs(table, now);
@@ -155,7 +158,14 @@
       var words = S.rulingWords(lang, ruling);
       set("words", words[0]);
       set("detail", words[1]);
-      ["good", "dead", "warn", "neutral"].forEach(function (tone) { setClass("tone-" + tone, tone === words[2]); });
+      if (shown.rulingTone !== words[2]) {
+        // The ruling's tone: --ruling-bg, --ruling-ring, --ruling-ink name its colours (device-rules.js).
+        shown.rulingTone = words[2];
+        graphic.dataset.tone = words[2];
+        ["bg", "ring", "ink"].forEach(function (part) {
+          graphic.style.setProperty("--ruling-" + part, "var(--" + words[2] + "-" + part + ")");
+        });
+      }
     }
     // An extension chip: "+30 s" for a few seconds after the count goes up.
     var ext = clockOn ? s.extensions || 0 : 0;

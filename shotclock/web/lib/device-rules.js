@@ -1,0 +1,61 @@
+/* Generated from shotclock/core/tones.py and core/view.py by 'python -m shotclock.web': do not edit. */
+(this.Shotclock = this.Shotclock || {}).DEVICE_RULES = {
+ "ruling_ms": 10000,
+ "ruling_tones": {
+  "acted": "good",
+  "cancelled": "neutral",
+  "check": "check",
+  "hand_dead": "dead"
+ },
+ "tones": {
+  "calm": {
+   "accent": "#2ecc71",
+   "background": "#08341e",
+   "ink": "#ebfff0",
+   "ring": "#2ecc71"
+  },
+  "check": {
+   "accent": "#a0aabc",
+   "background": "#3a4252",
+   "ink": "#ffffff",
+   "ring": "#dce2ec"
+  },
+  "dead": {
+   "accent": "#f85149",
+   "background": "#960000",
+   "ink": "#ffffff",
+   "ring": "#ffffff"
+  },
+  "good": {
+   "accent": "#2ecc71",
+   "background": "#0a5a28",
+   "ink": "#ffffff",
+   "ring": "#ffffff"
+  },
+  "neutral": {
+   "accent": "#5a5a64",
+   "background": "#101014",
+   "ink": "#f0f0f0",
+   "ring": "#5a5a64"
+  },
+  "paused": {
+   "accent": "#7896dc",
+   "background": "#182240",
+   "ink": "#e6ecff",
+   "ring": "#7896dc"
+  },
+  "urgent": {
+   "accent": "#f85149",
+   "background": "#960000",
+   "ink": "#ffffff",
+   "ring": "#ffd600"
+  },
+  "warn": {
+   "accent": "#e89600",
+   "background": "#e89600",
+   "ink": "#000000",
+   "ring": "#281800"
+  }
+ },
+ "warn_below": 0.5
+};
