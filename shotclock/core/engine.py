@@ -475,7 +475,8 @@ class Engine:
         allowance = self.settings.shot.allowance
         if not allowance or seat is None:
             return None
-        return allowance - self._used.get(seat, 0)
+        # Never below 0: a restart may restore more chips used than an allowance lowered since.
+        return max(0, allowance - self._used.get(seat, 0))
 
     def _add_time(self, us: int) -> int:
         """Add ``us`` (may be negative) to the running or paused clock; returns the time left after it."""
@@ -493,7 +494,8 @@ class Engine:
         if shot.extension_limit and self.extensions >= shot.extension_limit:
             raise _Refused(f"this decision has had its {shot.extension_limit} extensions (shot.extension_limit)")
         seat = event.seat
-        if self._chips_left(seat) == 0:
+        chips = self._chips_left(seat)
+        if chips is not None and chips <= 0:
             raise _Refused(f"seat {seat} has used all {shot.allowance} of its extension chips")
         if shot.allowance and seat is not None:
             self._used[seat] = self._used.get(seat, 0) + 1
