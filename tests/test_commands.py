@@ -182,3 +182,16 @@ def test_backlight_check(tmp_path):
     (device / "max_brightness").write_text("255\n")
     (device / "brightness").write_text("255\n")
     assert check_backlight(Config(), tmp_path).line() == "OK   backlight: rpi_backlight: set to 1 at start"
+
+
+def test_dev_shotclock_reads_relative_paths_from_where_it_was_run(tmp_path):
+    # Issue 17: ./dev cd's into the repository for its venv, so 'dev shotclock config --check c.toml' run in
+    # another folder read the repository's c.toml (or none).
+    root = Path(__file__).parent.parent
+    if not (root / ".venv" / "bin" / "shotclock").exists():
+        pytest.skip("no .venv: run the tests with ./dev test")
+    (tmp_path / "c.toml").write_text('table = "From here"\n')
+    proc = subprocess.run([str(root / "dev"), "shotclock", "config", "--check", "c.toml"], cwd=tmp_path,
+                          capture_output=True, text=True, timeout=120)
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout.strip() == "c.toml: OK (clock mode, table 'From here')"
