@@ -178,11 +178,38 @@ def cmd_show(args, out=None) -> int:
             print(f"  --- {_restart_cause(r)} (session {r['session']}) ---", file=out)
             session_id, t0 = r["session"], r["t"]
         fields = {k: v for k, v in r.items() if k not in ("id", "session", "clock", "type", "t", "utc")}
-        detail = " ".join(f"{k}={json.dumps(v)}" for k, v in fields.items() if v is not None)
+        detail = " ".join(f"{k}={readable(k, v, t0)}" for k, v in fields.items() if v is not None)
         offset = round(r["t"] - t0, 3) + 0.0  # + 0.0 turns -0.0 into 0.0
         print(f"  {offset:+10.3f} s  {local(r['utc'])}  #{r['id']:<6} {r['type']:<11} {detail}", file=out)
     _warn_unless_verified(decision_log, [c])  # the proof of a ruling: say when its records do not check out
     return 0
+
+
+MOMENTS = ("round", "after")  # fields that are a moment on the device's monotonic clock, as ``t`` is
+DURATIONS = ("remaining", "seconds", "left")  # fields that are a number of seconds
+
+
+def seconds_text(value: float) -> str:
+    """Seconds as a person reads them: to the millisecond, without trailing zeros (``27.85``, ``30``)."""
+    return f"{value:.3f}".rstrip("0").rstrip(".") if value % 1 else f"{value:.0f}"
+
+
+def readable(name: str, value, t0: float) -> str:
+    """A record's field for ``log show``: a moment as an offset on the clock's timeline (``+2.151 s``, like the
+    first column), a duration in seconds (``27.85 s``), any other number to the millisecond, the rest as JSON.
+
+    Example::
+
+        >>> readable("remaining", 27.84956, 0), readable("round", 823.240132124, 821.09), readable("event", "call", 0)
+        ('27.85 s', '+2.150 s', '"call"')
+    """
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        return json.dumps(value, ensure_ascii=False)
+    if name in MOMENTS:
+        return f"{round(value - t0, 3) + 0.0:+.3f} s"
+    if name in DURATIONS:
+        return f"{seconds_text(value)} s"
+    return seconds_text(value) if isinstance(value, float) else str(value)
 
 
 def _restart_cause(record: dict) -> str:
