@@ -59,17 +59,33 @@ def _list_tables(args, out) -> int:
     return 0
 
 
-def _clocks(decision_log) -> tuple[list[Clock], dict]:
-    """Every clock (numbered 1, 2, 3... in ``number``) and every session."""
-    sessions = decision_log.sessions()
-    rows = decision_log.rows("WHERE clock IS NOT NULL")
-    try:
-        clocks = clocks_from(rows, {sid: s.get("mode") for sid, s in sessions.items()})
-    except DamagedRecord as exc:
-        raise LogError(f"{decision_log.path}: {exc} (see 'shotclock log verify')") from None
-    for number, clock in enumerate(clocks, start=1):
-        clock.number = number
-    return clocks, sessions
+def _clocks(decision_log) -> tuple[list[Clock], dict[int, dict]]:
+    """Every clock (numbered 1, 2, 3... in ``number``), and the session record of each clock by its number.
+
+    A device's log numbers its clocks from its oldest; the floor's archive (a table's device logs, one
+    chain each) in the order their starts arrived, so a clock keeps its number (shotclock.floor.archive)."""
+    chains = getattr(decision_log, "chains", None)
+    parts = list(zip(chains, decision_log.logs)) if chains is not None else [(None, decision_log)]
+    found = []
+    for chain, part in parts:
+        sessions = part.sessions()
+        rows = part.rows("WHERE clock IS NOT NULL")
+        try:
+            clocks = clocks_from(rows, {sid: s.get("mode") for sid, s in sessions.items()})
+        except DamagedRecord as exc:
+            where = f" ({decision_log.describe(chain)})" if chain is not None else ""
+            raise LogError(f"{decision_log.path}{where}: {exc} (see 'shotclock log verify')") from None
+        found += [(chain, clock, sessions.get(clock.session, {})) for clock in clocks]
+    if chains is not None:
+        numbers = decision_log.numbers
+        last = len(numbers)
+        for chain, clock, _ in found:
+            clock.number = numbers.get((chain.number, clock.id)) or (last := last + 1)
+        found.sort(key=lambda item: item[1].number)
+    else:
+        for number, (_, clock, _) in enumerate(found, start=1):
+            clock.number = number
+    return [clock for _, clock, _ in found], {clock.number: session for _, clock, session in found}
 
 
 def _warn_unless_verified(decision_log, clocks: list[Clock] | None = None) -> None:
@@ -121,13 +137,13 @@ def cmd_list(args, out=None) -> int:
         print(f"no clocks in {decision_log.path}", file=out)
         _warn_unless_verified(decision_log)
         return 0
-    names = {c.session: str(sessions.get(c.session, {}).get("table", "?")) for c in clocks}
+    names = {c.number: str(sessions.get(c.number, {}).get("table", "?")) for c in clocks}
     width = _table_width(max(map(len, names.values())))
     print(f"{'CLOCK':>6}  {'STARTED (local)':<19}  {'TABLE':<{width}} {'MODE':<5} {'STREET':<7} {'BET':<4} "
           f"{'OUTCOME':<15} {'LEFT':>6} {'PAUSES':>6} {'EXT':>3}", file=out)
     for c in clocks:
         left = f"{c.remaining:.2f}" if c.remaining is not None else "-"
-        table = names[c.session][:width]
+        table = names[c.number][:width]
         print(f"{c.number:>6}  {local(c.started_utc):<19}  {table:<{width}} {c.mode:<5} {c.street or '-':<7} "
               f"{_yes(c.facing_bet_at_start):<4} {_outcome(c):<15} {left:>6} {c.pauses:>6} {c.extensions:>3}",
               file=out)
@@ -166,7 +182,7 @@ def cmd_show(args, out=None) -> int:
     decision_log = _open(args)
     clocks, sessions = _clocks(decision_log)
     c = _find(clocks, args.id)
-    session = sessions.get(c.session, {})
+    session = sessions.get(c.number, {})
     print(f"clock {c.number} · table {session.get('table', '?')!r} · {c.mode} mode · started {local(c.started_utc)} "
           f"({c.started_utc} UTC)", file=out)
     print(f"outcome: {_outcome(c)}" + (f", {c.remaining:.3f} s left" if c.remaining is not None else "") +
@@ -244,7 +260,7 @@ def cmd_export(args, out=None) -> int:
             events = replay_events(c)
         except ValueError as exc:
             raise ShotclockError(str(exc).replace(f"clock {c.id}", f"clock {c.number}")) from None
-        session = sessions.get(c.session, {})
+        session = sessions.get(c.number, {})
         header = {"source": f"clock {c.number}, table {session.get('table', '?')!r}, started {c.started_utc}",
                   "config": rule_config(session.get("config") or {}, c.mode)}
         lines = [json.dumps(header, separators=(",", ":"), ensure_ascii=False)]
@@ -263,16 +279,25 @@ def cmd_export(args, out=None) -> int:
             for c in clocks:
                 row = {f: getattr(c, f, None) for f in CSV_FIELDS}
                 row["clock"] = c.number
-                row["table"] = sessions.get(c.session, {}).get("table")
+                row["table"] = sessions.get(c.number, {}).get("table")
                 writer.writerow(row)
         _write(args, write_csv, out, newline="")
         _warn_unless_verified(decision_log)
     else:
-        rows = decision_log.rows()
+        rows = _all_rows(decision_log)
         _write(args, lambda target: target.writelines(
             json.dumps(row, separators=(",", ":"), ensure_ascii=False) + "\n" for row in rows), out)
         _warn_unless_verified(decision_log)
     return 0
+
+
+def _all_rows(decision_log) -> list[dict]:
+    """Every record; from the floor's archive, chain after chain, each record with its ``chain`` (the device's
+    ids start again at 1 in a new device log)."""
+    if getattr(decision_log, "chains", None) is None:
+        return decision_log.rows()
+    return [dict(row, chain=chain.number) for chain, part in zip(decision_log.chains, decision_log.logs)
+            for row in part.rows()]
 
 
 def _write(args, write, out, newline=None) -> None:
