@@ -77,10 +77,8 @@ def _clocks(decision_log) -> tuple[list[Clock], dict[int, dict]]:
             raise LogError(f"{decision_log.path}{where}: {exc} (see 'shotclock log verify')") from None
         found += [(chain, clock, sessions.get(clock.session, {})) for clock in clocks]
     if chains is not None:
-        numbers = decision_log.numbers
-        last = len(numbers)
-        for chain, clock, _ in found:
-            clock.number = numbers.get((chain.number, clock.id)) or (last := last + 1)
+        for chain, clock, _ in found:  # the archive numbers every start record the way clocks_from finds them
+            clock.number = decision_log.numbers[(chain.number, clock.id)]
         found.sort(key=lambda item: item[1].number)
     else:
         for number, (_, clock, _) in enumerate(found, start=1):
