@@ -101,3 +101,129 @@ def test_collect_cli_refuses_bad_arguments(tmp_path, capsys):
     assert main(["floor", "collect", "--venue", "v", "--credentials", str(tmp_path / "none.toml"),
                  "--archive", str(tmp_path)]) == 2
     assert "credentials" in capsys.readouterr().err
+
+
+def device_run(state_dir, boot, clocks, t0=0.0, table="8"):
+    """One run (boot) of a table's device: ``clocks`` clocks written to its decision log in ``state_dir`` (a log
+    there already goes on, as after a restart), as the ``event`` messages it sends the collector."""
+    from datetime import datetime, timedelta, timezone
+
+    from shotclock.adapters.log import DecisionLog, utc_iso
+    from shotclock.core.wire import event_message
+
+    when = lambda t: utc_iso(datetime(2026, 12, 1, 20, tzinfo=timezone.utc) + timedelta(seconds=t))
+    log = DecisionLog(state_dir)
+    session = log.new_session(t0, when(t0), {"table": f"Sim {table}", "mode": "clock", "config": {}, "boot": boot})
+    rows = list(log.last_written)
+    for n in range(clocks):
+        t = t0 + 10 * n + 1
+        start = log.next_id()
+        log.append([{"session": session, "clock": start, "type": "start", "t": t, "utc": when(t),
+                     "data": {"seconds": 30, "facing_bet": True}}])
+        rows += log.last_written
+        log.append([{"session": session, "clock": start, "type": "decision", "t": t + 2 + n, "utc": when(t + 2 + n),
+                     "data": {"outcome": "acted", "remaining": 28.0 - n, "at_zero": False}}])
+        rows += log.last_written
+    log.close()
+    return [event_message(table, boot, row) for row in rows]
+
+
+def archived(folder, *runs):
+    archive = Archive(folder)
+    for run in runs:
+        for e in run:
+            archive.add(e)
+    archive.close()
+    return str(folder)
+
+
+def cli(capsys, *args):
+    code = main(["log", *map(str, args)])
+    captured = capsys.readouterr()
+    return code, captured.out + captured.err
+
+
+def test_a_replaced_device_or_a_wiped_log_starts_a_new_chain_and_every_clock_keeps_its_number(tmp_path, capsys):
+    # Issue 17: after './dev floor' ran twice on one folder, '--table 8 verify' said "record 1 is out of order
+    # (inserted)" (exit 1), and '--table 8 show 3' showed another clock than the list had printed.
+    first, restart = device_run(tmp_path / "a", "a1", 2), device_run(tmp_path / "a", "a2", 1, t0=100)
+    folder = archived(tmp_path / "floor", first, restart)
+    assert restart[0]["seq"] == 6  # a restart goes on with the device's log
+    code, before = cli(capsys, "--collected", folder, "--table", "8", "show", 3)
+    assert code == 0 and "remaining=28 s" in before and "started 2026-12-01 2" in before
+    replaced = device_run(tmp_path / "b", "b1", 2, t0=500)  # a new device (or its state dir wiped)
+    assert replaced[0]["seq"] == 1
+    archived(folder, replaced)
+    code, out = cli(capsys, "--collected", folder, "--table", "8", "verify")
+    assert code == 0 and out.startswith(f"{folder}/collected.db: OK: 2 chains"), out
+    assert "chain 1 (records 1 to 8, since " in out and "chain 2 (records 1 to 5, since " in out
+    assert cli(capsys, "--collected", folder, "--table", "8", "show", 3) == (0, before)  # the same clock
+    code, listing = cli(capsys, "--collected", folder, "--table", "8")
+    assert code == 0 and [line.split()[0] for line in listing.splitlines()[1:]] == ["1", "2", "3", "4", "5"]
+    assert [line.split()[-3] for line in listing.splitlines()[1:]] == ["28.00", "27.00", "28.00", "28.00", "27.00"]
+    code, shown = cli(capsys, "--collected", folder, "--table", "8", "show", 5)
+    assert code == 0 and "remaining=27 s" in shown and "warning" not in shown
+    code, out = cli(capsys, "--collected", folder, "--table", "8", "stats", "--json")
+    assert code == 0 and json.loads(out)["clocks"] == 5
+    code, out = cli(capsys, "--collected", folder, "--table", "8", "export", "--jsonl")
+    assert [(r["chain"], r["id"]) for r in map(json.loads, out.splitlines())][7:10] == [(1, 8), (2, 1), (2, 2)]
+    # A late record of the first device (its backlog, after the new one began) changes no clock's number.
+    late = device_run(tmp_path / "a", "a3", 1, t0=900)
+    archived(folder, late)
+    assert cli(capsys, "--collected", folder, "--table", "8", "show", 3) == (0, before)
+    code, out = cli(capsys, "--collected", folder, "--table", "8", "show", 6)
+    assert code == 0 and "#10 " in out and "chain 1" not in out
+
+
+def tampered(tmp_path, change):
+    """An archive of two device logs for table 8, changed by ``change(db)``: verify's exit code and message."""
+    folder = tmp_path / "floor"
+    archived(folder, device_run(tmp_path / "a", "a1", 2), device_run(tmp_path / "a", "a2", 2, t0=100),
+             device_run(tmp_path / "a", "a3", 2, t0=200), device_run(tmp_path / "b", "b1", 2, t0=500))
+    db = sqlite3.connect(folder / "collected.db")
+    change(db)
+    db.commit()
+    db.close()
+    return main(["log", "--collected", str(folder), "--table", "8", "verify"])
+
+
+def test_a_genuine_tamper_inside_a_chain_still_fails_verify(tmp_path, capsys):
+    from shotclock.adapters.log import GENESIS, record_hash
+
+    def forged(db):  # a record 4 of a made-up boot, hashed right, from the genesis hash
+        row = {"id": 4, "session": 1, "clock": 2, "type": "decision", "t": 5.0, "utc": "2026-12-01T20:00:05.000000Z",
+               "data": '{"outcome":"hand_dead"}', "prev": GENESIS}
+        db.execute("INSERT INTO events VALUES ('8', 'ffff', 4, 1, 2, 'decision', 5.0, ?, ?, ?, ?, ?)",
+                   (row["utc"], row["data"], GENESIS, record_hash(row), row["utc"]))
+
+    cases = [
+        (lambda db: db.execute("UPDATE events SET data = '{\"outcome\":\"hand_dead\"}' WHERE boot = 'b1' AND seq = 3"),
+         "chain 2 (records 1 to 5, since", "record 3 was changed"),
+        (lambda db: db.execute("DELETE FROM events WHERE boot = 'a1' AND seq = 3"), "chain 1", "record 3 was removed"),
+        # The last record of a run removed: the next run follows nothing the archive holds.
+        (lambda db: db.execute("DELETE FROM events WHERE boot = 'a1' AND seq = 5"), "chain 1", "record 5 was removed"),
+        (lambda db: db.execute("DELETE FROM events WHERE boot = 'a2'"), "chain 1", "records 6 to 10 were removed"),
+        (forged, "chain", "record 4 is out of order (inserted)"),
+    ]
+    for n, (change, chain, words) in enumerate(cases):
+        assert tampered(tmp_path / str(n), change) == 1, words
+        out = capsys.readouterr().out
+        assert "FAIL: " in out and chain in out and words in out, (words, out)
+    assert tampered(tmp_path / "none", lambda db: None) == 0
+    assert "OK: 2 chains" in capsys.readouterr().out
+
+
+def test_the_dashboards_clock_question_names_the_device_log_by_a_boot(tmp_path):
+    from shotclock.floor.answers import answer
+    from shotclock.adapters.archive import Archive
+
+    archived(tmp_path, device_run(tmp_path / "a", "a1", 2), device_run(tmp_path / "b", "b1", 2, t0=500))
+    archive = Archive(tmp_path)
+    # Clock 2 (the start record's id) is in both device logs: the ruling's boot tells which.
+    old = answer(archive.db, {"what": "clock", "table": "8", "clock": 2, "boot": "a1"})
+    new = answer(archive.db, {"what": "clock", "table": "8", "clock": 2, "boot": "b1"})
+    assert (old["number"], new["number"]) == (1, 3)
+    assert old["records"][0]["utc"] < new["records"][0]["utc"]
+    assert answer(archive.db, {"what": "clock", "table": "8", "clock": 2})["number"] == 3  # the latest
+    assert answer(archive.db, {"what": "clock", "table": "8", "clock": 2, "boot": 7})["ok"] is False
+    archive.close()

@@ -182,3 +182,57 @@ def test_backlight_check(tmp_path):
     (device / "max_brightness").write_text("255\n")
     (device / "brightness").write_text("255\n")
     assert check_backlight(Config(), tmp_path).line() == "OK   backlight: rpi_backlight: set to 1 at start"
+
+
+def test_dev_shotclock_reads_relative_paths_from_where_it_was_run(tmp_path):
+    # Issue 17: ./dev cd's into the repository for its venv, so 'dev shotclock config --check c.toml' run in
+    # another folder read the repository's c.toml (or none).
+    root = Path(__file__).parent.parent
+    if not (root / ".venv" / "bin" / "shotclock").exists():
+        pytest.skip("no .venv: run the tests with ./dev test")
+    (tmp_path / "c.toml").write_text('table = "From here"\n')
+    proc = subprocess.run([str(root / "dev"), "shotclock", "config", "--check", "c.toml"], cwd=tmp_path,
+                          capture_output=True, text=True, timeout=120)
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout.strip() == "c.toml: OK (clock mode, table 'From here')"
+
+
+def _background(args, tmp_path):
+    out = tmp_path / "h.png"
+    assert main(["screenshot", str(out), *map(str, args)]) == 0
+    return tuple(pygame.image.load(str(out)).get_at((2, 2)))[:3]
+
+
+def test_screenshot_hold_draws_what_the_table_shows_with_the_button_down(tmp_path):
+    # Issue 17: --hold drew the running clock under a "cancel" bar, a screen the device never shows: the
+    # floor's press pauses a running clock at once, and its hold then cancels it.
+    from shotclock.adapters.screen import PALETTE
+    from shotclock.config import Config
+    from shotclock.core.replay import parse_events
+    from shotclock.shell.screenshot import held_screen, state_at
+
+    dead_hand = EXAMPLES / "clock-dead-hand.events.jsonl"
+    assert _background(["--scenario", dead_hand, "--at", 8, "--hold", "floor=1.2"], tmp_path) == PALETTE["paused"][0]
+    events = parse_events(dead_hand.read_text().splitlines())
+    state, holds = held_screen("floor=1.2", events, Config(), 8, state_at(events, Config().settings, 8))
+    assert (state.phase, state.left, [h.event for h in holds]) == ("paused", 23.2, ["cancel"])
+    # The street button: its press ends the shot clock quietly on the next street; its hold will deal a new hand.
+    shot = ["--scenario", EXAMPLES / "shot-hand.events.jsonl", "--config", EXAMPLES / "shot-hand.toml", "--at", 30]
+    assert _background(shot, tmp_path) == PALETTE["calm"][0]
+    assert _background(shot + ["--hold", "street=1"], tmp_path) == PALETTE["neutral"][0]
+
+
+def test_screenshot_hold_of_a_floor_button_on_a_paused_clock_is_the_readme_picture(tmp_path):
+    from shotclock.config import Config
+    from shotclock.core.replay import parse_events
+    from shotclock.shell.screenshot import held_screen, state_at
+
+    scenario = EXAMPLES / "clock-paused-then-acted.events.jsonl"
+    events = parse_events(scenario.read_text().splitlines())
+    state, holds = held_screen("floor=1.2", events, Config(), 30, state_at(events, Config().settings, 30))
+    assert (state.phase, [(h.event, h.since) for h in holds]) == ("paused", [("cancel", 28.8)])
+    state, holds = held_screen("street=1", events, Config(), 8, state_at(events, Config().settings, 8))
+    assert (state.phase, holds) == ("running", ())  # a called clock ignores the street: no bar
+    interrupted = state_at(events, Config().settings, 8, interrupted=True)
+    state, holds = held_screen("floor=0.5", events, Config(), 8, interrupted, interrupted=True)
+    assert (state.phase, state.interrupted, [h.event for h in holds]) == ("paused", True, ["cancel"])

@@ -300,6 +300,22 @@ def test_allowance_given_back_at_every_hand_when_so_configured():
     assert [r["chips_left"] for r in out if r["type"] == "extended"] == [0, 0]
 
 
+def test_a_seat_restored_with_more_chips_used_than_a_lowered_allowance_gets_none_and_is_shown_none():
+    # Issue 17: 5 chips used under an allowance of 6, the allowance lowered to 3, the device restarted:
+    # the seat had -2 chips left, and "== 0" let a chip through.
+    from shotclock.core.events import Extend, Start
+
+    engine = Engine(_shot(allowance=3, extension_limit=0))
+    engine.restore_chips({4: 5})
+    engine.handle(Start(0))
+    out = engine.handle(Extend(1, seat=4))
+    assert [o.record()["type"] for o in out] == ["ignored"]
+    assert "seat 4 has used all 3" in out[0].record()["reason"]
+    assert engine.extensions == 0 and engine.state.deadline == 15
+    out = engine.handle(Extend(2, seat=5))  # another seat still has its chips
+    assert out[0].record()["chips_left"] == 2
+
+
 def test_reset_chips_without_an_allowance_is_ignored(shot):
     out = run([(0, "reset_chips")], shot)
     assert out[0]["type"] == "ignored" and "shot.allowance" in out[0]["reason"]

@@ -12,6 +12,8 @@ from shotclock.floor.fleet import Dealer, start_fleet
 from shotclock.cli import main
 
 FAST = "[clock]\nseconds = 1.5\ncountdown = 1\n"
+FAST_SHOT = ('mode = "shot"\n[shot]\npreflop = 1.5\nflop = 1.5\nturn = 1.5\nriver = 1.5\ncountdown = 1\n'
+             "extension = 1\n[device]\nhold = 0.3\n")
 
 
 @pytest.mark.slow
@@ -19,7 +21,8 @@ def test_fleet_tables_play_clocks_and_publish_them(tmp_path):
     with MosquittoBroker(tmp_path / "broker", tables=[str(n) for n in range(1, 6)]) as broker:
         inbox = Inbox(broker.client("collector"), all_tables("test", "event"), all_tables("test", "status"))
         tables = start_fleet(5, "127.0.0.1", broker.port, "test", broker.folder / "credentials", tmp_path / "fleet",
-                             extra=FAST)
+                             extra=FAST, shot=2, shot_extra=FAST_SHOT)
+        assert [t.config["mode"] for t in tables] == ["clock", "clock", "clock", "shot", "shot"]
         dealer = Dealer(tables, seed=7, pace=0.05)
         dealer.start()
         try:
@@ -27,6 +30,11 @@ def test_fleet_tables_play_clocks_and_publish_them(tmp_path):
                                if m.topic.endswith("/event") and json.loads(m.payload)["record"]["type"] == "decision"}
             wait_until(lambda: len(decided()) == 5, what="a ruling from each table")
             assert decided() == {"1", "2", "3", "4", "5"}
+            # The shot tables play hands: each action starts the next player's clock, a street ends a round.
+            records = lambda table: [json.loads(m.payload)["record"] for m in list(inbox.messages)
+                                     if m.topic.endswith("/event") and json.loads(m.payload)["table"] == table]
+            streets = lambda: {r.get("street") for t in ("4", "5") for r in records(t) if r["type"] == "start"}
+            wait_until(lambda: len(streets()) >= 2, what="shot tables playing two streets")
         finally:
             dealer.stop()
             for table in tables:

@@ -8,15 +8,18 @@ import sys
 import urllib.request
 
 from mqtt_broker import require_mosquitto
+from helpers import wait_until
 
 
 def test_the_demo_starts_everything_prints_the_addresses_and_stops(tmp_path):
     require_mosquitto()
-    proc = subprocess.Popen([sys.executable, "-m", "shotclock", "floor-demo", "--tables", "2", "--seconds", "20",
-                             "--dir", str(tmp_path)], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-                            start_new_session=True)
+    proc = subprocess.Popen([sys.executable, "-m", "shotclock", "floor-demo", "--tables", "2", "--seconds", "120",
+                             "--dir", str(tmp_path / "floor")], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                            text=True, start_new_session=True)
     try:
-        lines = [proc.stdout.readline() for _ in range(3)]
+        lines = []
+        while not lines or not lines[-1].startswith("Ctrl-C stops it all.") and lines[-1]:
+            lines.append(proc.stdout.readline())
         dashboard = re.search(r"dashboard: (http://127\.0\.0\.1:\d+/dashboard/)\s+\(user floor, password (\S+)\)",
                               lines[1])
         assert dashboard, lines
@@ -26,6 +29,21 @@ def test_the_demo_starts_everything_prints_the_addresses_and_stops(tmp_path):
         page = urllib.request.urlopen(dashboard.group(1), timeout=30).read().decode()
         assert "<title>Shotclock · Floor</title>" in page
         assert b"mqtt" in urllib.request.urlopen(dashboard.group(1) + "../vendor/mqtt.min.js", timeout=30).read(200)
+        # Two tables: one of each mode by default, and the dealers say how to stop them.
+        assert "tables:    1 clock call, 2 shot clock; the dealers press buttons by themselves" in "".join(lines)
+        # Issue 17: the archive commands it prints run as printed, from any folder (it printed 'log --collected
+        # DIR stats', which needs --table, and 'shotclock', which ./dev floor does not put on the PATH).
+        commands = [m.group(1) for m in (re.search(r"^\s+(?:archive:\s+)?(\S.*? log --collected .*?)\s{2,}\(", line)
+                                         for line in lines) if m]
+        assert len(commands) == 2 and commands[1].endswith("--table 1"), lines
+        elsewhere = tmp_path / "elsewhere"
+        elsewhere.mkdir()
+        run = lambda command: subprocess.run(command, shell=True, cwd=elsewhere, capture_output=True, text=True,
+                                             timeout=60, env={"PATH": "/usr/bin:/bin"})
+        listed = lambda: [line.split()[0] for line in run(commands[0]).stdout.splitlines()[1:3]]
+        assert wait_until(lambda: listed() == ["1", "2"]), run(commands[0])  # once the tables' first records arrive
+        table = run(commands[1])
+        assert table.returncode == 0 and ("Sim 1" in table.stdout or "no clocks" in table.stdout), table
     finally:
         # Ctrl-C in a terminal: SIGINT to the whole foreground process group, not to the demo alone.
         os.killpg(proc.pid, signal.SIGINT)
@@ -34,13 +52,30 @@ def test_the_demo_starts_everything_prints_the_addresses_and_stops(tmp_path):
     assert out.splitlines()[-1].startswith("stopped: tables, collector and broker"), out
     assert err == "", err
     for name in ("mosquitto", "collector", "fleet"):
-        assert (tmp_path / f"{name}.log").exists(), name
+        assert (tmp_path / "floor" / f"{name}.log").exists(), name
 
 
 def test_bad_arguments_get_one_line_and_exit_2(tmp_path):
     for args, words in [(["--tables", "0"], "--tables must be from 1 to 500"),
                         (["--dir", "/proc/no/such"], "--dir '/proc/no/such': cannot make the folder"),
-                        (["--tables", "x"], "invalid int value")]:
+                        (["--tables", "x"], "invalid int value"),
+                        (["--tables", "2", "--shot", "3"], "--shot must be from 0 to the number of tables (2)")]:
         proc = subprocess.run([sys.executable, "-m", "shotclock", "floor-demo", *args], capture_output=True,
                               text=True, timeout=30)
         assert proc.returncode == 2 and words in proc.stderr and "Traceback" not in proc.stderr, (args, proc.stderr)
+
+
+def test_a_quiet_demo_leaves_the_tables_to_the_floor_and_can_run_shot_tables(tmp_path):
+    # Issue 17: the simulated tables pressed buttons at random and fought a person using the dashboard.
+    from shotclock.floor.demo import Floor
+
+    require_mosquitto()
+    floor = Floor(tmp_path, "demo", 3, quiet=True, shot=2).start(collector=False)
+    try:
+        [fleet] = [p for name, p in floor.processes if name == "fleet"]
+        assert "--idle" in fleet.args and fleet.args[fleet.args.index("--shot") + 1] == "2"
+        assert floor.modes() == "1 clock call, 2-3 shot clock; quiet: they press nothing, only what you command happens"
+    finally:
+        floor.stop()
+    loud = Floor(tmp_path, "demo", 8, shot=0)
+    assert loud.modes().startswith("1-8 clock call; the dealers press buttons by themselves (--quiet")

@@ -199,3 +199,29 @@ def test_damaged_record_is_named_by_the_cli(tmp_path, capsys):
     assert main(["log", "--state-dir", str(tmp_path), "export", "--jsonl"]) == 2
     err = capsys.readouterr().err
     assert "record 4 is damaged" in err and "Traceback" not in err
+
+
+def test_log_show_prints_times_and_seconds_as_a_person_reads_them(tmp_path, capsys):
+    # Issue 17: 'log show' printed raw floats: round=823.240132124, remaining=27.84956, remaining=25.479114.
+    log = DecisionLog(tmp_path)
+    session = log.new_session(820.0, utc_iso(NOW), {"table": "T", "mode": "clock", "config": {}})
+    at = lambda t: utc_iso(NOW + timedelta(seconds=t - 820))
+    rows = [("input", 823.240131, {"event": "call", "button": "floor", "gesture": "press", "facing_bet": False,
+                                   "round": 823.240132124}),
+            ("start", 823.240131, {"seconds": 30, "facing_bet": False}),
+            ("pause", 825.390571, {"remaining": 27.84956}),
+            ("resume", 826.35, {"remaining": 27.84956}),
+            ("decision", 828.720577, {"outcome": "acted", "remaining": 25.479114, "at_zero": False})]
+    start = log.next_id() + 1
+    for kind, t, data in rows:
+        log.append([{"session": session, "clock": start if kind != "input" else start, "type": kind, "t": t,
+                     "utc": at(t), "data": data}])
+    log.close()
+    assert main(["log", "--state-dir", str(tmp_path), "show", "1"]) == 0
+    out = capsys.readouterr().out
+    assert "remaining=27.85 s" in out and "remaining=25.479 s" in out and "seconds=30 s" in out
+    assert "round=+0.000 s" in out  # a moment, on the clock's own timeline like the first column
+    assert 'event="call"' in out and "at_zero=false" in out
+    import re
+
+    assert not re.search(r"=[-+]?\d+\.\d{4,}", out), out  # no raw float in any field

@@ -167,6 +167,33 @@ def test_every_line_is_readable_from_two_metres_at_800x480(language):
         assert not cut, (view.screen, cut)
 
 
+@pytest.mark.parametrize("size", [(480, 800), (320, 240)])
+@pytest.mark.parametrize("language", ["nl", "en"])
+def test_portrait_and_320x240_cut_no_count_and_no_rule_short(language, size):
+    # Issue 17: portrait and 320x240 shot screens showed "Extensies: 2…" and "Ext…", and portrait cut
+    # "ACTIE OP TIJD" to "A…": every line fits on the screen, whole, and (but for the smaller label of the
+    # consequence at 320x240) as high as the 800x480 rule asks for the screen's shorter side.
+    from shotclock.adapters.screen import MIN_LINE
+
+    renderer = Renderer()
+    for view in _all_views(language):
+        renderer.draw(pygame.Surface(size), view)
+        cut = [text for text, _ in renderer.drawn if text.endswith("…")]
+        assert not cut, (view.screen, cut)
+        assert all(rect.left >= 0 and rect.right <= size[0] and rect.top >= 0 and rect.bottom <= size[1]
+                   for _, rect in renderer.drawn), (view.screen, renderer.drawn)
+        label = view.sub.partition(": ")[0] + ":" if ": " in view.sub and view.progress is not None else None
+        small = [(text, rect.height) for text, rect in renderer.drawn
+                 if rect.height < min(size) * MIN_LINE - 1 and text != label]
+        assert not small, (view.screen, small)
+    shot = [v for v in _all_views(language) if "2" in v.info and v.progress is not None]
+    assert shot, "the views hold a shot clock with its extension count"
+    for view in shot:
+        renderer.draw(pygame.Surface(size), view)
+        count = [text for text, _ in renderer.drawn if text.startswith(("2 ", "Extens")) or " 2 " in text]
+        assert count and any(text.rstrip().endswith("4") for text in count), renderer.drawn
+
+
 @pytest.mark.parametrize("language", ["nl", "en"])
 def test_at_320x240_the_consequence_is_larger_than_its_label(language):
     renderer = Renderer()

@@ -180,7 +180,41 @@ def test_every_hold_the_gesture_map_can_give_has_words_in_both_languages():
 def test_a_quiet_end_after_a_ruling_keeps_the_last_ruling_on_the_idle_screen():
     e = clock(Start(0), mode="shot")
     e.advance(40)  # hand dead at 30.5
-    e.handle(Hand(41))
     e.handle(Start(42))
-    e.handle(Street(43))  # ends the new clock quietly
-    assert view_at(e.state, 50, NL).info == "Flop · Laatste beslissing: HAND DOOD"
+    e.handle(Stop(43))  # the dealer's "no more action" ends the new clock quietly
+    assert view_at(e.state, 50, NL).info == "Preflop · Laatste beslissing: HAND DOOD"
+
+
+@pytest.mark.parametrize("end", [Street, Hand])
+def test_a_street_or_a_new_hand_soon_after_an_action_never_shows_the_earlier_ruling(end):
+    # Issue 17: a street 3 s after an action filled the screen with "ACTIE OP TIJD · nog 25,0 s over",
+    # the action that had started the clock the street ended.
+    e = clock(Start(0), Action(5), end(8), mode="shot")
+    for now in (8, 9, 14.9, 20, 80):
+        v = view_at(e.state, now, NL)
+        assert (v.screen, v.big) == ("idle", "Feature 1"), now
+        assert "ACTIE OP TIJD" not in v.info and v.info.endswith("Klaar"), now
+    assert next_change(e.state, 8, NL) is None  # nothing waits to fade
+
+
+@pytest.mark.parametrize("end", [Street, Hand])
+def test_a_street_or_a_new_hand_ends_what_the_screen_shows_of_the_last_decision(end):
+    from shotclock.core.events import LastAction
+
+    e = clock(Start(0), LastAction(5), mode="shot")  # a ruling: ACTIE OP TIJD fills the screen for 10 s
+    assert view_at(e.state, 6, NL).big == "ACTIE OP TIJD"
+    e.handle(end(7))  # the dealer moves the hand on
+    v = view_at(e.state, 7.5, NL)
+    assert (v.screen, v.info.split(" · ")[-1]) == ("idle", "Klaar")
+    e = clock(Call(0, facing_bet=True))  # clock mode too
+    e.advance(31)  # hand dead at 30.5
+    e.handle(end(32))
+    v = view_at(e.state, 33, NL)
+    assert (v.screen, v.info.split(" · ")[-1]) == ("idle", "Klaar")
+    assert e.state.last.outcome == "hand_dead"  # the log and the floor's messages still know it
+
+
+def test_the_dealers_stop_soon_after_an_action_shows_no_ruling_full_screen():
+    e = clock(Start(0), Action(5), Stop(8), mode="shot")
+    v = view_at(e.state, 9, NL)
+    assert v.screen == "idle" and v.info == "Preflop · Laatste beslissing: ACTIE OP TIJD"

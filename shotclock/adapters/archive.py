@@ -1,19 +1,29 @@
 """The floor's archive: every table's records in one SQLite file, deduplicated on (table, boot, seq).
 
 The collector writes it (:mod:`shotclock.floor.collector`); ``shotclock log --collected DIR
---table ID`` reads one table of it through a :class:`~shotclock.adapters.log.DecisionLog`
-over a per-table view, so list, show, export, stats and verify work as on the device --
-verify checks the device's own hash chain, record by record, as the events carried it.
+--table ID`` reads one table of it (:class:`CollectedLog`) through a read-only
+:class:`~shotclock.adapters.log.DecisionLog` per chain, so list, show, export, stats and verify
+work as on the device -- verify checks the device's own hash chain, record by record, as the
+events carried it.
+
+A table's records may come from more than one device log: a device replaced, or its state
+directory wiped, starts its log again at record 1. Each device log is a **chain** of its own
+(:func:`chains`), found from the records themselves: a boot (one run of a device) that starts at
+record 1 from the genesis hash starts a chain; a boot whose first record follows a record of
+another boot goes on with that boot's chain. A new chain is not a tamper alarm, and an edited,
+removed or inserted record inside a chain still is. Clocks are numbered in the order their
+start records arrived, so a clock keeps its number whatever arrives later (:func:`clock_numbers`).
 """
 
 from __future__ import annotations
 
 import json
 import sqlite3
+from dataclasses import dataclass
 from datetime import datetime, timezone
 from pathlib import Path
 
-from shotclock.adapters.log import DecisionLog, utc_iso
+from shotclock.adapters.log import GENESIS, DecisionLog, utc_iso
 from shotclock.core.wire import row_of_event
 from shotclock.errors import LogError
 
@@ -98,21 +108,186 @@ def tables(folder: str | Path) -> list[tuple[str, int, str, str]]:
         db.close()
 
 
-def table_log(folder: str | Path, table: str) -> DecisionLog:
-    """One table of the archive as a read-only :class:`DecisionLog` (records by the device's ids)."""
+@dataclass
+class Chain:
+    """One device log's records of a table in the archive: the boots whose records chain on from each other.
+
+    ``number`` counts a table's chains 1, 2, 3... in the order they first arrived; ``first`` and ``last``
+    are the device's ids of its first and last record in the archive; ``new_log``: its first record is the
+    device log's first (a new device, or a state directory wiped), not one the archive joined late."""
+
+    number: int
+    boots: list[str]
+    first: int
+    last: int
+    records: int
+    first_utc: str
+    last_utc: str
+    new_log: bool
+
+
+def chains(db: sqlite3.Connection, table: str) -> list[Chain]:
+    """The chains of ``table`` in the archive's ``events``, oldest first (see the module's docstring).
+
+    A boot whose first record follows no record the archive holds (a record lost, removed, changed, or
+    one inserted) goes on with the chain that holds the nearest record before it, so that ``verify``
+    fails there and names what is wrong; only when no chain arrived before it does it start one of its
+    own, from its first record (the collector started after the device).
+    """
+    boots = list(db.execute("SELECT boot, MIN(rowid), MIN(seq), MAX(seq), COUNT(*), MIN(utc), MAX(utc) "
+                            "FROM events WHERE table_id = ? GROUP BY boot ORDER BY MIN(rowid)", (table,)))
+    parent = {boot: boot for boot, *_ in boots}
+
+    def root(boot: str) -> str:
+        while parent[boot] != boot:
+            boot = parent[boot]
+        return boot
+
+    loose = []  # boots whose first record follows no record the archive holds
+    for boot, _, first, *_ in boots:
+        (prev,) = db.execute("SELECT prev FROM events WHERE table_id = ? AND boot = ? AND seq = ?",
+                             (table, boot, first)).fetchone()
+        if first == 1 and prev == GENESIS:
+            continue  # the first record of a device log: a chain of its own
+        before = db.execute("SELECT boot FROM events WHERE table_id = ? AND seq = ? AND hash = ? AND boot != ? "
+                            "LIMIT 1", (table, first - 1, prev, boot)).fetchone()
+        if before is not None and root(before[0]) != boot:
+            parent[boot] = root(before[0])
+        else:
+            loose.append((boot, first))
+    arrived = {boot: arrival for boot, arrival, *_ in boots}
+    for boot, first in loose:  # in the order they arrived
+        best = None  # (the nearest record before it, the chain's latest arrival before it, the chain's root)
+        for group in {root(b) for b in parent} - {root(boot)}:
+            members = [b for b in parent if root(b) == group and arrived[b] < arrived[boot]]
+            if not members:
+                continue
+            (nearest,) = db.execute("SELECT MAX(seq) FROM events WHERE table_id = ? AND seq < ? AND boot IN (%s)"
+                                    % ",".join("?" * len(members)), (table, first, *members)).fetchone()
+            if nearest is not None and (best is None or (nearest, max(arrived[b] for b in members)) > best[:2]):
+                best = (nearest, max(arrived[b] for b in members), group)
+        if best is not None:
+            parent[root(boot)] = best[2]
+    groups: dict[str, list] = {}
+    for row in boots:  # in arrival order: a chain's first boot is the one that arrived first
+        groups.setdefault(root(row[0]), []).append(row)
+    out = []
+    for number, rows in enumerate(sorted(groups.values(), key=lambda rows: rows[0][1]), start=1):
+        first = min(r[2] for r in rows)
+        (prev,) = db.execute("SELECT prev FROM events WHERE table_id = ? AND seq = ? AND boot IN (%s) LIMIT 1"
+                             % ",".join("?" * len(rows)), (table, first, *[r[0] for r in rows])).fetchone()
+        out.append(Chain(number, [r[0] for r in rows], first, max(r[3] for r in rows), sum(r[4] for r in rows),
+                         min(r[5] for r in rows), max(r[6] for r in rows), first == 1 and prev == GENESIS))
+    return out
+
+
+def clock_numbers(db: sqlite3.Connection, table: str, table_chains: list[Chain]) -> dict[tuple[int, int], int]:
+    """Every clock of ``table`` by (chain number, its id in the device's log) → its number, 1, 2, 3... in the
+    order the start records arrived: what ``shotclock log --collected DIR --table ID`` lists and ``show N`` takes.
+    A clock's number never changes, whatever arrives after it (another device's clocks included)."""
+    chain_of = {boot: chain.number for chain in table_chains for boot in chain.boots}
+    starts = db.execute("SELECT boot, seq FROM events WHERE table_id = ? AND type = 'start' AND clock = seq "
+                        "ORDER BY rowid", (table,))
+    return {(chain_of[boot], seq): number for number, (boot, seq) in enumerate(starts, start=1)}
+
+
+class _ChainLog(DecisionLog):
+    """A read-only log over one chain of the archive: its chain begins at the first record the archive holds
+    (the floor's archive keeps no archive files of its own, whatever the device archived)."""
+
+    def _verify_archives_up_to(self, anchor):
+        return True, f"the floor's archive holds it from record {anchor[0] + 1} on"
+
+
+class CollectedLog:
+    """One table of the archive, read as ``shotclock log`` reads a device's log, one chain at a time.
+
+    ``chains`` are the table's :class:`Chain`\\ s and ``logs`` a read-only
+    :class:`~shotclock.adapters.log.DecisionLog` over each (records by the device's own ids), oldest
+    first. :meth:`verify` checks every chain; :meth:`sessions` and :meth:`rows` read the newest chain
+    (what ``log replay`` replays).
+    """
+
+    def __init__(self, path: Path, table: str, table_chains: list[Chain], logs: list[DecisionLog],
+                 numbers: dict[tuple[int, int], int]):
+        self.path = path
+        self.table = table
+        self.chains = table_chains
+        self.logs = logs
+        self.numbers = numbers
+
+    def verify(self, since: int | None = None) -> tuple[bool, str]:
+        """(ok, message): every chain's hash chain, as :meth:`DecisionLog.verify`; a failure names its chain.
+        ``since`` is not used: the whole table is checked (the archive is on the floor's own disk)."""
+        for chain, log in zip(self.chains, self.logs):
+            ok, message = log.verify()
+            if not ok:
+                return False, f"{self.describe(chain)}: {message}"
+        if len(self.chains) == 1:
+            return True, f"OK: {chain.records} records, chain intact" + (
+                "" if chain.new_log else f" from record {chain.first} (the first the archive holds)")
+        return True, (f"OK: {len(self.chains)} chains, each intact (a device log each: a new device, or its log "
+                      f"wiped, starts one): " + "; ".join(map(self.describe, self.chains)))
+
+    def describe(self, chain: Chain) -> str:
+        """A chain in a message: its number, its records and when it began (local time)."""
+        start = "1" if chain.new_log else f"{chain.first} (the first the archive holds)"
+        try:
+            since = datetime.fromisoformat(chain.first_utc.replace("Z", "+00:00")).astimezone()
+            since_text = since.strftime("%Y-%m-%d %H:%M:%S")
+        except ValueError:  # a damaged time: verify names the record
+            since_text = chain.first_utc
+        return f"chain {chain.number} (records {start} to {chain.last}, since {since_text})"
+
+    def integrity(self) -> str:
+        """SQLite's own integrity check of the archive file."""
+        return self.logs[0].integrity()
+
+    def anchor(self) -> None:
+        """The floor's archive continues from no archive file of its own."""
+        return None
+
+    def sessions(self) -> dict[int, dict]:
+        """The newest chain's sessions (see :meth:`DecisionLog.sessions`)."""
+        return self.logs[-1].sessions()
+
+    def rows(self, where: str = "", params: tuple = ()) -> list[dict]:
+        """The newest chain's records (see :meth:`DecisionLog.rows`)."""
+        return self.logs[-1].rows(where, params)
+
+    def close(self) -> None:
+        """Close every chain's connection."""
+        for log in self.logs:
+            log.close()
+
+
+def table_log(folder: str | Path, table: str) -> CollectedLog:
+    """One table of the archive as a read-only :class:`CollectedLog` (records by the device's ids)."""
     path = archive_path(folder)
     db = _connect_readonly(path)
-    known = [r[0] for r in db.execute("SELECT DISTINCT table_id FROM events ORDER BY table_id")]
-    if table not in known:
+    try:
+        known = [r[0] for r in db.execute("SELECT DISTINCT table_id FROM events ORDER BY table_id")]
+        if table not in known:
+            raise LogError(f"no table {table!r} in the archive {path} (tables: {', '.join(known) or 'none'})")
+        table_chains = chains(db, table)
+        numbers = clock_numbers(db, table, table_chains)
+    finally:
         db.close()
-        raise LogError(f"no table {table!r} in the archive {path} (tables: {', '.join(known) or 'none'})")
+    logs = [_chain_log(path, table, chain) for chain in table_chains]
+    return CollectedLog(path, table, table_chains, logs, numbers)
+
+
+def _chain_log(path: Path, table: str, chain: Chain) -> DecisionLog:
+    """A read-only DecisionLog over one chain, on a connection of its own (its ``records`` view)."""
+    db = _connect_readonly(path)
+    boots = ", ".join(_quote(boot) for boot in chain.boots)
     db.execute("CREATE TEMP VIEW records AS SELECT seq AS id, session, clock, type, t, utc, data, prev, hash "
-               f"FROM events WHERE table_id = {_quote(table)}")
-    # verify() starts the chain at the first record the archive holds, as after an archiving.
-    first = db.execute("SELECT id, prev FROM records ORDER BY id LIMIT 1").fetchone()
+               f"FROM events WHERE table_id = {_quote(table)} AND boot IN ({boots})")
     db.execute("CREATE TEMP TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL)")
-    db.execute("INSERT INTO meta VALUES ('anchor', ?)", (f"{first[0] - 1}:{first[1]}",))
-    return DecisionLog.over(db, path)
+    if not chain.new_log:  # verify() starts the chain at the first record the archive holds, as after an archiving
+        (prev,) = db.execute("SELECT prev FROM records WHERE id = ? LIMIT 1", (chain.first,)).fetchone()
+        db.execute("INSERT INTO meta VALUES ('anchor', ?)", (f"{chain.first - 1}:{prev}",))
+    return _ChainLog.over(db, path)
 
 
 def _quote(text: str) -> str:

@@ -58,6 +58,49 @@ def probe_display() -> tuple[str | None, tuple[int, int] | None, str | None]:
     return driver, sizes[0] if sizes else (0, 0), None
 
 
+ITEM = " · "  # what joins the items of a line of words (the view's ``info``)
+MAX_LINES = 4
+
+
+def wrappings(text: str) -> list[list[str]]:
+    """The ways to break ``text`` into lines, fewest lines first: between its " · " items (1 to 3 lines), then
+    every item on a line of its own with the longest ones broken at the space nearest their middle.
+
+    Example::
+
+        >>> wrappings("Preflop · Extensies: 2 van 4")
+        [['Preflop · Extensies: 2 van 4'], ['Preflop', 'Extensies: 2 van 4'], ['Preflop', 'Extensies:', '2 van 4']]
+    """
+    items = text.split(ITEM)
+    out = []
+    for n in range(1, min(len(items), 3) + 1):
+        per = -(-len(items) // n)
+        rows = [ITEM.join(items[i:i + per]) for i in range(0, len(items), per)]
+        if rows not in out:
+            out.append(rows)
+    rows = list(items)
+    while len(rows) < MAX_LINES:
+        breakable = [r for r in rows if _halves(r)]
+        if not breakable:
+            break
+        longest = max(breakable, key=len)
+        i = rows.index(longest)
+        rows[i:i + 1] = _halves(longest)
+        if rows not in out:
+            out.append(list(rows))
+    return sorted(out, key=len)
+
+
+def _halves(text: str) -> list[str]:
+    """``text`` broken in two at the space nearest its middle (no piece under 3 letters: "2 van 4" stays
+    whole); empty when it has no such space."""
+    spaces = [i for i, c in enumerate(text) if c == " " and i >= 3 and len(text) - i - 1 >= 3]
+    if not spaces:
+        return []
+    cut = min(spaces, key=lambda i: abs(i - len(text) / 2))
+    return [text[:cut], text[cut + 1:]]
+
+
 class Renderer:
     """Draws views onto any pygame surface (a window, the Pi's screen, or a PNG's surface)."""
 
@@ -83,14 +126,15 @@ class Renderer:
         scale = min(width / max(w, 1), height / max(h, 1), 1.0)
         return self.font(int(size * scale * 0.98))
 
-    def text(self, surface, text, color, center, width, height, min_height=None):
+    def text(self, surface, text, color, center, width, height, min_height=None, font=None):
         """Draw ``text`` as large as fits in ``width`` × ``height``, centred on ``center``; returns its Rect.
 
         With ``min_height``, the letters never get smaller than that: a text too long for it is cut
-        with "…" instead (a 40-character table name stays readable from 2 m)."""
+        with "…" instead (a 40-character table name stays readable from 2 m). ``font``: draw in this
+        font instead (the lines of one wrapped text share one size)."""
         if not text:
             return None
-        font = self.fit(text, width, height)
+        font = font or self.fit(text, width, height)
         if min_height and font.get_height() < min_height:
             font, text = self._ellipsized(text, width, height, min_height)
         image = font.render(text, True, color)
@@ -112,26 +156,24 @@ class Renderer:
         return font, text
 
     def lines(self, surface, text, color, center, width, height, min_height):
-        """Draw ``text`` in ``width`` × ``height``, wrapped at " · " into the fewest lines whose letters are at
-        least ``min_height`` high (else into the lines that give the largest letters), so every line stays
-        readable."""
+        """Draw ``text`` in ``width`` × ``height`` in the fewest lines whose letters are at least ``min_height``
+        high: broken between its " · " items first, then inside an item between words (see :func:`wrappings`).
+
+        Where no way of breaking it reaches ``min_height`` (a small screen), the one with the largest letters
+        is drawn a little smaller: a count or a rule is never cut short."""
         if not text:
             return
-        joiner = " · " if " · " in text else " "  # wrap between items, else between words
-        parts = text.split(joiner)
-        best, best_h = [text], -1
-        for n in range(1, min(len(parts), 3) + 1):
-            per = -(-len(parts) // n)
-            rows = [joiner.join(parts[i:i + per]) for i in range(0, len(parts), per)]
-            smallest = min(self.fit(r, width, height / len(rows)).get_height() for r in rows)
-            if smallest > best_h:
-                best, best_h = rows, smallest
-            if smallest >= min_height:
+        best, best_font = [text], None
+        for rows in wrappings(text):
+            font = min((self.fit(r, width, height / len(rows)) for r in rows), key=lambda f: f.get_height())
+            if best_font is None or font.get_height() > best_font.get_height():
+                best, best_font = rows, font
+            if font.get_height() >= min_height:
                 break
         row_h = height / len(best)
         top = center[1] - height / 2
-        for i, row in enumerate(best):
-            self.text(surface, row, color, (center[0], top + row_h * (i + 0.5)), width, row_h, min_height)
+        for i, row in enumerate(best):  # every line in the size of the smallest: one text, one size
+            self.text(surface, row, color, (center[0], top + row_h * (i + 0.5)), width, row_h, font=best_font)
 
     def _ring(self, surface, center, radius, thickness, progress, color):
         pygame = self._pygame
@@ -201,7 +243,8 @@ class Renderer:
 
     def _draw_clock(self, surface, view, w, h, landscape, accent, ink):
         if landscape:
-            side = min(h, w * 0.52)  # on 4:3 (320x240) the words column keeps half the width
+            # On 4:3 (320x240) the words column keeps more than half the width: "ONDERBROKEN" fits whole.
+            side = min(h, w * (0.47 if w < h * 1.5 else 0.52))
             ring_center = (side / 2 + w * 0.01, h / 2)
             col_x, col_w, col_top, col_h = side + w * 0.03, w - side - w * 0.05, 0, h
         else:
@@ -215,13 +258,13 @@ class Renderer:
         self.text(surface, view.big, ink, ring_center, inner, inner * 0.98)
         # The words column: title, the consequence at 0 (label and value), street and extensions.
         cx = col_x + col_w / 2
-        min_line = surface.get_height() * MIN_LINE
+        min_line = min(surface.get_size()) * MIN_LINE
         self.lines(surface, view.title, ink, (cx, col_top + col_h * 0.12), col_w, col_h * 0.16, min_line)
         self._label_value(surface, view.sub, ink, cx, col_w, col_top + col_h * 0.26, col_h * 0.38)
         self.lines(surface, view.info, ink, (cx, col_top + col_h * 0.82), col_w, col_h * 0.28, min_line)
 
     def _draw_words(self, surface, view, w, h, ink):
-        min_line = h * MIN_LINE
+        min_line = min(w, h) * MIN_LINE
         self.text(surface, view.title, ink, (w / 2, h * 0.09), w * 0.9, h * 0.12, min_line)
         self.text(surface, view.big, ink, (w / 2, h * 0.35), w * 0.92, h * 0.31, min_line)
         self._label_value(surface, view.sub, ink, w / 2, w * 0.92, h * 0.52, h * 0.32)

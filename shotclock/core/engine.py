@@ -198,7 +198,7 @@ class Snapshot:
     extension_limit: int = 0
     chips_left: int | None = None
     undo_until: float | None = None
-    last_shown: ev.Decision | None = None  # the last ruling or floor's cancel (a quiet end leaves it be)
+    last_shown: ev.Decision | None = None  # the last ruling or floor's cancel, until a street or a new hand
 
     def remaining(self, now: float) -> float | None:
         """Seconds left to 0 at ``now`` (never negative), or None when no clock is on."""
@@ -241,6 +241,7 @@ class Engine:
         self._used: dict[int, int] = {}  # extension chips used per seat, against shot.allowance
         self.last: ev.Decision | None = None
         self.last_shown: ev.Decision | None = None  # the last decision the screen shows (not a quiet end)
+        # until a street or a new hand: the hand has moved on, and the screen with it
         self.interrupted = False  # a clock restored after a power cut, until resumed or ended
         self._tie = _us(settings.tie_window)
         self._countdown = settings.countdown
@@ -475,7 +476,8 @@ class Engine:
         allowance = self.settings.shot.allowance
         if not allowance or seat is None:
             return None
-        return allowance - self._used.get(seat, 0)
+        # Never below 0: a restart may restore more chips used than an allowance lowered since.
+        return max(0, allowance - self._used.get(seat, 0))
 
     def _add_time(self, us: int) -> int:
         """Add ``us`` (may be negative) to the running or paused clock; returns the time left after it."""
@@ -493,7 +495,8 @@ class Engine:
         if shot.extension_limit and self.extensions >= shot.extension_limit:
             raise _Refused(f"this decision has had its {shot.extension_limit} extensions (shot.extension_limit)")
         seat = event.seat
-        if self._chips_left(seat) == 0:
+        chips = self._chips_left(seat)
+        if chips is not None and chips <= 0:
             raise _Refused(f"seat {seat} has used all {shot.allowance} of its extension chips")
         if shot.allowance and seat is not None:
             self._used[seat] = self._used.get(seat, 0) + 1
@@ -531,6 +534,7 @@ class Engine:
     def _new_hand(self, t, event):
         # A new street or hand ends a running clock quietly: that is the flow of the hand, not a cancel.
         out = self._cancel(t, event, ev.BY_HAND) if self.phase != IDLE else []
+        self.last_shown = None  # the table has moved on: the screen no longer shows the last decision
         self.street = STREETS[0]
         self.facing_bet = True  # the blinds are a bet
         if self.settings.shot.allowance_reset == "hand":
@@ -542,6 +546,7 @@ class Engine:
         if index + 1 == len(STREETS):
             raise _Refused("there is no street after the river; start a new hand")
         out = self._cancel(t, event, ev.BY_STREET) if self.phase != IDLE else []
+        self.last_shown = None
         self.street = STREETS[index + 1]
         self.facing_bet = False
         return out

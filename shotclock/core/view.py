@@ -151,8 +151,10 @@ def _view_at(state: Snapshot, now: float, display: Display, faults: Iterable[Fau
                         progress, fault_texts)
         return View("running", running_tone(progress), str(shown), _mode_title(state, display), consequence, info, progress,
                     fault_texts)
-    last = state.last_shown  # a street, a new hand or the dealer's stop ending a clock shows nothing
-    if last is not None and now - last.t < RULING_SECONDS:
+    # A street, a new hand or the dealer's stop ending a clock shows nothing: only a clock that ended with a
+    # ruling or the floor's cancel fills the screen with it (not the action that started the clock just ended).
+    last = state.last_shown  # None once a street or a new hand moved the table on
+    if last is not None and last == state.last and now - last.t < RULING_SECONDS:
         big, detail, tone = _ruling_words(last, lang)
         screen = "cancelled" if last.outcome == CANCELLED else "ruling"
         return View(screen, tone, big, display.table, detail, info, None, fault_texts)
@@ -186,7 +188,9 @@ def _next_change(state: Snapshot, now: float, display: Display) -> float | None:
         return state.deadline - (steps - 1) / STEPS_PER_SECOND
     last = state.last_shown
     if state.phase == IDLE and last is not None:
-        for end in (last.t + RULING_SECONDS, last.t + display.last_ruling_seconds):
+        ends = (last.t + RULING_SECONDS, last.t + display.last_ruling_seconds) if last == state.last \
+            else (last.t + display.last_ruling_seconds,)
+        for end in ends:
             if end > now:
                 return end
     return None

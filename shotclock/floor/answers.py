@@ -10,9 +10,11 @@ Questions (JSON objects):
 
 * ``{"what": "rulings", "limit": N}`` → ``{"ok": true, "rulings": [...]}``: the venue's latest rulings,
   newest first (``table``, ``boot``, ``seq``, ``clock``, ``utc``, ``outcome``, ``remaining``, ``at_zero``).
-* ``{"what": "clock", "table": ID, "clock": N}`` → ``{"ok": true, "number": K, "records": [...]}``: every
-  record of that clock in the device's order (``seq``, ``utc``, ``record`` as in an ``event`` message), and
-  ``K``, the clock's number in ``shotclock log --collected DIR --table ID`` (``… show K``).
+* ``{"what": "clock", "table": ID, "clock": N, "boot": B}`` → ``{"ok": true, "number": K, "records": [...]}``:
+  every record of that clock in the device's order (``seq``, ``utc``, ``record`` as in an ``event`` message),
+  and ``K``, the clock's number in ``shotclock log --collected DIR --table ID`` (``… show K``). ``boot`` (any
+  boot of the device log that holds it, as a ruling carries it) tells apart two clocks with the same id in
+  two device logs of one table (a device replaced); without it, the latest such clock.
 
 Anything else gets ``{"ok": false, "reason": "…"}``.
 """
@@ -21,6 +23,8 @@ from __future__ import annotations
 
 import json
 import sqlite3
+
+from shotclock.adapters.archive import Chain, chains, clock_numbers
 
 MAX_RULINGS = 200
 MAX_RECORDS = 300  # a clock has a few dozen records; this keeps an answer inside the broker's 64 KiB packets
@@ -37,13 +41,18 @@ def answer(db: sqlite3.Connection, question) -> dict:
             return {"ok": False, "reason": f"limit must be a whole number from 1 to {MAX_RULINGS}"}
         return {"ok": True, "rulings": rulings(db, limit)}
     if what == "clock":
-        table, clock = question.get("table"), question.get("clock")
+        table, clock, boot = question.get("table"), question.get("clock"), question.get("boot")
         if not isinstance(table, str) or not isinstance(clock, int) or isinstance(clock, bool):
             return {"ok": False, "reason": "a clock question names a table (text) and a clock (number)"}
-        records = clock_records(db, table, clock)
+        if boot is not None and not isinstance(boot, str):
+            return {"ok": False, "reason": "a clock question's boot is text (a ruling's boot)"}
+        table_chains = chains(db, table)
+        chain = clock_chain(db, table, clock, boot, table_chains)
+        records = clock_records(db, table, clock, chain)
         if not records:
             return {"ok": False, "reason": f"no clock {clock} of table {table} in the archive"}
-        return {"ok": True, "table": table, "clock": clock, "number": clock_number(db, table, clock),
+        number = clock_numbers(db, table, table_chains).get((chain.number, clock))
+        return {"ok": True, "table": table, "clock": clock, **({"number": number} if number else {}),
                 "records": records}
     return {"ok": False, "reason": f"unknown question {what!r} (rulings or clock)"}
 
@@ -61,18 +70,23 @@ def rulings(db: sqlite3.Connection, limit: int) -> list[dict]:
     return out
 
 
-def clock_records(db: sqlite3.Connection, table: str, clock: int) -> list[dict]:
-    """Every record of one clock of one table, in the device's order."""
+def clock_chain(db: sqlite3.Connection, table: str, clock: int, boot: str | None, table_chains: list[Chain]
+                ) -> Chain | None:
+    """The chain (device log) of ``table`` that holds clock ``clock``: the one with ``boot`` when given, else the
+    one a record of that clock arrived in last; None when there is no such clock."""
+    if boot is not None:
+        return next((c for c in table_chains if boot in c.boots), None)
+    row = db.execute("SELECT boot FROM events WHERE table_id = ? AND clock = ? ORDER BY rowid DESC LIMIT 1",
+                     (table, clock)).fetchone()
+    return next((c for c in table_chains if row and row[0] in c.boots), None)
+
+
+def clock_records(db: sqlite3.Connection, table: str, clock: int, chain: Chain | None) -> list[dict]:
+    """Every record of one clock of one table's device log (``chain``), in the device's order."""
+    if chain is None:
+        return []
+    marks = ",".join("?" * len(chain.boots))
     return [{"seq": seq, "utc": utc, "record": {"t": t, "type": kind, **json.loads(data)}}
             for seq, utc, t, kind, data in db.execute(
-                "SELECT seq, utc, t, type, data FROM events WHERE table_id = ? AND clock = ? ORDER BY seq LIMIT ?",
-                (table, clock, MAX_RECORDS))]
-
-
-def clock_number(db: sqlite3.Connection, table: str, clock: int) -> int:
-    """The clock's number as ``shotclock log --collected DIR --table ID`` counts them: 1, 2, 3... by the id
-    of their start record (shotclock.core.clocks.clocks_from; the id in the archive is the event's seq),
-    whereas ``clock`` is the device's own id, the ``seq`` of that start record."""
-    (number,) = db.execute("SELECT COUNT(*) FROM events WHERE table_id = ? AND type = 'start' AND clock = seq "
-                           "AND seq <= ?", (table, clock)).fetchone()
-    return number
+                f"SELECT seq, utc, t, type, data FROM events WHERE table_id = ? AND clock = ? AND boot IN ({marks}) "
+                "ORDER BY seq LIMIT ?", (table, clock, *chain.boots, MAX_RECORDS))]

@@ -76,6 +76,8 @@ class Collector:
                  " (resumed session)" if flags.session_present else "")
 
     def _on_subscribe(self, client, userdata, mid, reason_codes, properties):
+        if not self.connected.is_set():
+            log.info("subscribed: every table's events are kept from now on")  # floor-demo waits for this line
         self.connected.set()  # only now does the broker queue the tables' events for this session
 
     def _on_message(self, client, userdata, message):

@@ -60,6 +60,8 @@ def fleet(add) -> None:
     p.add_argument("--seed", type=int, help="seed the dealer's random choices")
     p.add_argument("--idle", action="store_true",
                    help="no dealer: the tables only do what the floor commands (browser tests, screenshots)")
+    p.add_argument("--shot", type=int, default=0, metavar="N",
+                   help="the last N tables run the shot clock (preset shot-15-20-30); the rest the clock call")
     p.add_argument("--state-dir", metavar="DIR", default=argparse.SUPPRESS,  # keeps a --state-dir given before 'fleet'
                    help="keep the tables' decision logs here (default: a temporary folder)")
 
@@ -72,6 +74,10 @@ def floor_demo(add) -> None:
     p.add_argument("--venue", default="demo", help="the venue's name in the topics (default demo)")
     p.add_argument("--dir", default=".floor", help="where configuration, archive and logs go (default .floor)")
     p.add_argument("--seconds", type=float, help="stop after this long (default: run until Ctrl-C)")
+    p.add_argument("--quiet", action="store_true",
+                   help="the simulated tables press nothing: only what you command from the dashboard happens")
+    p.add_argument("--shot", type=int, metavar="N",
+                   help="the last N tables run the shot clock (default: a quarter of them, at least one of two)")
 
 
 REGISTER: list = [broker_config, floor, fleet, floor_demo]

@@ -9,6 +9,7 @@ dashboard's and the overlay's addresses with their credentials, and runs until C
 from __future__ import annotations
 
 import os
+import shlex
 import shutil
 import signal
 import socket
@@ -23,6 +24,7 @@ from shotclock.floor.broker_config import FLOOR, OVERLAY, BrokerPlan, Endpoint, 
 from shotclock.web import web_dir
 
 START_TIMEOUT = 10.0
+READY_TIMEOUT = 60.0  # a process's own start on a loaded machine
 
 
 def free_port(preferred: int = 0) -> int:
@@ -50,6 +52,25 @@ def wait_for_port(port: int, process: subprocess.Popen, name: str) -> None:
             raise ShotclockError(f"{name} exited with code {process.returncode} (see its log)")
         if time.monotonic() > deadline:
             raise ShotclockError(f"{name} did not listen on port {port} within {START_TIMEOUT:.0f} s")
+        time.sleep(0.05)
+
+
+def wait_for_line(log: Path, offset: int, words: str, process: subprocess.Popen, name: str) -> None:
+    """Wait until ``log`` has a line holding ``words`` after ``offset``; ShotclockError if ``process`` exits first
+    or it takes longer than READY_TIMEOUT."""
+    deadline = time.monotonic() + READY_TIMEOUT
+    while True:
+        try:
+            with open(log, "rb") as f:
+                f.seek(offset)
+                if words.encode() in f.read():
+                    return
+        except OSError:
+            pass
+        if process.poll() is not None:
+            raise ShotclockError(f"{name} exited with code {process.returncode} (see {log})")
+        if time.monotonic() > deadline:
+            raise ShotclockError(f"{name} was not ready within {READY_TIMEOUT:.0f} s (see {log})")
         time.sleep(0.05)
 
 
@@ -88,15 +109,17 @@ class Floor:
     """The demo's processes: broker, collector, fleet; :meth:`stop` ends them in reverse order."""
 
     def __init__(self, folder: Path, venue: str, tables: int, extra_tables=(), quiet: bool = False,
-                 keep_ports: bool = False):
+                 keep_ports: bool = False, shot: int = 0):
         """``tables`` simulated tables "1"…"N"; ``extra_tables``: ids that get a credential for a real device;
         ``quiet``: the fleet plays no clocks by itself (``--idle``: the floor drives them); ``keep_ports``: the
-        pages on port 9001 when it is free (a bookmark that works next time)."""
+        pages on port 9001 when it is free (a bookmark that works next time); ``shot``: the last ``shot``
+        tables run the shot clock."""
         self.folder = folder
         self.venue = venue
         self.tables = tables
         self.extra_tables = list(extra_tables)
         self.quiet = quiet
+        self.shot = shot
         self.port = free_port()
         self.ws_port = free_port(9001 if keep_ports else 0)
         self.processes: list[tuple[str, subprocess.Popen]] = []
@@ -120,12 +143,18 @@ class Floor:
         me = [sys.executable, "-m", "shotclock"]
         address = f"127.0.0.1:{self.port}"
         if collector:
-            self._spawn("collector", me + ["floor", "collect", "--broker", address, "--venue", self.venue,
-                                           "--credentials", str(broker_dir / "credentials" / "collector.toml"),
-                                           "--archive", str(self.folder / "archive")])
+            log = self.folder / "collector.log"
+            seen = log.stat().st_size if log.exists() else 0  # a folder used before keeps its old log
+            process = self._spawn("collector", me + ["floor", "collect", "--broker", address, "--venue", self.venue,
+                                                     "--credentials", str(broker_dir / "credentials" / "collector.toml"),
+                                                     "--archive", str(self.folder / "archive")])
+            # The broker keeps the tables' events for the collector only once it has subscribed: before that,
+            # a table's first records (its name, its mode) would never reach the archive.
+            wait_for_line(log, seen, "subscribed:", process, "the collector")
         if fleet:
             self._spawn("fleet", me + ["fleet", "--tables", str(self.tables), "--broker", address,
-                                       "--venue", self.venue, "--credentials", str(broker_dir / "credentials")]
+                                       "--venue", self.venue, "--credentials", str(broker_dir / "credentials"),
+                                       "--shot", str(self.shot)]
                         + (["--idle"] if self.quiet else []))
         return self
 
@@ -169,16 +198,42 @@ class Floor:
         self.processes.clear()
 
     def addresses(self) -> str:
-        """What to open, with the credentials (for a person at this machine)."""
+        """What to open, with the credentials, and the commands that read the archive (for a person at this
+        machine: each runs as printed, from any folder)."""
         base = f"http://127.0.0.1:{self.ws_port}"
+        log = f"{shotclock_command()} log --collected {shlex.quote(str(self.folder / 'archive'))}"
         return "\n".join([
             f"floor network '{self.venue}': {self.tables} simulated tables, broker on 127.0.0.1:{self.port}",
             f"  dashboard: {base}/dashboard/   (user {FLOOR}, password {self.passwords[FLOOR]})",
             f"  overlay:   {base}/overlay/?password={self.passwords[OVERLAY]}",
             f"             (add &position=top-left&scale=1.5&language=en; pick the table on the dashboard: ☆)",
-            f"  archive:   shotclock log --collected {self.folder / 'archive'} stats",
+            f"  tables:    {self.modes()}",
+            f"  archive:   {log}             (its tables)",
+            f"             {log} --table 1   (table 1's clocks; add: show N, stats, verify)",
             f"  logs and configuration: {self.folder}",
         ])
+
+    def modes(self) -> str:
+        """Which simulated tables run which mode, and whether they play by themselves."""
+        clock, shot = self.tables - self.shot, self.shot
+        span = lambda a, b: f"{a}" if a == b else f"{a}-{b}"
+        parts = ([f"{span(1, clock)} clock call"] if clock else []) + \
+                ([f"{span(clock + 1, self.tables)} shot clock"] if shot else [])
+        play = ("quiet: they press nothing, only what you command happens" if self.quiet
+                else "the dealers press buttons by themselves (--quiet: they press nothing)")
+        return f"{', '.join(parts)}; {play}"
+
+
+def shotclock_command() -> str:
+    """How to run this shotclock from a shell, anywhere: ``shotclock`` when that is this one on the PATH, else
+    its full path (``./dev floor`` runs inside .venv, which is not on the PATH)."""
+    beside = Path(sys.executable).parent / "shotclock"
+    found = shutil.which("shotclock")
+    if found and beside.exists() and Path(found).resolve() == beside.resolve():
+        return "shotclock"
+    if beside.exists():
+        return shlex.quote(str(beside))
+    return f"{shlex.quote(sys.executable)} -m shotclock"
 
 
 def cmd_floor_demo(args) -> int:
@@ -188,13 +243,16 @@ def cmd_floor_demo(args) -> int:
     problem = check_name("venue", args.venue)
     if problem:
         raise ShotclockError(problem)
+    shot = args.shot if args.shot is not None else ((args.tables + 3) // 4 if args.tables > 1 else 0)
+    if not 0 <= shot <= args.tables:
+        raise ShotclockError(f"--shot must be from 0 to the number of tables ({args.tables}), not {shot}")
     try:
         folder = Path(args.dir).resolve()
         folder.mkdir(parents=True, exist_ok=True)
     except (OSError, ValueError) as exc:
         raise ShotclockError(f"--dir {args.dir!r}: cannot make the folder ({getattr(exc, 'strerror', None) or exc})") \
             from None
-    floor = Floor(folder, args.venue, args.tables, keep_ports=True)
+    floor = Floor(folder, args.venue, args.tables, keep_ports=True, quiet=args.quiet, shot=shot)
     stop = []
     # Ctrl-C (and a closed terminal, or SIGTERM) is the ordinary way out: a request to stop, not an
     # interruption, so it cannot land in the middle of starting or stopping a process.

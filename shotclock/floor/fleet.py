@@ -4,8 +4,8 @@ Each simulated table is the device without its pins, screen and sound: the same 
 :class:`~shotclock.core.table.Table`, :class:`~shotclock.shell.loop.DeviceLoop`, decision log,
 recorder, outbox and MQTT link as ``shotclock run``, each loop in its own thread. A dealer
 thread presses their buttons (pin edges posted to the loop, as gpiozero's callback does):
-now and then a clock is called, and the player acts in time or the clock runs out. The floor
-can command them like real tables.
+now and then a clock is called, and the player acts in time or the clock runs out (shot-mode
+tables play betting rounds, streets and hands). The floor can command them like real tables.
 """
 
 from __future__ import annotations
@@ -21,6 +21,7 @@ from pathlib import Path
 
 from shotclock.config import parse_config
 from shotclock.core.inputs import Edge
+from shotclock.core.settings import STREETS
 from shotclock.core.table import Table
 from shotclock.errors import ShotclockError
 from shotclock.shell.loop import DeviceLoop
@@ -109,6 +110,11 @@ class Dealer:
 
     Clock mode: a bet now and then, the floor calls a clock, and the player acts after a
     random time (a third of the clocks run out: hand dead or check).
+
+    Shot mode: the dealer starts the first decision of a betting round; each player acts in
+    time (now and then after an extension chip) or runs out of time, and each action starts the
+    next player's clock; a street press ends the betting round, a street hold after the river
+    deals a new hand.
     """
 
     def __init__(self, tables: list[SimulatedTable], seed: int | None = None, pace: float = 1.0):
@@ -118,6 +124,8 @@ class Dealer:
         self.pace = pace
         self._stop = threading.Event()
         self._queue: list = []
+        self._street: dict[int, str] = {}  # shot mode: the street each table is on, as the dealer dealt it
+        self._decisions: dict[int, int] = {}  # shot mode: decisions left in the betting round
         self.presses = 0
         self.thread = threading.Thread(target=self._run, name="fleet-dealer", daemon=True)
 
@@ -125,7 +133,8 @@ class Dealer:
         """Begin pressing."""
         now = time.monotonic()
         for n, table in enumerate(self.tables):
-            self._at(now + self.random.uniform(0.5, 8) * self.pace, n, "hand")
+            first = "round" if table.config["mode"] == "shot" else "hand"
+            self._at(now + self.random.uniform(0.5, 8) * self.pace, n, first)
         self.thread.start()
 
     def stop(self) -> None:
@@ -144,12 +153,15 @@ class Dealer:
             heapq.heappop(self._queue)
             self._act(self.tables[n], n, what, time.monotonic())
 
-    def _tap(self, table: SimulatedTable, button: str, t: float) -> None:
+    def _tap(self, table: SimulatedTable, button: str, t: float, hold: float = 0.08) -> None:
         table.press(button, t)
-        table.release(button, t + 0.08)
+        table.release(button, t + hold)
         self.presses += 1
 
     def _act(self, table, n, what, now) -> None:
+        if table.config["mode"] == "shot":
+            self._act_shot(table, n, what, now)
+            return
         r = self.random
         if what == "hand":
             if r.random() < 0.5:
@@ -165,6 +177,50 @@ class Dealer:
         elif what == "act":
             self._tap(table, "action", now)
 
+    def _act_shot(self, table, n, what, now) -> None:
+        r = self.random
+        street = self._street.setdefault(n, STREETS[0])
+        seconds = table.config[f"shot.{street}"]
+        if what == "round":  # a betting round: one to four players to act
+            self._decisions[n] = r.randint(1, 4)
+            self._act_shot(table, n, "start", now)
+        elif what == "start":  # idle: the action button starts the player's clock
+            self._tap(table, "action", now)
+            self._at(now, n, "decide")
+        elif what == "decide":  # a clock runs: the player acts in time, or the clock runs out
+            wait = r.uniform(0.1, 1.25) * seconds
+            if wait >= seconds:
+                self._at(now + seconds + 1.5, n, "ruled")
+                return
+            if r.random() < 0.2:
+                self._at(now + wait / 2, n, "extend")
+            self._at(now + wait, n, "act")
+        elif what == "extend":
+            self._tap(table, "extend", now)
+        elif what in ("act", "ruled"):
+            if what == "act":
+                self._tap(table, "action", now)  # in time: it also starts the next player's clock
+            self._decisions[n] -= 1
+            if self._decisions[n] <= 0:
+                self._at(now + r.uniform(0.5, 3), n, "street")
+            elif what == "act":
+                self._at(now, n, "decide")
+            else:
+                self._at(now + 1, n, "start")
+        elif what == "street":
+            if street == STREETS[-1]:  # after the river: a hold deals a new hand
+                hold = table.config["device.hold"] + 0.2
+                self._tap(table, "street", now, hold=hold)
+                self._street[n] = STREETS[0]
+                self._at(now + hold + r.uniform(3, 15) * self.pace, n, "round")
+            else:  # the betting round is over: a running clock ends quietly
+                self._tap(table, "street", now)
+                self._street[n] = STREETS[STREETS.index(street) + 1]
+                self._at(now + r.uniform(1, 4) * self.pace, n, "round")
+
+
+SHOT_PRESET = "shot-15-20-30"  # the shot-mode tables' rules (15 s preflop, 20 s flop, 30 s turn and river)
+
 
 def fleet_config(table_id: str, host: str, port: int, venue: str, credentials: Path, tls: bool, ca_file: str,
                  extra: str = "") -> str:
@@ -175,9 +231,13 @@ def fleet_config(table_id: str, host: str, port: int, venue: str, credentials: P
 
 
 def start_fleet(count: int, host: str, port: int, venue: str, credentials_dir: Path, state_root: Path,
-                first: int = 1, tls: bool = False, ca_file: str = "", extra: str = "") -> list[SimulatedTable]:
+                first: int = 1, tls: bool = False, ca_file: str = "", extra: str = "", shot: int = 0,
+                shot_extra: str = f'preset = "{SHOT_PRESET}"\n') -> list[SimulatedTable]:
     """Start ``count`` simulated tables (ids ``first``…) in this process; each needs
-    ``credentials_dir/table-<id>.toml``. At most TABLES_PER_PROCESS (``shotclock fleet`` spreads more)."""
+    ``credentials_dir/table-<id>.toml``. At most TABLES_PER_PROCESS (``shotclock fleet`` spreads more).
+
+    ``extra``: configuration for the clock-mode tables; the last ``shot`` tables run the shot clock
+    with ``shot_extra`` instead."""
     if count > TABLES_PER_PROCESS:
         raise ShotclockError(f"at most {TABLES_PER_PROCESS} tables in one process (paho's select() limit)")
     tables = []
@@ -187,7 +247,8 @@ def start_fleet(count: int, host: str, port: int, venue: str, credentials_dir: P
         if not credentials.is_file():
             raise ShotclockError(f"no credentials for table {table_id}: {credentials} "
                                  f"(make them with 'shotclock broker-config --tables {first}-{first + count - 1}')")
-        table = SimulatedTable(table_id, fleet_config(table_id, host, port, venue, credentials, tls, ca_file, extra),
+        rules = shot_extra if n >= first + count - shot else extra
+        table = SimulatedTable(table_id, fleet_config(table_id, host, port, venue, credentials, tls, ca_file, rules),
                                state_root / table_id)
         table.start(wait=False)  # all at once: each opens its own decision log
         tables.append(table)
@@ -207,11 +268,14 @@ def _spread(args) -> int:
     import sys
 
     children = []
+    first_shot = args.first + args.tables - args.shot  # the last --shot tables run the shot clock
     for first in range(args.first, args.first + args.tables, TABLES_PER_PROCESS):
         count = min(TABLES_PER_PROCESS, args.first + args.tables - first)
+        shot = max(0, min(count, first + count - first_shot))
         argv = [sys.executable, "-m", "shotclock", "fleet", "--tables", str(count), "--first", str(first),
                 "--broker", args.broker, "--venue", args.venue, "--credentials", str(args.credentials),
-                "--pace", str(args.pace)]
+                "--pace", str(args.pace), "--shot", str(shot)]
+        argv += ["--idle"] if args.idle else []
         argv += ["--tls"] if args.tls else []
         argv += ["--ca-file", args.ca_file] if args.ca_file else []
         argv += ["--duration", str(args.duration)] if args.duration is not None else []
@@ -231,6 +295,8 @@ def cmd_fleet(args) -> int:
 
     if args.tables < 1 or args.tables > 2000:
         raise ShotclockError("--tables must be from 1 to 2000")
+    if not 0 <= args.shot <= args.tables:
+        raise ShotclockError(f"--shot must be from 0 to the number of tables ({args.tables}), not {args.shot}")
     problem = check_name("venue", args.venue)
     if problem:
         raise ShotclockError(problem)
@@ -250,7 +316,7 @@ def cmd_fleet(args) -> int:
     with tempfile.TemporaryDirectory(prefix="shotclock-fleet-") as temp:
         state_root = Path(args.state_dir) if args.state_dir else Path(temp)
         tables = start_fleet(args.tables, endpoint.host, endpoint.port, args.venue, Path(args.credentials),
-                             state_root, first=args.first, tls=args.tls, ca_file=args.ca_file or "")
+                             state_root, first=args.first, tls=args.tls, ca_file=args.ca_file or "", shot=args.shot)
         dealer = Dealer(tables, seed=args.seed, pace=args.pace)
         if not args.idle:
             dealer.start()

@@ -31,17 +31,31 @@ def _list_tables(args, out) -> int:
     return 0
 
 
-def _clocks(decision_log) -> tuple[list[Clock], dict]:
-    """Every clock (numbered 1, 2, 3... in ``number``) and every session."""
-    sessions = decision_log.sessions()
-    rows = decision_log.rows("WHERE clock IS NOT NULL")
-    try:
-        clocks = clocks_from(rows, {sid: s.get("mode") for sid, s in sessions.items()})
-    except DamagedRecord as exc:
-        raise LogError(f"{decision_log.path}: {exc} (see 'shotclock log verify')") from None
-    for number, clock in enumerate(clocks, start=1):
-        clock.number = number
-    return clocks, sessions
+def _clocks(decision_log) -> tuple[list[Clock], dict[int, dict]]:
+    """Every clock (numbered 1, 2, 3... in ``number``), and the session record of each clock by its number.
+
+    A device's log numbers its clocks from its oldest; the floor's archive (a table's device logs, one
+    chain each) in the order their starts arrived, so a clock keeps its number (shotclock.adapters.archive)."""
+    chains = getattr(decision_log, "chains", None)
+    parts = list(zip(chains, decision_log.logs)) if chains is not None else [(None, decision_log)]
+    found = []
+    for chain, part in parts:
+        sessions = part.sessions()
+        rows = part.rows("WHERE clock IS NOT NULL")
+        try:
+            clocks = clocks_from(rows, {sid: s.get("mode") for sid, s in sessions.items()})
+        except DamagedRecord as exc:
+            where = f" ({decision_log.describe(chain)})" if chain is not None else ""
+            raise LogError(f"{decision_log.path}{where}: {exc} (see 'shotclock log verify')") from None
+        found += [(chain, clock, sessions.get(clock.session, {})) for clock in clocks]
+    if chains is not None:
+        for chain, clock, _ in found:  # the archive numbers every start record the way clocks_from finds them
+            clock.number = decision_log.numbers[(chain.number, clock.id)]
+        found.sort(key=lambda item: item[1].number)
+    else:
+        for number, (_, clock, _) in enumerate(found, start=1):
+            clock.number = number
+    return [clock for _, clock, _ in found], {clock.number: session for _, clock, session in found}
 
 
 def _warn_unless_verified(decision_log, clocks: list[Clock] | None = None) -> None:
@@ -93,13 +107,13 @@ def cmd_list(args, out=None) -> int:
         print(f"no clocks in {decision_log.path}", file=out)
         _warn_unless_verified(decision_log)
         return 0
-    names = {c.session: str(sessions.get(c.session, {}).get("table", "?")) for c in clocks}
+    names = {c.number: str(sessions.get(c.number, {}).get("table", "?")) for c in clocks}
     width = _table_width(max(map(len, names.values())))
     print(f"{'CLOCK':>6}  {'STARTED (local)':<19}  {'TABLE':<{width}} {'MODE':<5} {'STREET':<7} {'BET':<4} "
           f"{'OUTCOME':<15} {'LEFT':>6} {'PAUSES':>6} {'EXT':>3}", file=out)
     for c in clocks:
         left = f"{c.remaining:.2f}" if c.remaining is not None else "-"
-        table = names[c.session][:width]
+        table = names[c.number][:width]
         print(f"{c.number:>6}  {local(c.started_utc):<19}  {table:<{width}} {c.mode:<5} {c.street or '-':<7} "
               f"{_yes(c.facing_bet_at_start):<4} {_outcome(c):<15} {left:>6} {c.pauses:>6} {c.extensions:>3}",
               file=out)
@@ -138,7 +152,7 @@ def cmd_show(args, out=None) -> int:
     decision_log = open_log(args)
     clocks, sessions = _clocks(decision_log)
     c = _find(clocks, args.id)
-    session = sessions.get(c.session, {})
+    session = sessions.get(c.number, {})
     print(f"clock {c.number} · table {session.get('table', '?')!r} · {c.mode} mode · started {local(c.started_utc)} "
           f"({c.started_utc} UTC)", file=out)
     print(f"outcome: {_outcome(c)}" + (f", {c.remaining:.3f} s left" if c.remaining is not None else "") +
@@ -150,11 +164,38 @@ def cmd_show(args, out=None) -> int:
             print(f"  --- {_restart_cause(r)} (session {r['session']}) ---", file=out)
             session_id, t0 = r["session"], r["t"]
         fields = {k: v for k, v in r.items() if k not in ("id", "session", "clock", "type", "t", "utc")}
-        detail = " ".join(f"{k}={json.dumps(v)}" for k, v in fields.items() if v is not None)
+        detail = " ".join(f"{k}={readable(k, v, t0)}" for k, v in fields.items() if v is not None)
         offset = round(r["t"] - t0, 3) + 0.0  # + 0.0 turns -0.0 into 0.0
         print(f"  {offset:+10.3f} s  {local(r['utc'])}  #{r['id']:<6} {r['type']:<11} {detail}", file=out)
     _warn_unless_verified(decision_log, [c])  # the proof of a ruling: say when its records do not check out
     return 0
+
+
+MOMENTS = ("round", "after")  # fields that are a moment on the device's monotonic clock, as ``t`` is
+DURATIONS = ("remaining", "seconds", "left")  # fields that are a number of seconds
+
+
+def seconds_text(value: float) -> str:
+    """Seconds as a person reads them: to the millisecond, without trailing zeros (``27.85``, ``30``)."""
+    return f"{value:.3f}".rstrip("0").rstrip(".") if value % 1 else f"{value:.0f}"
+
+
+def readable(name: str, value, t0: float) -> str:
+    """A record's field for ``log show``: a moment as an offset on the clock's timeline (``+2.151 s``, like the
+    first column), a duration in seconds (``27.85 s``), any other number to the millisecond, the rest as JSON.
+
+    Example::
+
+        >>> readable("remaining", 27.84956, 0), readable("round", 823.240132124, 821.09), readable("event", "call", 0)
+        ('27.85 s', '+2.150 s', '"call"')
+    """
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        return json.dumps(value, ensure_ascii=False)
+    if name in MOMENTS:
+        return f"{round(value - t0, 3) + 0.0:+.3f} s"
+    if name in DURATIONS:
+        return f"{seconds_text(value)} s"
+    return seconds_text(value) if isinstance(value, float) else str(value)
 
 
 def _restart_cause(record: dict) -> str:
@@ -191,7 +232,7 @@ def cmd_export(args, out=None) -> int:
             events = replay_events(c)
         except ValueError as exc:
             raise ShotclockError(str(exc).replace(f"clock {c.id}", f"clock {c.number}")) from None
-        session = sessions.get(c.session, {})
+        session = sessions.get(c.number, {})
         header = {"source": f"clock {c.number}, table {session.get('table', '?')!r}, started {c.started_utc}",
                   "config": rule_config(session.get("config") or {}, c.mode)}
         lines = [json.dumps(header, separators=(",", ":"), ensure_ascii=False)]
@@ -210,16 +251,25 @@ def cmd_export(args, out=None) -> int:
             for c in clocks:
                 row = {f: getattr(c, f, None) for f in CSV_FIELDS}
                 row["clock"] = c.number
-                row["table"] = sessions.get(c.session, {}).get("table")
+                row["table"] = sessions.get(c.number, {}).get("table")
                 writer.writerow(row)
         _write(args, write_csv, out, newline="")
         _warn_unless_verified(decision_log)
     else:
-        rows = decision_log.rows()
+        rows = _all_rows(decision_log)
         _write(args, lambda target: target.writelines(
             json.dumps(row, separators=(",", ":"), ensure_ascii=False) + "\n" for row in rows), out)
         _warn_unless_verified(decision_log)
     return 0
+
+
+def _all_rows(decision_log) -> list[dict]:
+    """Every record; from the floor's archive, chain after chain, each record with its ``chain`` (the device's
+    ids start again at 1 in a new device log)."""
+    if getattr(decision_log, "chains", None) is None:
+        return decision_log.rows()
+    return [dict(row, chain=chain.number) for chain, part in zip(decision_log.chains, decision_log.logs)
+            for row in part.rows()]
 
 
 def _write(args, write, out, newline=None) -> None:

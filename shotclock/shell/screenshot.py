@@ -69,22 +69,50 @@ def state_at(events, settings, at: float, interrupted: bool = False):
     return state
 
 
-def held_button(text: str, state, at: float, hold: float):
-    """``--hold BUTTON[=SECONDS]``: the :class:`~shotclock.core.gestures.Hold` of that button at ``at``
-    (None when holding it does nothing in this state); raises ShotclockError naming a bad value."""
-    from shotclock.core.gestures import Hold, hold_event
+def held_screen(text: str, events, config, at: float, state, interrupted: bool = False):
+    """``--hold BUTTON[=SECONDS]``: (state, holds) as the table shows them at ``at`` with BUTTON pressed
+    SECONDS before (default 1) and still down; raises ShotclockError naming a bad value.
+
+    The press goes through the table's own rules, as on the device: the floor's press pauses a running
+    clock and its hold then cancels it, the street's press ends a shot clock on the next street and its
+    hold deals a new hand; a hold that would do nothing shows no bar (:meth:`Table.holds`).
+    ``state`` is the screen's state at ``at`` without the press; ``interrupted``: it is a clock restored
+    after a power cut (the button is held on the restarted device)."""
+    from shotclock.core.inputs import Edge
+    from shotclock.shell.device import make_table
 
     button, _, since = text.partition("=")
     if button not in BUTTONS:
         raise ShotclockError(f"--hold {text!r}: the button must be one of {', '.join(BUTTONS)}")
+    hold = config["device.hold"]
     try:
         held = float(since) if since else 1.0
     except ValueError:
         held = -1.0
     if not 0 <= held < hold:
         raise ShotclockError(f"--hold {text!r}: SECONDS must be from 0 to less than the hold time ({hold:g} s)")
-    event = hold_event(button, at - hold, hold, state)
-    return None if event is None else Hold(button, at - held, hold, event.NAME)
+    press = at - held
+    table = make_table(config, start=0.0)
+    engine = table.engine
+    later = []
+    if interrupted:
+        if state.phase != IDLE:
+            engine.restore_paused(press, state.remaining(at), state.facing_bet, state.street, state.extensions,
+                                  state.seconds)
+    else:
+        for event in events:
+            if isinstance(event, End) or event.t > at:
+                break
+            if event.t <= press:
+                engine.handle(event)  # an event at the press's own time came first
+            else:
+                later.append(event)  # the scenario goes on while the button is down
+    table.feed([Edge(max(press, engine.now), button, True)], now=max(press, engine.now))
+    for event in later:  # in time order with the press, which may count later (the floor's minimum press time)
+        table.feed([], now=event.t)
+        engine.handle(event)
+    done = table.feed([], now=at)
+    return done.state, done.holds
 
 
 def cmd_screenshot(args) -> int:
@@ -102,13 +130,13 @@ def cmd_screenshot(args) -> int:
         raise ShotclockError(f"--size {exc}") from None
     faults = [parse_fault(f) for f in args.fault or ()]
     with scenario.named():
-        events = scenario.events()
+        events = list(scenario.events())  # the lines after --at must be valid too: a bad line is never passed over
         state = state_at(events, config.settings, args.at, args.interrupted)
-        for _ in events:  # the rest of the file must be valid too: a bad line is never passed over
-            pass
     scenario.close()
-    holds = [held_button(args.hold, state, args.at, config["device.hold"])] if args.hold else []
-    view = view_at(state, args.at, display_for(config), faults, [h for h in holds if h is not None])
+    holds = ()
+    if args.hold:
+        state, holds = held_screen(args.hold, events, config, args.at, state, args.interrupted)
+    view = view_at(state, args.at, display_for(config), faults, holds)
     if args.network:
         view = dataclasses.replace(view, corner=network_mark(*parse_network(args.network), config["language"]))
     try:

@@ -283,7 +283,7 @@
     $("timeline-title").textContent = ((table && table.name) || f.table) + " · " + S.rulingWords(lang, f)[0];
     $("timeline-body").textContent = t("timeline.loading");
     if (!dialog.open) dialog.showModal();
-    link.ask(f.venue, {what: "clock", table: f.table, clock: f.clock}).then(function (answer) {
+    link.ask(f.venue, {what: "clock", table: f.table, clock: f.clock, boot: f.boot}).then(function (answer) {
       var body = $("timeline-body");
       body.textContent = "";
       if (!answer.ok) {
