@@ -144,7 +144,9 @@ def _view_at(state: Snapshot, now: float, display: Display, faults: Iterable[Fau
         if state.phase == PAUSED:
             key = "interrupted" if state.interrupted else "paused"
             sub = texts.text(lang, "interrupted.press") if state.interrupted else consequence
-            extra = texts.text(lang, "interrupted.hold") if state.interrupted else info
+            # The player never pays for the device's downtime: say so, beside how the floor goes on.
+            extra = (texts.text(lang, "interrupted.kept") + " · " + texts.text(lang, "interrupted.hold")
+                     if state.interrupted else info)
             return View(key, "paused", str(shown), texts.text(lang, key), sub, extra, progress, fault_texts)
         if remaining <= state.countdown:
             return View("countdown", "urgent", str(shown), _mode_title(state, display), consequence, info,
