@@ -227,3 +227,146 @@ def test_the_dashboards_clock_question_names_the_device_log_by_a_boot(tmp_path):
     assert answer(archive.db, {"what": "clock", "table": "8", "clock": 2})["number"] == 3  # the latest
     assert answer(archive.db, {"what": "clock", "table": "8", "clock": 2, "boot": 7})["ok"] is False
     archive.close()
+
+
+# -- issue 18: nothing a table publishes can forge another table's records or stop the archive ---------------
+
+
+def events_of(table, count, boot="0123456789ab", remaining=1):
+    """``count`` chained events of ``table`` (``remaining`` tells a forgery from the genuine records)."""
+    events = chained_events(count) if remaining == 1 else forged_events(count, remaining)
+    return [dict(e, table=table, boot=boot) for e in events]
+
+
+def forged_events(count, remaining):
+    from shotclock.adapters.log import GENESIS, record_hash
+
+    events, prev = [], GENESIS
+    for n in range(1, count + 1):
+        row = {"id": n, "session": 1, "clock": None, "type": "beep", "t": float(n), "utc": "2026-11-30T01:00:00.000000Z",
+               "data": json.dumps({"remaining": remaining}, separators=(",", ":")), "prev": prev}
+        row["hash"] = prev = record_hash(row)
+        events.append({"table": "7", "boot": "0123456789ab", "seq": n,
+                       "record": {"t": float(n), "type": "beep", "remaining": remaining},
+                       "log": {k: row[k] for k in ("session", "clock", "utc", "prev", "hash")}})
+    return events
+
+
+def publish_all(client, topic, payloads):
+    """Publish each payload (bytes, or a dict as JSON) at QoS 1 and wait for the broker's PUBACKs."""
+    infos = [client.publish(topic, p if isinstance(p, bytes) else json.dumps(p), qos=1) for p in payloads]
+    for info in infos:
+        info.wait_for_publish(30)
+
+
+def stored(archive, table):
+    return [tuple(r) for r in archive.db.execute(
+        "SELECT seq, data FROM events WHERE table_id = ? ORDER BY seq", (table,))]
+
+
+def test_a_table_cannot_plant_records_under_another_tables_name(broker, tmp_path, capsys):
+    # Issue 18, 2: with table 1's credential, on table 1's own topic, events that say "table": "2" were filed
+    # under table 2, and table 2's genuine records were then dropped as duplicates; verify said OK.
+    archive, collector = start_collector(broker, tmp_path / "floor")
+    try:
+        forger, genuine = broker.client("table-1"), broker.client("table-2")
+        publish_all(forger, table_topic("test", "1", "event"), events_of("2", 3, remaining=99))
+        wait_until(lambda: collector.refused["table"] == 3, what="the forged events refused")
+        publish_all(genuine, table_topic("test", "2", "event"), events_of("2", 3))
+        wait_until(lambda: len(stored(archive, "2")) == 3, what="table 2's genuine records stored")
+    finally:
+        collector.stop()
+    assert [data for _, data in stored(archive, "2")] == ['{"remaining":1}'] * 3
+    assert stored(archive, "1") == [] and archive.duplicates == 0
+    archive.close()
+    assert main(["log", "verify", "--collected", str(tmp_path / "floor"), "--table", "2"]) == 0
+
+
+def ask(broker, client, question):
+    """Ask the collector ``question`` (a dict, or raw bytes) as the dashboard does; its answer (a dict)."""
+    from paho.mqtt.packettypes import PacketTypes
+    from paho.mqtt.properties import Properties
+
+    reply = f"shotclock/v1/test/archive/reply/{client._client_id.decode()}"
+    inbox = getattr(client, "inbox", None) or Inbox(client, reply)
+    client.inbox = inbox
+    props = Properties(PacketTypes.PUBLISH)
+    props.ResponseTopic = reply
+    token = f"q{len(inbox.messages)}-{time.monotonic_ns()}".encode()
+    props.CorrelationData = token
+    body = question if isinstance(question, bytes) else json.dumps(question)
+    client.publish("shotclock/v1/test/archive/get", body, qos=1, properties=props).wait_for_publish(30)
+    got = inbox.wait_for(lambda m: getattr(m.properties, "CorrelationData", None) == token)
+    assert got is not None, f"no answer to {question!r}"
+    return json.loads(got.payload)
+
+
+POISON = [
+    {"boot": "0123456789ab", "seq": 10 ** 20, "record": {"t": 1.0, "type": "beep"}},  # SQLite: OverflowError
+    {"boot": "0123456789ab", "seq": 5, "record": {"t": 1.0, "type": "beep", "n": -(10 ** 30)}},
+    {"boot": "0123456789ab", "seq": 6, "record": {"t": 1e400, "type": "beep"}},
+    {"boot": "0123456789ab", "seq": 7, "record": {"t": 1.0, "type": "beep", "who": "\ud800"}},
+    {"boot": "0123456789ab", "seq": 8, "record": "a record"},
+    {"boot": "../../etc", "seq": 9, "record": {"t": 1.0, "type": "beep"}},
+    {"boot": "0123456789ab", "seq": 10, "record": {"t": 1.0, "type": "beep"},
+     "log": {"session": 10 ** 25, "clock": None, "utc": "x", "prev": "0" * 64, "hash": "1" * 64}},
+    b'{"boot": "0123456789ab", "seq": 11, "record": {"t": 1.0, "type": "beep", "who": "\xff\xfe"}}',
+    b'{"seq": ' + b'[' * 30000 + b']' * 30000 + b'}',
+    b'{"boot": "0123456789ab", "seq": 12, "record": {"t": NaN, "type": "beep"}}',
+    b"not json",
+]
+
+
+def test_poisoned_events_and_questions_never_stop_the_archive(broker, tmp_path):
+    # Issue 18, 3: 20 events with seq = 10**20 made SQLite raise OverflowError; never acked, they blocked the
+    # collector's queue for every table, again after a restart. A 23-digit clock in an archive question killed
+    # the collector's MQTT thread.
+    archive, collector = start_collector(broker, tmp_path / "floor")
+    floor = broker.client("floor")
+    try:
+        bad = broker.client("table-1")
+        publish_all(bad, table_topic("test", "1", "event"), [POISON[0]] * 20 + POISON[1:])
+        answer = ask(broker, floor, {"what": "clock", "table": "1", "clock": 10 ** 22})
+        assert answer["ok"] is False and "64 bits" in answer["reason"]
+        assert ask(broker, floor, {"what": "clock", "table": "1", "clock": 1, "boot": "\ud800"})["ok"] is False
+        assert ask(broker, floor, b"\xff")["ok"] is False
+        publish_all(broker.client("table-2"), table_topic("test", "2", "event"), events_of("2", 4))
+        wait_until(lambda: len(stored(archive, "2")) == 4, what="table 2's records stored after the poison")
+        wait_until(lambda: sum(collector.refused.values()) >= 20 + len(POISON) - 1 + 3,
+                   what="every bad message refused and counted")
+        assert collector.refused["number"] >= 20 + 4 and collector.refused["question"] == 3
+        assert ask(broker, floor, {"what": "rulings", "limit": 5})["ok"] is True  # the thread lives on
+    finally:
+        collector.stop()
+    assert stored(archive, "1") == []
+    archive.close()
+    # Acknowledged: after a restart nothing is stuck and nothing comes again.
+    archive, collector = start_collector(broker, tmp_path / "floor")
+    try:
+        publish_all(broker.client("table-1"), table_topic("test", "1", "event"), events_of("1", 2))
+        wait_until(lambda: len(stored(archive, "1")) == 2, what="table 1's genuine records after a restart")
+        assert sum(collector.refused.values()) == 0
+    finally:
+        collector.stop()
+        archive.close()
+
+
+def test_a_full_disk_is_retried_and_nothing_is_lost(broker, tmp_path, monkeypatch):
+    # A fault of the archive's disk is not the message's: it is retried (with backoff), never acknowledged unstored.
+    archive, collector = start_collector(broker, tmp_path / "floor")
+    real_add, failures = archive.add, []
+
+    def flaky_add(event):
+        if len(failures) < 3:
+            failures.append(event["seq"])
+            raise sqlite3.OperationalError("database or disk is full")
+        return real_add(event)
+
+    monkeypatch.setattr(archive, "add", flaky_add)
+    try:
+        publish_all(broker.client("table-2"), table_topic("test", "2", "event"), events_of("2", 3))
+        wait_until(lambda: len(stored(archive, "2")) == 3, what="every record stored once the disk is back")
+    finally:
+        collector.stop()
+    assert failures == [1, 1, 1] and collector.storage_fault == "" and sum(collector.refused.values()) == 0
+    archive.close()

@@ -8,17 +8,22 @@ delivered -- are dropped on (table, boot, seq).
 
 from __future__ import annotations
 
+import collections
 import json
 import logging
 import signal
+import sqlite3
 import threading
+import time
 
 from shotclock.adapters.mqtt import no_delay
-from shotclock.core.topics import all_tables, archive_topic, check_name
+from shotclock.core.inbound import Refused, check_event, check_question, parse_json
+from shotclock.core.topics import all_tables, archive_topic, check_name, split_table_topic
 from shotclock.floor import answers
 from shotclock.adapters.archive import Archive
 
 log = logging.getLogger("shotclock.collector")
+LOG_EVERY = 60.0  # seconds between two log lines about one table's refused messages of one kind
 
 
 class Collector:
@@ -41,6 +46,10 @@ class Collector:
         self.venue = venue
         self.host, self.port = host, port
         self.connected = threading.Event()
+        self.refused: collections.Counter[str] = collections.Counter()  # reason → messages refused
+        self.storage_fault = ""  # the archive's last error while it cannot store
+        self._said: dict[tuple[str, str], float] = {}
+        self._stopping = threading.Event()
         self.client = mqtt.Client(mqtt.CallbackAPIVersion.VERSION2, client_id=f"shotclock-collector-{venue}",
                                   protocol=mqtt.MQTTv5, manual_ack=True)
         self.client.username_pw_set(username, password)
@@ -56,6 +65,7 @@ class Collector:
         self.client.on_subscribe = self._on_subscribe
         self.client.on_disconnect = lambda *a: self.connected.clear()
         self.client.on_socket_open = no_delay
+        self.client.suppress_exceptions = True  # a callback's error is logged by paho, its thread goes on
 
     def start(self) -> None:
         """Connect (in the background, retrying) and collect."""
@@ -64,6 +74,7 @@ class Collector:
 
     def stop(self) -> None:
         """Disconnect; the broker keeps the session and queues events until the next start."""
+        self._stopping.set()
         self.client.disconnect()
         self.client.loop_stop()
 
@@ -81,20 +92,65 @@ class Collector:
         self.connected.set()  # only now does the broker queue the tables' events for this session
 
     def _on_message(self, client, userdata, message):
-        if message.topic == archive_topic(self.venue, "get"):
-            self._answer(message)
-            client.ack(message.mid, message.qos)
-            return
+        # Whatever a message holds, it is answered or refused, acknowledged, and this thread goes on:
+        # paho's network thread is the collector's only reader (an exception here would end it).
         try:
-            event = json.loads(message.payload)
-            self.archive.add(event)
-        except (ValueError, KeyError, TypeError) as exc:
-            log.warning("skipped a malformed event on %s: %s", message.topic, exc)
+            if message.topic == archive_topic(self.venue, "get"):
+                self._answer(message)
+            elif not self._collect(message):
+                return  # not stored and not refused: the broker sends it again after a reconnect
         except Exception:
-            log.exception("cannot store an event; not acknowledged, the broker will send it again")
-            return
-        client.ack(message.mid, message.qos)
+            log.exception("a message on %s could not be handled; acknowledged and skipped", message.topic)
+            self._refuse("?", "error", "could not be handled")
+        try:
+            client.ack(message.mid, message.qos)
+        except Exception:
+            log.exception("cannot acknowledge a message on %s", message.topic)
 
+    def _collect(self, message) -> bool:
+        """Store one event, or refuse it; False only when the collector stops before it could be stored."""
+        where = split_table_topic(message.topic)
+        if where is None or where[0] != self.venue or where[2] != "event":
+            self._refuse("?", "topic", f"not a table's event topic: {message.topic[:80]!r}")
+            return True
+        table = where[1]
+        event = check_event(message.payload, table)
+        if isinstance(event, Refused):
+            self._refuse(table, event.reason, event.detail)
+            return True
+        return self._store(table, event)
+
+    def _store(self, table: str, event: dict) -> bool:
+        """Add ``event`` to the archive; a fault of the disk (full, locked) is retried with backoff until it
+        goes or the collector stops, and a value SQLite will not take is refused."""
+        delay = 0.1
+        while True:
+            try:
+                self.archive.add(event)
+                if self.storage_fault:
+                    log.info("storing again (after: %s)", self.storage_fault)
+                    self.storage_fault = ""
+                return True
+            except (sqlite3.DataError, sqlite3.IntegrityError, sqlite3.InterfaceError, OverflowError,
+                    ValueError, TypeError, KeyError) as exc:
+                self._refuse(table, "storage", f"the archive cannot take it: {exc}")
+                return True
+            except (sqlite3.Error, OSError) as exc:
+                self.storage_fault = str(exc)
+                log.error("cannot store an event of table %s (%s); retrying in %.1f s", table, exc, delay)
+                if self._stopping.wait(delay):
+                    return False
+                delay = min(delay * 2, 5.0)
+
+    def _refuse(self, table: str, reason: str, detail: str) -> None:
+        """Count a refused message; say so in the log at most once a minute per table and reason."""
+        self.refused[reason] += 1
+        key = (table, reason)
+        now = time.monotonic()
+        if now - self._said.get(key, -LOG_EVERY) >= LOG_EVERY:
+            self._said[key] = now
+            log.warning("refused a message of table %s (%s): %s (%d refused so far)", table, reason, detail,
+                        sum(self.refused.values()))
 
     def _answer(self, message) -> None:
         """A page's question about the archive, answered on its Response Topic (shotclock.floor.answers)."""
@@ -102,12 +158,19 @@ class Collector:
         reply_to = getattr(props, "ResponseTopic", None)
         if not reply_to or not reply_to.startswith(archive_topic(self.venue, "reply/")):
             return  # nowhere (or nowhere allowed) to answer
-        try:
-            question = json.loads(message.payload)
-        except ValueError:
-            question = None
+        question = parse_json(message.payload)
+        problem = question.detail if isinstance(question, Refused) else check_question(question)
+        if problem:
+            self._refuse("?", "question", problem)
+            result = {"ok": False, "reason": problem}
+        else:
+            try:
+                result = answers.answer(self.archive.db, question)
+            except Exception as exc:
+                log.exception("cannot answer an archive question")
+                result = {"ok": False, "reason": f"the archive cannot answer: {exc}"}
         reply = self._reply_properties(getattr(props, "CorrelationData", None))
-        body = json.dumps(answers.answer(self.archive.db, question), ensure_ascii=False, separators=(",", ":"))
+        body = json.dumps(result, ensure_ascii=False, separators=(",", ":"))
         self.client.publish(reply_to, body, qos=1, properties=reply)
 
     def _reply_properties(self, correlation):
