@@ -370,3 +370,73 @@ def test_a_full_disk_is_retried_and_nothing_is_lost(broker, tmp_path, monkeypatc
         collector.stop()
     assert failures == [1, 1, 1] and collector.storage_fault == "" and sum(collector.refused.values()) == 0
     archive.close()
+
+
+def test_two_collectors_on_one_broker_keep_one_archive_and_say_which(broker, tmp_path):
+    # Issue 18, 4: two collectors on one broker kicked each other and split the archive 2/17 and 15/17 unsaid.
+    first_archive, first = start_collector(broker, tmp_path / "a")
+    second_archive = Archive(tmp_path / "b")
+    second = Collector(second_archive, "127.0.0.1", broker.port, broker.venue, "collector",
+                       broker.passwords["collector"])
+    second.start()
+    table = broker.client("table-2")
+    events = events_of("2", 6)
+    try:
+        assert second.standing_by.wait(60)
+        assert (first.role, second.role) == ("active", "standby")
+        publish_all(table, table_topic("test", "2", "event"), events[:3])
+        wait_until(lambda: len(stored(first_archive, "2")) == 3, what="the active collector stores them")
+        first.stop()  # the active one goes: the one standing by takes over the venue's session
+        wait_until(lambda: second.role == "active" and second.connected.is_set(), what="the second takes over")
+        publish_all(table, table_topic("test", "2", "event"), events[3:])
+        wait_until(lambda: len(stored(second_archive, "2")) == 3, what="the second stores what came after")
+    finally:
+        first.stop()
+        second.stop()
+    assert [seq for seq, _ in stored(first_archive, "2")] == [1, 2, 3]
+    assert [seq for seq, _ in stored(second_archive, "2")] == [4, 5, 6]
+    assert first_archive.duplicates == second_archive.duplicates == 0
+
+
+@pytest.mark.slow
+def test_a_broker_crash_loses_nothing_it_acknowledged(tmp_path):
+    # Issue 18, 6: collector offline, a table rules 2 clocks, broker kill -9 and restart: 17/17 records were never
+    # archived (mosquitto had acknowledged them, not saved them) and the device's watermark said delivered.
+    from mqtt_broker import MosquittoBroker
+
+    with MosquittoBroker(tmp_path / "broker", autosave=3600) as broker:
+        archive, collector = start_collector(broker, tmp_path / "floor")
+        collector.stop()  # offline: the broker keeps its session and queues the events
+        broker.stop()
+        broker.start()  # a clean restart saves the session; with autosave 3600 nothing after it is saved
+        watcher = broker.client("floor")
+        seen = Inbox(watcher, table_topic("test", "1", "event"))
+        device = RunningDevice(network_config(broker, table="1"), tmp_path / "state")
+        log = sqlite3.connect(tmp_path / "state" / "shotclock.db")
+        ids = lambda: {r[0] for r in log.execute("SELECT id FROM records")}
+        try:
+            wait_until(lambda: device.link.status.connected, what="the table online")
+            for _ in range(2):
+                device.tap("bet")
+                device.tap("floor")
+                wait_until(lambda: any("start" in m.payload.decode() for m in seen.messages[-3:]),
+                           what="the clock started")
+                device.tap("action")
+                wait_until(lambda: '"decision"' in seen.messages[-1].payload.decode(), what="the ruling sent")
+            before = ids()
+            wait_until(lambda: before <= {json.loads(m.payload)["seq"] for m in list(seen.messages)},
+                       what="the broker has every record (it forwarded each)")
+            broker.kill()  # nothing it queued for the collector was saved
+            broker.start()
+            collector = Collector(archive, "127.0.0.1", broker.port, broker.venue, "collector",
+                                  broker.passwords["collector"])
+            collector.start()
+            held = lambda: {seq for seq, _ in stored(archive, "1")}
+            wait_until(lambda: before <= held(), what="every record the broker had acknowledged, archived")
+            wait_until(lambda: device.link.status.pending == 0, what="the device delivered all")
+        finally:
+            device.stop()
+            collector.stop()
+            log.close()
+    assert before <= {seq for seq, _ in stored(archive, "1")} and len(before) >= 10
+    archive.close()

@@ -31,6 +31,7 @@ from pathlib import Path
 
 from shotclock.core import topics
 from shotclock.core.delivery import WINDOW, Delivery, Read
+from shotclock.core.inbound import parse_json
 from shotclock.core.wire import dumps, event_message, status_message
 from shotclock.errors import ShotclockError
 
@@ -304,7 +305,8 @@ class MqttLink:
         s = self.settings
         # Subscribe first: the broker handles one connection's packets in order, so whoever sees this
         # table online can send it a command at once (online before subscribed lost that command).
-        client.subscribe([(self.topic("cmd"), 1), (topics.venue_cmd_topic(s.venue), 1)])
+        client.subscribe([(self.topic("cmd"), 1), (topics.venue_cmd_topic(s.venue), 1),
+                          (topics.collector_topic(s.venue), 1), (self.topic("stored"), 1)])
         client.publish(self.topic("status"), dumps(status_message(s.table, self.boot, True, **self.status_extra)),
                        qos=1, retain=True)
         log.info("connected to the broker %s:%d as %s", s.host, s.port, s.username)
@@ -325,6 +327,12 @@ class MqttLink:
         self.handover.signal("puback", mid, reason_code.value if reason_code is not None else 0)
 
     def _on_message(self, client, userdata, message):
+        if message.topic == self.topic("stored"):  # the archive's word: to the sender, which owns the delivery
+            self.handover.signal("stored", message.payload)
+            return
+        if message.topic == topics.collector_topic(self.settings.venue):
+            self.handover.signal("collector", message.payload)
+            return
         try:
             self._on_command(message.payload, message.properties)
         except Exception:
@@ -349,6 +357,7 @@ class Sender:
         self.refused = ""
         self.stopping = False
         self.saved = 0  # the watermark as written to the outbox
+        self.sent_boots: set[str] = set()  # boots of the records sent in this run (the archive's word names one)
 
     def run(self) -> None:
         """Rounds until the link stops; then what is left, for up to ``STOP_TIMEOUT``."""
@@ -409,6 +418,16 @@ class Sender:
             if record_id is not None and code >= 0x80:
                 self.refused = f"event refused by the broker (reason {code})"
                 log.error("the broker refused event %d (reason code %d): check the ACL", record_id, code)
+        elif kind == "stored":
+            stored = parse_json(args[0])
+            if (isinstance(stored, dict) and stored.get("boot") in self.sent_boots
+                    and isinstance(stored.get("seq"), int) and not isinstance(stored.get("seq"), bool)):
+                d.stored([stored["seq"]])
+        elif kind == "collector":
+            # A collector's retained status (any): the venue keeps an archive, so a record is delivered only once
+            # the archive has it. None (its status removed): the broker's PUBACK is the word again.
+            status = parse_json(args[0]) if args[0] else None
+            d.set_end_to_end(isinstance(status, dict))
         elif kind == "stop":
             self.stopping = True
 
@@ -424,5 +443,6 @@ class Sender:
                 return
             for row in step:
                 message = event_message(link.settings.table, row.get("boot", link.boot), row)
+                self.sent_boots.add(message["boot"])
                 info = link.client.publish(link.topic("event"), dumps(message), qos=1)
                 d.sent(info.mid, row["id"])

@@ -13,7 +13,7 @@ PREFIX = "shotclock/v1"
 NAME = re.compile(r"[A-Za-z0-9_-]{1,32}")
 # Per table: what it publishes, and what it reads.
 TABLE_PUBLISHES = ("status", "state", "event", "cmd/ack")
-TABLE_READS = ("cmd",)
+TABLE_READS = ("cmd", "stored")
 
 
 def check_name(kind: str, value: str) -> str | None:
@@ -29,7 +29,7 @@ def venue_root(venue: str) -> str:
 
 
 def table_topic(venue: str, table: str, leaf: str) -> str:
-    """``shotclock/v1/<venue>/table/<table>/<leaf>`` (leaf: status, state, event, cmd, cmd/ack)."""
+    """``shotclock/v1/<venue>/table/<table>/<leaf>`` (leaf: status, state, event, cmd, cmd/ack, stored)."""
     return f"{PREFIX}/{venue}/table/{table}/{leaf}"
 
 
@@ -41,6 +41,12 @@ def feature_topic(venue: str) -> str:
 def venue_cmd_topic(venue: str) -> str:
     """Commands to every table of the venue at once (a break: pause all)."""
     return f"{PREFIX}/{venue}/cmd"
+
+
+def collector_topic(venue: str) -> str:
+    """The collector's retained status: online or not, active or standing by. Its presence tells the tables
+    that the venue keeps an archive, so they wait for the archive's word (``…/table/<id>/stored``)."""
+    return f"{PREFIX}/{venue}/collector/status"
 
 
 def archive_topic(venue: str, leaf: str) -> str:

@@ -26,8 +26,8 @@ import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from shotclock.core.topics import (all_tables, archive_topic, check_name, feature_topic, table_topic,
-                                   venue_cmd_topic, venue_root)
+from shotclock.core.topics import (all_tables, archive_topic, check_name, collector_topic, feature_topic,
+                                   table_topic, venue_cmd_topic, venue_root)
 from shotclock.errors import ShotclockError
 from shotclock.web import web_dir
 
@@ -142,13 +142,15 @@ def acl_text(venue: str, tables: list[str]) -> str:
     for table in tables:
         lines.append(f"user {table_user(table)}")
         lines += [f"topic write {table_topic(venue, table, leaf)}" for leaf in ("status", "state", "event", "cmd/ack")]
-        lines += [f"topic read {table_topic(venue, table, 'cmd')}", f"topic read {venue_cmd_topic(venue)}", ""]
+        lines += [f"topic read {table_topic(venue, table, 'cmd')}", f"topic read {venue_cmd_topic(venue)}",
+                  f"topic read {table_topic(venue, table, 'stored')}", f"topic read {collector_topic(venue)}", ""]
     lines += [f"user {FLOOR}", f"topic read {root}/#", f"topic write {all_tables(venue, 'cmd')}",
               f"topic write {venue_cmd_topic(venue)}",
               f"topic write {feature_topic(venue)}", f"topic write {archive_topic(venue, 'get')}", ""]
     lines += [f"user {OVERLAY}", f"topic read {all_tables(venue, 'status')}", f"topic read {all_tables(venue, 'state')}",
               f"topic read {all_tables(venue, 'event')}", f"topic read {feature_topic(venue)}", ""]
-    lines += [f"user {COLLECTOR}", f"topic read {root}/#", f"topic write {archive_topic(venue, 'reply/#')}", ""]
+    lines += [f"user {COLLECTOR}", f"topic read {root}/#", f"topic write {archive_topic(venue, 'reply/#')}",
+              f"topic write {all_tables(venue, 'stored')}", f"topic write {collector_topic(venue)}", ""]
     return "\n".join(lines)
 
 

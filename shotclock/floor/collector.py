@@ -11,18 +11,23 @@ from __future__ import annotations
 import collections
 import json
 import logging
+import os
 import signal
+import socket
 import sqlite3
 import threading
 import time
 
 from shotclock.adapters.mqtt import no_delay
 from shotclock.core.inbound import Refused, check_event, check_question, parse_json
-from shotclock.core.topics import all_tables, archive_topic, check_name, split_table_topic
+from shotclock.core.topics import (all_tables, archive_topic, check_name, collector_topic, split_table_topic,
+                                   table_topic)
 from shotclock.floor import answers
 from shotclock.adapters.archive import Archive
 
 log = logging.getLogger("shotclock.collector")
+ACTIVE, STANDBY = "active", "standby"
+SESSION_TAKEN_OVER = 0x8E  # MQTT 5 reason code: another client connected with this client id
 LOG_EVERY = 60.0  # seconds between two log lines about one table's refused messages of one kind
 
 
@@ -50,41 +55,149 @@ class Collector:
         self.storage_fault = ""  # the archive's last error while it cannot store
         self._said: dict[tuple[str, str], float] = {}
         self._stopping = threading.Event()
+        # One archive per venue: this collector is the active one, or stands by (see start()).
+        self.instance = f"{socket.gethostname()}:{archive.path.resolve()}"
+        self.role = ""  # ACTIVE or STANDBY once known
+        self.standing_by = threading.Event()
+        self.watcher = None
+        self._role_lock = threading.Lock()
+        self._looked = threading.Event()
+        self._other: str | None = None  # the instance of another active collector, from its retained status
+        self._probe_mid = -1
+        self._login = (username, password)
+        self._tls = None
         self.client = mqtt.Client(mqtt.CallbackAPIVersion.VERSION2, client_id=f"shotclock-collector-{venue}",
                                   protocol=mqtt.MQTTv5, manual_ack=True)
         self.client.username_pw_set(username, password)
         if tls:
             import ssl
 
-            self.client.tls_set_context(ssl.create_default_context(cafile=ca_file or None))
+            self._tls = ssl.create_default_context(cafile=ca_file or None)
+            self.client.tls_set_context(self._tls)
         self.client.reconnect_delay_set(0.25, 5)
         self._session = Properties(PacketTypes.CONNECT)
         self._session.SessionExpiryInterval = 7 * 24 * 3600  # a week away and the broker still queues
         self.client.on_connect = self._on_connect
         self.client.on_message = self._on_message
         self.client.on_subscribe = self._on_subscribe
-        self.client.on_disconnect = lambda *a: self.connected.clear()
+        self.client.on_disconnect = self._on_disconnect
         self.client.on_socket_open = no_delay
         self.client.suppress_exceptions = True  # a callback's error is logged by paho, its thread goes on
 
     def start(self) -> None:
-        """Connect (in the background, retrying) and collect."""
+        """Look for another collector of this venue, then collect (active) or stand by; returns at once.
+
+        The venue has one archive: a collector whose retained status (``…/collector/status``) says another
+        archive is online stands by, and takes over when that one goes offline (its Last Will). One that
+        finds the session taken over by another stands by too, instead of taking it back (no flapping).
+        """
+        import paho.mqtt.client as mqtt
+
+        self.watcher = mqtt.Client(mqtt.CallbackAPIVersion.VERSION2, protocol=mqtt.MQTTv5,
+                                   client_id=f"shotclock-collector-{self.venue}-watch-{os.getpid()}")
+        self.watcher.username_pw_set(*self._login)
+        if self._tls:
+            self.watcher.tls_set_context(self._tls)
+        self.watcher.reconnect_delay_set(0.25, 5)
+        self.watcher.suppress_exceptions = True
+        self.watcher.on_connect = lambda c, *a: c.subscribe(collector_topic(self.venue), 1)
+        self.watcher.on_subscribe = self._on_watch_subscribe
+        self.watcher.on_message = self._on_collector_status
+        self.watcher.connect_async(self.host, self.port, keepalive=30)
+        self.watcher.loop_start()
+
+    def _on_watch_subscribe(self, client, userdata, mid, reason_codes, properties):
+        # A second subscription after the first: its SUBACK comes after the first's retained status (one
+        # connection's packets are handled in order), so by then we know whether another collector is active.
+        if not self._looked.is_set() and mid != self._probe_mid:
+            self._probe_mid = client.subscribe(archive_topic(self.venue, "probe"), 0)[1]
+            return
+        if not self._looked.is_set():
+            self._looked.set()
+            with self._role_lock:
+                other = self._other
+            if other:
+                self._stand_by(f"collector {other!r} is active")
+            else:
+                self._activate()
+
+    def _on_collector_status(self, client, userdata, message):
+        status = parse_json(message.payload) if message.payload else None
+        online = isinstance(status, dict) and status.get("online") is True
+        instance = status.get("instance") if isinstance(status, dict) else None
+        with self._role_lock:
+            self._other = instance if online and instance != self.instance else None
+            take_over = self.role == STANDBY and not self._other and self._looked.is_set()
+        if take_over and not self._stopping.is_set():
+            log.warning("the active collector went offline: this one takes over (archive %s)", self.archive.path)
+            self._activate()
+
+    def _activate(self) -> None:
+        with self._role_lock:
+            if self.role == ACTIVE or self._stopping.is_set():
+                return
+            self.role = ACTIVE
+        self.client.loop_stop()  # a thread left from before standing by (it has ended)
+        self.client.will_set(collector_topic(self.venue), self._status(False), qos=1, retain=True)
         self.client.connect_async(self.host, self.port, keepalive=30, clean_start=False, properties=self._session)
         self.client.loop_start()
+
+    def _stand_by(self, why: str) -> None:
+        with self._role_lock:
+            self.role = STANDBY
+        self.standing_by.set()
+        log.warning("standing by: %s; this collector takes over when it goes offline (one archive for the "
+                    "venue)", why)
+
+    def _status(self, online: bool, clean: bool = False) -> str:
+        status = {"online": online, "instance": self.instance, "archive": str(self.archive.path)}
+        if not online:
+            status["clean"] = clean
+        return json.dumps(status, separators=(",", ":"))
 
     def stop(self) -> None:
         """Disconnect; the broker keeps the session and queues events until the next start."""
         self._stopping.set()
+        if self.role == ACTIVE and self.client.is_connected():
+            info = self.client.publish(collector_topic(self.venue), self._status(False, clean=True), qos=1,
+                                       retain=True)
+            try:
+                info.wait_for_publish(2)
+            except (RuntimeError, ValueError):
+                pass
         self.client.disconnect()
         self.client.loop_stop()
+        if self.watcher is not None:
+            self.watcher.disconnect()
+            self.watcher.loop_stop()
+
+    def check_threads(self) -> None:
+        """Restart a network thread that ended (it should not: every callback catches its errors), saying so."""
+        for name, client, wanted in (("collector", self.client, self.role == ACTIVE), ("watcher", self.watcher, True)):
+            thread = getattr(client, "_thread", None)  # paho keeps its loop thread here
+            if wanted and thread is not None and not thread.is_alive() and not self._stopping.is_set():
+                log.error("the %s's network thread ended; starting it again", name)
+                client.loop_stop()
+                client.reconnect_delay_set(0.25, 5)
+                client.connect_async(self.host, self.port, keepalive=30,
+                                     **({"clean_start": False, "properties": self._session} if client is self.client
+                                        else {}))
+                client.loop_start()
 
     def _on_connect(self, client, userdata, flags, reason_code, properties):
         if reason_code.is_failure:
             log.error("the broker refused the collector: %s", reason_code)
             return
         client.subscribe([(all_tables(self.venue, "event"), 1), (archive_topic(self.venue, "get"), 1)])
+        client.publish(collector_topic(self.venue), self._status(True), qos=1, retain=True)
         log.info("collecting venue %r from %s:%d%s", self.venue, self.host, self.port,
                  " (resumed session)" if flags.session_present else "")
+
+    def _on_disconnect(self, client, userdata, flags, reason_code, properties):
+        self.connected.clear()
+        if getattr(reason_code, "value", 0) == SESSION_TAKEN_OVER and not self._stopping.is_set():
+            client.disconnect()  # no reconnect: taking the session back would make the two collectors flap
+            self._stand_by("another collector took over this venue's session")
 
     def _on_subscribe(self, client, userdata, mid, reason_codes, properties):
         if not self.connected.is_set():
@@ -118,7 +231,13 @@ class Collector:
         if isinstance(event, Refused):
             self._refuse(table, event.reason, event.detail)
             return True
-        return self._store(table, event)
+        if not self._store(table, event):
+            return False
+        # The archive's word to the table (end to end): only now is the record delivered, so a broker that
+        # crashed before saving it cannot lose it (the device keeps it until this arrives).
+        self.client.publish(table_topic(self.venue, table, "stored"),
+                            json.dumps({"boot": event["boot"], "seq": event["seq"]}, separators=(",", ":")), qos=1)
+        return True
 
     def _store(self, table: str, event: dict) -> bool:
         """Add ``event`` to the archive; a fault of the disk (full, locked) is retried with backoff until it
@@ -204,8 +323,12 @@ def cmd_collect(args) -> int:
     collector.start()
     log.info("archive: %s", archive.path)
     while not stop.wait(60):
-        log.info("%d events stored, %d duplicates dropped", archive.added, archive.duplicates)
+        collector.check_threads()
+        log.info("%s: %d events stored, %d duplicates dropped, %d messages refused%s", collector.role or "starting",
+                 archive.added, archive.duplicates, sum(collector.refused.values()),
+                 "".join(f", {n} {why}" for why, n in sorted(collector.refused.items())))
     collector.stop()
-    log.info("stopped: %d events stored this run, %d duplicates dropped", archive.added, archive.duplicates)
+    log.info("stopped: %d events stored this run, %d duplicates dropped, %d refused", archive.added,
+             archive.duplicates, sum(collector.refused.values()))
     archive.close()
     return 0
