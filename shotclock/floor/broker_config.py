@@ -143,7 +143,8 @@ def acl_text(venue: str, tables: list[str]) -> str:
         lines.append(f"user {table_user(table)}")
         lines += [f"topic write {table_topic(venue, table, leaf)}" for leaf in ("status", "state", "event", "cmd/ack")]
         lines += [f"topic read {table_topic(venue, table, 'cmd')}", f"topic read {venue_cmd_topic(venue)}",
-                  f"topic read {table_topic(venue, table, 'stored')}", f"topic read {collector_topic(venue)}", ""]
+                  f"topic read {table_topic(venue, table, 'stored')}", f"topic read {collector_topic(venue)}",
+                  f"topic read {table_topic(venue, table, 'status')}", ""]
     lines += [f"user {FLOOR}", f"topic read {root}/#", f"topic write {all_tables(venue, 'cmd')}",
               f"topic write {venue_cmd_topic(venue)}",
               f"topic write {feature_topic(venue)}", f"topic write {archive_topic(venue, 'get')}", ""]

@@ -205,12 +205,14 @@
       card.shown.rulingTone = words[2];
       setRulingTone(card.el, words[2]);
     }
-    var faults = S.faultTexts(lang, s.faults).join("\n");
+    // Another device uses this table's identity (a cloned SD card): shown as a fault, as on both screens.
+    var faultList = (s.network && s.network.clone ? [t("network.clone")] : []).concat(S.faultTexts(lang, s.faults));
+    var faults = faultList.join("\n");
     if (card.shown.faults !== faults) {
       card.shown.faults = faults;
       var ul = card.el.querySelector(".faults");
       ul.textContent = "";
-      S.faultTexts(lang, s.faults).forEach(function (f) {
+      faultList.forEach(function (f) {
         var li = document.createElement("li");
         li.textContent = f;
         ul.appendChild(li);
