@@ -53,3 +53,64 @@ def test_two_devices_for_one_table_are_seen_on_both_and_on_the_dashboard(broker,
         first.stop()
         if second is not None:
             second.stop()
+
+
+def command(client, topic, **fields):
+    """Publish a floor command as the dashboard does (MQTT 5 expiry 5 s); returns the message."""
+    import time
+
+    from paho.mqtt.packettypes import PacketTypes
+    from paho.mqtt.properties import Properties
+
+    props = Properties(PacketTypes.PUBLISH)
+    props.MessageExpiryInterval = 5
+    message = {"sender": "the boss", "sent_ms": int(time.time() * 1000), **fields}
+    client.publish(topic, json.dumps(message), qos=1, properties=props).wait_for_publish(30)
+    return message
+
+
+def test_each_floor_person_has_a_credential_and_the_broker_proves_who_commanded(tmp_path):
+    # Issue 18, 9: one shared floor login, a free-text name, and the command's sender whatever the payload said.
+    import sqlite3
+
+    from mqtt_broker import MosquittoBroker
+    from shotclock.core.topics import command_topic
+
+    with MosquittoBroker(tmp_path / "broker", tables=["1"], floor=["anna", "ben"]) as broker:
+        anna = broker.client("floor-anna")
+        acks = Inbox(anna, table_topic("test", "1", "cmd/ack"))
+        device = RunningDevice(network_config(broker, table="1"), tmp_path / "state")
+        try:
+            wait_until(lambda: device.link.status.connected, what="table 1 online")
+            command(anna, command_topic("test", "1", "floor-ben"), id="as-ben", name="call", facing_bet=True)
+            command(anna, table_topic("test", "1", "cmd"), id="shared", name="call", facing_bet=True)
+            command(anna, command_topic("test", "1", "floor-anna"), id="c1", name="call", facing_bet=True)
+            ack = acks.wait_for(lambda m: json.loads(m.payload)["id"] == "c1")
+            assert ack is not None and json.loads(ack.payload)["sender"] == "floor-anna"  # not "the boss"
+            command(anna, command_topic("test", None, "floor-anna"), id="break", name="pause")  # every table
+            assert acks.wait_for(lambda m: json.loads(m.payload)["id"] == "break") is not None
+        finally:
+            device.stop()
+        assert {json.loads(m.payload)["id"] for m in acks.messages} == {"c1", "break"}  # the others never arrived
+    db = sqlite3.connect(tmp_path / "state" / "shotclock.db")
+    inputs = [json.loads(d) for (d,) in db.execute("SELECT data FROM records WHERE type = 'input'")]
+    assert [(i["id"], i["sender"]) for i in inputs] == [("c1", "floor-anna"), ("break", "floor-anna")]
+
+
+def test_floor_people_are_added_and_removed_without_touching_the_tables(tmp_path, capsys):
+    from shotclock.cli import main
+
+    out = tmp_path / "broker"
+    args = ["broker-config", str(out), "--venue", "v", "--tables", "1-2", "--no-pages"]
+    assert main(args + ["--floor", "anna,ben"]) == 0
+    assert "floor-anna, floor-ben" in capsys.readouterr().out
+    table = (out / "credentials" / "table-1.toml").read_text()
+    assert main(args + ["--floor", "anna,cem"]) == 0
+    users = [line.split(":")[0] for line in (out / "passwd").read_text().splitlines()]
+    assert "floor-cem" in users and "floor-ben" not in users and "floor-anna" in users
+    assert not (out / "credentials" / "floor-ben.toml").exists()
+    assert (out / "credentials" / "table-1.toml").read_text() == table  # the tables keep their passwords
+    acl = (out / "acl").read_text()
+    assert "user floor-anna\n" in acl and "topic write shotclock/v1/v/table/+/cmd/by/floor-anna" in acl
+    assert "cmd/by/floor-ben" not in acl
+    assert main(args + ["--floor", "a b"]) == 2

@@ -331,7 +331,8 @@ class MqttLink:
         # table online can send it a command at once (online before subscribed lost that command).
         client.subscribe([(self.topic("cmd"), 1), (topics.venue_cmd_topic(s.venue), 1),
                           (topics.collector_topic(s.venue), 1), (self.topic("stored"), 1),
-                          (self.topic("status"), 1)])
+                          (self.topic("status"), 1), (topics.command_topic(s.venue, s.table, "+"), 1),
+                          (topics.command_topic(s.venue, None, "+"), 1)])
         client.publish(self.topic("status"), dumps(status_message(s.table, self.boot, True, **self.status_extra)),
                        qos=1, retain=True)
         log.info("connected to the broker %s:%d as %s", s.host, s.port, s.username)
@@ -376,8 +377,14 @@ class MqttLink:
         if message.topic == topics.collector_topic(self.settings.venue):
             self.handover.signal("collector", message.payload)
             return
+        payload = message.payload
+        user = topics.command_sender(message.topic)
+        if user is not None:  # …/cmd/by/<user>: the broker let only that user publish here, so that is the sender
+            command = parse_json(payload)
+            if isinstance(command, dict):
+                payload = dumps(dict(command, sender=user))
         try:
-            self._on_command(message.payload, message.properties)
+            self._on_command(payload, message.properties)
         except Exception:
             log.exception("a command could not be handled")
 

@@ -18,7 +18,7 @@ import sqlite3
 import threading
 import time
 
-from shotclock.adapters.mqtt import no_delay
+from shotclock.adapters.mqtt import no_delay, private_client_id
 from shotclock.core.inbound import Refused, check_event, check_question, parse_json
 from shotclock.core.topics import (all_tables, archive_topic, check_name, collector_topic, split_table_topic,
                                    table_topic)
@@ -66,7 +66,7 @@ class Collector:
         self._probe_mid = -1
         self._login = (username, password)
         self._tls = None
-        self.client = mqtt.Client(mqtt.CallbackAPIVersion.VERSION2, client_id=f"shotclock-collector-{venue}",
+        self.client = mqtt.Client(mqtt.CallbackAPIVersion.VERSION2, client_id=private_client_id(f"shotclock-collector-{venue}", password),
                                   protocol=mqtt.MQTTv5, manual_ack=True)
         self.client.username_pw_set(username, password)
         if tls:
@@ -94,7 +94,8 @@ class Collector:
         import paho.mqtt.client as mqtt
 
         self.watcher = mqtt.Client(mqtt.CallbackAPIVersion.VERSION2, protocol=mqtt.MQTTv5,
-                                   client_id=f"shotclock-collector-{self.venue}-watch-{os.getpid()}")
+                                   client_id=private_client_id(f"shotclock-collector-{self.venue}-watch-{os.getpid()}",
+                                                                self._login[1]))
         self.watcher.username_pw_set(*self._login)
         if self._tls:
             self.watcher.tls_set_context(self._tls)

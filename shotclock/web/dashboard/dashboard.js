@@ -75,7 +75,6 @@
     $("tables").textContent = "";
     link = new S.Link({
       url: S.brokerUrl(params), username: login.user, password: login.password, venue: params.get("venue"),
-      sender: login.user + "/" + (login.who || "dashboard"),
       clientPrefix: "dashboard",
       onChange: function () { dirty = true; },
       onConnection: function (state) {
@@ -90,8 +89,8 @@
 
   $("login").addEventListener("submit", function (e) {
     e.preventDefault();
-    var login = {user: this.user.value.trim(), password: this.password.value,
-                 who: this.who.value.trim() || "dashboard"};
+    // Who commands is the login itself (each floor person has one): the broker proves it, the table logs it.
+    var login = {user: this.user.value.trim(), password: this.password.value};
     sessionStorage.setItem("shotclock.login", JSON.stringify(login));
     start(login);
   });

@@ -35,7 +35,7 @@
   }
 
   /**
-   * options: url, username, password, sender (who the device logs for a command, e.g. "floor/anna"),
+   * options: url, username, password (a floor person's own login: the device logs it as the sender),
  *          venue (null: every venue on the broker), clientPrefix,
    *          readOnly (true: no commands, acks or archive), onChange(), onAck(pending),
  *          onConnection(state, detail), onFeature(venue, tableId)
@@ -214,7 +214,8 @@
     }, ACK_TIMEOUT_MS);
     this.pending[p.id] = p;
     table.lastAck = p;
-    this.client.publish(PREFIX + "/" + table.venue + "/table/" + table.id + "/cmd", JSON.stringify(body),
+    this.client.publish(PREFIX + "/" + table.venue + "/table/" + table.id + "/cmd/by/" + this.options.username,
+                        JSON.stringify(body),
                         {qos: 1, properties: {messageExpiryInterval: COMMAND_EXPIRY_S}});
     this.changed();
     return p;
@@ -230,13 +231,15 @@
       var p = {id: body.id, venue: venue, cmd: cmd, sentAt: root.performance.now(), venueWide: true};
       self.pending[p.id] = p;
       setTimeout(function () { delete self.pending[p.id]; }, ACK_TIMEOUT_MS);
-      self.client.publish(PREFIX + "/" + venue + "/cmd", JSON.stringify(body),
+      self.client.publish(PREFIX + "/" + venue + "/cmd/by/" + self.options.username, JSON.stringify(body),
                           {qos: 1, properties: {messageExpiryInterval: COMMAND_EXPIRY_S}});
     });
   };
 
   Link.prototype.commandBody = function (cmd) {
-    return {id: newId(), name: cmd, sender: this.options.sender || this.options.username, sent_ms: Date.now()};
+    // The device takes the sender from the topic (…/cmd/by/<user>, which only that user may write): this one is
+    // for a reader of the payload alone.
+    return {id: newId(), name: cmd, sender: this.options.username, sent_ms: Date.now()};
   };
 
   /** Choose the table the broadcast overlay shows (retained, so an overlay that loads later sees it). */
