@@ -374,6 +374,10 @@ def test_a_full_disk_is_retried_and_nothing_is_lost(broker, tmp_path, monkeypatc
 
 def test_two_collectors_on_one_broker_keep_one_archive_and_say_which(broker, tmp_path):
     # Issue 18, 4: two collectors on one broker kicked each other and split the archive 2/17 and 15/17 unsaid.
+    from network_schemas import check
+    from shotclock.core.topics import collector_topic
+
+    said = Inbox(broker.client("floor"), collector_topic("test"), table_topic("test", "2", "stored"))
     first_archive, first = start_collector(broker, tmp_path / "a")
     second_archive = Archive(tmp_path / "b")
     second = Collector(second_archive, "127.0.0.1", broker.port, broker.venue, "collector",
@@ -396,6 +400,10 @@ def test_two_collectors_on_one_broker_keep_one_archive_and_say_which(broker, tmp
     assert [seq for seq, _ in stored(first_archive, "2")] == [1, 2, 3]
     assert [seq for seq, _ in stored(second_archive, "2")] == [4, 5, 6]
     assert first_archive.duplicates == second_archive.duplicates == 0
+    stored_said = [check("stored", m.payload)["seq"] for m in list(said.messages) if m.topic.endswith("/stored")]
+    assert sorted(stored_said) == [1, 2, 3, 4, 5, 6]  # each table hears the archive's word for each record
+    statuses = [check("collector", m.payload) for m in list(said.messages) if m.topic.endswith("/collector/status")]
+    assert [s["online"] for s in statuses][:1] == [True] and statuses[-1]["instance"].endswith("collected.db")
 
 
 @pytest.mark.slow
