@@ -254,7 +254,8 @@
       li.querySelector("time").textContent = time;
       li.querySelector("b").textContent = (link.tables[f.venue + "/" + f.table] || f).name || f.table;
       li.querySelector(".what").textContent = words[0];
-      li.querySelector("small").textContent = words[1];
+      // Who on the floor commanded this clock, as the broker proved it (the archive's rulings carry it).
+      li.querySelector("small").textContent = words[1] + (f.by && f.by.length ? " · " + f.by.join(", ") : "");
       if (f.clock !== undefined && f.clock !== null) {
         var a = document.createElement("button");
         a.type = "button";
