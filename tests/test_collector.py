@@ -325,6 +325,7 @@ def test_poisoned_events_and_questions_never_stop_the_archive(broker, tmp_path):
     floor = broker.client("floor")
     try:
         bad = broker.client("table-1")
+        words = Inbox(bad, table_topic("test", "1", "stored"))
         publish_all(bad, table_topic("test", "1", "event"), [POISON[0]] * 20 + POISON[1:])
         answer = ask(broker, floor, {"what": "clock", "table": "1", "clock": 10 ** 22})
         assert answer["ok"] is False and "64 bits" in answer["reason"]
@@ -336,6 +337,9 @@ def test_poisoned_events_and_questions_never_stop_the_archive(broker, tmp_path):
                    what="every bad message refused and counted")
         assert collector.refused["number"] >= 20 + 4 and collector.refused["question"] == 3
         assert ask(broker, floor, {"what": "rulings", "limit": 5})["ok"] is True  # the thread lives on
+        # A refused record whose boot and seq are sound is answered too: it never holds up the table's outbox.
+        word = words.wait_for(lambda m: json.loads(m.payload)["seq"] == 10)
+        assert word is not None and json.loads(word.payload) == {"boot": "0123456789ab", "seq": 10, "refused": "number"}
     finally:
         collector.stop()
     assert stored(archive, "1") == []

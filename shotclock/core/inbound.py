@@ -33,7 +33,7 @@ MAX_TEXT = 4_096  # characters in one string
 INT_MIN, INT_MAX = -(2 ** 63), 2 ** 63 - 1  # SQLite's INTEGER
 BOOT = re.compile(r"[0-9a-f]{12}")
 HASH = re.compile(r"[0-9a-f]{64}")
-RECORD_TYPE = re.compile(r"[a-z_]{1,32}")
+RECORD_TYPE = re.compile(r"[A-Za-z0-9_.-]{1,64}")
 
 
 @dataclass(frozen=True)
@@ -93,12 +93,34 @@ def check_event(payload: bytes, topic_table: str):
     if not _number(record.get("t")):
         return Refused("malformed", "'record.t' must be a number")
     if not isinstance(record.get("type"), str) or not RECORD_TYPE.fullmatch(record["type"]):
-        return Refused("malformed", "'record.type' must be a short lower-case word")
+        return Refused("malformed", "'record.type' must be a short word")
     if chain is not None:
         problem = _chain_problem(chain)
         if problem:
             return Refused("malformed", problem)
     return dict(message, table=topic_table)
+
+
+def event_id(payload: bytes) -> tuple[str, int] | None:
+    """(boot, seq) of an event that was refused, when those two are sound: the collector still tells the table it
+    has dealt with it, so one bad record never holds up the table's outbox.
+
+    >>> event_id(b'{"boot": "0123456789ab", "seq": 7, "record": null}'), event_id(b'{"seq": 7}')
+    (('0123456789ab', 7), None)
+    """
+    try:  # only boot and seq are read, and checked: whatever else the payload holds does not matter here
+        text = bytes(payload).decode("utf-8")
+        if len(payload) > MAX_PAYLOAD or _depth_over(text, 64):
+            return None
+        message = json.loads(text, parse_constant=_no_constant)
+    except (ValueError, RecursionError, TypeError):
+        return None
+    if not isinstance(message, dict):
+        return None
+    boot, seq = message.get("boot"), message.get("seq")
+    if isinstance(boot, str) and BOOT.fullmatch(boot) and _whole(seq) and 1 <= seq <= INT_MAX:
+        return boot, seq
+    return None
 
 
 def check_question(question) -> str | None:

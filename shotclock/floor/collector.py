@@ -19,7 +19,7 @@ import threading
 import time
 
 from shotclock.adapters.mqtt import no_delay, private_client_id
-from shotclock.core.inbound import Refused, check_event, check_question, parse_json
+from shotclock.core.inbound import Refused, check_event, check_question, event_id, parse_json
 from shotclock.core.topics import (all_tables, archive_topic, check_name, collector_topic, split_table_topic,
                                    table_topic)
 from shotclock.floor import answers
@@ -231,14 +231,20 @@ class Collector:
         event = check_event(message.payload, table)
         if isinstance(event, Refused):
             self._refuse(table, event.reason, event.detail)
+            known = event_id(message.payload)
+            if known:  # dealt with (refused, counted): the table's outbox need not hold it up for ever
+                self._tell(table, {"boot": known[0], "seq": known[1], "refused": event.reason})
             return True
         if not self._store(table, event):
             return False
         # The archive's word to the table (end to end): only now is the record delivered, so a broker that
         # crashed before saving it cannot lose it (the device keeps it until this arrives).
-        self.client.publish(table_topic(self.venue, table, "stored"),
-                            json.dumps({"boot": event["boot"], "seq": event["seq"]}, separators=(",", ":")), qos=1)
+        self._tell(table, {"boot": event["boot"], "seq": event["seq"]})
         return True
+
+    def _tell(self, table: str, word: dict) -> None:
+        """The archive's word about one event, on the table's own ``stored`` topic (docs/network.md, stored)."""
+        self.client.publish(table_topic(self.venue, table, "stored"), json.dumps(word, separators=(",", ":")), qos=1)
 
     def _store(self, table: str, event: dict) -> bool:
         """Add ``event`` to the archive; a fault of the disk (full, locked) is retried with backoff until it
