@@ -211,6 +211,7 @@ def test_a_call_from_the_dashboard_reaches_the_device_and_its_ruling_comes_back(
                                 timeout=WAIT)
     feed = dashboard.locator("#feed li", has_text="Tafel 9").first
     assert "CHECK" in feed.text_content()
+    assert "floor-tester" in feed.text_content()  # who called the clock: the login the broker proved
     # In the device's colours (core/tones.py): CHECK is its neutral slate, not a warning's amber.
     from shotclock.core.tones import TONES
 

@@ -144,13 +144,21 @@
     this.changed();
   };
 
-  /** A decision record becomes a line of the rulings feed. */
+  /** A decision record becomes a line of the rulings feed, with who on the floor commanded that clock (the
+   *  senders of the floor's commands since the last ruling, as the device logged them: the broker proved each). */
   Link.prototype.event = function (table, msg, now) {
     var r = msg.record || {};
+    if (r.type === "input" && typeof r.sender === "string") {
+      table.floorBy = table.floorBy || [];
+      if (table.floorBy.indexOf(r.sender) < 0) table.floorBy.push(r.sender);
+    }
     if (r.type !== "decision") return;
     var log = msg.log || {};
-    this.addRuling({venue: table.venue, table: table.id, outcome: r.outcome, remaining: r.remaining,
-                    at_zero: r.at_zero, boot: msg.boot, seq: msg.seq, clock: log.clock, utc: log.utc, seenAt: now});
+    var ruling = {venue: table.venue, table: table.id, outcome: r.outcome, remaining: r.remaining,
+                  at_zero: r.at_zero, boot: msg.boot, seq: msg.seq, clock: log.clock, utc: log.utc, seenAt: now};
+    if (table.floorBy && table.floorBy.length) ruling.by = table.floorBy;
+    table.floorBy = [];
+    this.addRuling(ruling);
   };
 
   /** Add a ruling to the feed, newest first, deduplicated on (venue, table, boot, seq): QoS 1 may deliver
