@@ -452,3 +452,29 @@ def test_a_broker_crash_loses_nothing_it_acknowledged(tmp_path):
             log.close()
     assert before <= {seq for seq, _ in stored(archive, "1")} and len(before) >= 10
     archive.close()
+
+
+def test_an_unexpected_error_never_ends_the_collectors_thread(broker, tmp_path, monkeypatch, caplog):
+    # Issue 18, 3: no thread of the collector dies silently. Whatever goes wrong with one message is logged,
+    # counted and acknowledged; the next message is handled on the same thread.
+    import shotclock.floor.collector as collector_module
+
+    archive, collector = start_collector(broker, tmp_path / "floor")
+    real, calls = collector_module.check_event, []
+
+    def broken_once(payload, table):
+        calls.append(table)
+        if len(calls) == 1:
+            raise RuntimeError("a bug")
+        return real(payload, table)
+
+    monkeypatch.setattr(collector_module, "check_event", broken_once)
+    try:
+        thread = collector.client._thread
+        publish_all(broker.client("table-2"), table_topic("test", "2", "event"), events_of("2", 3))
+        wait_until(lambda: len(stored(archive, "2")) == 2, what="the messages after the bad one stored")
+        assert collector.refused["error"] == 1 and thread.is_alive() and collector.client._thread is thread
+    finally:
+        collector.stop()
+    assert "could not be handled" in caplog.text and "a bug" in caplog.text
+    archive.close()
