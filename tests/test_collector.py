@@ -478,3 +478,47 @@ def test_an_unexpected_error_never_ends_the_collectors_thread(broker, tmp_path, 
         collector.stop()
     assert "could not be handled" in caplog.text and "a bug" in caplog.text
     archive.close()
+
+
+@pytest.mark.slow
+def test_nothing_is_lost_when_the_device_restarts_between_a_broker_crash_and_the_collectors_return(tmp_path):
+    # Issue 18, 6, another order: collector offline, the table rules, the device stops (its outbox still holds
+    # every record: the archive never said it had them), the broker crashes, the device starts again, the
+    # collector comes back: all archived.
+    from mqtt_broker import MosquittoBroker
+
+    with MosquittoBroker(tmp_path / "broker", autosave=3600) as broker:
+        archive, collector = start_collector(broker, tmp_path / "floor")
+        collector.stop()
+        broker.stop()
+        broker.start()
+        seen = Inbox(broker.client("floor"), table_topic("test", "1", "event"))
+        device = RunningDevice(network_config(broker, table="1"), tmp_path / "state")
+        try:
+            wait_until(lambda: device.link.status.connected, what="the table online")
+            device.tap("bet")
+            device.tap("floor")
+            wait_until(lambda: any(b'"start"' in m.payload for m in list(seen.messages)), what="the clock started")
+            device.tap("action")
+            wait_until(lambda: any(b'"decision"' in m.payload for m in list(seen.messages)), what="the ruling sent")
+        finally:
+            device.stop()
+        log = sqlite3.connect(tmp_path / "state" / "shotclock.db")
+        before = {r[0] for r in log.execute("SELECT id FROM records")}
+        log.close()
+        outbox = sqlite3.connect(tmp_path / "state" / "outbox.db")
+        assert outbox.execute("SELECT value FROM outbox WHERE key = 'delivered'").fetchone()[0] < min(before)
+        outbox.close()
+        broker.kill()
+        broker.start()
+        device = RunningDevice(network_config(broker, table="1"), tmp_path / "state")
+        collector = Collector(archive, "127.0.0.1", broker.port, broker.venue, "collector",
+                              broker.passwords["collector"])
+        collector.start()
+        try:
+            wait_until(lambda: before <= {seq for seq, _ in stored(archive, "1")}, what="every record archived")
+            wait_until(lambda: device.link.status.pending == 0, what="the device delivered all")
+        finally:
+            device.stop()
+            collector.stop()
+    archive.close()
