@@ -2,8 +2,15 @@
 
 The collector keeps a persistent MQTT session (the broker queues events while it is away)
 and acknowledges each event only after it is stored (paho's manual acks), so a crash of the
-collector loses nothing either. Duplicates -- a device resends what it cannot know was
-delivered -- are dropped on (table, boot, seq).
+collector loses nothing either; then it tells the table (``…/table/<id>/stored``), which keeps
+the record in its outbox until then, so a crash of the broker loses nothing. Duplicates -- a
+device resends what it cannot know was delivered -- are dropped on (table, boot, seq).
+
+Nothing from the network is trusted (docs/network.md, threat model): the table is the one the
+topic names (the ACL ties it to the credential), every field is checked
+(:mod:`shotclock.core.inbound`), and a bad message is refused, counted and acknowledged, never
+left to block the queue or end a thread. One collector per venue is active; a second one with
+another archive stands by (:meth:`Collector.start`).
 """
 
 from __future__ import annotations
