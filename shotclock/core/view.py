@@ -87,15 +87,19 @@ def _fault_text(fault: Fault, language: str) -> str:
     return type(fault).__name__
 
 
-def network_mark(connected: bool, pending: int, language: str) -> str:
-    """The screen's small network mark: nothing while connected and delivered; else what is wrong.
+def network_mark(connected: bool, pending: int, language: str, clone: bool = False) -> str:
+    """The screen's small network mark: nothing while connected and delivered; else what is wrong
+    (``clone``: another device uses this table's identity, a cloned SD card).
 
     Example::
 
         >>> network_mark(False, 12, "en")
         'no network · 12 to send'
+        >>> network_mark(True, 0, "en", clone=True)
+        'another device is this table'
     """
-    parts = [] if connected else [texts.text(language, "network.down")]
+    parts = [texts.text(language, "network.clone")] if clone else []
+    parts += [] if connected else [texts.text(language, "network.down")]
     if pending:
         parts.append(texts.text(language, "network.pending", n=pending))
     return " · ".join(parts)
