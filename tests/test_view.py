@@ -63,7 +63,7 @@ def test_paused_and_interrupted():
     engine.restore_paused(5, remaining=12.5, facing_bet=True, street=None)
     v = view_at(engine.state, 6, EN)
     assert (v.screen, v.title, v.sub, v.info) == ("interrupted", "INTERRUPTED", "Floor presses: RESUME",
-                                                  "Floor holds: cancel")
+                                                  "Time at the stop · Floor holds: cancel")
     assert view_at(engine.state, 6, NL).sub == "Floor drukt: HERVAT"
 
 
