@@ -15,7 +15,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable
 
-from shotclock.core.settings import ALLOWANCE_RESETS, MODES, STREETS, ClockSettings, Settings, ShotSettings
+from shotclock.core.settings import (ALLOWANCE_RESETS, MODES, STREETS, ClockSettings, SeatSettings, Settings,
+                                     ShotSettings)
 from shotclock.errors import ConfigError, PinConfigError, shown
 
 BUTTONS = ("floor", "action", "bet", "extend", "street")
@@ -170,6 +171,10 @@ SCHEMA: list[Key] = [
         "\"floor\" (only when the floor resets them: a new day or stage)", _one_of(*ALLOWANCE_RESETS)),
     Key("shot.undo_seconds", NUM, 5, "seconds after an extension in which the dealer can take it back",
         range=Range(0, 30)),
+    Key("seats.track", (bool,), False, "keep whose turn it is: seats, the button, folds and all-ins marked by the "
+        "dealer (docs/rules.md, \"Seats\"); false: the clock knows no seats, as before"),
+    Key("seats.count", (int,), 9, "seats at the table, all occupied at start (the floor empties, seats and "
+        "names players)", range=Range(2, 10, what="a number of seats")),
     Key("pins.floor", (int,), 17, "BCM pin of the floor's button (to ground)", range=PIN),
     Key("pins.action", (int,), 27, "BCM pin of the dealer's action button", range=PIN),
     Key("pins.bet", (int,), 22, "BCM pin of the dealer's facing-a-bet button", range=PIN),
@@ -250,7 +255,7 @@ class Config:
     def settings(self) -> Settings:
         """The engine's rule settings."""
         return Settings(mode=self["mode"], clock=ClockSettings(**self.section("clock")),
-                        shot=ShotSettings(**self.section("shot")))
+                        shot=ShotSettings(**self.section("shot")), seats=SeatSettings(**self.section("seats")))
 
     @property
     def screen_size(self) -> tuple[int, int]:

@@ -98,7 +98,7 @@ def test_seat_errors_name_the_problem():
     with pytest.raises(SeatError, match="from 1 to 6"):
         seats.seat(7)
     seats.seat(2, "Ana")
-    with pytest.raises(SeatError, match="seat 2 is taken"):
+    with pytest.raises(SeatError, match="seat 2 is taken by Ana"):
         seats.seat(2)
     with pytest.raises(SeatError, match="seat 3 is empty"):
         seats.empty(3)

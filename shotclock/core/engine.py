@@ -146,6 +146,8 @@ MODE_EVENTS = {"clock": _event_names("clock") - _event_names("shot"),
 def ignore_reason(mode: str, phase: Phase, event: str, last: ev.Decision | None) -> str:
     """Why ``event`` changes nothing in ``phase`` of ``mode`` (a sentence for the floor)."""
     other = "shot" if mode == "clock" else "clock"
+    if event in ev.SEAT_EVENT_NAMES:
+        return f"'{event}' needs seat tracking, which is off on this table (seats.track)"
     if event in MODE_EVENTS[other]:
         return f"'{event}' belongs to the {other} mode; this table runs the {mode} mode"
     if phase == IDLE:
@@ -199,6 +201,8 @@ class Snapshot:
     chips_left: int | None = None
     undo_until: float | None = None
     last_shown: ev.Decision | None = None  # the last ruling or floor's cancel, until a street or a new hand
+    seats: object = None  # with seat tracking: a shotclock.core.seats.SeatsView (the seat on the clock, names…)
+    on_clock: int | None = None  # with seat tracking: the seat the running or paused clock is on
 
     def remaining(self, now: float) -> float | None:
         """Seconds left to 0 at ``now`` (never negative), or None when no clock is on."""

@@ -142,6 +142,68 @@ class ResetChips(Event):
     NAME: ClassVar[str] = "reset_chips"
 
 
+# -- seat tracking (``seats.track``): ignored with the reason when it is off ----------------
+
+
+@dataclass(frozen=True)
+class SeatPlayer(Event):
+    """The floor seats a player at ``seat``, optionally with their ``name`` (1-40 characters)."""
+
+    seat: int = 0
+    name: str | None = None
+    NAME: ClassVar[str] = "seat"
+
+
+@dataclass(frozen=True)
+class EmptySeat(Event):
+    """The floor empties ``seat`` (the player busted or moved)."""
+
+    seat: int = 0
+    NAME: ClassVar[str] = "empty"
+
+
+@dataclass(frozen=True)
+class SetButton(Event):
+    """The floor puts the dealer button at ``seat``; the next hand is dealt from it as it is."""
+
+    seat: int = 0
+    NAME: ClassVar[str] = "button"
+
+
+@dataclass(frozen=True)
+class Fold(Event):
+    """The dealer: the player on turn folded (a decision); with ``seat``, that seat is out of the hand."""
+
+    seat: int | None = None
+    NAME: ClassVar[str] = "fold"
+
+
+@dataclass(frozen=True)
+class AllIn(Event):
+    """The dealer: the player on turn went all-in (a decision); with ``seat``, that seat is all-in."""
+
+    seat: int | None = None
+    NAME: ClassVar[str] = "all_in"
+
+
+@dataclass(frozen=True)
+class TurnBack(Event):
+    """The dealer corrects the turn one active seat back (no decision)."""
+
+    NAME: ClassVar[str] = "turn_back"
+
+
+@dataclass(frozen=True)
+class TurnForward(Event):
+    """The dealer corrects the turn one active seat forward (no decision)."""
+
+    NAME: ClassVar[str] = "turn_forward"
+
+
+SEAT_EVENTS: tuple[type[Event], ...] = (SeatPlayer, EmptySeat, SetButton, Fold, AllIn, TurnBack, TurnForward)
+SEAT_EVENT_NAMES = frozenset(cls.NAME for cls in SEAT_EVENTS)
+
+
 @dataclass(frozen=True)
 class End(Event):
     """Replay only: advance time to ``t`` and stop."""
@@ -152,7 +214,7 @@ class End(Event):
 EVENT_TYPES: dict[str, type[Event]] = {
     cls.NAME: cls
     for cls in (Call, Bet, Action, LastAction, Pause, Resume, Cancel, Hand, Street, Start, Stop, Extend, Undo,
-                ResetChips, End)
+                ResetChips, *SEAT_EVENTS, End)
 }
 
 
@@ -189,9 +251,12 @@ class Started(Output):
 
     seconds: float
     street: str | None = None
+    seat: int | None = None  # with seat tracking: the seat on the clock
     TYPE: ClassVar[str] = "start"
 
     def to_json(self) -> str:
+        if self.seat is not None:
+            return Output.to_json(self)
         street = "" if self.street is None else f',"street":"{self.street}"'
         return f'{{"t":{_num(self.t)},"type":"start","seconds":{_num(self.seconds)}{street}}}'
 
@@ -226,9 +291,12 @@ class Decision(Output):
     remaining: float | None = None
     at_zero: bool | None = None
     by: str | None = None
+    seat: int | None = None  # with seat tracking: the seat the clock was on
     TYPE: ClassVar[str] = "decision"
 
     def to_json(self) -> str:
+        if self.seat is not None:
+            return Output.to_json(self)
         # outcome and by are plain words: no escaping needed
         if self.remaining is None:
             by = "" if self.by is None else f',"by":"{self.by}"'
@@ -298,6 +366,39 @@ class ChipsReset(Output):
 
     allowance: int
     TYPE: ClassVar[str] = "chips_reset"
+
+
+@dataclass(frozen=True)
+class Turn(Output):
+    """Seat tracking: ``seat`` is on turn now (None: nobody can act), with its ``name`` when known.
+
+    A new hand also names the ``button``; ``why`` says what moved the turn (``hand``, ``street``,
+    ``acted``, ``fold``, ``all_in``, ``ruling``, ``back``, ``forward``, ``empty``)."""
+
+    seat: int | None
+    why: str
+    name: str | None = None
+    button: int | None = None
+    TYPE: ClassVar[str] = "turn"
+
+
+@dataclass(frozen=True)
+class SeatChanged(Output):
+    """Seat tracking: the floor ``seated`` a player at ``seat`` (with ``name``), ``emptied`` it, or put the
+    ``button`` there; a ``folded`` or ``all_in`` mark names the seat too."""
+
+    seat: int
+    change: str
+    name: str | None = None
+    TYPE: ClassVar[str] = "seat"
+
+
+@dataclass(frozen=True)
+class HandOver(Output):
+    """Seat tracking: everyone else folded; ``seat`` wins the hand and no clock runs until the next one."""
+
+    seat: int
+    TYPE: ClassVar[str] = "hand_over"
 
 
 @dataclass(frozen=True)

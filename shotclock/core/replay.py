@@ -17,7 +17,9 @@ import re
 from collections.abc import Iterable, Iterator
 
 from shotclock.core import events as ev
-from shotclock.core.engine import MODE_EVENTS, Engine
+from shotclock.core.engine import MODE_EVENTS
+from shotclock.core.seated import make_engine
+from shotclock.core.seats import name_problem
 from shotclock.core.settings import Settings
 from shotclock.errors import ReplayFormatError, shown
 
@@ -26,9 +28,10 @@ T_LIMIT = 1_000_000_000
 MAX_LINE = 64 * 1024
 """The longest line read, in bytes (characters once decoded); a replay line is under 100 bytes."""
 
-_FIELDS = {"call": {"facing_bet"}, "bet": {"facing_bet"}, "extend": {"seat"}}
+_FIELDS = {"call": {"facing_bet"}, "bet": {"facing_bet"}, "extend": {"seat"},
+           "seat": {"seat", "name"}, "empty": {"seat"}, "button": {"seat"}, "fold": {"seat"}, "all_in": {"seat"}}
 SEATS = range(1, 11)  # a poker table seats at most ten
-_REQUIRED = {"bet": {"facing_bet"}}
+_REQUIRED = {"bet": {"facing_bet"}, "seat": {"seat"}, "empty": {"seat"}, "button": {"seat"}}
 _BARE = frozenset({"t", "event"})
 _BARE_TYPES = {name: cls for name, cls in ev.EVENT_TYPES.items() if name not in _REQUIRED}
 _BET_TYPES = {name: ev.EVENT_TYPES[name] for name, fields in _FIELDS.items() if fields == {"facing_bet"}}
@@ -114,6 +117,8 @@ def parse_event(obj: object, line: int, previous_t: float | None = None) -> ev.E
         raise ReplayFormatError(line, f"'facing_bet' must be true or false, not {_js(obj['facing_bet'])}")
     if "seat" in obj and (obj["seat"].__class__ is not int or obj["seat"] not in SEATS):
         raise ReplayFormatError(line, f"'seat' must be a seat number from 1 to 10, not {_js(obj['seat'])}")
+    if "name" in obj and (problem := name_problem(obj["name"])) is not None:
+        raise ReplayFormatError(line, f"'name': {problem}")
     fields = {k: v for k, v in obj.items() if k not in _BARE}
     return ev.EVENT_TYPES[name](t, **fields)
 
@@ -286,7 +291,7 @@ def replay(events: Iterable[ev.Event], settings: Settings) -> Iterator[ev.Output
     Stops at an ``end`` event (after letting time pass to it), or else once no clock is
     running (a clock left paused stays paused).
     """
-    engine = Engine(settings)
+    engine = make_engine(settings)
     handle = engine.handle
     for event in events:
         if event.__class__ is ev.End:

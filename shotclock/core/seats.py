@@ -122,8 +122,11 @@ class Seats:
         return seat
 
     def seat(self, seat: int, name: str = "") -> None:
-        """Seat a player at ``seat`` (an empty seat), optionally named; they play from the next hand."""
-        self.check_seat(seat, occupied=False)
+        """Seat a player at ``seat``, optionally named; they play from the next hand. The seat must be empty
+        or held by an unnamed player (the seats a table starts with), who is then this player."""
+        self.check_seat(seat)
+        if self.players.get(seat):
+            raise SeatError(f"seat {seat} is taken by {self.players[seat]}: empty it first")
         if name:
             problem = name_problem(name)
             if problem:

@@ -1,0 +1,167 @@
+"""Seat tracking at the table: the engine that knows whose decision it is, the dealer's gestures, and off = as before."""
+
+import json
+from pathlib import Path
+
+from shotclock.core import events as ev
+from shotclock.core.inputs import Command, Edge
+from shotclock.core.replay import parse_events, replay
+from shotclock.core.seated import SeatedEngine, make_engine
+from shotclock.core.engine import Engine
+from shotclock.core.settings import SeatSettings, Settings, ShotSettings
+from shotclock.core.table import Table
+from shotclock.errors import ReplayFormatError
+
+import pytest
+
+SHOT6 = Settings(mode="shot", shot=ShotSettings(preflop=20, flop=30, allowance=2),
+                 seats=SeatSettings(track=True, count=6))
+CLOCK4 = Settings(seats=SeatSettings(track=True, count=4))
+
+
+def tap(button, t, hold=0.1):
+    return [Edge(t, button, True), Edge(t + hold, button, False)]
+
+
+def records(outputs):
+    return [o.record() for o in outputs]
+
+
+def run(settings, lines):
+    return [o.record() for o in replay(parse_events(lines), settings)]
+
+
+def test_off_the_table_runs_the_bare_engine_and_seat_events_are_ignored_with_the_reason():
+    assert type(make_engine(Settings())) is Engine
+    out = run(Settings(), ['{"t":0,"event":"fold"}', '{"t":1,"event":"seat","seat":2,"name":"Ana"}'])
+    assert out[0] == {"t": 0, "type": "ignored", "event": "fold",
+                      "reason": "'fold' needs seat tracking, which is off on this table (seats.track)"}
+    assert len(out) == 2
+
+
+def test_a_shot_hand_names_the_seat_of_every_clock_and_skips_folded_and_all_in_seats():
+    out = run(SHOT6, ['{"t":0,"event":"button","seat":6}', '{"t":1,"event":"hand"}', '{"t":2,"event":"start"}',
+                      '{"t":3,"event":"fold"}', '{"t":4,"event":"all_in"}', '{"t":5,"event":"action"}',
+                      '{"t":6,"event":"end"}'])
+    starts = [(r["t"], r["seat"]) for r in out if r["type"] == "start"]
+    decisions = [(r["t"], r["seat"]) for r in out if r["type"] == "decision"]
+    assert starts == [(2, 3), (3, 4), (4, 5), (5, 6)]
+    assert decisions == [(3, 3), (4, 4), (5, 5)]
+
+
+def test_everyone_folding_to_one_player_ends_the_hand_and_its_clock():
+    settings = Settings(mode="shot", seats=SeatSettings(track=True, count=3))
+    out = run(settings, ['{"t":0,"event":"hand"}', '{"t":1,"event":"start"}', '{"t":2,"event":"fold"}',
+                         '{"t":3,"event":"fold"}', '{"t":10,"event":"end"}'])
+    assert {"t": 3, "type": "hand_over", "seat": 3} in out
+    assert [r for r in out if r["type"] == "start"][-1]["t"] == 2  # no clock after the hand is won
+
+
+def test_nobody_left_to_act_starts_no_next_clock():
+    settings = Settings(mode="shot", seats=SeatSettings(track=True, count=2))
+    # Heads-up: the button (seat 1) is the small blind and acts first; it goes all-in, seat 2 calls.
+    out = run(settings, ['{"t":0,"event":"hand"}', '{"t":1,"event":"start"}', '{"t":2,"event":"all_in"}',
+                         '{"t":3,"event":"action"}', '{"t":40,"event":"end"}'])
+    assert [(r["t"], r["seat"]) for r in out if r["type"] == "start"] == [(1, 1), (2, 2)]
+    assert out[-1] == {"t": 3, "type": "turn", "why": "action"}  # no seat: nobody can act
+
+
+def test_an_extension_is_charged_to_the_seat_on_the_clock_and_refused_when_it_has_none():
+    settings = Settings(mode="shot", shot=ShotSettings(allowance=1), seats=SeatSettings(track=True, count=3))
+    out = run(settings, ['{"t":0,"event":"hand"}', '{"t":1,"event":"start"}', '{"t":2,"event":"extend"}',
+                         '{"t":3,"event":"undo"}', '{"t":4,"event":"extend"}', '{"t":5,"event":"action"}',
+                         '{"t":6,"event":"extend"}', '{"t":7,"event":"turn_back"}', '{"t":8,"event":"extend"}',
+                         '{"t":9,"event":"end"}'])
+    extended = [(r["t"], r["seat"], r["chips_left"]) for r in out if r["type"] == "extended"]
+    assert extended == [(2, 1, 0), (4, 1, 0), (6, 2, 0)]
+    assert {"t": 8, "type": "ignored", "event": "extend",
+            "reason": "seat 1 has used all 1 of its extension chips"} in out
+
+
+def test_a_ruling_at_zero_folds_a_dead_hand_and_moves_the_turn_on():
+    out = run(CLOCK4, ['{"t":0,"event":"hand"}', '{"t":1,"event":"call","facing_bet":true}', '{"t":40,"event":"end"}'])
+    assert out[-3:] == [{"t": 31.5, "type": "decision", "outcome": "hand_dead", "seat": 4},
+                        {"t": 31.5, "type": "seat", "seat": 4, "change": "folded"},
+                        {"t": 31.5, "type": "turn", "seat": 1, "why": "ruling"}]
+
+
+def test_floor_seat_events_are_refused_with_the_reason():
+    out = run(SHOT6, ['{"t":0,"event":"seat","seat":2,"name":"Ana"}', '{"t":1,"event":"seat","seat":2,"name":"Bo"}',
+                      '{"t":2,"event":"empty","seat":2}', '{"t":3,"event":"empty","seat":2}',
+                      '{"t":4,"event":"button","seat":2}', '{"t":5,"event":"seat","seat":7}'])
+    reasons = [r["reason"] for r in out if r["type"] == "ignored"]
+    assert reasons == ["seat 2 is taken by Ana: empty it first", "seat 2 is empty", "seat 2 is empty",
+                       "seat must be a number from 1 to 6, not 7"]
+
+
+def test_the_replay_format_checks_seat_events():
+    with pytest.raises(ReplayFormatError, match="'seat' needs 'seat'"):
+        parse_events(['{"t":0,"event":"seat"}'])
+    with pytest.raises(ReplayFormatError, match="at most 40 characters"):
+        parse_events(['{"t":0,"event":"seat","seat":1,"name":"%s"}' % ("x" * 41)])
+    with pytest.raises(ReplayFormatError, match="takes no field 'name'"):
+        parse_events(['{"t":0,"event":"fold","name":"x"}'])
+    assert parse_events(['{"t":0,"event":"fold","seat":3}']) == [ev.Fold(0, 3)]
+
+
+# -- the dealer's buttons --------------------------------------------------------------
+
+
+def shot_table(count=6):
+    table = Table(Settings(mode="shot", seats=SeatSettings(track=True, count=count)))
+    table.feed([Command(0, "call", id="x", sender="f")], now=0)  # nothing: a shot table takes no call
+    table.feed([Edge(0.5, "street", True)], now=2.6)  # hold: a new hand
+    table.feed([Edge(2.7, "street", False)], now=2.7)
+    return table
+
+
+def test_the_dealer_marks_fold_by_holding_the_action_button_after_its_press():
+    table = shot_table()
+    assert table.state.seats.turn == 4  # button 1, blinds 2 and 3
+    table.feed(tap("action", 3.0), now=3.2)  # start: seat 4 on the clock
+    r = table.feed([Edge(5.0, "action", True)], now=5.5)  # press: seat 4 acted, seat 5 on the clock
+    assert table.state.on_clock == 5
+    assert [h.event for h in r.holds] == ["fold"]  # the screen shows what the hold will do
+    r = table.feed([Edge(7.1, "action", False)], now=7.1)
+    assert [i.event for i in r.inputs] == [ev.Fold(7.0, 4)]
+    assert 4 not in table.state.seats.in_hand and table.state.on_clock == 5
+
+
+def test_the_dealer_marks_all_in_by_pressing_action_while_holding_bet_and_the_bet_toggle_is_dropped():
+    table = shot_table()
+    table.feed(tap("action", 3.0), now=3.2)
+    bet = table.state.facing_bet
+    r = table.feed([Edge(5.0, "bet", True), Edge(5.2, "action", True), Edge(5.3, "action", False),
+                    Edge(5.4, "bet", False)], now=5.5)
+    assert [i.event.NAME for i in r.inputs] == ["all_in"]
+    assert table.state.facing_bet == bet
+    assert table.state.seats.all_in == {4} and table.state.on_clock == 5
+
+
+def test_the_dealer_corrects_the_turn_back_and_forward_with_bet_held():
+    table = shot_table()
+    table.feed(tap("action", 3.0), now=3.2)
+    r = table.feed([Edge(5.0, "bet", True), Edge(5.2, "street", True), Edge(5.3, "street", False),
+                    Edge(5.4, "extend", True), Edge(5.5, "extend", False), Edge(5.6, "extend", True),
+                    Edge(5.7, "extend", False), Edge(5.8, "bet", False)], now=6)
+    assert [i.event.NAME for i in r.inputs] == ["turn_back", "turn_forward", "turn_forward"]
+    assert table.state.on_clock == 5 and table.state.street == "preflop"  # no street, no chip
+    assert table.state.extensions == 0
+
+
+def test_off_the_action_hold_still_stops_and_a_chord_is_two_plain_gestures():
+    table = Table(Settings(mode="shot"))
+    table.feed(tap("action", 1.0), now=1.2)
+    r = table.feed([Edge(2.0, "bet", True), Edge(2.2, "action", True), Edge(2.3, "action", False),
+                    Edge(2.4, "bet", False)], now=2.5)
+    assert [i.event.NAME for i in r.inputs] == ["action", "bet"]
+    r = table.feed([Edge(3.0, "action", True), Edge(5.1, "action", False)], now=5.2)
+    assert [i.event.NAME for i in r.inputs] == ["action", "stop"]
+
+
+def test_the_bundled_seat_examples_exist_and_replay_with_seats():
+    root = Path(__file__).parent.parent / "docs" / "examples"
+    for name in ("seats-6-handed", "clock-seat-called"):
+        expected = (root / f"{name}.expected.jsonl").read_text().splitlines()
+        assert any('"seat"' in line for line in expected)
+        assert all(json.loads(line) for line in expected)

@@ -1,0 +1,43 @@
+"""A seat-aware hand played on the device in script mode (mock pins), and its log replayed with --check."""
+
+import subprocess
+import sys
+
+from helpers import read_report, run_device
+
+CONFIG = """mode = "shot"
+[shot]
+preflop = 3
+flop = 3
+countdown = 1
+tie_window = 0.25
+allowance = 1
+[seats]
+track = true
+count = 6
+"""
+# Button 1, blinds 2 and 3: seat 4 acts first. Holds are 0.3 s (device.hold 0.3 below).
+SCRIPT = [
+    {"t": 0.2, "button": "street", "hold": 0.5},   # hold: a new hand
+    {"t": 1.0, "button": "action", "hold": 0.05},  # start: seat 4's clock
+    {"t": 1.3, "button": "extend", "hold": 0.05},  # a chip charged to seat 4
+    {"t": 1.6, "button": "action", "hold": 0.5},   # seat 4 acted, held: folded; seat 5 on the clock
+    {"t": 2.4, "button": "bet", "hold": 0.3},      # bet held ...
+    {"t": 2.5, "button": "action", "hold": 0.05},  # ... and action: seat 5 all-in; seat 6 on the clock
+    {"t": 2.9, "button": "action", "hold": 0.05},  # seat 6 acted; seat 1 on the clock
+]
+
+
+def test_a_seat_aware_hand_on_the_device_and_its_log_replays_exactly(tmp_path):
+    config = CONFIG.replace('[shot]', '[device]\nhold = 0.3\n[shot]')
+    proc = run_device(tmp_path, config=config, script=SCRIPT)
+    assert proc.returncode == 0, proc.stderr
+    report = read_report(tmp_path / "report.jsonl")
+    starts = [r.get("seat") for r in report if r.get("type") == "start"]
+    assert starts[:4] == [4, 5, 6, 1]
+    extended = [r for r in report if r.get("type") == "extended"]
+    assert extended and extended[0]["seat"] == 4 and extended[0]["chips_left"] == 0
+    assert {"folded", "all_in"} <= {r.get("change") for r in report if r.get("type") == "seat"}
+    check = subprocess.run([sys.executable, "-m", "shotclock", "log", "--state-dir", str(tmp_path / "state"),
+                            "replay", "1", "--check"], capture_output=True, text=True, timeout=60)
+    assert check.returncode == 0, check.stdout + check.stderr
