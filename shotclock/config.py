@@ -142,6 +142,8 @@ PRESETS: dict[str, dict] = {
                 "shot.extension_limit": 4, "shot.allowance": 4, "label": ""},
     "shot-15-20-30": {"mode": "shot", "shot.preflop": 15, "shot.flop": 20, "shot.turn": 30, "shot.river": 30,
                       "shot.extension": 30, "shot.extension_limit": 3, "shot.allowance": 3, "label": ""},
+    "tempo": {"mode": "shot", **{f"shot.{s}": 30 for s in STREETS}, "shot.extension_limit": 0, "shot.allowance": 0,
+              "seats.track": True, "seats.bank": 300, "label": "Tempo"},
 }
 PRESET_KEYS = frozenset(k for values in PRESETS.values() for k in values)
 
@@ -175,6 +177,8 @@ SCHEMA: list[Key] = [
         "dealer (docs/rules.md, \"Seats\"); false: the clock knows no seats, as before"),
     Key("seats.count", (int,), 9, "seats at the table, all occupied at start (the floor empties, seats and "
         "names players)", range=Range(2, 10, what="a number of seats")),
+    Key("seats.bank", NUM, 0, "time bank mode: seconds of personal bank each player starts with, run after the "
+        "street's time is up (0: no time bank; needs seats.track)", range=Range(0, 36000)),
     Key("pins.floor", (int,), 17, "BCM pin of the floor's button (to ground)", range=PIN),
     Key("pins.action", (int,), 27, "BCM pin of the dealer's action button", range=PIN),
     Key("pins.bet", (int,), 22, "BCM pin of the dealer's facing-a-bet button", range=PIN),
@@ -363,6 +367,8 @@ def _cross_checks(values: dict, errors: dict) -> None:
             parse_size(values["screen.size"])
         except ValueError as exc:
             add("screen.size", str(exc))
+    if values["seats.bank"] and not values["seats.track"] and "seats.bank" not in errors:
+        add("seats.bank", "needs seats.track = true (a time bank is a player's: the table must know the seats)")
     if values["network.enabled"]:
         _network_checks(values, add)
     if "device.stuck_after" not in errors and "device.hold" not in errors:

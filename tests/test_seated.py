@@ -165,3 +165,74 @@ def test_the_bundled_seat_examples_exist_and_replay_with_seats():
         expected = (root / f"{name}.expected.jsonl").read_text().splitlines()
         assert any('"seat"' in line for line in expected)
         assert all(json.loads(line) for line in expected)
+
+
+# -- per-player time ---------------------------------------------------------------------
+
+BANK = Settings(mode="shot", shot=ShotSettings(preflop=10, countdown=2, allowance=2),
+                seats=SeatSettings(track=True, count=3, bank=20))
+
+
+def test_the_time_bank_runs_after_the_base_time_with_its_own_cue_and_what_was_used_is_deducted():
+    out = run(BANK, ['{"t":0,"event":"hand"}', '{"t":1,"event":"start"}', '{"t":16,"event":"action"}',
+                     '{"t":17,"event":"end"}'])
+    assert {"t": 1, "type": "start", "seconds": 30, "street": "preflop", "seat": 1, "bank": 20} in out
+    assert {"t": 11, "type": "bank", "seat": 1, "bank": 20} in out
+    decision = next(r for r in out if r["type"] == "decision")
+    assert (decision["bank_used"], decision["bank_left"]) == (5, 15)
+    assert [r for r in out if r["type"] == "start"][-1]["bank"] == 20  # seat 2's own bank
+
+
+def test_a_spent_bank_ends_in_the_usual_ruling_and_a_pause_moves_the_cue():
+    out = run(BANK, ['{"t":0,"event":"hand"}', '{"t":1,"event":"start"}', '{"t":5,"event":"pause"}',
+                     '{"t":9,"event":"resume"}', '{"t":60,"event":"end"}'])
+    assert {"t": 15, "type": "bank", "seat": 1, "bank": 20} in out
+    assert {"t": 35.5, "type": "decision", "outcome": "hand_dead", "seat": 1, "bank_used": 20, "bank_left": 0} in out
+    beeps = [r["t"] for r in out if r["type"] == "beep"]
+    assert beeps == [33, 34, 35]  # the countdown is the bank's end, not the base time's
+
+
+def test_an_action_at_the_cue_itself_uses_no_bank():
+    out = run(BANK, ['{"t":0,"event":"hand"}', '{"t":1,"event":"start"}', '{"t":11,"event":"action"}',
+                     '{"t":12,"event":"end"}'])
+    assert not [r for r in out if r["type"] == "bank"]
+    assert next(r for r in out if r["type"] == "decision")["bank_used"] == 0
+
+
+def test_the_floor_tops_up_chips_and_banks_for_every_seated_player():
+    out = run(BANK, ['{"t":0,"event":"top_up","chips":4,"seconds":30}', '{"t":1,"event":"hand"}',
+                     '{"t":2,"event":"start"}', '{"t":3,"event":"extend"}', '{"t":4,"event":"end"}'])
+    assert {"t": 0, "type": "top_up", "chips": 4, "seconds": 30} in out
+    assert [r for r in out if r["type"] == "start"][0]["bank"] == 50
+    assert [r for r in out if r["type"] == "extended"][0]["chips_left"] == 5
+
+
+def test_a_player_moved_in_brings_their_chips_and_bank_and_leaves_with_them():
+    out = run(BANK, ['{"t":0,"event":"empty","seat":2}', '{"t":1,"event":"seat","seat":2,"name":"Bo","bank":7,"chips":1}',
+                     '{"t":2,"event":"empty","seat":2}'])
+    assert out[0] == {"t": 0, "type": "seat", "seat": 2, "change": "emptied", "bank": 20, "chips": 2}
+    assert out[1] == {"t": 1, "type": "seat", "seat": 2, "change": "seated", "name": "Bo", "bank": 7, "chips": 1}
+    assert out[2] == {"t": 2, "type": "seat", "seat": 2, "change": "emptied", "name": "Bo", "bank": 7, "chips": 1}
+
+
+def test_top_ups_that_do_not_apply_are_refused_with_the_reason():
+    out = run(SHOT6, ['{"t":0,"event":"top_up","seconds":30}', '{"t":1,"event":"top_up"}'])
+    assert [r["reason"] for r in out] == ["this table runs no time bank (seats.bank)", "a top-up needs chips or seconds"]
+
+
+def test_the_tempo_preset_is_a_seat_aware_time_bank():
+    from shotclock.config import parse_config
+
+    config = parse_config('preset = "tempo"\n')
+    settings = config.settings
+    assert settings.mode == "shot" and settings.seats.track and settings.seats.bank == 300
+    assert settings.shot.preflop == 30 and settings.shot.allowance == 0
+
+
+def test_a_time_bank_without_seat_tracking_is_a_config_error():
+    from shotclock.config import parse_config
+    from shotclock.errors import ConfigError
+
+    with pytest.raises(ConfigError) as caught:
+        parse_config('mode = "shot"\n[seats]\nbank = 60\n')
+    assert "seats.track" in caught.value.errors["seats.bank"]

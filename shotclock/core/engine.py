@@ -368,6 +368,25 @@ class Engine:
         self.interrupted = True
         self._next_beep = self._first_beep(self._left)
 
+    def add_time(self, seconds: float) -> None:
+        """Lengthen the running or paused clock by ``seconds`` (a player's time bank, with seat tracking)."""
+        self._add_time(_us(seconds))
+
+    def give_chips(self, seats, chips: int) -> None:
+        """Give each of ``seats`` ``chips`` more extension chips (the floor's top-up; may go past the allowance)."""
+        for seat in seats:
+            self._used[seat] = self._used.get(seat, 0) - chips
+
+    def set_chips(self, seat: int, chips: int | None) -> None:
+        """``seat`` holds ``chips`` extension chips (a player moved in with them); None: the full allowance."""
+        self._used.pop(seat, None)
+        if chips is not None:
+            self._used[seat] = self.settings.shot.allowance - chips
+
+    def chips_used(self) -> dict[int, int]:
+        """Extension chips used per seat (negative: topped up past the allowance)."""
+        return dict(self._used)
+
     def restore_chips(self, used: dict[int, int]) -> None:
         """Bring back the extension chips each seat had used before a restart (from the log)."""
         self._used = {int(seat): int(n) for seat, n in used.items() if n > 0}

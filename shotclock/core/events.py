@@ -151,6 +151,8 @@ class SeatPlayer(Event):
 
     seat: int = 0
     name: str | None = None
+    bank: float | None = None  # seconds of time bank the player brings (a table move); None: the preset's
+    chips: int | None = None  # extension chips the player brings (a table move); None: the allowance
     NAME: ClassVar[str] = "seat"
 
 
@@ -200,7 +202,17 @@ class TurnForward(Event):
     NAME: ClassVar[str] = "turn_forward"
 
 
-SEAT_EVENTS: tuple[type[Event], ...] = (SeatPlayer, EmptySeat, SetButton, Fold, AllIn, TurnBack, TurnForward)
+@dataclass(frozen=True)
+class TopUp(Event):
+    """The floor tops up every seated player: ``chips`` more extension chips, ``seconds`` more time bank
+    (a new day or stage: "+4 on Day 2")."""
+
+    chips: int | None = None
+    seconds: float | None = None
+    NAME: ClassVar[str] = "top_up"
+
+
+SEAT_EVENTS: tuple[type[Event], ...] = (SeatPlayer, EmptySeat, SetButton, Fold, AllIn, TurnBack, TurnForward, TopUp)
 SEAT_EVENT_NAMES = frozenset(cls.NAME for cls in SEAT_EVENTS)
 
 
@@ -252,6 +264,7 @@ class Started(Output):
     seconds: float
     street: str | None = None
     seat: int | None = None  # with seat tracking: the seat on the clock
+    bank: float | None = None  # time bank mode: the player's bank, the last part of ``seconds``
     TYPE: ClassVar[str] = "start"
 
     def to_json(self) -> str:
@@ -292,6 +305,8 @@ class Decision(Output):
     at_zero: bool | None = None
     by: str | None = None
     seat: int | None = None  # with seat tracking: the seat the clock was on
+    bank_used: float | None = None  # time bank mode: seconds of the player's bank this decision used
+    bank_left: float | None = None  # and what is left of it
     TYPE: ClassVar[str] = "decision"
 
     def to_json(self) -> str:
@@ -390,7 +405,27 @@ class SeatChanged(Output):
     seat: int
     change: str
     name: str | None = None
+    bank: float | None = None  # a seated or emptied player's time bank (seconds), in time bank mode
+    chips: int | None = None  # a seated or emptied player's extension chips, with an allowance
     TYPE: ClassVar[str] = "seat"
+
+
+@dataclass(frozen=True)
+class BankStarted(Output):
+    """Time bank mode: the decision's base time is up; ``seat``'s own ``bank`` (seconds) runs now, with its cue."""
+
+    seat: int
+    bank: float
+    TYPE: ClassVar[str] = "bank"
+
+
+@dataclass(frozen=True)
+class ToppedUp(Output):
+    """The floor topped up every seated player: ``chips`` and ``seconds`` of bank each."""
+
+    chips: int | None = None
+    seconds: float | None = None
+    TYPE: ClassVar[str] = "top_up"
 
 
 @dataclass(frozen=True)

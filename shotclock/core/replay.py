@@ -29,7 +29,8 @@ MAX_LINE = 64 * 1024
 """The longest line read, in bytes (characters once decoded); a replay line is under 100 bytes."""
 
 _FIELDS = {"call": {"facing_bet"}, "bet": {"facing_bet"}, "extend": {"seat"},
-           "seat": {"seat", "name"}, "empty": {"seat"}, "button": {"seat"}, "fold": {"seat"}, "all_in": {"seat"}}
+           "seat": {"seat", "name", "bank", "chips"}, "empty": {"seat"}, "button": {"seat"}, "fold": {"seat"},
+           "all_in": {"seat"}, "top_up": {"chips", "seconds"}}
 SEATS = range(1, 11)  # a poker table seats at most ten
 _REQUIRED = {"bet": {"facing_bet"}, "seat": {"seat"}, "empty": {"seat"}, "button": {"seat"}}
 _BARE = frozenset({"t", "event"})
@@ -117,6 +118,12 @@ def parse_event(obj: object, line: int, previous_t: float | None = None) -> ev.E
         raise ReplayFormatError(line, f"'facing_bet' must be true or false, not {_js(obj['facing_bet'])}")
     if "seat" in obj and (obj["seat"].__class__ is not int or obj["seat"] not in SEATS):
         raise ReplayFormatError(line, f"'seat' must be a seat number from 1 to 10, not {_js(obj['seat'])}")
+    for key in ("chips", "bank", "seconds"):
+        value = obj.get(key)
+        if key in obj and (isinstance(value, bool) or not isinstance(value, (int, float)) or not 0 <= value <= 36000
+                           or (key == "chips" and value.__class__ is not int)):
+            what = "a whole number of chips" if key == "chips" else "a number of seconds"
+            raise ReplayFormatError(line, f"'{key}' must be {what} from 0 to 36000, not {_js(value)}")
     if "name" in obj and (problem := name_problem(obj["name"])) is not None:
         raise ReplayFormatError(line, f"'name': {problem}")
     fields = {k: v for k, v in obj.items() if k not in _BARE}

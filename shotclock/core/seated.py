@@ -22,6 +22,13 @@ What a decision does to the seats:
 * everyone else folded: ``hand_over`` names the winner, and a running shot clock ends quietly (``stop``).
 * an extension without a seat is charged to the seat on the clock.
 
+The time bank mode (``seats.bank`` seconds, Triton's Tempo): every decision has its street's time (the
+base); the player's own bank follows it as the last part of the same clock (``start`` says ``seconds``,
+the whole, and ``bank``). When the base is up a ``bank`` line is the bank's own cue; the countdown and the
+ruling at 0 are the usual ones at the end of the bank (dead facing a bet, else check; a tie goes to the
+player). Each decision's ``bank_used`` is deducted (``bank_left``). A clock brought back after a restart
+deducts nothing from the bank (the player never pays for the device's fault).
+
 Example::
 
     >>> from shotclock.core.settings import SeatSettings, Settings
@@ -64,11 +71,19 @@ class SeatedEngine:
         for seat in range(1, settings.seats.count + 1):
             self.seats.players[seat] = ""  # a full table of unnamed players: the buttons-alone baseline
         self.on_clock: int | None = None  # the seat the running or paused clock is for
+        self._bank_us = round(settings.seats.bank * US)  # each player's bank at the start (0: no bank mode)
+        self.banks: dict[int, int] = {}  # seat -> bank left (µs), in time bank mode
+        if self._bank_us:
+            self.banks = {seat: self._bank_us for seat in self.seats.players}
+        self._bank: tuple[int, int] | None = None  # (seat, its bank at the start) of the clock running now
+        self._cued = False  # the bank's cue has sounded for this clock
+        self._left_before: float | None = None  # time left before the event being handled (for a cancel)
         self._handlers = {
             ev.Hand: self._hand, ev.Street: self._street, ev.Action: self._decision, ev.LastAction: self._decision,
             ev.Fold: self._decision, ev.AllIn: self._decision, ev.Extend: self._extend,
             ev.TurnBack: self._correct, ev.TurnForward: self._correct,
             ev.SeatPlayer: self._seat_player, ev.EmptySeat: self._empty, ev.SetButton: self._button,
+            ev.TopUp: self._top_up,
         }
 
     def __getattr__(self, name):
@@ -81,7 +96,9 @@ class SeatedEngine:
         if round(event.t * US) < round(self.engine.now * US):
             self.engine.handle(event)  # raises the engine's own EventError, state untouched
             raise EventError("unreachable")
-        out = self._timers(self.engine.catch_up(event.t))
+        out = self._timers(self._cue(event.t, False) + self.engine.catch_up(event.t))
+        if self._bank is not None:
+            self._left_before = self.engine.state.remaining(event.t)
         handler = self._handlers.get(event.__class__)
         if handler is None:
             out += self._tag(self.engine.handle(event))
@@ -92,15 +109,32 @@ class SeatedEngine:
     def advance(self, t: float, settle: float = 0.0, pending: float | None = None,
                 hold: float | None = None) -> list[ev.Output]:
         """Let time pass (see :meth:`Engine.advance <shotclock.core.engine.Engine.advance>`)."""
-        return self._timers(self.engine.advance(t, settle, pending, hold))
+        return self._timers(self._cue(t, True) + self.engine.advance(t, settle, pending, hold))
 
     def catch_up(self, t: float) -> list[ev.Output]:
         """Let time pass to just before ``t`` (see :meth:`Engine.catch_up <shotclock.core.engine.Engine.catch_up>`)."""
-        return self._timers(self.engine.catch_up(t))
+        return self._timers(self._cue(t, False) + self.engine.catch_up(t))
 
     def next_wake(self, settle: float = 0.0) -> float | None:
-        """When the engine next has something to do by itself."""
-        return self.engine.next_wake(settle)
+        """When the engine next has something to do by itself (a beep, a ruling, the bank's cue)."""
+        wake = self.engine.next_wake(settle)
+        cue = self._cue_at()
+        return wake if cue is None else cue if wake is None else min(wake, cue)
+
+    def _cue_at(self) -> float | None:
+        """When the running clock's base time is up and the player's bank begins (None: no cue due)."""
+        if self._bank is None or self._cued or self.engine.phase != RUNNING:
+            return None
+        return (round(self.engine.state.deadline * US) - self._bank[1]) / US
+
+    def _cue(self, t: float, inclusive: bool) -> list[ev.Output]:
+        """The bank's cue when it falls due by ``t`` (a tie goes to the player: an input at the cue's own
+        time is taken first). Like a beep, it never waits for late inputs."""
+        at = self._cue_at()
+        if at is None or at > t or (at == t and not inclusive):
+            return []
+        self._cued = True
+        return [ev.BankStarted(at, self._bank[0], self._bank[1] / US)]
 
     @property
     def now(self) -> float:
@@ -133,18 +167,41 @@ class SeatedEngine:
             if o.__class__ is ev.Started:
                 self.on_clock = self.seats.turn
                 o = replace(o, seat=self.on_clock)
+                bank = self.banks.get(self.on_clock, 0) if self._bank_us or self.banks else 0
+                self._bank, self._cued = ((self.on_clock, bank) if bank > 0 else None), False
+                if bank > 0:  # the player's bank is the last part of the same clock
+                    self.engine.add_time(bank / US)
+                    o = replace(o, seconds=o.seconds + bank / US, bank=bank / US)
             elif o.__class__ is ev.Decision:
                 o = replace(o, seat=self.on_clock)
+                if self._bank is not None:
+                    o = self._charge_bank(o)
                 self.engine.last = o
                 if not o.quiet:
                     self.engine.last_shown = o
             out.append(o)
         return out
 
+    def _charge_bank(self, decision: ev.Decision) -> ev.Decision:
+        """Deduct what the decision used of the player's bank (the bank is the clock's last part)."""
+        seat, bank = self._bank
+        self._bank = None
+        if decision.outcome == ev.ACTED:
+            left = decision.remaining
+        elif decision.outcome == ev.CANCELLED:
+            left = self._left_before or 0.0
+        else:
+            left = 0.0  # ruled at 0: the whole bank went
+        used = min(bank, max(0, bank - round(left * US)))
+        self.banks[seat] = self.banks.get(seat, bank) - used
+        return replace(decision, bank_used=used / US, bank_left=self.banks[seat] / US)
+
     def _timers(self, outputs: list[ev.Output]) -> list[ev.Output]:
-        """The engine's own outputs (beeps, a ruling at 0): a ruling moves the turn on."""
+        """The engine's own outputs (beeps, a ruling at 0, the bank's cue first): a ruling moves the turn on."""
         if not outputs:
             return outputs
+        if outputs[0].__class__ is ev.BankStarted:
+            outputs = sorted(outputs, key=lambda o: o.t)  # stable: the cue before a beep at the same time
         out = []
         for o in self._tag(outputs):
             out.append(o)
@@ -260,21 +317,54 @@ class SeatedEngine:
         return [self._turn(t, "back" if event.__class__ is ev.TurnBack else "forward")]
 
     def _seat_player(self, event: ev.SeatPlayer) -> list[ev.Output]:
+        if event.chips is not None and not self.engine.settings.shot.allowance:
+            return [ev.Ignored(event.t, event.NAME, "this table counts no extension chips (shot.allowance)")]
         try:
             self.seats.seat(event.seat, event.name or "")
         except SeatError as exc:
             return [ev.Ignored(event.t, event.NAME, str(exc))]
-        return [ev.SeatChanged(event.t, event.seat, "seated", event.name)]
+        bank = None
+        if self._bank_us or event.bank is not None:
+            bank = self._bank_us if event.bank is None else round(event.bank * US)
+            self.banks[event.seat] = bank
+        self.engine.set_chips(event.seat, event.chips)
+        return [ev.SeatChanged(event.t, event.seat, "seated", event.name, None if bank is None else bank / US,
+                               self._chips(event.seat))]
+
+    def _chips(self, seat: int) -> int | None:
+        """The extension chips ``seat`` holds (None: not counted)."""
+        allowance = self.engine.settings.shot.allowance
+        return allowance - self.engine.chips_used().get(seat, 0) if allowance else None
 
     def _empty(self, event: ev.EmptySeat) -> list[ev.Output]:
-        turn = self.seats.turn
+        turn, name = self.seats.turn, self.seats.players.get(event.seat)
         try:
             self.seats.empty(event.seat)
         except SeatError as exc:
             return [ev.Ignored(event.t, event.NAME, str(exc))]
         if self.on_clock == event.seat and self.engine.phase != IDLE:
             self.on_clock = self.seats.turn
-        return [ev.SeatChanged(event.t, event.seat, "emptied")] + self._after(event.t, turn, "empty")
+        # What the player leaves with (a table move takes it along): the bank and the chips left.
+        bank = self.banks.pop(event.seat, None)
+        chips = self._chips(event.seat)
+        self.engine.set_chips(event.seat, None)
+        return [ev.SeatChanged(event.t, event.seat, "emptied", name or None, None if bank is None else bank / US,
+                               chips)] + self._after(event.t, turn, "empty")
+
+    def _top_up(self, event: ev.TopUp) -> list[ev.Output]:
+        chips, seconds = event.chips or 0, event.seconds or 0
+        if not chips and not seconds:
+            return [ev.Ignored(event.t, event.NAME, "a top-up needs chips or seconds")]
+        if chips and not self.engine.settings.shot.allowance:
+            return [ev.Ignored(event.t, event.NAME, "this table counts no extension chips (shot.allowance)")]
+        if seconds and not self._bank_us:
+            return [ev.Ignored(event.t, event.NAME, "this table runs no time bank (seats.bank)")]
+        seated = list(self.seats.players)
+        if chips:
+            self.engine.give_chips(seated, chips)
+        for seat in seated if seconds else ():
+            self.banks[seat] = self.banks.get(seat, 0) + round(seconds * US)
+        return [ev.ToppedUp(event.t, chips or None, seconds or None)]
 
     def _button(self, event: ev.SetButton) -> list[ev.Output]:
         try:

@@ -53,11 +53,13 @@ class SeatSettings:
 
     ``track``: the table keeps whose turn it is (:mod:`shotclock.core.seats`). ``count``: seats at the table
     (2-10); all of them start occupied by unnamed players (the buttons-alone baseline), and the floor names,
-    empties and seats players from there.
+    empties and seats players from there. ``bank``: the time bank mode (Triton's Tempo): each decision has its
+    street's time, then the player's own bank of seconds runs (0: off).
     """
 
     track: bool = False
     count: int = 9
+    bank: float = 0  # time bank mode: seconds of personal bank each player starts with (0: no time bank)
 
 
 @dataclass(frozen=True)
