@@ -41,3 +41,50 @@ def test_a_seat_aware_hand_on_the_device_and_its_log_replays_exactly(tmp_path):
     check = subprocess.run([sys.executable, "-m", "shotclock", "log", "--state-dir", str(tmp_path / "state"),
                             "replay", "1", "--check"], capture_output=True, text=True, timeout=60)
     assert check.returncode == 0, check.stdout + check.stderr
+
+
+BANK_CONFIG = """mode = "shot"
+[device]
+hold = 0.3
+[shot]
+preflop = 0.5
+countdown = 0
+tie_window = 0.1
+allowance = 2
+[seats]
+track = true
+count = 3
+bank = 2
+"""
+BANK_SCRIPT = [
+    {"t": 0.2, "button": "street", "hold": 0.5},   # hold: a new hand; button 1, seat 1 acts first (3-handed)
+    {"t": 1.0, "button": "action", "hold": 0.05},  # start: seat 1's clock, 0.5 s base + 2 s bank
+    {"t": 1.2, "button": "extend", "hold": 0.05},  # seat 1 uses a chip (+30 s)
+    {"t": 1.5, "button": "extend", "hold": 0.4},   # held: taken back
+    {"t": 3.0, "button": "action", "hold": 0.05},  # seat 1 acted after 2 s: 1.5 s of its bank used
+]
+
+
+def test_seats_banks_and_chips_survive_a_restart_and_the_log_replays_both_sessions(tmp_path):
+    from shotclock.adapters.log import DecisionLog
+
+    proc = run_device(tmp_path, config=BANK_CONFIG, script=BANK_SCRIPT)
+    assert proc.returncode == 0, proc.stderr
+    report = read_report(tmp_path / "report.jsonl")
+    decision = next(r for r in report if r.get("type") == "decision")
+    assert decision["seat"] == 1 and decision["bank_left"] < 2
+    proc = run_device(tmp_path, config=BANK_CONFIG, script=[{"t": 0.2, "button": "bet", "hold": 0.05}])
+    assert proc.returncode == 0, proc.stderr
+    assert "seats restored from the log" in proc.stderr
+    log = DecisionLog(tmp_path / "state", readonly=True)
+    restored = log.rows("WHERE type = 'seats_restored'")
+    sessions = sorted(log.sessions())
+    log.close()
+    assert len(restored) == 1
+    # Seat 2's clock ran out before the device stopped (a dead hand: folded): seat 3 is on turn.
+    assert restored[0]["banks"]["1"] == decision["bank_left"] and restored[0]["turn"] == 3
+    assert restored[0]["in_hand"] == [1, 3] and restored[0]["chips_used"] == {}
+    for session in sessions:
+        check = subprocess.run([sys.executable, "-m", "shotclock", "log", "--state-dir", str(tmp_path / "state"),
+                                "replay", str(session), "--check"], capture_output=True, text=True, timeout=60)
+        assert check.returncode == 0, check.stdout + check.stderr

@@ -47,7 +47,7 @@ from dataclasses import replace
 
 from shotclock.core import events as ev
 from shotclock.core.engine import IDLE, PAUSED, RUNNING, US, Engine, Snapshot
-from shotclock.core.seats import SeatError, Seats
+from shotclock.core.seats import SeatError, Seats, SeatsView
 from shotclock.core.settings import Settings
 from shotclock.errors import EventError
 
@@ -146,7 +146,19 @@ class SeatedEngine:
         """The engine's snapshot with the seats and the seat on the clock."""
         state = self.engine.state
         on_clock = self.on_clock if state.phase in (RUNNING, PAUSED) else None
-        return replace(state, seats=self.seats.view(), on_clock=on_clock)
+        view = replace(self.seats.view(), banks=tuple((s, b / US) for s, b in sorted(self.banks.items())),
+                       chips_used=tuple(sorted((s, n) for s, n in self.engine.chips_used().items() if n)))
+        return replace(state, seats=view, on_clock=on_clock)
+
+    def restore_seats(self, view: SeatsView) -> None:
+        """Bring back the seats, the hand, the banks and the chips as the log last kept them (a restart)."""
+        self.seats.restore(view)
+        self.banks = {seat: round(b * US) for seat, b in view.banks}
+        self.engine.restore_chips({})
+        for seat, used in view.chips_used:
+            self.engine.give_chips((seat,), -used)
+        if self.engine.phase != IDLE:
+            self.on_clock = self.seats.turn  # a clock brought back paused is the seat on turn's
 
     def restore_paused(self, t: float, remaining: float, facing_bet: bool, street: str | None,
                        extensions: int = 0, seconds: float | None = None) -> None:

@@ -84,10 +84,50 @@ class SeatsView:
     turn: int | None
     last_acted: int | None
     winner: int | None = None
+    banks: tuple[tuple[int, float], ...] = ()  # time bank mode: (seat, seconds left)
+    chips_used: tuple[tuple[int, int], ...] = ()  # extension chips used per seat (negative: topped up)
 
     def name(self, seat: int | None) -> str:
         """The name at ``seat`` ("" when unknown or empty)."""
         return dict(self.players).get(seat, "") if seat is not None else ""
+
+    def bank(self, seat: int | None) -> float | None:
+        """The time bank ``seat`` has left (None: no time bank)."""
+        return dict(self.banks).get(seat) if seat is not None else None
+
+    def record(self) -> dict:
+        """The JSON form the log keeps (a ``seats`` record), from which :func:`view_from_record` restores it."""
+        return {"count": self.count, "players": {str(s): n for s, n in self.players}, "button": self.button,
+                "in_hand": sorted(self.in_hand), "all_in": sorted(self.all_in), "turn": self.turn,
+                "last_acted": self.last_acted, "banks": {str(s): b for s, b in self.banks},
+                "chips_used": {str(s): n for s, n in self.chips_used}}
+
+
+def view_from_record(row: dict, count: int) -> SeatsView | None:
+    """The seats a ``seats`` record kept, for a table of ``count`` seats (None: the record does not fit the
+    table, or is damaged; never fatal: the table then starts as configured)."""
+    def seat(v):
+        v = int(v) if isinstance(v, str) and v.isdigit() else v
+        return v if v.__class__ is int and 1 <= v <= count else None
+
+    try:
+        players = {seat(k): v for k, v in (row.get("players") or {}).items() if isinstance(v, str)}
+        if None in players or any(v and name_problem(v) for v in players.values()):
+            return None
+        in_hand = frozenset(s for s in map(seat, row.get("in_hand") or ()) if s in players)
+        all_in = frozenset(s for s in map(seat, row.get("all_in") or ()) if s in in_hand)
+        turn = seat(row.get("turn"))
+        turn = turn if turn in in_hand and turn not in all_in else None
+        banks = tuple(sorted((seat(k), float(v)) for k, v in (row.get("banks") or {}).items()
+                             if seat(k) is not None and isinstance(v, (int, float)) and v >= 0))
+        chips = tuple(sorted((seat(k), v) for k, v in (row.get("chips_used") or {}).items()
+                             if seat(k) is not None and v.__class__ is int))
+    except (AttributeError, TypeError, ValueError):
+        return None
+    if row.get("count") != count:
+        return None
+    return SeatsView(count, tuple(sorted(players.items())), seat(row.get("button")), in_hand, all_in, turn,
+                     seat(row.get("last_acted")), None, banks, chips)
 
 
 class Seats:

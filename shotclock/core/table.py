@@ -236,6 +236,18 @@ class Table:
         """Bring back the extension chips each seat had used before a restart (from the log)."""
         self.engine.restore_chips(used)
 
+    def restore_seats(self, record: dict) -> bool:
+        """Bring back the seats, banks and chips a ``seats`` record of the log kept (seat tracking); False when
+        this table tracks no seats or the record does not fit it (then it starts as configured)."""
+        from shotclock.core.seats import view_from_record
+
+        restore = getattr(self.engine, "restore_seats", None)
+        view = view_from_record(record, self.engine.settings.seats.count) if restore else None
+        if view is None:
+            return False
+        restore(view)
+        return True
+
     def feed(self, inputs: Iterable[Edge | Command], now: float) -> Round:
         """Take ``inputs`` (in any order) and let time pass to ``now``; return what happened."""
         round = Round(now=now, after=self._last_now)

@@ -46,6 +46,8 @@ def replay_session(rows: list[dict], session: dict) -> list[dict]:
             table.restore(ClockAtStop.from_record(row), row["t"])
         elif kind == "chips_restored":
             table.restore_chips(seat_counts(row.get("used")))
+        elif kind == "seats_restored":
+            table.restore_seats(row)
         elif kind == "edge" and row.get("at_start"):
             table.button_held_at_start(row["t"], row["button"])
         elif kind in ("edge", "command"):
