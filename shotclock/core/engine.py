@@ -203,6 +203,7 @@ class Snapshot:
     last_shown: ev.Decision | None = None  # the last ruling or floor's cancel, until a street or a new hand
     seats: object = None  # with seat tracking: a shotclock.core.seats.SeatsView (the seat on the clock, names…)
     on_clock: int | None = None  # with seat tracking: the seat the running or paused clock is on
+    notice: tuple[float, str, int] | None = None  # with seat tracking: (t, what, seat) of a refusal to show
 
     def remaining(self, now: float) -> float | None:
         """Seconds left to 0 at ``now`` (never negative), or None when no clock is on."""

@@ -78,6 +78,7 @@ class SeatedEngine:
         self._bank: tuple[int, int] | None = None  # (seat, its bank at the start) of the clock running now
         self._cued = False  # the bank's cue has sounded for this clock
         self._left_before: float | None = None  # time left before the event being handled (for a cancel)
+        self._notice: tuple[float, str, int] | None = None  # a refusal the screen shows for a while
         self._handlers = {
             ev.Hand: self._hand, ev.Street: self._street, ev.Action: self._decision, ev.LastAction: self._decision,
             ev.Fold: self._decision, ev.AllIn: self._decision, ev.Extend: self._extend,
@@ -148,7 +149,7 @@ class SeatedEngine:
         on_clock = self.on_clock if state.phase in (RUNNING, PAUSED) else None
         view = replace(self.seats.view(), banks=tuple((s, b / US) for s, b in sorted(self.banks.items())),
                        chips_used=tuple(sorted((s, n) for s, n in self.engine.chips_used().items() if n)))
-        return replace(state, seats=view, on_clock=on_clock)
+        return replace(state, seats=view, on_clock=on_clock, notice=self._notice)
 
     def restore_seats(self, view: SeatsView) -> None:
         """Bring back the seats, the hand, the banks and the chips as the log last kept them (a restart)."""
@@ -312,7 +313,10 @@ class SeatedEngine:
     def _extend(self, event: ev.Extend) -> list[ev.Output]:
         if event.seat is None and self.on_clock is not None and self.engine.phase != IDLE:
             event = ev.Extend(event.t, self.on_clock)  # charged to the seat on the clock
-        return self._tag(self.engine.handle(event))
+        out = self._tag(self.engine.handle(event))
+        if event.seat is not None and self._ignored(out) and self._chips(event.seat) == 0:
+            self._notice = (event.t, "no_chips", event.seat)  # the dealer sees why the chip did nothing
+        return out
 
     def _correct(self, event) -> list[ev.Output]:
         t, seats = event.t, self.seats

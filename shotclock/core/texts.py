@@ -66,6 +66,12 @@ TEXTS = {
         "short.undo": "chip terug",
         "short.hand": "nieuwe hand",
         "short.hold": "houd: {what}",
+        "short.fold": "fold",
+        "seat": "Stoel {seat}",
+        "seat.named": "Stoel {seat} · {name}",
+        "seat.to_act": "Aan de beurt: stoel {seat}",
+        "bank": "Bank: {s}",
+        "notice.no_chips": "Stoel {seat}: geen chips meer",
     },
     "en": {
         "mode.clock": "Clock",
@@ -130,6 +136,12 @@ TEXTS = {
         "short.undo": "chip back",
         "short.hand": "new hand",
         "short.hold": "hold: {what}",
+        "short.fold": "fold",
+        "seat": "Seat {seat}",
+        "seat.named": "Seat {seat} · {name}",
+        "seat.to_act": "To act: seat {seat}",
+        "bank": "Bank: {s}",
+        "notice.no_chips": "Seat {seat}: no chips left",
     },
 }
 LANGUAGES = tuple(TEXTS)
