@@ -97,6 +97,9 @@ def bad_arguments(tmp: Path, state: str):
         (["replay", tmp / "nope.jsonl"], 2), (["replay", tmp], 2), (["replay", bad_events], 2),
         (["replay", events, "extra"], 2), (["replay", events, "--config", tmp / "nope.toml"], 2),
         (["replay", events, "--config", inf_config], 2), (["replay", "/dev/zero"], 2),
+        # seating (issue 19): a bad line, a missing file, a folder, binary bytes
+        (["seating", bad_events], 2), (["seating", tmp / "nope.csv"], 2), (["seating", tmp], 2),
+        (["seating", binary], 2), (["seating"], 2),
         # config
         (["config", "--check"], 2), (["config", "--check", tmp / "nope.toml"], 2), (["config", "--check", tmp], 2),
         (["config", "--check", inf_config], 2), (["config", "--check", binary], 2), (["config", "--frob"], 2),

@@ -236,3 +236,69 @@ def test_a_time_bank_without_seat_tracking_is_a_config_error():
     with pytest.raises(ConfigError) as caught:
         parse_config('mode = "shot"\n[seats]\nbank = 60\n')
     assert "seats.track" in caught.value.errors["seats.bank"]
+
+
+# -- the floor ----------------------------------------------------------------------------
+
+
+def test_a_seating_export_seats_the_whole_table_all_or_nothing():
+    out = run(SHOT6, ['{"t":0,"event":"seating","players":[[1,"Ana"],[3,"Bo"]]}',
+                      '{"t":1,"event":"seating","players":[[1,"Ana"],[7,"Cy"]]}', '{"t":2,"event":"hand"}'])
+    seated = [(r["seat"], r["change"]) for r in out if r["type"] == "seat" and r["t"] == 0]
+    assert ("1", "seated") not in seated and (1, "seated") in seated and (3, "seated") in seated
+    assert (2, "emptied") in seated and (6, "emptied") in seated
+    assert out[-2]["type"] == "ignored" and out[-2]["reason"] == "nothing seated: seat must be a number from 1 to 6, not 7"
+    assert out[-1] == {"t": 2, "type": "turn", "seat": 1, "why": "hand", "name": "Ana", "button": 1}  # heads-up
+
+
+def test_floor_seat_commands_reach_the_table_and_are_acknowledged():
+    table = Table(SHOT6)
+
+    def command(t, name, **fields):
+        return table.feed([Command(t, name, id=f"c{t}", sender="floor", **fields)], now=t).acks[0]
+
+    assert command(1, "seat", seat=2, player="Ana").caused == ["seat"]  # the unnamed player there is Ana
+    assert command(1.5, "seat", seat=2, player="Bo").ignored == "seat 2 is taken by Ana: empty it first"
+    assert command(2, "empty", seat=2).caused == ["seat"]
+    ack = command(3, "seat", seat=2, player="Ana", chips=1)  # moved in with one chip left
+    assert ack.outputs[0].record() == {"t": 3, "type": "seat", "seat": 2, "change": "seated", "name": "Ana", "chips": 1}
+    assert command(5, "rename", seat=2, player="Ana Costa").caused == ["seat"]
+    assert command(6, "button", seat=5).caused == ["seat"]
+    assert command(7, "empty", seat=9).ignored == "seat must be a number from 1 to 6, not 9"
+    assert command(8, "seating", players=((1, "X"), (1, "Y"))).ignored == "nothing seated: seat 1 is taken by X: empty it first"
+    assert table.state.seats.name(2) == "Ana Costa" and table.state.seats.button == 5
+
+
+def test_the_wire_checks_seat_commands():
+    from shotclock.core.wire import CommandRequest, RecentIds, check_command
+
+    def check(**fields):
+        message = {"id": "a", "sender": "floor", "sent_ms": 1000, **fields}
+        return check_command(json.dumps(message).encode(), 0, 1000, 5, RecentIds(10))
+
+    ok = check(name="seat", seat=3, player="Ana", bank=120, chips=2)
+    assert isinstance(ok, CommandRequest) and (ok.seat, ok.player, ok.bank, ok.chips) == (3, "Ana", 120, 2)
+    assert check(name="seating", players=[[1, "Ana"], [2, ""]]).players == ((1, "Ana"), (2, ""))
+    assert check(name="empty").detail == "'empty' needs 'seat'"
+    assert check(name="seat", seat=3, player="a\nb").detail.startswith("'player': a name must not hold control")
+    assert check(name="top_up", seat=3).detail == "'seat' does not go with 'top_up'"
+    assert check(name="pause", player="Ana").detail.startswith("'player' goes with the seat commands")
+
+
+def test_the_seating_csv_command_checks_every_line_first(tmp_path, capsys):
+    from shotclock.cli import main
+
+    good = tmp_path / "s.csv"
+    good.write_text('seat,name\n1,Ana Costa\n4,"Okafor, Ben"\n')
+    assert main(["seating", str(good), "--at", "5"]) == 0
+    assert json.loads(capsys.readouterr().out) == {"t": 5, "event": "seating", "players": [[1, "Ana Costa"], [4, "Okafor, Ben"]]}
+    for text, problem in [("1,Ana\n1,Bo\n", "line 2: seat 1 is given twice (line 1 too)"),
+                          ("1,Ana\nx,Bo\n", "line 2: the seat must be a number, not 'x'"),
+                          ("1,Ana,9\n", "line 1: expected 'seat,name' (2 fields), got 3"),
+                          ("10,Ana\n", "line 1: seat 10 is not a seat of this table (1 to 9)"),
+                          ("2,\n", "line 1: a name must not be empty")]:
+        bad = tmp_path / "b.csv"
+        bad.write_text(text)
+        assert main(["seating", str(bad)]) == 2
+        out, err = capsys.readouterr()
+        assert out == "" and err.strip() == f"shotclock: {bad} {problem}", err

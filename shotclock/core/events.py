@@ -212,7 +212,26 @@ class TopUp(Event):
     NAME: ClassVar[str] = "top_up"
 
 
-SEAT_EVENTS: tuple[type[Event], ...] = (SeatPlayer, EmptySeat, SetButton, Fold, AllIn, TurnBack, TurnForward, TopUp)
+@dataclass(frozen=True)
+class Seating(Event):
+    """The floor seats the whole table at once (a tournament program's seating export): ``players`` is
+    ``((seat, name), …)``; every other seat is emptied. All or nothing: one bad entry changes nothing."""
+
+    players: tuple = ()
+    NAME: ClassVar[str] = "seating"
+
+
+@dataclass(frozen=True)
+class Rename(Event):
+    """The floor names (or renames) the player at ``seat``."""
+
+    seat: int = 0
+    name: str = ""
+    NAME: ClassVar[str] = "rename"
+
+
+SEAT_EVENTS: tuple[type[Event], ...] = (SeatPlayer, Rename, EmptySeat, SetButton, Fold, AllIn, TurnBack, TurnForward,
+                                        TopUp, Seating)
 SEAT_EVENT_NAMES = frozenset(cls.NAME for cls in SEAT_EVENTS)
 
 

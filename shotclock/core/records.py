@@ -88,8 +88,12 @@ class RecordBuilder:
                 add(None, "edge", item.t, {"button": item.button, "pressed": item.pressed, **where})
             elif isinstance(item, Command):
                 seat = {"seat": item.seat} if item.seat is not None else {}  # an extension's player, for the allowance
+                extra = {k: getattr(item, k) for k in ("player", "bank", "chips", "seconds", "players")
+                         if getattr(item, k) is not None}  # the seat commands' fields (seat tracking)
+                if "players" in extra:
+                    extra["players"] = [list(p) for p in extra["players"]]
                 add(None, "command", item.t, {"name": item.name, "id": item.id, "sender": item.sender,
-                                              "facing_bet": item.facing_bet, **seat, **where})
+                                              "facing_bet": item.facing_bet, **seat, **extra, **where})
         sequence = round.sequence
         for index, item in enumerate(sequence):
             data = item.record()

@@ -30,9 +30,10 @@ MAX_LINE = 64 * 1024
 
 _FIELDS = {"call": {"facing_bet"}, "bet": {"facing_bet"}, "extend": {"seat"},
            "seat": {"seat", "name", "bank", "chips"}, "empty": {"seat"}, "button": {"seat"}, "fold": {"seat"},
-           "all_in": {"seat"}, "top_up": {"chips", "seconds"}}
+           "all_in": {"seat"}, "top_up": {"chips", "seconds"}, "seating": {"players"}, "rename": {"seat", "name"}}
 SEATS = range(1, 11)  # a poker table seats at most ten
-_REQUIRED = {"bet": {"facing_bet"}, "seat": {"seat"}, "empty": {"seat"}, "button": {"seat"}}
+_REQUIRED = {"bet": {"facing_bet"}, "seat": {"seat"}, "empty": {"seat"}, "button": {"seat"}, "seating": {"players"},
+             "rename": {"seat", "name"}}
 _BARE = frozenset({"t", "event"})
 _BARE_TYPES = {name: cls for name, cls in ev.EVENT_TYPES.items() if name not in _REQUIRED}
 _BET_TYPES = {name: ev.EVENT_TYPES[name] for name, fields in _FIELDS.items() if fields == {"facing_bet"}}
@@ -127,6 +128,14 @@ def parse_event(obj: object, line: int, previous_t: float | None = None) -> ev.E
     if "name" in obj and (problem := name_problem(obj["name"])) is not None:
         raise ReplayFormatError(line, f"'name': {problem}")
     fields = {k: v for k, v in obj.items() if k not in _BARE}
+    if "players" in obj:
+        players = obj["players"]
+        if not isinstance(players, list) or not all(
+                isinstance(p, list) and len(p) == 2 and p[0].__class__ is int and p[0] in SEATS
+                and isinstance(p[1], str) and (p[1] == "" or name_problem(p[1]) is None) for p in players):
+            raise ReplayFormatError(line, "'players' must be a list of [seat, name] pairs (seats 1 to 10, names of "
+                                          "1 to 40 characters without control characters, or \"\")")
+        fields["players"] = tuple((seat, name) for seat, name in players)
     return ev.EVENT_TYPES[name](t, **fields)
 
 

@@ -84,7 +84,7 @@ class SeatedEngine:
             ev.Fold: self._decision, ev.AllIn: self._decision, ev.Extend: self._extend,
             ev.TurnBack: self._correct, ev.TurnForward: self._correct,
             ev.SeatPlayer: self._seat_player, ev.EmptySeat: self._empty, ev.SetButton: self._button,
-            ev.TopUp: self._top_up,
+            ev.TopUp: self._top_up, ev.Seating: self._seating, ev.Rename: self._rename,
         }
 
     def __getattr__(self, name):
@@ -346,6 +346,33 @@ class SeatedEngine:
         self.engine.set_chips(event.seat, event.chips)
         return [ev.SeatChanged(event.t, event.seat, "seated", event.name, None if bank is None else bank / US,
                                self._chips(event.seat))]
+
+    def _rename(self, event: ev.Rename) -> list[ev.Output]:
+        try:
+            self.seats.rename(event.seat, event.name)
+        except SeatError as exc:
+            return [ev.Ignored(event.t, event.NAME, str(exc))]
+        return [ev.SeatChanged(event.t, event.seat, "renamed", event.name)]
+
+    def _seating(self, event: ev.Seating) -> list[ev.Output]:
+        """The whole table seated at once; a player already at the same seat under the same name keeps their
+        bank and chips. Checked first on a copy: one bad entry changes nothing."""
+        trial = Seats(self.seats.count)
+        try:
+            for entry in event.players:
+                seat, name = entry
+                trial.seat(seat, name)
+        except (SeatError, TypeError, ValueError) as exc:
+            return [ev.Ignored(event.t, event.NAME, f"nothing seated: {exc}")]
+        out: list[ev.Output] = []
+        new = dict(trial.players)
+        for seat in sorted(self.seats.players):
+            if self.seats.players[seat] != new.get(seat) or not new.get(seat):
+                out += self._empty(ev.EmptySeat(event.t, seat))
+        for seat, name in sorted(new.items()):
+            if seat not in self.seats.players:
+                out += self._seat_player(ev.SeatPlayer(event.t, seat, name or None))
+        return out
 
     def _chips(self, seat: int) -> int | None:
         """The extension chips ``seat`` holds (None: not counted)."""

@@ -37,6 +37,7 @@ Example::
 
 from __future__ import annotations
 
+import csv
 import unicodedata
 from dataclasses import dataclass
 
@@ -334,3 +335,40 @@ class Seats:
             if s in among:
                 return s
         return None
+
+
+def parse_seating(lines, count: int) -> list[tuple[int, str]]:
+    """A seating export (``seat,name`` a line; a first line ``seat,name`` is a header) as ``[(seat, name)]``.
+
+    :param lines: the file's lines (strings).
+    :param count: the table's seats (``seats.count``).
+    :raises SeatError: naming the first bad line ("line 3: seat 11 is not a seat of this table (1 to 9)").
+
+    >>> parse_seating(["seat,name", "1,Ana Costa", '4,"Okafor, Ben"'], 9)
+    [(1, 'Ana Costa'), (4, 'Okafor, Ben')]
+    """
+    out: list[tuple[int, str]] = []
+    seen: dict[int, int] = {}
+    for number, row in enumerate(csv.reader(lines), 1):
+        if not row or all(not cell.strip() for cell in row):
+            continue
+        if number == 1 and [c.strip().lower() for c in row] == ["seat", "name"]:
+            continue
+        if len(row) != 2:
+            raise SeatError(f"line {number}: expected 'seat,name' (2 fields), got {len(row)}")
+        text, name = row[0].strip(), row[1].strip()
+        if not text.isdigit():
+            raise SeatError(f"line {number}: the seat must be a number, not {text!r}")
+        seat = int(text)
+        if not 1 <= seat <= count:
+            raise SeatError(f"line {number}: seat {seat} is not a seat of this table (1 to {count})")
+        if seat in seen:
+            raise SeatError(f"line {number}: seat {seat} is given twice (line {seen[seat]} too)")
+        problem = name_problem(name)
+        if problem:
+            raise SeatError(f"line {number}: {problem}")
+        seen[seat] = number
+        out.append((seat, name))
+    if not out:
+        raise SeatError("no players (expected 'seat,name' lines)")
+    return out

@@ -72,6 +72,16 @@ COMMAND_EVENTS: dict[str, Callable[[float, Snapshot, Command], ev.Event]] = {
     "undo": _command_event(ev.Undo),
     "reset_chips": _command_event(ev.ResetChips),
     "last_action": _command_event(ev.LastAction),
+    "seat": lambda t, state, c: ev.SeatPlayer(t, c.seat, c.player, c.bank, c.chips),
+    "rename": lambda t, state, c: ev.Rename(t, c.seat, c.player or ""),
+    "empty": lambda t, state, c: ev.EmptySeat(t, c.seat),
+    "button": lambda t, state, c: ev.SetButton(t, c.seat),
+    "top_up": lambda t, state, c: ev.TopUp(t, c.chips, c.seconds),
+    "seating": lambda t, state, c: ev.Seating(t, tuple(c.players or ())),
+    "fold": lambda t, state, c: ev.Fold(t, c.seat),
+    "all_in": lambda t, state, c: ev.AllIn(t, c.seat),
+    "turn_back": _command_event(ev.TurnBack),
+    "turn_forward": _command_event(ev.TurnForward),
 }
 assert set(COMMAND_EVENTS) == set(COMMANDS)
 

@@ -152,4 +152,13 @@ def archive_options(p) -> None:
     p.add_argument("--table", metavar="ID", default=argparse.SUPPRESS, help="with --collected: the table to read")
 
 
-REGISTER: list = [replay, config, simulate, run, selftest, screenshot, log]
+def seating(add) -> None:
+    p = add("seating", "shotclock.shell.seatingcmd:cmd_seating",
+            "check a seating export (seat,name a line) and print it as the 'seating' event or floor command")
+    p.add_argument("file", metavar="FILE.csv", help="the tournament program's seating export: seat,name a line")
+    p.add_argument("--at", type=seconds, default=0, metavar="T", help="the event's time (default 0)")
+    p.add_argument("--command", action="store_true",
+                   help="print the floor command's fields (docs/network.md) instead of a replay event")
+
+
+REGISTER: list = [replay, config, simulate, run, selftest, screenshot, log, seating]

@@ -57,7 +57,9 @@ def replay_session(rows: list[dict], session: dict) -> list[dict]:
             batch_round, after = row.get("round", row["t"]), row.get("after")
             batch.append(Edge(row["t"], row["button"], row["pressed"]) if kind == "edge" else
                          Command(row["t"], row["name"], id=row["id"], sender=row["sender"],
-                                 facing_bet=row.get("facing_bet"), seat=row.get("seat")))
+                                 facing_bet=row.get("facing_bet"), seat=row.get("seat"), player=row.get("player"),
+                                 bank=row.get("bank"), chips=row.get("chips"), seconds=row.get("seconds"),
+                                 players=tuple(tuple(p) for p in row["players"]) if row.get("players") else None))
     if batch:
         take(_feed(table, batch, batch_round, after))
     if rows:  # the rulings that fell due after the last input, up to the session's last record
