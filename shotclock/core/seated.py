@@ -94,12 +94,14 @@ class SeatedEngine:
 
     def handle(self, event: ev.Event) -> list[ev.Output]:
         """Take one event (see :meth:`Engine.handle <shotclock.core.engine.Engine.handle>`)."""
-        if round(event.t * US) < round(self.engine.now * US):
-            self.engine.handle(event)  # raises the engine's own EventError, state untouched
+        engine = self.engine
+        if round(event.t * US) < engine._now:
+            engine.handle(event)  # raises the engine's own EventError, state untouched
             raise EventError("unreachable")
-        out = self._timers(self._cue(event.t, False) + self.engine.catch_up(event.t))
+        # Timers due before the event first (the engine would run them itself; the seats must see them).
+        out = self._timers(self._cue(event.t, False) + engine.catch_up(event.t)) if engine.phase == RUNNING else []
         if self._bank is not None:
-            self._left_before = self.engine.state.remaining(event.t)
+            self._left_before = self._left_at(round(event.t * US))
         handler = self._handlers.get(event.__class__)
         if handler is None:
             out += self._tag(self.engine.handle(event))
@@ -126,7 +128,14 @@ class SeatedEngine:
         """When the running clock's base time is up and the player's bank begins (None: no cue due)."""
         if self._bank is None or self._cued or self.engine.phase != RUNNING:
             return None
-        return (round(self.engine.state.deadline * US) - self._bank[1]) / US
+        return (self.engine._deadline - self._bank[1]) / US  # the bank is the clock's last part
+
+    def _left_at(self, t_us: int) -> float | None:
+        """Seconds left on the running or paused clock at ``t_us`` (None: no clock)."""
+        engine = self.engine
+        if engine.phase == RUNNING:
+            return max(0, engine._deadline - t_us) / US
+        return max(0, engine._left) / US if engine.phase == PAUSED else None
 
     def _cue(self, t: float, inclusive: bool) -> list[ev.Output]:
         """The bank's cue when it falls due by ``t`` (a tie goes to the player: an input at the cue's own
@@ -179,14 +188,14 @@ class SeatedEngine:
         for o in outputs:
             if o.__class__ is ev.Started:
                 self.on_clock = self.seats.turn
-                o = replace(o, seat=self.on_clock)
+                o = ev.Started(o.t, o.seconds, o.street, self.on_clock)
                 bank = self.banks.get(self.on_clock, 0) if self._bank_us or self.banks else 0
                 self._bank, self._cued = ((self.on_clock, bank) if bank > 0 else None), False
                 if bank > 0:  # the player's bank is the last part of the same clock
                     self.engine.add_time(bank / US)
-                    o = replace(o, seconds=o.seconds + bank / US, bank=bank / US)
+                    o = ev.Started(o.t, o.seconds + bank / US, o.street, o.seat, bank / US)
             elif o.__class__ is ev.Decision:
-                o = replace(o, seat=self.on_clock)
+                o = ev.Decision(o.t, o.outcome, o.remaining, o.at_zero, o.by, self.on_clock)
                 if self._bank is not None:
                     o = self._charge_bank(o)
                 self.engine.last = o
@@ -207,7 +216,8 @@ class SeatedEngine:
             left = 0.0  # ruled at 0: the whole bank went
         used = min(bank, max(0, bank - round(left * US)))
         self.banks[seat] = self.banks.get(seat, bank) - used
-        return replace(decision, bank_used=used / US, bank_left=self.banks[seat] / US)
+        d = decision
+        return ev.Decision(d.t, d.outcome, d.remaining, d.at_zero, d.by, d.seat, used / US, self.banks[seat] / US)
 
     def _timers(self, outputs: list[ev.Output]) -> list[ev.Output]:
         """The engine's own outputs (beeps, a ruling at 0, the bank's cue first): a ruling moves the turn on."""
@@ -270,7 +280,7 @@ class SeatedEngine:
             return self._mark(event, seat)
         if seats.turn is None and self.engine.phase == IDLE:
             return [ev.Ignored(t, kind, "nobody is on turn (start a new hand, or correct the turn)")]
-        before, turn = seats.view(), seats.turn
+        turn = seats.turn
         if kind == "fold":
             seats.fold()
         elif kind == "all_in":
@@ -282,10 +292,8 @@ class SeatedEngine:
         out: list[ev.Output] = []
         if self.engine.phase != IDLE:
             last = kind == "last_action" or seats.turn is None or seats.winner is not None
+            # Never ignored: a running or paused clock takes an action in both modes (TRANSITIONS).
             out = self._tag(self.engine.handle(ev.LastAction(t) if last else ev.Action(t)))
-            if self._ignored(out):
-                seats.restore(before)
-                return out
             if self.engine.phase == IDLE:
                 self.on_clock = None
             # The next player's clock was started before the turn line: put the line first.
