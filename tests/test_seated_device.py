@@ -1,5 +1,6 @@
 """A seat-aware hand played on the device in script mode (mock pins), and its log replayed with --check."""
 
+import json
 import subprocess
 import sys
 
@@ -41,6 +42,16 @@ def test_a_seat_aware_hand_on_the_device_and_its_log_replays_exactly(tmp_path):
     check = subprocess.run([sys.executable, "-m", "shotclock", "log", "--state-dir", str(tmp_path / "state"),
                             "replay", "1", "--check"], capture_output=True, text=True, timeout=60)
     assert check.returncode == 0, check.stdout + check.stderr
+    # The ledger agrees with what the device reported: seat 4 took one chip, seat 1 was ruled against.
+    ledger = subprocess.run([sys.executable, "-m", "shotclock", "log", "--state-dir", str(tmp_path / "state"),
+                             "ledger", "--json"], capture_output=True, text=True, timeout=60)
+    assert ledger.returncode == 0, ledger.stderr
+    lines = {line["seat"]: line for line in json.loads(ledger.stdout)}
+    decisions = [r for r in report if r.get("type") == "decision" and r.get("outcome") != "cancelled"]
+    assert sum(line["decisions"] for line in lines.values()) == len(decisions)
+    assert lines[4]["extensions"] == 1
+    against = {r["seat"] for r in decisions if r["outcome"] in ("hand_dead", "check")}
+    assert {seat for seat, line in lines.items() if line["rulings_against"]} == against
 
 
 BANK_CONFIG = """mode = "shot"
