@@ -302,3 +302,19 @@ def test_the_seating_csv_command_checks_every_line_first(tmp_path, capsys):
         assert main(["seating", str(bad)]) == 2
         out, err = capsys.readouterr()
         assert out == "" and err.strip() == f"shotclock: {bad} {problem}", err
+
+
+def test_the_state_message_names_the_seat_on_the_clock_and_every_seats_chips_and_bank():
+    from network_schemas import check
+    from shotclock.core.wire import state_message
+
+    engine = SeatedEngine(BANK)
+    for e in (ev.SeatPlayer(0, 1, "Ana"), ev.Hand(0), ev.Start(1), ev.Extend(2)):
+        engine.handle(e)
+    message = state_message(engine.state, 3, "7", "3f9c2a71d0e4", 1, "Tafel 7", [], {"outbox": 0})
+    check("state", message)
+    assert (message["seat"], message["player"], message["bank_ms"], message["turn"]) == (1, "Ana", 20000, 1)
+    assert message["seats"][0] == {"seat": 1, "player": "Ana", "in_hand": True, "all_in": False, "chips": 1,
+                                   "bank_ms": 20000}
+    plain = state_message(Engine(Settings()).state, 0, "7", "3f9c2a71d0e4", 1, "Tafel 7", [], {"outbox": 0})
+    assert "seat" not in plain and "seats" not in plain  # off: the message as before

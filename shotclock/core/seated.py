@@ -157,7 +157,8 @@ class SeatedEngine:
         state = self.engine.state
         on_clock = self.on_clock if state.phase in (RUNNING, PAUSED) else None
         view = replace(self.seats.view(), banks=tuple((s, b / US) for s, b in sorted(self.banks.items())),
-                       chips_used=tuple(sorted((s, n) for s, n in self.engine.chips_used().items() if n)))
+                       chips_used=tuple(sorted((s, n) for s, n in self.engine.chips_used().items() if n)),
+                       allowance=self.engine.settings.shot.allowance)
         return replace(state, seats=view, on_clock=on_clock, notice=self._notice)
 
     def restore_seats(self, view: SeatsView) -> None:

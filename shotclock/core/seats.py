@@ -87,6 +87,7 @@ class SeatsView:
     winner: int | None = None
     banks: tuple[tuple[int, float], ...] = ()  # time bank mode: (seat, seconds left)
     chips_used: tuple[tuple[int, int], ...] = ()  # extension chips used per seat (negative: topped up)
+    allowance: int = 0  # the extension chips each player starts with (0: not counted)
 
     def name(self, seat: int | None) -> str:
         """The name at ``seat`` ("" when unknown or empty)."""

@@ -73,7 +73,27 @@ def state_message(snapshot, now: float, table: str, boot: str, seq: int, name: s
         message["language"] = language
     if getattr(snapshot, "interrupted", False):
         message["interrupted"] = True
+    seats = getattr(snapshot, "seats", None)
+    if seats is not None:
+        message.update(seat_fields(snapshot))
     return message
+
+
+def seat_fields(snapshot) -> dict:
+    """Seat tracking's part of the ``state``: the seat on the clock (``seat``, ``player``, ``bank_ms``: its bank
+    before this decision, the last part of the clock), who is to act, the button, and every seat's player,
+    chips and bank for the dashboard."""
+    seats = snapshot.seats
+    on = snapshot.on_clock
+    chips_used = dict(seats.chips_used)
+    banks = dict(seats.banks)
+    fields = {"seat": on, "player": seats.name(on) or None if on is not None else None,
+              "bank_ms": ms(banks.get(on)) if on is not None else None, "turn": seats.turn, "button": seats.button}
+    fields["seats"] = [{"seat": seat, "player": name or None, "in_hand": seat in seats.in_hand,
+                        "all_in": seat in seats.all_in,
+                        "chips": seats.allowance - chips_used.get(seat, 0) if seats.allowance else None,
+                        "bank_ms": ms(banks.get(seat))} for seat, name in seats.players]
+    return fields
 
 
 def state_key(message: dict) -> tuple:

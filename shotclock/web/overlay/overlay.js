@@ -141,8 +141,16 @@
     window.shotclockOverlay = {table: table && table.id, phase: phase, visible: visible, notice: shown.notice};
     if (!table) return;
     var s = table.state || {};
-    set("name", table.name || table.id);
-    set("street", s.mode === "shot" && s.street ? t("street." + s.street) : "");
+    // Seat tracking: the player on the clock, as a broadcast shows them ("Ana Costa · Seat 4"), and their bank.
+    var who = clockOn && s.seat ? (s.player ? s.player + " · " : "") + t("seat", {seat: s.seat}) : "";
+    set("name", who || table.name || table.id);
+    var street = s.mode === "shot" && s.street ? t("street." + s.street) : "";
+    if (clockOn && s.bank_ms !== undefined && s.bank_ms !== null) {
+      // The bank is the clock's last part: what is left of it is the smaller of the two.
+      var bank = Math.ceil(Math.min(s.bank_ms, S.remainingMs(table, now)) / 1000);
+      street = (street ? street + " · " : "") + t("bank", {s: t("seconds", {s: bank})});
+    }
+    set("street", street);
     ["running", "countdown", "paused", "interrupted"].forEach(function (p) { setClass("phase-" + p, p === phase); });
     var tone = clockOn ? S.clockTone(table, now) : null;
     ["calm", "warn", "urgent", "paused"].forEach(function (x) { setClass("tone-" + x, x === tone); });
