@@ -125,11 +125,15 @@ class Hold:
 MODE_BUTTONS = {CLOCK: ("floor", "action", "bet", "street"), SHOT: ("floor", "action", "bet", "extend", "street")}
 
 
-def hold_meanings(button: str, mode: str) -> list[str]:
-    """What holding ``button`` can do in ``mode`` (event names: a running clock first, then paused, idle).
+def hold_meanings(button: str, mode: str, seats: bool = False) -> list[str]:
+    """What holding ``button`` can do in ``mode`` (event names: a running clock first, then paused, idle);
+    ``seats``: with seat tracking on (:data:`SEAT_GESTURES`).
 
     Only holds the engine accepts in that phase count: a clock-mode street hold is a new hand when
     idle, but nothing while a called clock runs."""
+    if seats and (button, HOLD) in SEAT_GESTURES:
+        row = SEAT_GESTURES[(button, HOLD)]
+        return sorted({make.__name__ for (m, _), make in row.items() if m in (mode, ANY)})
     row = GESTURES.get((button, HOLD), {})
     names = []
     for phase in (RUNNING, PAUSED, IDLE):
