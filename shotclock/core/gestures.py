@@ -25,6 +25,10 @@ bet       --                          toggle facing a bet        shot: pause / r
 extend    --                          one extension chip         shot: take the last one back
 street    next street                 --                         new hand
 ========= =========================== ========================== =================================
+
+With seat tracking on (``seats.track``), :data:`SEAT_GESTURES` takes the place of entries above (holding
+the action button folds the seat its press ruled for) and :data:`CHORDS` adds presses made while the bet
+button is held (all-in, the turn one seat back or forward); off, nothing changes.
 """
 
 from __future__ import annotations
