@@ -143,6 +143,10 @@ def bad_arguments(tmp: Path, state: str):
         (["floor", "collect", "--venue", "v", "--credentials", tmp / "nope.toml", "--archive", tmp / "arch"], 2),
         (["fleet", "--tables", "0", "--venue", "v", "--credentials", tmp], 2), (["fleet", "--tables", "x"], 2),
         (["fleet", "--tables", "1", "--venue", "v", "--credentials", tmp, "--broker", "nohost"], 2),
+        # send (issue 19): missing options, a bad venue, credentials that are a folder, a bad command
+        (["send"], 2), (["send", "--venue", "bad venue", "--credentials", tmp, "--table", "1", "pause"], 2),
+        (["send", "--venue", "v", "--credentials", tmp, "--table", "1", "pause"], 2),
+        (["send", "--venue", "v", "--credentials", tmp, "--table", "1", "frob"], 2),
         (["floor-demo", "--tables", "0"], 2), (["floor-demo", "--tables", "x"], 2),
         (["floor-demo", "--dir", missing / "x" / "\0"], 2), (["floor-demo", "--venue", "bad venue"], 2),
     ]

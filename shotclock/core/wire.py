@@ -185,7 +185,7 @@ def check_command(payload: bytes, now: float, now_ms: int, max_age: float, recen
     ident, sender, name = message.get("id"), message.get("sender"), message.get("name")
     who = {"id": ident if isinstance(ident, str) else "", "sender": sender if isinstance(sender, str) else "",
            "name": name if isinstance(name, str) else ""}
-    problem = _command_problem(message)
+    problem = command_problem(message)
     if problem:
         return Refusal(UNKNOWN if problem.startswith("unknown") else MALFORMED, problem, **who)
     age = (now_ms - message["sent_ms"]) / 1000
@@ -199,7 +199,8 @@ def check_command(payload: bytes, now: float, now_ms: int, max_age: float, recen
                           tuple((s, n) for s, n in players) if players is not None else None)
 
 
-def _command_problem(message: dict) -> str | None:
+def command_problem(message: dict) -> str | None:
+    """What is wrong with a command message's fields, as the device refuses it (None: nothing)."""
     extra = set(message) - _COMMAND_FIELDS
     if extra:
         return f"unexpected field {sorted(extra)[0]!r}"

@@ -1,0 +1,63 @@
+"""Seat commands from the floor over a real mosquitto: `shotclock send`, a table move with chips and bank."""
+
+import json
+
+from mqtt_broker import Inbox
+from network_device import RunningDevice, network_config
+from network_schemas import check
+from shotclock.cli import main
+from shotclock.core.topics import table_topic
+
+SEATS = '[shot]\nallowance = 3\n[seats]\ntrack = true\ncount = 6\nbank = 120\n'
+
+
+def send(capsys, broker, table, *argv):
+    code = main(["send", "--broker", f"127.0.0.1:{broker.port}", "--venue", broker.venue, "--credentials",
+                 str(broker.credentials_file("floor")), "--table", table, *argv])
+    out, err = capsys.readouterr()
+    return code, (json.loads(out) if out.strip() else None), err
+
+
+def test_a_player_moves_between_tables_with_their_chips_and_bank(broker, tmp_path, capsys):
+    watch = Inbox(broker.client("collector"), table_topic("test", "1", "status"), table_topic("test", "2", "status"))
+    one = RunningDevice(network_config(broker, "1", mode="shot", extra=SEATS), tmp_path / "one")
+    two = RunningDevice(network_config(broker, "2", mode="shot", extra=SEATS), tmp_path / "two")
+    try:
+        for table in ("1", "2"):
+            watch.wait_for(lambda m, table=table: m.topic == table_topic("test", table, "status")
+                           and json.loads(m.payload)["online"])
+        code, ack, _ = send(capsys, broker, "1", "seat", "--seat", "5", "--player", "Ana Costa")
+        assert code == 0 and ack["outputs"][0]["name"] == "Ana Costa"
+        code, ack, _ = send(capsys, broker, "1", "top_up", "--chips", "2", "--seconds", "30")
+        assert code == 0
+        code, ack, _ = send(capsys, broker, "1", "empty", "--seat", "5")
+        check("ack", ack)
+        left = ack["outputs"][0]
+        assert (left["name"], left["bank"], left["chips"]) == ("Ana Costa", 150, 5)
+        code, ack, _ = send(capsys, broker, "2", "empty", "--seat", "2")
+        code, ack, _ = send(capsys, broker, "2", "seat", "--seat", "2", "--player", "Ana Costa",
+                            "--bank", str(left["bank"]), "--chips", str(left["chips"]))
+        assert code == 0 and ack["outputs"][0]["bank"] == 150 and ack["outputs"][0]["chips"] == 5
+        code, ack, _ = send(capsys, broker, "2", "button", "--seat", "3")
+        assert code == 0
+        code, ack, err = send(capsys, broker, "2", "empty", "--seat", "9")  # a table of six
+        assert code == 1 and ack["outcome"] == "ignored" and ack["reason"] == "seat must be a number from 1 to 6, not 9"
+        seats = two.device.loop.table.state.seats
+        assert seats.name(2) == "Ana Costa" and seats.bank(2) == 150 and seats.button == 3
+    finally:
+        one.stop()
+        two.stop()
+
+
+def test_send_refuses_a_bad_command_before_it_connects(capsys, tmp_path):
+    creds = tmp_path / "c.toml"
+    creds.write_text('username = "floor"\npassword = "x"\n')
+    base = ["send", "--venue", "test", "--credentials", str(creds), "--table", "1", "--broker", "127.0.0.1:1"]
+    assert main(base + ["empty"]) == 2
+    assert capsys.readouterr().err.strip() == "shotclock: the command: 'empty' needs 'seat'"
+    assert main(base + ["seat", "--seat", "3", "--player", "a\tb"]) == 2
+    assert "control characters" in capsys.readouterr().err
+    bad = tmp_path / "s.csv"
+    bad.write_text("1,Ana\n1,Bo\n")
+    assert main(base + ["seating", "--seating", str(bad)]) == 2
+    assert capsys.readouterr().err.strip() == f"shotclock: {bad} line 2: seat 1 is given twice (line 1 too)"
