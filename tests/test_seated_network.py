@@ -44,9 +44,20 @@ def test_a_player_moves_between_tables_with_their_chips_and_bank(broker, tmp_pat
         assert code == 1 and ack["outcome"] == "ignored" and ack["reason"] == "seat must be a number from 1 to 6, not 9"
         seats = two.device.loop.table.state.seats
         assert seats.name(2) == "Ana Costa" and seats.bank(2) == 150 and seats.button == 3
+        code, ack, _ = send(capsys, broker, "2", "seating", "--seating", str(seating(tmp_path)), "--seats", "6")
+        assert code == 0 and two.device.loop.table.state.seats.name(6) == "Bo, Li"
     finally:
         one.stop()
         two.stop()
+    # The floor's commands are in the log with their fields: the run replays to the same records.
+    for folder in ("one", "two"):
+        assert main(["log", "--state-dir", str(tmp_path / folder), "replay", "--check"]) == 0, capsys.readouterr()
+
+
+def seating(tmp_path):
+    path = tmp_path / "seating.csv"
+    path.write_text('seat,name\n2,Ana Costa\n6,"Bo, Li"\n')
+    return path
 
 
 def test_send_refuses_a_bad_command_before_it_connects(capsys, tmp_path):
