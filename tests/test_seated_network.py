@@ -72,3 +72,48 @@ def test_send_refuses_a_bad_command_before_it_connects(capsys, tmp_path):
     bad.write_text("1,Ana\n1,Bo\n")
     assert main(base + ["seating", "--seating", str(bad)]) == 2
     assert capsys.readouterr().err.strip() == f"shotclock: {bad} line 2: seat 1 is given twice (line 1 too)"
+
+
+def test_the_floors_ledger_follows_a_player_by_name_across_tables(broker, tmp_path, capsys):
+    import sqlite3
+
+    from helpers import wait_until
+    from test_collector import start_collector
+
+    archive, collector = start_collector(broker, tmp_path / "floor")
+    config = SEATS + "[device]\nhold = 0.3\n"
+    one = RunningDevice(network_config(broker, "1", mode="shot", extra=config), tmp_path / "one")
+    two = RunningDevice(network_config(broker, "2", mode="shot", extra=config), tmp_path / "two")
+    try:
+        # Table 1: button 1, blinds 2 and 3: Ana at seat 4 acts first, and takes a chip.
+        assert send(capsys, broker, "1", "seat", "--seat", "4", "--player", "Ana Costa")[0] == 0
+        one.tap("street", hold=0.6)  # a new hand
+        wait_until(lambda: one.device.loop.table.state.seats.turn == 4, what="a hand on table 1")
+        for command in ("start", "extend"):
+            code, ack, err = send(capsys, broker, "1", command)
+            assert code == 0, (command, ack, err)
+        one.tap("action")  # the dealer: she acted
+        wait_until(lambda: one.device.loop.table.state.on_clock == 5, what="seat 5's clock")
+        # She moves to table 2, seat 2, where the button is put so that she acts first too.
+        left = send(capsys, broker, "1", "empty", "--seat", "4")[1]["outputs"][0]
+        assert send(capsys, broker, "2", "seat", "--seat", "2", "--player", "Ana Costa", "--bank", str(left["bank"]),
+                    "--chips", str(left["chips"]))[0] == 0
+        assert send(capsys, broker, "2", "button", "--seat", "5")[0] == 0
+        two.tap("street", hold=0.6)
+        wait_until(lambda: two.device.loop.table.state.seats.turn == 2, what="a hand on table 2")
+        assert send(capsys, broker, "2", "start")[0] == 0
+        two.tap("action")
+        wait_until(lambda: two.device.loop.table.state.on_clock == 3, what="seat 3's clock")
+        logs = [sqlite3.connect(tmp_path / folder / "shotclock.db") for folder in ("one", "two")]
+        total = lambda: sum(db.execute("SELECT COUNT(*) FROM records").fetchone()[0] for db in logs)
+        wait_until(lambda: archive.count() == total(), what="every record in the archive")
+    finally:
+        one.stop()
+        two.stop()
+        collector.stop()
+    archive.close()
+    capsys.readouterr()
+    assert main(["log", "--collected", str(tmp_path / "floor"), "ledger", "--json"]) == 0
+    lines = json.loads(capsys.readouterr().out)
+    ana = [line for line in lines if line["player"] == "Ana Costa"]
+    assert len(ana) == 1 and ana[0]["decisions"] == 2 and ana[0]["extensions"] == 1
