@@ -8,7 +8,7 @@ from shotclock.core.inputs import Command, Edge
 from shotclock.core.replay import parse_events, replay
 from shotclock.core.seated import SeatedEngine, make_engine
 from shotclock.core.engine import Engine
-from shotclock.core.settings import SeatSettings, Settings, ShotSettings
+from shotclock.core.settings import ClockSettings, SeatSettings, Settings, ShotSettings
 from shotclock.core.table import Table
 from shotclock.errors import ReplayFormatError
 
@@ -318,3 +318,65 @@ def test_the_state_message_names_the_seat_on_the_clock_and_every_seats_chips_and
                                    "bank_ms": 20000}
     plain = state_message(Engine(Settings()).state, 0, "7", "3f9c2a71d0e4", 1, "Tafel 7", [], {"outbox": 0})
     assert "seat" not in plain and "seats" not in plain  # off: the message as before
+
+
+# -- properties with seats on -----------------------------------------------------------------
+
+from hypothesis import given  # noqa: E402
+from hypothesis import settings as hsettings  # noqa: E402
+from hypothesis import strategies as st  # noqa: E402
+
+SEATED_NAMES = ["call", "bet", "action", "last_action", "pause", "resume", "cancel", "hand", "street", "start",
+                "stop", "extend", "undo", "reset_chips", "fold", "all_in", "turn_back", "turn_forward", "empty",
+                "top_up"]
+SEATED_MODES = st.sampled_from([
+    Settings(mode="clock", clock=ClockSettings(seconds=10, countdown=3), seats=SeatSettings(track=True, count=4)),
+    Settings(mode="shot", shot=ShotSettings(preflop=8, flop=9, countdown=4, extension=5, allowance=2),
+             seats=SeatSettings(track=True, count=6, bank=6)),
+])
+
+
+@st.composite
+def seated_events(draw):
+    t, out = 0.0, []
+    for _ in range(draw(st.integers(0, 30))):
+        t = round(t + draw(st.integers(0, 20_000_000)) / 1e6, 6)
+        name = draw(st.sampled_from(SEATED_NAMES))
+        if name in ("bet", "call"):
+            out.append(ev.EVENT_TYPES[name](t, draw(st.booleans())))
+        elif name == "empty":
+            out.append(ev.EmptySeat(t, draw(st.integers(1, 6))))
+        elif name == "top_up":
+            out.append(ev.TopUp(t, None, draw(st.integers(1, 30))))
+        elif name in ("fold", "all_in") and draw(st.booleans()):
+            out.append(ev.EVENT_TYPES[name](t, draw(st.integers(1, 6))))
+        else:
+            out.append(ev.EVENT_TYPES[name](t))
+    return out
+
+
+@given(seated_events(), SEATED_MODES)
+@hsettings(max_examples=200, deadline=None)
+def test_with_seats_every_clock_has_one_decision_for_its_seat_and_the_turn_is_always_playable(events, settings):
+    engine = SeatedEngine(settings)
+    outputs = []
+    for event in events:
+        outputs += engine.handle(event)
+        seats = engine.state.seats
+        assert seats.turn is None or (seats.turn in seats.in_hand and seats.turn not in seats.all_in)
+        assert all(bank >= 0 for _, bank in seats.banks)
+    while (wake := engine.next_wake()) is not None:
+        outputs += engine.advance(wake)
+    times = [o.t for o in outputs]
+    assert times == sorted(times)
+    running = None  # the seat the running clock is for: its start's, or the turn a correction moved it to
+    for o in outputs:
+        if o.TYPE == "start":
+            assert running is None, "a clock started while another ran"
+            running = o.seat
+        elif o.TYPE == "turn" and running is not None and o.why in ("back", "forward"):
+            running = o.seat
+        elif o.TYPE == "decision":
+            if o.seat is not None or running is not None:
+                assert o.seat == running or any(x.TYPE == "seat" and x.change == "emptied" for x in outputs)
+            running = None
