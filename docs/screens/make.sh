@@ -29,4 +29,5 @@ run seats-fold    --scenario "$EX/seats-6-handed.events.jsonl" --config "$EX/sea
 run seats-bank    --scenario "$EX/tempo-bank.events.jsonl" --config "$EX/tempo-bank.toml" --at 60
 # The floor pages (dashboard, overlay): a real broker, fleet and chromium; about 45 s.
 .venv/bin/python docs/screens/floor.py
+.venv/bin/python docs/screens/seats_overlay.py
 echo "wrote $S/*.png" >&2
