@@ -25,9 +25,12 @@ sys.path.insert(0, str(HERE.parent / "tests"))  # the test suite's mosquitto run
 from mqtt_broker import MosquittoBroker  # noqa: E402
 
 from run import ENV, PY, ROOT, cpu_seconds, percentile  # noqa: E402
+from shotclock.adapters.archive import Archive  # noqa: E402
 
-EVENT_GOAL_MS, ACK_GOAL_MS = 50.0, 100.0
+EVENT_GOAL_MS, ACK_GOAL_MS, ARCHIVE_GOAL_MS = 50.0, 100.0, 100.0
 GOALS = {
+    "net_archive_latency_ms_p99": (ARCHIVE_GOAL_MS, "max", "ms"),
+    "net_archive_latency_ms_p50": (None, "max", "ms"),
     "net_event_latency_ms_p99": (EVENT_GOAL_MS, "max", "ms"),
     "net_event_latency_ms_p50": (None, "max", "ms"),
     "net_cmd_ack_ms_p99": (ACK_GOAL_MS, "max", "ms"),
@@ -41,6 +44,9 @@ GOALS = {
 }
 WHAT = {
     "net_event_latency_ms_p50": "the same, median",
+    "net_archive_latency_ms_p99": "a pin edge on a device until its record is stored in the collector's archive "
+                                  "(the collector's word goes back to the table), same load, 99th percentile",
+    "net_archive_latency_ms_p50": "the same, median",
     "net_cmd_ack_ms_p50": "the same, median",
     "net_event_latency_ms_p99": "a pin edge on a device to its event at a subscriber, 100 other tables on the "
                                 "broker (loopback), 99th percentile",
@@ -99,6 +105,33 @@ class Watcher:
             (self.online.add if data["online"] else self.online.discard)(data["table"])
 
 
+class TimedArchive(Archive):
+    """The collector's archive, noting when each of table 1's action presses is stored (its latency in ms)."""
+
+    def __init__(self, folder):
+        super().__init__(folder)
+        self.latencies: list[float] = []
+
+    def add(self, message, received=None):
+        added = super().add(message, received)
+        record = message.get("record") or {}
+        if added and message.get("table") == "1" and record.get("type") == "input" and record.get("button") == "action":
+            self.latencies.append((time.monotonic() - record["t"]) * 1000)
+        return added
+
+
+def start_collector(broker, folder: Path):
+    """The venue's collector, in this process (it is what stores and answers ``stored``)."""
+    from shotclock.floor.collector import Collector
+
+    archive = TimedArchive(folder)
+    collector = Collector(archive, "127.0.0.1", broker.port, VENUE, "collector", broker.passwords["collector"])
+    collector.start()
+    if not collector.connected.wait(60):
+        raise SystemExit("bench: the collector did not connect")
+    return archive, collector
+
+
 def latency_step(tmp: Path, tables: int, seconds: float) -> dict:
     """Event latency and command round trip of one device with ``tables`` simulated tables on the broker."""
     from paho.mqtt.packettypes import PacketTypes
@@ -107,6 +140,7 @@ def latency_step(tmp: Path, tables: int, seconds: float) -> dict:
     with MosquittoBroker(tmp / f"broker-{tables}", venue=VENUE, tables=[str(n) for n in range(1, tables + 2)],
                          websockets=False, autosave=30) as broker:
         watcher = Watcher(broker)
+        archive, collector = start_collector(broker, tmp / f"archive-{tables}")
         fleet = subprocess.Popen([PY, "-m", "shotclock", "fleet", "--tables", str(tables), "--first", "2",
                                   "--broker", f"127.0.0.1:{broker.port}", "--venue", VENUE,
                                   "--credentials", str(broker.folder / "credentials"), "--pace", "0.3",
@@ -141,13 +175,18 @@ def latency_step(tmp: Path, tables: int, seconds: float) -> dict:
         finally:
             fleet.terminate()
             fleet.wait(60)
+            collector.stop()
+            archive.close()
     acks = [(watcher.acks[i] - t) * 1000 for i, t in sent.items() if i in watcher.acks]
     if len(watcher.events) < len(presses) * 0.9 or len(acks) < len(sent) * 0.9:
         raise SystemExit(f"bench: {tables} tables: only {len(watcher.events)} of {len(presses)} events and "
                          f"{len(acks)} of {len(sent)} acks arrived")
     return {"tables": tables, "online": online, "event_p50": percentile(watcher.events, 0.5),
             "event_p99": percentile(watcher.events, 0.99), "ack_p50": percentile(acks, 0.5),
-            "ack_p99": percentile(acks, 0.99), "events": len(watcher.events), "acks": len(acks)}
+            "ack_p99": percentile(acks, 0.99), "events": len(watcher.events), "acks": len(acks),
+            "archive_p50": percentile(archive.latencies, 0.5) if archive.latencies else float("nan"),
+            "archive_p99": percentile(archive.latencies, 0.99) if archive.latencies else float("nan"),
+            "archived": len(archive.latencies)}
 
 
 def cpu_cost(tmp: Path, window: float) -> tuple[float, float]:
@@ -201,6 +240,8 @@ def bench_network(tmp: Path, quick: bool) -> dict:
     cost, running = cpu_cost(tmp, 2.0 if quick else 20.0)
     print("bench: timing with the network on…", file=sys.stderr, flush=True)
     return {"net_event_latency_ms_p99": results[0]["event_p99"], "net_cmd_ack_ms_p99": results[0]["ack_p99"],
+            "net_archive_latency_ms_p99": results[0]["archive_p99"],
+            "net_archive_latency_ms_p50": results[0]["archive_p50"],
             "net_event_latency_ms_p50": results[0]["event_p50"], "net_cmd_ack_ms_p50": results[0]["ack_p50"],
             "net_cpu_cost_pct": cost, "net_cpu_running_pct": running,
             "net_tables_per_broker": max(within, default=0), "net_steps": results,

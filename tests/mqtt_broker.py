@@ -80,11 +80,12 @@ class MosquittoBroker:
     :param autosave: seconds between persistence saves (1: a crash loses almost nothing).
     :param tls: (certfile, keyfile): also a TLS listener on ``tls_port``, as for the floor network.
     :param pages: serve this folder over HTTP on the websockets listener (the web pages' tests).
+    :param floor: floor people, each with a credential of their own (``floor-<name>``).
     """
 
     def __init__(self, folder: str | Path, venue: str = "test", tables=("1", "2"), websockets: bool = True,
                  persistence: bool = True, autosave: int = 1, tls: tuple[str, str] | None = None,
-                 pages: str | Path | None = None):
+                 pages: str | Path | None = None, floor=()):
         self.binary = require_mosquitto()
         self.folder = Path(folder)
         self.venue = venue
@@ -92,7 +93,7 @@ class MosquittoBroker:
         self.port = free_port()
         self.ws_port = free_port() if websockets else None
         self.tls_port = free_port() if tls else None
-        plan = BrokerPlan(venue, self.tables, local=Endpoint("127.0.0.1", self.port),
+        plan = BrokerPlan(venue, self.tables, list(floor), local=Endpoint("127.0.0.1", self.port),
                           websockets=Endpoint("127.0.0.1", self.ws_port) if websockets else None,
                           persistence="data" if persistence else None,
                           run_as="root" if os.geteuid() == 0 else None, autosave_interval=autosave,

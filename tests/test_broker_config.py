@@ -132,3 +132,24 @@ def test_websockets_listener_serves_browsers(broker):
     c.connect("127.0.0.1", broker.ws_port)
     c.loop_start()
     assert c.connected_event.wait(30) and not c.connack.is_failure
+
+
+def test_only_the_collector_speaks_for_the_archive_and_each_floor_person_only_for_themselves(tmp_path):
+    from mqtt_broker import MosquittoBroker
+    from shotclock.core.topics import collector_topic, command_topic
+
+    with MosquittoBroker(tmp_path / "broker", tables=["1", "2"], floor=["anna"]) as broker:
+        collector, anna = broker.client("collector"), broker.client("floor-anna")
+        for user in ("table-1", "floor", "floor-anna", "overlay"):
+            client = broker.client(user)
+            assert publish_rc(client, table_topic("test", "1", "stored"), b'{"boot":"0123456789ab","seq":1}') \
+                == NOT_AUTHORIZED, user
+            assert publish_rc(client, collector_topic("test"), b'{"online":true}', retain=True) == NOT_AUTHORIZED
+        assert publish_rc(collector, table_topic("test", "1", "stored"), b"{}") == OK
+        assert publish_rc(collector, collector_topic("test"), b'{"online":false,"instance":"x"}', retain=True) == OK
+        assert publish_rc(anna, command_topic("test", "1", "floor-anna"), b"c") == OK
+        assert publish_rc(anna, command_topic("test", None, "floor-anna"), b"c") == OK
+        assert publish_rc(anna, command_topic("test", "1", "floor"), b"c") == NOT_AUTHORIZED  # not as another
+        assert publish_rc(anna, table_topic("test", "1", "cmd"), b"c") == NOT_AUTHORIZED  # no self-declared sender
+        t1 = broker.client("table-1")
+        assert publish_rc(t1, command_topic("test", "2", "table-1"), b"c") == NOT_AUTHORIZED

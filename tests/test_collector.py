@@ -227,3 +227,298 @@ def test_the_dashboards_clock_question_names_the_device_log_by_a_boot(tmp_path):
     assert answer(archive.db, {"what": "clock", "table": "8", "clock": 2})["number"] == 3  # the latest
     assert answer(archive.db, {"what": "clock", "table": "8", "clock": 2, "boot": 7})["ok"] is False
     archive.close()
+
+
+# -- issue 18: nothing a table publishes can forge another table's records or stop the archive ---------------
+
+
+def events_of(table, count, boot="0123456789ab", remaining=1):
+    """``count`` chained events of ``table`` (``remaining`` tells a forgery from the genuine records)."""
+    events = chained_events(count) if remaining == 1 else forged_events(count, remaining)
+    return [dict(e, table=table, boot=boot) for e in events]
+
+
+def forged_events(count, remaining):
+    from shotclock.adapters.log import GENESIS, record_hash
+
+    events, prev = [], GENESIS
+    for n in range(1, count + 1):
+        row = {"id": n, "session": 1, "clock": None, "type": "beep", "t": float(n), "utc": "2026-11-30T01:00:00.000000Z",
+               "data": json.dumps({"remaining": remaining}, separators=(",", ":")), "prev": prev}
+        row["hash"] = prev = record_hash(row)
+        events.append({"table": "7", "boot": "0123456789ab", "seq": n,
+                       "record": {"t": float(n), "type": "beep", "remaining": remaining},
+                       "log": {k: row[k] for k in ("session", "clock", "utc", "prev", "hash")}})
+    return events
+
+
+def publish_all(client, topic, payloads):
+    """Publish each payload (bytes, or a dict as JSON) at QoS 1 and wait for the broker's PUBACKs."""
+    infos = [client.publish(topic, p if isinstance(p, bytes) else json.dumps(p), qos=1) for p in payloads]
+    for info in infos:
+        info.wait_for_publish(30)
+
+
+def stored(archive, table):
+    return [tuple(r) for r in archive.db.execute(
+        "SELECT seq, data FROM events WHERE table_id = ? ORDER BY seq", (table,))]
+
+
+def test_a_table_cannot_plant_records_under_another_tables_name(broker, tmp_path, capsys):
+    # Issue 18, 2: with table 1's credential, on table 1's own topic, events that say "table": "2" were filed
+    # under table 2, and table 2's genuine records were then dropped as duplicates; verify said OK.
+    archive, collector = start_collector(broker, tmp_path / "floor")
+    try:
+        forger, genuine = broker.client("table-1"), broker.client("table-2")
+        publish_all(forger, table_topic("test", "1", "event"), events_of("2", 3, remaining=99))
+        wait_until(lambda: collector.refused["table"] == 3, what="the forged events refused")
+        publish_all(genuine, table_topic("test", "2", "event"), events_of("2", 3))
+        wait_until(lambda: len(stored(archive, "2")) == 3, what="table 2's genuine records stored")
+    finally:
+        collector.stop()
+    assert [data for _, data in stored(archive, "2")] == ['{"remaining":1}'] * 3
+    assert stored(archive, "1") == [] and archive.duplicates == 0
+    archive.close()
+    assert main(["log", "verify", "--collected", str(tmp_path / "floor"), "--table", "2"]) == 0
+
+
+def ask(broker, client, question):
+    """Ask the collector ``question`` (a dict, or raw bytes) as the dashboard does; its answer (a dict)."""
+    from paho.mqtt.packettypes import PacketTypes
+    from paho.mqtt.properties import Properties
+
+    reply = f"shotclock/v1/test/archive/reply/{client._client_id.decode()}"
+    inbox = getattr(client, "inbox", None) or Inbox(client, reply)
+    client.inbox = inbox
+    props = Properties(PacketTypes.PUBLISH)
+    props.ResponseTopic = reply
+    token = f"q{len(inbox.messages)}-{time.monotonic_ns()}".encode()
+    props.CorrelationData = token
+    body = question if isinstance(question, bytes) else json.dumps(question)
+    client.publish("shotclock/v1/test/archive/get", body, qos=1, properties=props).wait_for_publish(30)
+    got = inbox.wait_for(lambda m: getattr(m.properties, "CorrelationData", None) == token)
+    assert got is not None, f"no answer to {question!r}"
+    return json.loads(got.payload)
+
+
+POISON = [
+    {"boot": "0123456789ab", "seq": 10 ** 20, "record": {"t": 1.0, "type": "beep"}},  # SQLite: OverflowError
+    {"boot": "0123456789ab", "seq": 5, "record": {"t": 1.0, "type": "beep", "n": -(10 ** 30)}},
+    {"boot": "0123456789ab", "seq": 6, "record": {"t": 1e400, "type": "beep"}},
+    {"boot": "0123456789ab", "seq": 7, "record": {"t": 1.0, "type": "beep", "who": "\ud800"}},
+    {"boot": "0123456789ab", "seq": 8, "record": "a record"},
+    {"boot": "../../etc", "seq": 9, "record": {"t": 1.0, "type": "beep"}},
+    {"boot": "0123456789ab", "seq": 10, "record": {"t": 1.0, "type": "beep"},
+     "log": {"session": 10 ** 25, "clock": None, "utc": "x", "prev": "0" * 64, "hash": "1" * 64}},
+    b'{"boot": "0123456789ab", "seq": 11, "record": {"t": 1.0, "type": "beep", "who": "\xff\xfe"}}',
+    b'{"seq": ' + b'[' * 30000 + b']' * 30000 + b'}',
+    b'{"boot": "0123456789ab", "seq": 12, "record": {"t": NaN, "type": "beep"}}',
+    b"not json",
+]
+
+
+def test_poisoned_events_and_questions_never_stop_the_archive(broker, tmp_path):
+    # Issue 18, 3: 20 events with seq = 10**20 made SQLite raise OverflowError; never acked, they blocked the
+    # collector's queue for every table, again after a restart. A 23-digit clock in an archive question killed
+    # the collector's MQTT thread.
+    archive, collector = start_collector(broker, tmp_path / "floor")
+    floor = broker.client("floor")
+    try:
+        bad = broker.client("table-1")
+        words = Inbox(bad, table_topic("test", "1", "stored"))
+        publish_all(bad, table_topic("test", "1", "event"), [POISON[0]] * 20 + POISON[1:])
+        answer = ask(broker, floor, {"what": "clock", "table": "1", "clock": 10 ** 22})
+        assert answer["ok"] is False and "64 bits" in answer["reason"]
+        assert ask(broker, floor, {"what": "clock", "table": "1", "clock": 1, "boot": "\ud800"})["ok"] is False
+        assert ask(broker, floor, b"\xff")["ok"] is False
+        publish_all(broker.client("table-2"), table_topic("test", "2", "event"), events_of("2", 4))
+        wait_until(lambda: len(stored(archive, "2")) == 4, what="table 2's records stored after the poison")
+        wait_until(lambda: sum(collector.refused.values()) >= 20 + len(POISON) - 1 + 3,
+                   what="every bad message refused and counted")
+        assert collector.refused["number"] >= 20 + 4 and collector.refused["question"] == 3
+        assert ask(broker, floor, {"what": "rulings", "limit": 5})["ok"] is True  # the thread lives on
+        # A refused record whose boot and seq are sound is answered too: it never holds up the table's outbox.
+        word = words.wait_for(lambda m: json.loads(m.payload)["seq"] == 10)
+        assert word is not None and json.loads(word.payload) == {"boot": "0123456789ab", "seq": 10, "refused": "number"}
+    finally:
+        collector.stop()
+    assert stored(archive, "1") == []
+    archive.close()
+    # Acknowledged: after a restart nothing is stuck and nothing comes again.
+    archive, collector = start_collector(broker, tmp_path / "floor")
+    try:
+        publish_all(broker.client("table-1"), table_topic("test", "1", "event"), events_of("1", 2))
+        wait_until(lambda: len(stored(archive, "1")) == 2, what="table 1's genuine records after a restart")
+        assert sum(collector.refused.values()) == 0
+    finally:
+        collector.stop()
+        archive.close()
+
+
+def test_a_full_disk_is_retried_and_nothing_is_lost(broker, tmp_path, monkeypatch):
+    # A fault of the archive's disk is not the message's: it is retried (with backoff), never acknowledged unstored.
+    archive, collector = start_collector(broker, tmp_path / "floor")
+    real_add, failures = archive.add, []
+
+    def flaky_add(event):
+        if len(failures) < 3:
+            failures.append(event["seq"])
+            raise sqlite3.OperationalError("database or disk is full")
+        return real_add(event)
+
+    monkeypatch.setattr(archive, "add", flaky_add)
+    try:
+        publish_all(broker.client("table-2"), table_topic("test", "2", "event"), events_of("2", 3))
+        wait_until(lambda: len(stored(archive, "2")) == 3, what="every record stored once the disk is back")
+    finally:
+        collector.stop()
+    assert failures == [1, 1, 1] and collector.storage_fault == "" and sum(collector.refused.values()) == 0
+    archive.close()
+
+
+def test_two_collectors_on_one_broker_keep_one_archive_and_say_which(broker, tmp_path):
+    # Issue 18, 4: two collectors on one broker kicked each other and split the archive 2/17 and 15/17 unsaid.
+    from network_schemas import check
+    from shotclock.core.topics import collector_topic
+
+    said = Inbox(broker.client("floor"), collector_topic("test"), table_topic("test", "2", "stored"))
+    first_archive, first = start_collector(broker, tmp_path / "a")
+    second_archive = Archive(tmp_path / "b")
+    second = Collector(second_archive, "127.0.0.1", broker.port, broker.venue, "collector",
+                       broker.passwords["collector"])
+    second.start()
+    table = broker.client("table-2")
+    events = events_of("2", 6)
+    try:
+        assert second.standing_by.wait(60)
+        assert (first.role, second.role) == ("active", "standby")
+        publish_all(table, table_topic("test", "2", "event"), events[:3])
+        wait_until(lambda: len(stored(first_archive, "2")) == 3, what="the active collector stores them")
+        first.stop()  # the active one goes: the one standing by takes over the venue's session
+        wait_until(lambda: second.role == "active" and second.connected.is_set(), what="the second takes over")
+        publish_all(table, table_topic("test", "2", "event"), events[3:])
+        wait_until(lambda: len(stored(second_archive, "2")) == 3, what="the second stores what came after")
+    finally:
+        first.stop()
+        second.stop()
+    assert [seq for seq, _ in stored(first_archive, "2")] == [1, 2, 3]
+    assert [seq for seq, _ in stored(second_archive, "2")] == [4, 5, 6]
+    assert first_archive.duplicates == second_archive.duplicates == 0
+    stored_said = [check("stored", m.payload)["seq"] for m in list(said.messages) if m.topic.endswith("/stored")]
+    assert sorted(stored_said) == [1, 2, 3, 4, 5, 6]  # each table hears the archive's word for each record
+    statuses = [check("collector", m.payload) for m in list(said.messages) if m.topic.endswith("/collector/status")]
+    assert [s["online"] for s in statuses][:1] == [True] and statuses[-1]["instance"].endswith("collected.db")
+
+
+@pytest.mark.slow
+def test_a_broker_crash_loses_nothing_it_acknowledged(tmp_path):
+    # Issue 18, 6: collector offline, a table rules 2 clocks, broker kill -9 and restart: 17/17 records were never
+    # archived (mosquitto had acknowledged them, not saved them) and the device's watermark said delivered.
+    from mqtt_broker import MosquittoBroker
+
+    with MosquittoBroker(tmp_path / "broker", autosave=3600) as broker:
+        archive, collector = start_collector(broker, tmp_path / "floor")
+        collector.stop()  # offline: the broker keeps its session and queues the events
+        broker.stop()
+        broker.start()  # a clean restart saves the session; with autosave 3600 nothing after it is saved
+        watcher = broker.client("floor")
+        seen = Inbox(watcher, table_topic("test", "1", "event"))
+        device = RunningDevice(network_config(broker, table="1"), tmp_path / "state")
+        log = sqlite3.connect(tmp_path / "state" / "shotclock.db")
+        ids = lambda: {r[0] for r in log.execute("SELECT id FROM records")}
+        try:
+            wait_until(lambda: device.link.status.connected, what="the table online")
+            for _ in range(2):
+                device.tap("bet")
+                device.tap("floor")
+                wait_until(lambda: any("start" in m.payload.decode() for m in seen.messages[-3:]),
+                           what="the clock started")
+                device.tap("action")
+                wait_until(lambda: '"decision"' in seen.messages[-1].payload.decode(), what="the ruling sent")
+            before = ids()
+            wait_until(lambda: before <= {json.loads(m.payload)["seq"] for m in list(seen.messages)},
+                       what="the broker has every record (it forwarded each)")
+            broker.kill()  # nothing it queued for the collector was saved
+            broker.start()
+            collector = Collector(archive, "127.0.0.1", broker.port, broker.venue, "collector",
+                                  broker.passwords["collector"])
+            collector.start()
+            held = lambda: {seq for seq, _ in stored(archive, "1")}
+            wait_until(lambda: before <= held(), what="every record the broker had acknowledged, archived")
+            wait_until(lambda: device.link.status.pending == 0, what="the device delivered all")
+        finally:
+            device.stop()
+            collector.stop()
+            log.close()
+    assert before <= {seq for seq, _ in stored(archive, "1")} and len(before) >= 10
+    archive.close()
+
+
+def test_an_unexpected_error_never_ends_the_collectors_thread(broker, tmp_path, monkeypatch, caplog):
+    # Issue 18, 3: no thread of the collector dies silently. Whatever goes wrong with one message is logged,
+    # counted and acknowledged; the next message is handled on the same thread.
+    import shotclock.floor.collector as collector_module
+
+    archive, collector = start_collector(broker, tmp_path / "floor")
+    real, calls = collector_module.check_event, []
+
+    def broken_once(payload, table):
+        calls.append(table)
+        if len(calls) == 1:
+            raise RuntimeError("a bug")
+        return real(payload, table)
+
+    monkeypatch.setattr(collector_module, "check_event", broken_once)
+    try:
+        thread = collector.client._thread
+        publish_all(broker.client("table-2"), table_topic("test", "2", "event"), events_of("2", 3))
+        wait_until(lambda: len(stored(archive, "2")) == 2, what="the messages after the bad one stored")
+        assert collector.refused["error"] == 1 and thread.is_alive() and collector.client._thread is thread
+    finally:
+        collector.stop()
+    assert "could not be handled" in caplog.text and "a bug" in caplog.text
+    archive.close()
+
+
+@pytest.mark.slow
+def test_nothing_is_lost_when_the_device_restarts_between_a_broker_crash_and_the_collectors_return(tmp_path):
+    # Issue 18, 6, another order: collector offline, the table rules, the device stops (its outbox still holds
+    # every record: the archive never said it had them), the broker crashes, the device starts again, the
+    # collector comes back: all archived.
+    from mqtt_broker import MosquittoBroker
+
+    with MosquittoBroker(tmp_path / "broker", autosave=3600) as broker:
+        archive, collector = start_collector(broker, tmp_path / "floor")
+        collector.stop()
+        broker.stop()
+        broker.start()
+        seen = Inbox(broker.client("floor"), table_topic("test", "1", "event"))
+        device = RunningDevice(network_config(broker, table="1"), tmp_path / "state")
+        try:
+            wait_until(lambda: device.link.status.connected, what="the table online")
+            device.tap("bet")
+            device.tap("floor")
+            wait_until(lambda: any(b'"start"' in m.payload for m in list(seen.messages)), what="the clock started")
+            device.tap("action")
+            wait_until(lambda: any(b'"decision"' in m.payload for m in list(seen.messages)), what="the ruling sent")
+        finally:
+            device.stop()
+        log = sqlite3.connect(tmp_path / "state" / "shotclock.db")
+        before = {r[0] for r in log.execute("SELECT id FROM records")}
+        log.close()
+        outbox = sqlite3.connect(tmp_path / "state" / "outbox.db")
+        assert outbox.execute("SELECT value FROM outbox WHERE key = 'delivered'").fetchone()[0] < min(before)
+        outbox.close()
+        broker.kill()
+        broker.start()
+        device = RunningDevice(network_config(broker, table="1"), tmp_path / "state")
+        collector = Collector(archive, "127.0.0.1", broker.port, broker.venue, "collector",
+                              broker.passwords["collector"])
+        collector.start()
+        try:
+            wait_until(lambda: before <= {seq for seq, _ in stored(archive, "1")}, what="every record archived")
+            wait_until(lambda: device.link.status.pending == 0, what="the device delivered all")
+        finally:
+            device.stop()
+            collector.stop()
+    archive.close()

@@ -32,7 +32,8 @@ def test_screenshot_of_an_interrupted_clock(tmp_path):
     from shotclock.config import Config
     from shotclock.core.replay import parse_events
     from shotclock.core.view import view_at
-    from shotclock.shell.screenshot import display_for, state_at
+    from shotclock.shell.presenters import display_for
+    from shotclock.shell.screenshot import state_at
 
     events = parse_events((EXAMPLES / "clock-dead-hand.events.jsonl").read_text().splitlines())
     view = view_at(state_at(events, Config().settings, 12.4, interrupted=True), 12.4, display_for(Config()))

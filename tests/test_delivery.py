@@ -204,3 +204,24 @@ def test_every_record_arrives_in_order_and_the_watermark_never_lies(steps, start
             d.acked(mid)
     assert d.delivered == store.last and d.pending == 0 and d.in_flight == 0
     assert acked == set(range(1, store.last + 1))
+
+
+def test_end_to_end_the_archive_moves_the_watermark_and_a_reconnect_sends_what_it_lacks():
+    # Issue 18, 6: a PUBACK means the broker has it, not that it is kept; the archive's word does.
+    d = Delivery(end_to_end=True, window=10)
+    d.written([{"id": i} for i in range(1, 5)])
+    d.connected()
+    for row in d.next():
+        d.sent(100 + row["id"], row["id"])
+    d.stored([3])  # the archive's word may come before the broker's PUBACK
+    assert [d.acked(100 + i) for i in range(1, 5)] == [1, 2, 3, 4]
+    assert (d.delivered, d.pending, d.next()) == (0, 4, [])  # all at the broker, none counted delivered
+    d.stored([1])
+    assert d.delivered == 1
+    d.connected()  # a broker crash and restart: 2 and 4 go again (3 is in the archive)
+    assert [row["id"] for row in d.next()] == [2, 4]
+    d.set_end_to_end(False)  # the venue's collector retired: what the broker acknowledged is delivered
+    d.sent(202, 2)
+    d.sent(204, 4)
+    d.acked(202), d.acked(204)
+    assert (d.delivered, d.pending) == (4, 0)

@@ -76,3 +76,23 @@ def test_a_clocks_number_is_the_one_the_log_command_shows(tmp_path):
         got = answer(archive.db, {"what": "clock", "table": "7", "clock": clock})
         assert got["number"] == number, (clock, got)
         check("answer", got)
+
+
+def test_a_ruling_says_who_on_the_floor_commanded_its_clock(tmp_path):
+    # Issue 18, 9: the rulings feed records the name the broker proved (the command's sender as the device logged it).
+    archive = Archive(tmp_path)
+    for e in [
+        event("5", 19, None, 99.0, "input", "2026-11-30T21:00:00.000000Z", command="call", id="c1",
+              sender="floor-anna"),
+        event("5", 20, 20, 100.0, "start", "2026-11-30T21:00:00.000000Z", seconds=30),
+        event("5", 21, 20, 104.0, "input", "2026-11-30T21:00:04.000000Z", command="pause", id="c2",
+              sender="floor-ben"),
+        event("5", 22, 20, 130.0, "decision", "2026-11-30T21:00:30.000000Z", outcome="hand_dead"),
+        event("5", 30, 30, 200.0, "start", "2026-11-30T21:01:00.000000Z", seconds=30),
+        event("5", 31, 30, 210.0, "decision", "2026-11-30T21:01:10.000000Z", outcome="acted"),
+    ]:
+        archive.add(e)
+    got = answer(archive.db, {"what": "rulings", "limit": 5})
+    check("answer", got)
+    assert [r.get("by") for r in got["rulings"]] == [None, ["floor-anna", "floor-ben"]]
+    archive.close()

@@ -40,7 +40,8 @@ class Floor:
 
     def __init__(self, folder):
         self.folder = folder
-        self.broker = MosquittoBroker(folder / "broker", venue="test", tables=TABLES, pages=web_dir()).start()
+        self.broker = MosquittoBroker(folder / "broker", venue="test", tables=TABLES, pages=web_dir(),
+                                      floor=["tester"]).start()
         credentials = folder / "broker" / "credentials"
         self.collector = spawn([sys.executable, "-m", "shotclock", "floor", "collect", "--venue", "test",
                                 "--broker", f"127.0.0.1:{self.broker.port}", "--archive", str(folder / "archive"),
@@ -90,8 +91,8 @@ def dashboard(floor, web):
     """A dashboard of its own for each test, logged in, once it knows every table and its state."""
     page = web.page(1280, 900)
     page.goto(floor.base + "/dashboard/?lang=en")
-    page.fill("input[name=password]", floor.broker.passwords["floor"])
-    page.fill("input[name=who]", "tester")
+    page.fill("input[name=user]", "floor-tester")  # a floor person's own credential: no name to type
+    page.fill("input[name=password]", floor.broker.passwords["floor-tester"])
     page.click("button[type=submit]")
     try:
         page.wait_for_function(f"(ts => ts.length === {len(TABLES)} && ts.every(t => t.state))"
@@ -210,6 +211,7 @@ def test_a_call_from_the_dashboard_reaches_the_device_and_its_ruling_comes_back(
                                 timeout=WAIT)
     feed = dashboard.locator("#feed li", has_text="Tafel 9").first
     assert "CHECK" in feed.text_content()
+    assert "floor-tester" in feed.text_content()  # who called the clock: the login the broker proved
     # In the device's colours (core/tones.py): CHECK is its neutral slate, not a warning's amber.
     from shotclock.core.tones import TONES
 
@@ -227,7 +229,7 @@ def test_a_rulings_timeline_comes_from_the_collectors_archive(dashboard, floor, 
     # The floor's call, as the device logged it with who sent it, then the clock and its ruling.
     assert kinds[0] == "input" and "start" in kinds and kinds[-1] == "decision", kinds
     body = dashboard.text_content("#timeline-body")
-    assert "tester" in body
+    assert "floor-tester" in body  # the sender as the broker proved it (the login), not a typed name
     # The start is at 0 exactly; a field without a value (a clock mode's street) is left out.
     starts = dashboard.locator("#timeline-body tr", has_text="start").first.locator("td").all_text_contents()
     assert starts[1] == "0.000 s", starts

@@ -8,7 +8,7 @@ import pytest
 
 from network_schemas import DOC, check, schemas
 
-EXPECTED = {"status", "state", "event", "command", "ack", "feature", "question", "answer"}
+EXPECTED = {"status", "state", "event", "command", "ack", "feature", "question", "answer", "stored", "collector"}
 
 
 def examples() -> dict[str, dict]:

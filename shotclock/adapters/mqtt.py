@@ -19,6 +19,7 @@ hand-over there is safe (its lock is never held while calling paho).
 from __future__ import annotations
 
 import collections
+import hashlib
 import logging
 import socket
 import ssl
@@ -31,6 +32,7 @@ from pathlib import Path
 
 from shotclock.core import topics
 from shotclock.core.delivery import WINDOW, Delivery, Read
+from shotclock.core.inbound import parse_json
 from shotclock.core.wire import dumps, event_message, status_message
 from shotclock.errors import ShotclockError
 
@@ -38,6 +40,9 @@ log = logging.getLogger("shotclock.network")
 
 STOP_TIMEOUT = 2.0
 ACKS_KEPT = 1000  # command acks waiting for a connection (older ones are of no use to anyone)
+SESSION_TAKEN_OVER = 0x8E  # MQTT 5 reason code: a client connected with this client id
+CLONE_SHOWN = 120.0  # seconds the screen and the state say "another device is this table" after the last sign
+CLONE_RETRY = (20, 40)  # seconds before connecting again after another device took the session (no flapping)
 
 
 def new_boot_id() -> str:
@@ -52,6 +57,20 @@ def no_delay(client, userdata, sock) -> None:
         sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
     except (OSError, AttributeError):  # not TCP (a unix socket), or a websocket wrapper
         pass
+
+
+def private_client_id(prefix: str, password: str) -> str:
+    """A client id only the holder of ``password`` can know: ``prefix`` and 16 hex digits derived from it.
+
+    MQTT gives a session to whoever connects last with its client id, and Mosquitto 2.0's password
+    file cannot tie a client id to a user: a credential that could name another's client id could take
+    its session (and knock it offline). Derived from the password, no other credential can name it.
+
+        >>> private_client_id("shotclock-casino-7", "s3cret")
+        'shotclock-casino-7-d80b33ee399f3bcb'
+    """
+    digest = hashlib.sha256(b"shotclock client id\0" + password.encode("utf-8", "surrogatepass")).hexdigest()
+    return f"{prefix}-{digest[:16]}"
 
 
 def read_credentials(path: str | Path) -> tuple[str, str]:
@@ -99,6 +118,7 @@ class LinkStatus:
     pending: int
     dropped: int = 0
     refused: str = ""
+    clone: bool = False  # another device uses this table's identity (a cloned SD card): seen lately
 
 
 
@@ -209,9 +229,11 @@ class MqttLink:
         self._on_status_change = lambda: None
         self._thread: threading.Thread | None = None
         self._unreachable_since: float | None = None  # paho's thread only
+        self._clone_seen: float | None = None  # paho's thread only: the last sign of another device as this table
+        self._connections = 0  # paho's thread only: connections made by this run
         s = settings
         self.topic = lambda leaf: topics.table_topic(s.venue, s.table, leaf)
-        self.client = mqtt.Client(mqtt.CallbackAPIVersion.VERSION2, client_id=f"shotclock-{s.venue}-{s.table}",
+        self.client = mqtt.Client(mqtt.CallbackAPIVersion.VERSION2, client_id=private_client_id(f"shotclock-{s.venue}-{s.table}", s.password),
                                   protocol=mqtt.MQTTv5)
         self.client.username_pw_set(s.username, s.password)
         if s.tls:
@@ -289,7 +311,7 @@ class MqttLink:
     def _set_status(self, status: LinkStatus) -> None:
         """The sender thread's new status; the loop is woken when the screen's mark must change now."""
         old, self._status = self._status, status
-        if (status.connected != old.connected or status.refused != old.refused
+        if (status.connected != old.connected or status.refused != old.refused or status.clone != old.clone
                 or (old.pending and not status.pending)):
             self._on_status_change()
 
@@ -301,10 +323,16 @@ class MqttLink:
             self.handover.signal("refused", str(reason_code))
             return
         self._unreachable_since = None
+        self._connections += 1
+        if self._clone_seen is None or time.monotonic() - self._clone_seen > CLONE_SHOWN:
+            client.reconnect_delay_set(0.25, 0.5)  # no clone lately: quick again after a loss
         s = self.settings
         # Subscribe first: the broker handles one connection's packets in order, so whoever sees this
         # table online can send it a command at once (online before subscribed lost that command).
-        client.subscribe([(self.topic("cmd"), 1), (topics.venue_cmd_topic(s.venue), 1)])
+        client.subscribe([(self.topic("cmd"), 1), (topics.venue_cmd_topic(s.venue), 1),
+                          (topics.collector_topic(s.venue), 1), (self.topic("stored"), 1),
+                          (self.topic("status"), 1), (topics.command_topic(s.venue, s.table, "+"), 1),
+                          (topics.command_topic(s.venue, None, "+"), 1)])
         client.publish(self.topic("status"), dumps(status_message(s.table, self.boot, True, **self.status_extra)),
                        qos=1, retain=True)
         log.info("connected to the broker %s:%d as %s", s.host, s.port, s.username)
@@ -319,14 +347,44 @@ class MqttLink:
             self._unreachable_since = now
 
     def _on_disconnect(self, client, userdata, flags, reason_code, properties):
+        if getattr(reason_code, "value", 0) == SESSION_TAKEN_OVER:  # a broker that says so (Mosquitto 2.0.11 does not)
+            self._clone("")
         self.handover.signal("disconnected", str(reason_code))
+
+    def _clone(self, other_boot: str) -> None:
+        """Another device uses this table's identity: say so, and wait longer before taking the session back,
+        so the two take turns every CLONE_RETRY seconds instead of flapping (paho's thread)."""
+        self._clone_seen = time.monotonic()
+        self.client.reconnect_delay_set(*CLONE_RETRY)
+        self.handover.signal("clone", other_boot)
 
     def _on_publish(self, client, userdata, mid, reason_code, properties):
         self.handover.signal("puback", mid, reason_code.value if reason_code is not None else 0)
 
     def _on_message(self, client, userdata, message):
+        if message.topic == self.topic("stored"):  # the archive's word: to the sender, which owns the delivery
+            self.handover.signal("stored", message.payload)
+            return
+        if message.topic == self.topic("status"):
+            # Only this table's credential can publish here: a status of another boot means another device is this
+            # table (a cloned SD card) when it comes live, or is found on a reconnect (it held the table since our
+            # last connection). On the first connect it is our own previous run's, nothing more.
+            status = parse_json(message.payload) if message.payload else None
+            if (isinstance(status, dict) and status.get("boot") != self.boot
+                    and (not message.retain or self._connections > 1)):
+                self._clone(str(status.get("boot"))[:32])
+            return
+        if message.topic == topics.collector_topic(self.settings.venue):
+            self.handover.signal("collector", message.payload)
+            return
+        payload = message.payload
+        user = topics.command_sender(message.topic)
+        if user is not None:  # …/cmd/by/<user>: the broker let only that user publish here, so that is the sender
+            command = parse_json(payload)
+            if isinstance(command, dict):
+                payload = dumps(dict(command, sender=user))
         try:
-            self._on_command(message.payload, message.properties)
+            self._on_command(payload, message.properties)
         except Exception:
             log.exception("a command could not be handled")
 
@@ -349,6 +407,9 @@ class Sender:
         self.refused = ""
         self.stopping = False
         self.saved = 0  # the watermark as written to the outbox
+        self.clone_seen: float | None = None  # monotonic time of the last sign of another device as this table
+        self.clone_said = -CLONE_SHOWN
+        self.sent_boots: set[str] = set()  # boots of the records sent in this run (the archive's word names one)
 
     def run(self) -> None:
         """Rounds until the link stops; then what is left, for up to ``STOP_TIMEOUT``."""
@@ -387,7 +448,8 @@ class Sender:
         if d.delivered != self.saved:
             self.outbox.set_delivered(d.delivered)
             self.saved = d.delivered
-        self.link._set_status(LinkStatus(d.online, d.pending, d.dropped, self.refused))
+        clone = self.clone_seen is not None and time.monotonic() - self.clone_seen < CLONE_SHOWN
+        self.link._set_status(LinkStatus(d.online, d.pending, d.dropped, self.refused, clone))
 
     def on_signal(self, kind: str, *args) -> None:
         """One signal from another thread (see :meth:`Handover.signal`)."""
@@ -409,6 +471,24 @@ class Sender:
             if record_id is not None and code >= 0x80:
                 self.refused = f"event refused by the broker (reason {code})"
                 log.error("the broker refused event %d (reason code %d): check the ACL", record_id, code)
+        elif kind == "stored":
+            stored = parse_json(args[0])
+            if (isinstance(stored, dict) and stored.get("boot") in self.sent_boots
+                    and isinstance(stored.get("seq"), int) and not isinstance(stored.get("seq"), bool)):
+                d.stored([stored["seq"]])
+        elif kind == "collector":
+            # A collector's retained status (any): the venue keeps an archive, so a record is delivered only once
+            # the archive has it. None (its status removed): the broker's PUBACK is the word again.
+            status = parse_json(args[0]) if args[0] else None
+            d.set_end_to_end(isinstance(status, dict))
+        elif kind == "clone":
+            now = time.monotonic()
+            self.clone_seen = now
+            if now - self.clone_said >= CLONE_SHOWN:
+                self.clone_said = now
+                log.error("another device uses table %s's identity%s (a cloned SD card, or two devices given one "
+                          "table_id): give each its own table id and credential", self.link.settings.table,
+                          f" (boot {args[0]})" if args[0] else ", and took this one's session")
         elif kind == "stop":
             self.stopping = True
 
@@ -424,5 +504,6 @@ class Sender:
                 return
             for row in step:
                 message = event_message(link.settings.table, row.get("boot", link.boot), row)
+                self.sent_boots.add(message["boot"])
                 info = link.client.publish(link.topic("event"), dumps(message), qos=1)
                 d.sent(info.mid, row["id"])

@@ -8,8 +8,14 @@ PUBACK) and asks it what to send next; when the next record is no longer in memo
 to read it from the store (:class:`Read`), and hands the rows back with :meth:`Delivery.read`.
 
 The **watermark** (``delivered``) is the highest record id up to which every record was
-acknowledged by the broker, skipped as over the bound, or is gone from the store; it only
-grows. The link keeps it in ``outbox.db``, so a restart sends what the broker never had.
+acknowledged, skipped as over the bound, or is gone from the store; it only grows. The link
+keeps it in ``outbox.db``, so a restart sends what was never acknowledged.
+
+Acknowledged by whom: with ``end_to_end`` (the venue runs a collector, which says so on its
+retained status) a PUBACK only means the broker has the record -- and a broker that crashes
+before saving it loses it. The record is delivered once the collector says the archive stored
+it (:meth:`Delivery.stored`); until then it stays in the outbox and goes again after every
+reconnect. Without a collector the broker's PUBACK is all there is.
 
 Example::
 
@@ -28,6 +34,20 @@ Example::
     (2, 0)
     >>> d.acked(101), d.delivered, d.pending
     (1, 2, 1)
+
+End to end, the broker's PUBACK frees the window and the archive's word moves the watermark::
+
+    >>> d = Delivery(end_to_end=True)
+    >>> d.written([{"id": 1}, {"id": 2}]); d.connected()
+    0
+    >>> [row["id"] for row in d.next()]
+    [1, 2]
+    >>> d.sent(7, 1); d.sent(8, 2); d.acked(7), d.acked(8), d.delivered, d.next()
+    (1, 2, 0, [])
+    >>> d.stored([1]); d.delivered
+    1
+    >>> d.connected(); [row["id"] for row in d.next()]  # the broker may have lost record 2: it goes again
+    [2]
 """
 
 from __future__ import annotations
@@ -57,10 +77,11 @@ class Delivery:
     :param bound: records that may wait; past it the oldest are skipped and counted in ``dropped``.
     :param batch: records asked of the store at a time.
     :param memory: records kept in memory (a record that fell out is read back from the store).
+    :param end_to_end: a record is delivered when the archive stored it (:meth:`stored`), not on the PUBACK.
     """
 
     def __init__(self, delivered: int = 0, newest: int = 0, window: int = WINDOW, bound: int = 100_000,
-                 batch: int = BATCH, memory: int = MEMORY):
+                 batch: int = BATCH, memory: int = MEMORY, end_to_end: bool = False):
         self.delivered = delivered
         self.newest = max(newest, delivered)
         self.window = window
@@ -73,6 +94,8 @@ class Delivery:
         self._rows: dict[int, dict] = {}  # id → row, oldest first (insertion order)
         self._in_flight: dict[object, int] = {}  # send key (the MQTT message id) → record id
         self._done: set[int] = set()  # above the watermark: acknowledged, or gone from the store
+        self.end_to_end = end_to_end
+        self._published: set[int] = set()  # end to end: the broker has them (PUBACK), the archive not yet
         self._bound()
 
     # -- what happened --------------------------------------------------------------------------------
@@ -94,6 +117,7 @@ class Delivery:
         """A new connection: what was in flight on the old one is unknown, so it goes again, in order."""
         self.online = True
         self._in_flight.clear()
+        self._published.clear()  # the broker may have lost them (a crash): they go again
         self._next = self.delivered + 1
 
     def disconnected(self) -> None:
@@ -110,10 +134,29 @@ class Delivery:
         e.g. a send from before the last reconnect). The watermark moves over every record acknowledged
         without a gap."""
         record_id = self._in_flight.pop(key, None)
-        if record_id is not None and record_id > self.delivered:
-            self._done.add(record_id)
-            self._advance()
+        if record_id is not None and record_id > self.delivered and record_id not in self._done:
+            if self.end_to_end:
+                self._published.add(record_id)  # sent on this connection; delivered when the archive says so
+            else:
+                self._done.add(record_id)
+                self._advance()
         return record_id
+
+    def stored(self, record_ids) -> None:
+        """The archive stored (or already had) these records: they are delivered."""
+        for record_id in record_ids:
+            if record_id > self.delivered:
+                self._done.add(record_id)
+                self._published.discard(record_id)
+        self._advance()
+
+    def set_end_to_end(self, on: bool) -> None:
+        """A collector announced itself (on) or was removed (off: what the broker has is delivered)."""
+        if self.end_to_end and not on:
+            self._done |= self._published
+            self._published.clear()
+            self._advance()
+        self.end_to_end = on
 
     def read(self, after: int, rows: list[dict]) -> None:
         """The store's answer to a :class:`Read`: the records after ``after``, in order. Ids it skips
@@ -138,7 +181,7 @@ class Delivery:
         offline, or the window is full), or the :class:`Read` that fetches the next one from the store."""
         if not self.online:
             return []
-        while self._next in self._done:  # acknowledged on an earlier connection: the broker has it
+        while self._next in self._done or self._next in self._published:  # acknowledged already
             self._next += 1
         room = self.window - len(self._in_flight)
         if room <= 0 or self._next > self.newest:
@@ -149,13 +192,13 @@ class Delivery:
         while len(rows) < room and record_id in self._rows:
             rows.append(self._rows[record_id])
             record_id += 1
-            while record_id in self._done:
+            while record_id in self._done or record_id in self._published:
                 record_id += 1
         return rows
 
     @property
     def pending(self) -> int:
-        """Records the broker does not have yet (the screen's "12 to send")."""
+        """Records not delivered yet (the screen's "12 to send"; end to end: not yet in the archive)."""
         return self.newest - self.delivered
 
     @property
@@ -173,6 +216,7 @@ class Delivery:
         while self.delivered + 1 in self._done:
             self.delivered += 1
             self._done.discard(self.delivered)
+            self._published.discard(self.delivered)
             self._rows.pop(self.delivered, None)
 
     def _bound(self) -> int:
@@ -182,6 +226,7 @@ class Delivery:
         self.dropped += over
         self.delivered += over
         self._done = {i for i in self._done if i > self.delivered}
+        self._published = {i for i in self._published if i > self.delivered}
         for record_id in [i for i in self._rows if i <= self.delivered]:
             del self._rows[record_id]
         self._advance()

@@ -13,7 +13,7 @@ PREFIX = "shotclock/v1"
 NAME = re.compile(r"[A-Za-z0-9_-]{1,32}")
 # Per table: what it publishes, and what it reads.
 TABLE_PUBLISHES = ("status", "state", "event", "cmd/ack")
-TABLE_READS = ("cmd",)
+TABLE_READS = ("cmd", "cmd/by/+", "stored", "status")
 
 
 def check_name(kind: str, value: str) -> str | None:
@@ -29,7 +29,7 @@ def venue_root(venue: str) -> str:
 
 
 def table_topic(venue: str, table: str, leaf: str) -> str:
-    """``shotclock/v1/<venue>/table/<table>/<leaf>`` (leaf: status, state, event, cmd, cmd/ack)."""
+    """``shotclock/v1/<venue>/table/<table>/<leaf>`` (leaf: status, state, event, cmd, cmd/ack, stored)."""
     return f"{PREFIX}/{venue}/table/{table}/{leaf}"
 
 
@@ -38,9 +38,33 @@ def feature_topic(venue: str) -> str:
     return f"{PREFIX}/{venue}/feature"
 
 
+def command_topic(venue: str, table: str | None, user: str) -> str:
+    """A command from the floor user ``user`` to one table (``table`` None: every table of the venue):
+    ``…/table/<table>/cmd/by/<user>``. The ACL lets only ``user`` write it, so the device takes the sender
+    from the topic, not from the payload."""
+    where = f"{PREFIX}/{venue}/table/{table}/cmd" if table is not None else f"{PREFIX}/{venue}/cmd"
+    return f"{where}/by/{user}"
+
+
+def command_sender(topic: str) -> str | None:
+    """The user a command's topic names (``…/cmd/by/<user>``), or None for the shared floor login's ``…/cmd``.
+
+        >>> command_sender("shotclock/v1/casino/table/7/cmd/by/floor-anna"), command_sender("shotclock/v1/casino/cmd")
+        ('floor-anna', None)
+    """
+    head, sep, user = topic.rpartition("/cmd/by/")
+    return user if sep and head.startswith(PREFIX + "/") and "/" not in user else None
+
+
 def venue_cmd_topic(venue: str) -> str:
     """Commands to every table of the venue at once (a break: pause all)."""
     return f"{PREFIX}/{venue}/cmd"
+
+
+def collector_topic(venue: str) -> str:
+    """The collector's retained status: online or not, active or standing by. Its presence tells the tables
+    that the venue keeps an archive, so they wait for the archive's word (``…/table/<id>/stored``)."""
+    return f"{PREFIX}/{venue}/collector/status"
 
 
 def archive_topic(venue: str, leaf: str) -> str:

@@ -89,15 +89,19 @@ def _fault_text(fault: Fault, language: str) -> str:
     return type(fault).__name__
 
 
-def network_mark(connected: bool, pending: int, language: str) -> str:
-    """The screen's small network mark: nothing while connected and delivered; else what is wrong.
+def network_mark(connected: bool, pending: int, language: str, clone: bool = False) -> str:
+    """The screen's small network mark: nothing while connected and delivered; else what is wrong
+    (``clone``: another device uses this table's identity, a cloned SD card).
 
     Example::
 
         >>> network_mark(False, 12, "en")
         'no network · 12 to send'
+        >>> network_mark(True, 0, "en", clone=True)
+        'another device is this table'
     """
-    parts = [] if connected else [texts.text(language, "network.down")]
+    parts = [texts.text(language, "network.clone")] if clone else []
+    parts += [] if connected else [texts.text(language, "network.down")]
     if pending:
         parts.append(texts.text(language, "network.pending", n=pending))
     return " · ".join(parts)
@@ -175,7 +179,9 @@ def _view_at(state: Snapshot, now: float, display: Display, faults: Iterable[Fau
         if state.phase == PAUSED:
             key = "interrupted" if state.interrupted else "paused"
             sub = texts.text(lang, "interrupted.press") if state.interrupted else consequence
-            extra = texts.text(lang, "interrupted.hold") if state.interrupted else info
+            # The player never pays for the device's downtime: say so, beside how the floor goes on.
+            extra = (texts.text(lang, "interrupted.kept") + " · " + texts.text(lang, "interrupted.hold")
+                     if state.interrupted else info)
             return View(key, "paused", str(shown), texts.text(lang, key), sub, extra, progress, fault_texts)
         if remaining <= state.countdown:
             return View("countdown", "urgent", str(shown), _mode_title(state, display), consequence, info,

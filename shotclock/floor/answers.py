@@ -9,7 +9,8 @@ server beside it.
 Questions (JSON objects):
 
 * ``{"what": "rulings", "limit": N}`` → ``{"ok": true, "rulings": [...]}``: the venue's latest rulings,
-  newest first (``table``, ``boot``, ``seq``, ``clock``, ``utc``, ``outcome``, ``remaining``, ``at_zero``).
+  newest first (``table``, ``boot``, ``seq``, ``clock``, ``utc``, ``outcome``, ``remaining``, ``at_zero``, and
+  ``by``: who on the floor commanded that clock, when anyone did).
 * ``{"what": "clock", "table": ID, "clock": N, "boot": B}`` → ``{"ok": true, "number": K, "records": [...]}``:
   every record of that clock in the device's order (``seq``, ``utc``, ``record`` as in an ``event`` message),
   and ``K``, the clock's number in ``shotclock log --collected DIR --table ID`` (``… show K``). ``boot`` (any
@@ -62,12 +63,30 @@ def rulings(db: sqlite3.Connection, limit: int) -> list[dict]:
     out = []
     for table, boot, seq, clock, utc, data in db.execute(
             "SELECT table_id, boot, seq, clock, utc, data FROM events WHERE type = 'decision' "
-            "ORDER BY utc DESC LIMIT ?", (limit,)):
+            "ORDER BY utc DESC LIMIT ?", (limit,)).fetchall():
         fields = json.loads(data)
-        out.append({"table": table, "boot": boot, "seq": seq, "clock": clock, "utc": utc,
-                    "outcome": fields.get("outcome"), "remaining": fields.get("remaining"),
-                    "at_zero": fields.get("at_zero")})
+        ruling = {"table": table, "boot": boot, "seq": seq, "clock": clock, "utc": utc,
+                  "outcome": fields.get("outcome"), "remaining": fields.get("remaining"),
+                  "at_zero": fields.get("at_zero")}
+        by = floor_senders(db, table, boot, clock, seq)
+        if by:
+            ruling["by"] = by
+        out.append(ruling)
     return out
+
+
+def floor_senders(db: sqlite3.Connection, table: str, boot: str, clock: int | None, seq: int) -> list[str]:
+    """Who on the floor commanded this clock before its ruling ``seq`` (the senders of its command inputs, in
+    order, each once): with a floor person's own login, the name the broker proved (docs/network.md)."""
+    if clock is None:
+        return []
+    senders: list[str] = []
+    for (data,) in db.execute("SELECT data FROM events WHERE table_id = ? AND boot = ? AND type = 'input' "
+                              "AND seq BETWEEN ? AND ? ORDER BY seq", (table, boot, clock - 1, seq)):
+        sender = json.loads(data).get("sender")
+        if isinstance(sender, str) and sender not in senders:
+            senders.append(sender)
+    return senders
 
 
 def clock_chain(db: sqlite3.Connection, table: str, clock: int, boot: str | None, table_chains: list[Chain]

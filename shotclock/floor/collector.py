@@ -2,23 +2,40 @@
 
 The collector keeps a persistent MQTT session (the broker queues events while it is away)
 and acknowledges each event only after it is stored (paho's manual acks), so a crash of the
-collector loses nothing either. Duplicates -- a device resends what it cannot know was
-delivered -- are dropped on (table, boot, seq).
+collector loses nothing either; then it tells the table (``…/table/<id>/stored``), which keeps
+the record in its outbox until then, so a crash of the broker loses nothing. Duplicates -- a
+device resends what it cannot know was delivered -- are dropped on (table, boot, seq).
+
+Nothing from the network is trusted (docs/network.md, threat model): the table is the one the
+topic names (the ACL ties it to the credential), every field is checked
+(:mod:`shotclock.core.inbound`), and a bad message is refused, counted and acknowledged, never
+left to block the queue or end a thread. One collector per venue is active; a second one with
+another archive stands by (:meth:`Collector.start`).
 """
 
 from __future__ import annotations
 
+import collections
 import json
 import logging
+import os
 import signal
+import socket
+import sqlite3
 import threading
+import time
 
-from shotclock.adapters.mqtt import no_delay
-from shotclock.core.topics import all_tables, archive_topic, check_name
+from shotclock.adapters.mqtt import no_delay, private_client_id
+from shotclock.core.inbound import Refused, check_event, check_question, event_id, parse_json
+from shotclock.core.topics import (all_tables, archive_topic, check_name, collector_topic, split_table_topic,
+                                   table_topic)
 from shotclock.floor import answers
 from shotclock.adapters.archive import Archive
 
 log = logging.getLogger("shotclock.collector")
+ACTIVE, STANDBY = "active", "standby"
+SESSION_TAKEN_OVER = 0x8E  # MQTT 5 reason code: another client connected with this client id
+LOG_EVERY = 60.0  # seconds between two log lines about one table's refused messages of one kind
 
 
 class Collector:
@@ -41,39 +58,154 @@ class Collector:
         self.venue = venue
         self.host, self.port = host, port
         self.connected = threading.Event()
-        self.client = mqtt.Client(mqtt.CallbackAPIVersion.VERSION2, client_id=f"shotclock-collector-{venue}",
+        self.refused: collections.Counter[str] = collections.Counter()  # reason → messages refused
+        self.storage_fault = ""  # the archive's last error while it cannot store
+        self._said: dict[tuple[str, str], float] = {}
+        self._stopping = threading.Event()
+        # One archive per venue: this collector is the active one, or stands by (see start()).
+        self.instance = f"{socket.gethostname()}:{archive.path.resolve()}"
+        self.role = ""  # ACTIVE or STANDBY once known
+        self.standing_by = threading.Event()
+        self.watcher = None
+        self._role_lock = threading.Lock()
+        self._looked = threading.Event()
+        self._other: str | None = None  # the instance of another active collector, from its retained status
+        self._probe_mid = -1
+        self._login = (username, password)
+        self._tls = None
+        self.client = mqtt.Client(mqtt.CallbackAPIVersion.VERSION2, client_id=private_client_id(f"shotclock-collector-{venue}", password),
                                   protocol=mqtt.MQTTv5, manual_ack=True)
         self.client.username_pw_set(username, password)
         if tls:
             import ssl
 
-            self.client.tls_set_context(ssl.create_default_context(cafile=ca_file or None))
+            self._tls = ssl.create_default_context(cafile=ca_file or None)
+            self.client.tls_set_context(self._tls)
         self.client.reconnect_delay_set(0.25, 5)
         self._session = Properties(PacketTypes.CONNECT)
         self._session.SessionExpiryInterval = 7 * 24 * 3600  # a week away and the broker still queues
         self.client.on_connect = self._on_connect
         self.client.on_message = self._on_message
         self.client.on_subscribe = self._on_subscribe
-        self.client.on_disconnect = lambda *a: self.connected.clear()
+        self.client.on_disconnect = self._on_disconnect
         self.client.on_socket_open = no_delay
+        self.client.suppress_exceptions = True  # a callback's error is logged by paho, its thread goes on
 
     def start(self) -> None:
-        """Connect (in the background, retrying) and collect."""
+        """Look for another collector of this venue, then collect (active) or stand by; returns at once.
+
+        The venue has one archive: a collector whose retained status (``…/collector/status``) says another
+        archive is online stands by, and takes over when that one goes offline (its Last Will). One that
+        finds the session taken over by another stands by too, instead of taking it back (no flapping).
+        """
+        import paho.mqtt.client as mqtt
+
+        self.watcher = mqtt.Client(mqtt.CallbackAPIVersion.VERSION2, protocol=mqtt.MQTTv5,
+                                   client_id=private_client_id(f"shotclock-collector-{self.venue}-watch-{os.getpid()}",
+                                                                self._login[1]))
+        self.watcher.username_pw_set(*self._login)
+        if self._tls:
+            self.watcher.tls_set_context(self._tls)
+        self.watcher.reconnect_delay_set(0.25, 5)
+        self.watcher.suppress_exceptions = True
+        self.watcher.on_connect = lambda c, *a: c.subscribe(collector_topic(self.venue), 1)
+        self.watcher.on_subscribe = self._on_watch_subscribe
+        self.watcher.on_message = self._on_collector_status
+        self.watcher.connect_async(self.host, self.port, keepalive=30)
+        self.watcher.loop_start()
+
+    def _on_watch_subscribe(self, client, userdata, mid, reason_codes, properties):
+        # A second subscription after the first: its SUBACK comes after the first's retained status (one
+        # connection's packets are handled in order), so by then we know whether another collector is active.
+        if not self._looked.is_set() and mid != self._probe_mid:
+            self._probe_mid = client.subscribe(archive_topic(self.venue, "probe"), 0)[1]
+            return
+        if not self._looked.is_set():
+            self._looked.set()
+            with self._role_lock:
+                other = self._other
+            if other:
+                self._stand_by(f"collector {other!r} is active")
+            else:
+                self._activate()
+
+    def _on_collector_status(self, client, userdata, message):
+        status = parse_json(message.payload) if message.payload else None
+        online = isinstance(status, dict) and status.get("online") is True
+        instance = status.get("instance") if isinstance(status, dict) else None
+        with self._role_lock:
+            self._other = instance if online and instance != self.instance else None
+            take_over = self.role == STANDBY and not self._other and self._looked.is_set()
+        if take_over and not self._stopping.is_set():
+            log.warning("the active collector went offline: this one takes over (archive %s)", self.archive.path)
+            self._activate()
+
+    def _activate(self) -> None:
+        with self._role_lock:
+            if self.role == ACTIVE or self._stopping.is_set():
+                return
+            self.role = ACTIVE
+        self.client.loop_stop()  # a thread left from before standing by (it has ended)
+        self.client.will_set(collector_topic(self.venue), self._status(False), qos=1, retain=True)
         self.client.connect_async(self.host, self.port, keepalive=30, clean_start=False, properties=self._session)
         self.client.loop_start()
 
+    def _stand_by(self, why: str) -> None:
+        with self._role_lock:
+            self.role = STANDBY
+        self.standing_by.set()
+        log.warning("standing by: %s; this collector takes over when it goes offline (one archive for the "
+                    "venue)", why)
+
+    def _status(self, online: bool, clean: bool = False) -> str:
+        status = {"online": online, "instance": self.instance, "archive": str(self.archive.path)}
+        if not online:
+            status["clean"] = clean
+        return json.dumps(status, separators=(",", ":"))
+
     def stop(self) -> None:
         """Disconnect; the broker keeps the session and queues events until the next start."""
+        self._stopping.set()
+        if self.role == ACTIVE and self.client.is_connected():
+            info = self.client.publish(collector_topic(self.venue), self._status(False, clean=True), qos=1,
+                                       retain=True)
+            try:
+                info.wait_for_publish(2)
+            except (RuntimeError, ValueError):
+                pass
         self.client.disconnect()
         self.client.loop_stop()
+        if self.watcher is not None:
+            self.watcher.disconnect()
+            self.watcher.loop_stop()
+
+    def check_threads(self) -> None:
+        """Restart a network thread that ended (it should not: every callback catches its errors), saying so."""
+        for name, client, wanted in (("collector", self.client, self.role == ACTIVE), ("watcher", self.watcher, True)):
+            thread = getattr(client, "_thread", None)  # paho keeps its loop thread here
+            if wanted and thread is not None and not thread.is_alive() and not self._stopping.is_set():
+                log.error("the %s's network thread ended; starting it again", name)
+                client.loop_stop()
+                client.reconnect_delay_set(0.25, 5)
+                client.connect_async(self.host, self.port, keepalive=30,
+                                     **({"clean_start": False, "properties": self._session} if client is self.client
+                                        else {}))
+                client.loop_start()
 
     def _on_connect(self, client, userdata, flags, reason_code, properties):
         if reason_code.is_failure:
             log.error("the broker refused the collector: %s", reason_code)
             return
         client.subscribe([(all_tables(self.venue, "event"), 1), (archive_topic(self.venue, "get"), 1)])
+        client.publish(collector_topic(self.venue), self._status(True), qos=1, retain=True)
         log.info("collecting venue %r from %s:%d%s", self.venue, self.host, self.port,
                  " (resumed session)" if flags.session_present else "")
+
+    def _on_disconnect(self, client, userdata, flags, reason_code, properties):
+        self.connected.clear()
+        if getattr(reason_code, "value", 0) == SESSION_TAKEN_OVER and not self._stopping.is_set():
+            client.disconnect()  # no reconnect: taking the session back would make the two collectors flap
+            self._stand_by("another collector took over this venue's session")
 
     def _on_subscribe(self, client, userdata, mid, reason_codes, properties):
         if not self.connected.is_set():
@@ -81,20 +213,77 @@ class Collector:
         self.connected.set()  # only now does the broker queue the tables' events for this session
 
     def _on_message(self, client, userdata, message):
-        if message.topic == archive_topic(self.venue, "get"):
-            self._answer(message)
-            client.ack(message.mid, message.qos)
-            return
+        # Whatever a message holds, it is answered or refused, acknowledged, and this thread goes on:
+        # paho's network thread is the collector's only reader (an exception here would end it).
         try:
-            event = json.loads(message.payload)
-            self.archive.add(event)
-        except (ValueError, KeyError, TypeError) as exc:
-            log.warning("skipped a malformed event on %s: %s", message.topic, exc)
+            if message.topic == archive_topic(self.venue, "get"):
+                self._answer(message)
+            elif not self._collect(message):
+                return  # not stored and not refused: the broker sends it again after a reconnect
         except Exception:
-            log.exception("cannot store an event; not acknowledged, the broker will send it again")
-            return
-        client.ack(message.mid, message.qos)
+            log.exception("a message on %s could not be handled; acknowledged and skipped", message.topic)
+            self._refuse("?", "error", "could not be handled")
+        try:
+            client.ack(message.mid, message.qos)
+        except Exception:
+            log.exception("cannot acknowledge a message on %s", message.topic)
 
+    def _collect(self, message) -> bool:
+        """Store one event, or refuse it; False only when the collector stops before it could be stored."""
+        where = split_table_topic(message.topic)
+        if where is None or where[0] != self.venue or where[2] != "event":
+            self._refuse("?", "topic", f"not a table's event topic: {message.topic[:80]!r}")
+            return True
+        table = where[1]
+        event = check_event(message.payload, table)
+        if isinstance(event, Refused):
+            self._refuse(table, event.reason, event.detail)
+            known = event_id(message.payload)
+            if known:  # dealt with (refused, counted): the table's outbox need not hold it up for ever
+                self._tell(table, {"boot": known[0], "seq": known[1], "refused": event.reason})
+            return True
+        if not self._store(table, event):
+            return False
+        # The archive's word to the table (end to end): only now is the record delivered, so a broker that
+        # crashed before saving it cannot lose it (the device keeps it until this arrives).
+        self._tell(table, {"boot": event["boot"], "seq": event["seq"]})
+        return True
+
+    def _tell(self, table: str, word: dict) -> None:
+        """The archive's word about one event, on the table's own ``stored`` topic (docs/network.md, stored)."""
+        self.client.publish(table_topic(self.venue, table, "stored"), json.dumps(word, separators=(",", ":")), qos=1)
+
+    def _store(self, table: str, event: dict) -> bool:
+        """Add ``event`` to the archive; a fault of the disk (full, locked) is retried with backoff until it
+        goes or the collector stops, and a value SQLite will not take is refused."""
+        delay = 0.1
+        while True:
+            try:
+                self.archive.add(event)
+                if self.storage_fault:
+                    log.info("storing again (after: %s)", self.storage_fault)
+                    self.storage_fault = ""
+                return True
+            except (sqlite3.DataError, sqlite3.IntegrityError, sqlite3.InterfaceError, OverflowError,
+                    ValueError, TypeError, KeyError) as exc:
+                self._refuse(table, "storage", f"the archive cannot take it: {exc}")
+                return True
+            except (sqlite3.Error, OSError) as exc:
+                self.storage_fault = str(exc)
+                log.error("cannot store an event of table %s (%s); retrying in %.1f s", table, exc, delay)
+                if self._stopping.wait(delay):
+                    return False
+                delay = min(delay * 2, 5.0)
+
+    def _refuse(self, table: str, reason: str, detail: str) -> None:
+        """Count a refused message; say so in the log at most once a minute per table and reason."""
+        self.refused[reason] += 1
+        key = (table, reason)
+        now = time.monotonic()
+        if now - self._said.get(key, -LOG_EVERY) >= LOG_EVERY:
+            self._said[key] = now
+            log.warning("refused a message of table %s (%s): %s (%d refused so far)", table, reason, detail,
+                        sum(self.refused.values()))
 
     def _answer(self, message) -> None:
         """A page's question about the archive, answered on its Response Topic (shotclock.floor.answers)."""
@@ -102,12 +291,19 @@ class Collector:
         reply_to = getattr(props, "ResponseTopic", None)
         if not reply_to or not reply_to.startswith(archive_topic(self.venue, "reply/")):
             return  # nowhere (or nowhere allowed) to answer
-        try:
-            question = json.loads(message.payload)
-        except ValueError:
-            question = None
+        question = parse_json(message.payload)
+        problem = question.detail if isinstance(question, Refused) else check_question(question)
+        if problem:
+            self._refuse("?", "question", problem)
+            result = {"ok": False, "reason": problem}
+        else:
+            try:
+                result = answers.answer(self.archive.db, question)
+            except Exception as exc:
+                log.exception("cannot answer an archive question")
+                result = {"ok": False, "reason": f"the archive cannot answer: {exc}"}
         reply = self._reply_properties(getattr(props, "CorrelationData", None))
-        body = json.dumps(answers.answer(self.archive.db, question), ensure_ascii=False, separators=(",", ":"))
+        body = json.dumps(result, ensure_ascii=False, separators=(",", ":"))
         self.client.publish(reply_to, body, qos=1, properties=reply)
 
     def _reply_properties(self, correlation):
@@ -141,8 +337,12 @@ def cmd_collect(args) -> int:
     collector.start()
     log.info("archive: %s", archive.path)
     while not stop.wait(60):
-        log.info("%d events stored, %d duplicates dropped", archive.added, archive.duplicates)
+        collector.check_threads()
+        log.info("%s: %d events stored, %d duplicates dropped, %d messages refused%s", collector.role or "starting",
+                 archive.added, archive.duplicates, sum(collector.refused.values()),
+                 "".join(f", {n} {why}" for why, n in sorted(collector.refused.items())))
     collector.stop()
-    log.info("stopped: %d events stored this run, %d duplicates dropped", archive.added, archive.duplicates)
+    log.info("stopped: %d events stored this run, %d duplicates dropped, %d refused", archive.added,
+             archive.duplicates, sum(collector.refused.values()))
     archive.close()
     return 0

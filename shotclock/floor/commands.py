@@ -16,6 +16,9 @@ def broker_config(add) -> None:
     p.add_argument("out", metavar="DIR", help="the folder to write mosquitto.conf, passwd, acl and credentials/ into")
     p.add_argument("--venue", required=True, help="the venue's name in the topics (letters, digits, - and _)")
     p.add_argument("--tables", required=True, metavar="IDS", help="table ids, for example 1-20,feature")
+    p.add_argument("--floor", default="", metavar="NAMES",
+                   help="a credential for each floor person, for example anna,ben (user floor-anna, ...): the broker "
+                        "proves who sent a command; run again with another list to add or remove people")
     p.add_argument("--local", default="127.0.0.1:1883", metavar="HOST:PORT",
                    help="the plain listener, on loopback only (default 127.0.0.1:1883)")
     p.add_argument("--listen", metavar="HOST:PORT", help="a TLS listener for the floor network, e.g. 0.0.0.0:8883")

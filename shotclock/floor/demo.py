@@ -39,39 +39,41 @@ def free_port(preferred: int = 0) -> int:
     raise ShotclockError("no free TCP port on 127.0.0.1")
 
 
+def _wait(ready, process: subprocess.Popen, name: str, timeout: float, failure: str, where: str) -> None:
+    """Poll ``ready()`` until true; ShotclockError if ``process`` exits first or ``timeout`` seconds pass."""
+    deadline = time.monotonic() + timeout
+    while not ready():
+        if process.poll() is not None:
+            raise ShotclockError(f"{name} exited with code {process.returncode} (see {where})")
+        if time.monotonic() > deadline:
+            raise ShotclockError(f"{name} {failure} within {timeout:.0f} s (see {where})")
+        time.sleep(0.05)
+
+
 def wait_for_port(port: int, process: subprocess.Popen, name: str) -> None:
     """Wait until ``port`` accepts connections; ShotclockError if ``process`` exits first or it takes too long."""
-    deadline = time.monotonic() + START_TIMEOUT
-    while True:
+    def listening() -> bool:
         try:
             with socket.create_connection(("127.0.0.1", port), timeout=0.2):
-                return
+                return True
         except OSError:
-            pass
-        if process.poll() is not None:
-            raise ShotclockError(f"{name} exited with code {process.returncode} (see its log)")
-        if time.monotonic() > deadline:
-            raise ShotclockError(f"{name} did not listen on port {port} within {START_TIMEOUT:.0f} s")
-        time.sleep(0.05)
+            return False
+
+    _wait(listening, process, name, START_TIMEOUT, f"did not listen on port {port}", "its log")
 
 
 def wait_for_line(log: Path, offset: int, words: str, process: subprocess.Popen, name: str) -> None:
     """Wait until ``log`` has a line holding ``words`` after ``offset``; ShotclockError if ``process`` exits first
     or it takes longer than READY_TIMEOUT."""
-    deadline = time.monotonic() + READY_TIMEOUT
-    while True:
+    def found() -> bool:
         try:
             with open(log, "rb") as f:
                 f.seek(offset)
-                if words.encode() in f.read():
-                    return
+                return words.encode() in f.read()
         except OSError:
-            pass
-        if process.poll() is not None:
-            raise ShotclockError(f"{name} exited with code {process.returncode} (see {log})")
-        if time.monotonic() > deadline:
-            raise ShotclockError(f"{name} was not ready within {READY_TIMEOUT:.0f} s (see {log})")
-        time.sleep(0.05)
+            return False
+
+    _wait(found, process, name, READY_TIMEOUT, "was not ready", str(log))
 
 
 def mosquitto_binary() -> str:

@@ -56,7 +56,7 @@ def cmd_send(args) -> int:
     from paho.mqtt.properties import Properties
 
     from shotclock.adapters.mqtt import read_credentials
-    from shotclock.core.topics import check_name, table_topic
+    from shotclock.core.topics import check_name, command_topic, table_topic
     from shotclock.floor.broker_config import parse_endpoint
 
     for kind, value in (("venue", args.venue), ("table", args.table)):
@@ -64,7 +64,7 @@ def cmd_send(args) -> int:
             raise ShotclockError(problem)
     endpoint = parse_endpoint(args.broker, "--broker")
     username, password = read_credentials(args.credentials)
-    message = build_message(args, f"cli/{username}", int(time.time() * 1000))
+    message = build_message(args, username, int(time.time() * 1000))
     acks: queue.Queue = queue.Queue()
     ready: queue.Queue = queue.Queue()
     client = mqtt.Client(mqtt.CallbackAPIVersion.VERSION2, client_id=f"shotclock-send-{message['id']}",
@@ -92,7 +92,11 @@ def cmd_send(args) -> int:
             raise ShotclockError(f"the broker refused the connection ({answer}): check --credentials")
         props = Properties(PacketTypes.PUBLISH)
         props.MessageExpiryInterval = 5
-        client.publish(table_topic(args.venue, args.table, "cmd"), json.dumps(message), qos=1, properties=props)
+        # A person's own login writes under its name (the device records that sender); the shared floor login
+        # (tools, the demo) writes the table's plain command topic.
+        topic = table_topic(args.venue, args.table, "cmd") if username == "floor" else \
+            command_topic(args.venue, args.table, username)
+        client.publish(topic, json.dumps(message), qos=1, properties=props)
         deadline = time.monotonic() + args.wait
         while True:
             try:

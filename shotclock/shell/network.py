@@ -51,6 +51,8 @@ class NetworkPresenter:
         network = {"outbox": status.pending}
         if status.dropped:
             network["dropped"] = status.dropped
+        if status.clone:
+            network["clone"] = True  # the dashboard says so: another device uses this table's identity
         message = state_message(round.state, round.now, self.table, self.link.boot, self.seq + 1, self.name,
                                 round.faults, network, self.language)
         key = state_key(message)
@@ -74,7 +76,7 @@ class NetworkPresenter:
     def mark(self) -> str:
         """The screen's small network mark now (the builder hands this to each screen)."""
         status = self.link.status
-        return network_mark(status.connected, status.pending, self.language)
+        return network_mark(status.connected, status.pending, self.language, status.clone)
 
     def next_wake(self, now: float) -> float | None:
         """While a clock runs: when the next state heartbeat is due."""

@@ -12,6 +12,12 @@ from shotclock.errors import HardwareError
 log = logging.getLogger("shotclock.presenters")
 
 
+def display_for(config) -> Display:
+    """The screen's fixed settings from a configuration."""
+    return Display(table=config["table"], language=config["language"],
+                   last_ruling_seconds=config["screen.last_ruling_seconds"], label=config["label"])
+
+
 class SoundPresenter:
     """Plays the countdown (voice or ticks), the tone at 0 and the ruling tone."""
 
@@ -114,7 +120,6 @@ def build_presenters(config, fullscreen: bool, allow_nowhere=False, size=None, a
     ``allow_nowhere`` is passed to :class:`~shotclock.adapters.screen.Screen`.
     """
     from shotclock.adapters.screen import Screen
-    from shotclock.shell.screenshot import display_for
 
     screen = Screen(size or config.screen_size, fullscreen, allow_nowhere=allow_nowhere, caption=caption)
     listeners = []

@@ -12,18 +12,13 @@ from shotclock.core.events import End
 from shotclock.core.restore import ClockAtStop
 from shotclock.core.seated import make_engine
 from shotclock.core.table import Table
-from shotclock.core.view import Display, network_mark, view_at
+from shotclock.core.view import network_mark, view_at
+from shotclock.shell.presenters import display_for
 from shotclock.config import parse_size
 from shotclock.errors import ShotclockError
 
 
 IMAGE_TYPES = (".png", ".jpg", ".jpeg", ".bmp", ".tga")  # what pygame.image.save writes, by the name's end
-
-
-def display_for(config) -> Display:
-    """The screen's fixed settings from a configuration."""
-    return Display(table=config["table"], language=config["language"],
-                   last_ruling_seconds=config["screen.last_ruling_seconds"], label=config["label"])
 
 
 FAULT_KINDS = "stuck=BUTTON, no_sound, log=unavailable, log=write_failed"

@@ -221,7 +221,7 @@ class TerminalSimulator:
 
     def __init__(self, config, out=sys.stdout, inp=sys.stdin, log_dir=None, pin_factory="mock"):
         from shotclock.shell.presenters import SoundPresenter, make_sound
-        from shotclock.shell.screenshot import display_for
+        from shotclock.shell.presenters import display_for
 
         self.config = config
         self.out = out

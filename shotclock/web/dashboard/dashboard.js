@@ -75,7 +75,6 @@
     $("tables").textContent = "";
     link = new S.Link({
       url: S.brokerUrl(params), username: login.user, password: login.password, venue: params.get("venue"),
-      sender: login.user + "/" + (login.who || "dashboard"),
       clientPrefix: "dashboard",
       onChange: function () { dirty = true; },
       onConnection: function (state) {
@@ -90,8 +89,8 @@
 
   $("login").addEventListener("submit", function (e) {
     e.preventDefault();
-    var login = {user: this.user.value.trim(), password: this.password.value,
-                 who: this.who.value.trim() || "dashboard"};
+    // Who commands is the login itself (each floor person has one): the broker proves it, the table logs it.
+    var login = {user: this.user.value.trim(), password: this.password.value};
     sessionStorage.setItem("shotclock.login", JSON.stringify(login));
     start(login);
   });
@@ -213,12 +212,14 @@
       card.shown.rulingTone = words[2];
       setRulingTone(card.el, words[2]);
     }
-    var faults = S.faultTexts(lang, s.faults).join("\n");
+    // Another device uses this table's identity (a cloned SD card): shown as a fault, as on both screens.
+    var faultList = (s.network && s.network.clone ? [t("network.clone")] : []).concat(S.faultTexts(lang, s.faults));
+    var faults = faultList.join("\n");
     if (card.shown.faults !== faults) {
       card.shown.faults = faults;
       var ul = card.el.querySelector(".faults");
       ul.textContent = "";
-      S.faultTexts(lang, s.faults).forEach(function (f) {
+      faultList.forEach(function (f) {
         var li = document.createElement("li");
         li.textContent = f;
         ul.appendChild(li);
@@ -261,7 +262,8 @@
       li.querySelector("time").textContent = time;
       li.querySelector("b").textContent = (link.tables[f.venue + "/" + f.table] || f).name || f.table;
       li.querySelector(".what").textContent = words[0];
-      li.querySelector("small").textContent = words[1];
+      // Who on the floor commanded this clock, as the broker proved it (the archive's rulings carry it).
+      li.querySelector("small").textContent = words[1] + (f.by && f.by.length ? " · " + f.by.join(", ") : "");
       if (f.clock !== undefined && f.clock !== null) {
         var a = document.createElement("button");
         a.type = "button";

@@ -35,7 +35,7 @@
   }
 
   /**
-   * options: url, username, password, sender (who the device logs for a command, e.g. "floor/anna"),
+   * options: url, username, password (a floor person's own login: the device logs it as the sender),
  *          venue (null: every venue on the broker), clientPrefix,
    *          readOnly (true: no commands, acks or archive), onChange(), onAck(pending),
  *          onConnection(state, detail), onFeature(venue, tableId)
@@ -144,13 +144,21 @@
     this.changed();
   };
 
-  /** A decision record becomes a line of the rulings feed. */
+  /** A decision record becomes a line of the rulings feed, with who on the floor commanded that clock (the
+   *  senders of the floor's commands since the last ruling, as the device logged them: the broker proved each). */
   Link.prototype.event = function (table, msg, now) {
     var r = msg.record || {};
+    if (r.type === "input" && typeof r.sender === "string") {
+      table.floorBy = table.floorBy || [];
+      if (table.floorBy.indexOf(r.sender) < 0) table.floorBy.push(r.sender);
+    }
     if (r.type !== "decision") return;
     var log = msg.log || {};
-    this.addRuling({venue: table.venue, table: table.id, outcome: r.outcome, remaining: r.remaining,
-                    at_zero: r.at_zero, boot: msg.boot, seq: msg.seq, clock: log.clock, utc: log.utc, seenAt: now});
+    var ruling = {venue: table.venue, table: table.id, outcome: r.outcome, remaining: r.remaining,
+                  at_zero: r.at_zero, boot: msg.boot, seq: msg.seq, clock: log.clock, utc: log.utc, seenAt: now};
+    if (table.floorBy && table.floorBy.length) ruling.by = table.floorBy;
+    table.floorBy = [];
+    this.addRuling(ruling);
   };
 
   /** Add a ruling to the feed, newest first, deduplicated on (venue, table, boot, seq): QoS 1 may deliver
@@ -214,7 +222,8 @@
     }, ACK_TIMEOUT_MS);
     this.pending[p.id] = p;
     table.lastAck = p;
-    this.client.publish(PREFIX + "/" + table.venue + "/table/" + table.id + "/cmd", JSON.stringify(body),
+    this.client.publish(PREFIX + "/" + table.venue + "/table/" + table.id + "/cmd/by/" + this.options.username,
+                        JSON.stringify(body),
                         {qos: 1, properties: {messageExpiryInterval: COMMAND_EXPIRY_S}});
     this.changed();
     return p;
@@ -230,13 +239,15 @@
       var p = {id: body.id, venue: venue, cmd: cmd, sentAt: root.performance.now(), venueWide: true};
       self.pending[p.id] = p;
       setTimeout(function () { delete self.pending[p.id]; }, ACK_TIMEOUT_MS);
-      self.client.publish(PREFIX + "/" + venue + "/cmd", JSON.stringify(body),
+      self.client.publish(PREFIX + "/" + venue + "/cmd/by/" + self.options.username, JSON.stringify(body),
                           {qos: 1, properties: {messageExpiryInterval: COMMAND_EXPIRY_S}});
     });
   };
 
   Link.prototype.commandBody = function (cmd) {
-    return {id: newId(), name: cmd, sender: this.options.sender || this.options.username, sent_ms: Date.now()};
+    // The device takes the sender from the topic (…/cmd/by/<user>, which only that user may write): this one is
+    // for a reader of the payload alone.
+    return {id: newId(), name: cmd, sender: this.options.username, sent_ms: Date.now()};
   };
 
   /** Choose the table the broadcast overlay shows (retained, so an overlay that loads later sees it). */

@@ -1,0 +1,225 @@
+"""Checks for what comes off the floor network, before anything else touches it (pure, no I/O).
+
+Nothing a table or a page publishes is trusted: a payload may be any bytes. :func:`parse_json`
+reads one payload within bounds (size, nesting depth, UTF-8 without surrogates, integers within
+64 bits, finite numbers), so SQLite, ``json.dumps`` and the pages never meet a value they cannot
+take. :func:`check_event` checks one ``event`` against its schema (docs/network.md) and takes
+the table from the **topic**, which the broker's ACL ties to the credential that published it:
+a payload that names another table is refused, never filed under that table.
+
+Each check returns the value or a :class:`Refused` with a reason (a short word, counted) and a
+detail (one line for the log). Nothing here raises on bad input.
+
+Example::
+
+    >>> check_event(b'{"table": "2", "boot": "0123456789ab", "seq": 1, "record": {"t": 1, "type": "x"}}', "1")
+    Refused(reason='table', detail="the payload names table '2', its topic table '1'")
+    >>> check_event(b'{"boot": "0123456789ab", "seq": 100000000000000000000, "record": {"t": 1, "type": "x"}}', "1")
+    Refused(reason='number', detail='a whole number beyond 64 bits')
+    >>> check_event(b'{"boot": "0123456789ab", "seq": 3, "record": {"t": 1, "type": "x"}}', "1")["table"]
+    '1'
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import re
+from dataclasses import dataclass
+
+MAX_PAYLOAD = 65_536  # the broker's max_packet_size: nothing larger can arrive
+MAX_DEPTH = 8  # an event's record is flat; a question is one level
+MAX_TEXT = 4_096  # characters in one string
+INT_MIN, INT_MAX = -(2 ** 63), 2 ** 63 - 1  # SQLite's INTEGER
+BOOT = re.compile(r"[0-9a-f]{12}")
+HASH = re.compile(r"[0-9a-f]{64}")
+RECORD_TYPE = re.compile(r"[A-Za-z0-9_.-]{1,64}")
+
+
+@dataclass(frozen=True)
+class Refused:
+    """A message not taken: ``reason`` (one word, what is counted) and ``detail`` (one line for the log)."""
+
+    reason: str
+    detail: str
+
+
+def parse_json(payload: bytes, max_bytes: int = MAX_PAYLOAD, max_depth: int = MAX_DEPTH):
+    """The JSON value of ``payload``, or :class:`Refused` when it is not JSON within the bounds.
+
+    >>> parse_json(b'{"a": [1, 2.5, "x"]}')
+    {'a': [1, 2.5, 'x']}
+    >>> parse_json(b'[' * 50 + b']' * 50).reason, parse_json(b'"\\\\ud800"').reason, parse_json(b'NaN').reason
+    ('depth', 'text', 'number')
+    """
+    if not isinstance(payload, (bytes, bytearray)):
+        return Refused("malformed", "not bytes")
+    if len(payload) > max_bytes:
+        return Refused("size", f"{len(payload)} bytes (at most {max_bytes})")
+    try:
+        text = bytes(payload).decode("utf-8")
+    except UnicodeDecodeError as exc:
+        return Refused("text", f"not UTF-8 ({exc.reason} at byte {exc.start})")
+    if _depth_over(text, max_depth):  # before parsing: deep nesting would exhaust Python's recursion
+        return Refused("depth", f"nested deeper than {max_depth}")
+    try:
+        value = json.loads(text, parse_constant=_no_constant)
+    except _Constant:
+        return Refused("number", "NaN or Infinity")
+    except (ValueError, RecursionError) as exc:
+        return Refused("malformed", f"not JSON ({str(exc).splitlines()[0][:80]})")
+    problem = _value_problem(value)
+    return problem if problem else value
+
+
+def check_event(payload: bytes, topic_table: str):
+    """One ``event`` published on table ``topic_table``'s topic: the message (with ``table`` set from the
+    topic) ready for the archive, or :class:`Refused`."""
+    message = parse_json(payload)
+    if isinstance(message, Refused):
+        return message
+    if not isinstance(message, dict):
+        return Refused("malformed", "an event is a JSON object")
+    named = message.get("table", topic_table)
+    if named != topic_table:
+        return Refused("table", f"the payload names table {_short(named)}, its topic table {topic_table!r}")
+    boot, seq, record, chain = message.get("boot"), message.get("seq"), message.get("record"), message.get("log")
+    if not isinstance(boot, str) or not BOOT.fullmatch(boot):
+        return Refused("malformed", "'boot' must be 12 hex digits")
+    if not _whole(seq) or seq < 1:
+        return Refused("malformed", "'seq' must be a whole number from 1")
+    if not isinstance(record, dict):
+        return Refused("malformed", "'record' must be an object")
+    if not _number(record.get("t")):
+        return Refused("malformed", "'record.t' must be a number")
+    if not isinstance(record.get("type"), str) or not RECORD_TYPE.fullmatch(record["type"]):
+        return Refused("malformed", "'record.type' must be a short word")
+    if chain is not None:
+        problem = _chain_problem(chain)
+        if problem:
+            return Refused("malformed", problem)
+    return dict(message, table=topic_table)
+
+
+def event_id(payload: bytes) -> tuple[str, int] | None:
+    """(boot, seq) of an event that was refused, when those two are sound: the collector still tells the table it
+    has dealt with it, so one bad record never holds up the table's outbox.
+
+    >>> event_id(b'{"boot": "0123456789ab", "seq": 7, "record": null}'), event_id(b'{"seq": 7}')
+    (('0123456789ab', 7), None)
+    """
+    try:  # only boot and seq are read, and checked: whatever else the payload holds does not matter here
+        text = bytes(payload).decode("utf-8")
+        if len(payload) > MAX_PAYLOAD or _depth_over(text, 64):
+            return None
+        message = json.loads(text, parse_constant=_no_constant)
+    except (ValueError, RecursionError, TypeError):
+        return None
+    if not isinstance(message, dict):
+        return None
+    boot, seq = message.get("boot"), message.get("seq")
+    if isinstance(boot, str) and BOOT.fullmatch(boot) and _whole(seq) and 1 <= seq <= INT_MAX:
+        return boot, seq
+    return None
+
+
+def check_question(question) -> str | None:
+    """None when an archive question's fields are within bounds (see :mod:`shotclock.floor.answers` for
+    what they mean), else the problem in one line."""
+    if not isinstance(question, dict):
+        return "a question is a JSON object"
+    table, clock, boot = question.get("table"), question.get("clock"), question.get("boot")
+    if table is not None and (not isinstance(table, str) or not re.fullmatch(r"[A-Za-z0-9_-]{1,32}", table)):
+        return "a question's table is a table id (1 to 32 letters, digits, '-' or '_')"
+    if clock is not None and not (_whole(clock) and clock >= 1):
+        return "a question's clock is a whole number from 1 (a clock's id in the table's log)"
+    if boot is not None and (not isinstance(boot, str) or not BOOT.fullmatch(boot)):
+        return "a clock question's boot is 12 hex digits (a ruling's boot)"
+    return None
+
+
+# -- inside ---------------------------------------------------------------------------------------------
+
+
+class _Constant(ValueError):
+    pass
+
+
+def _no_constant(name):
+    raise _Constant(name)
+
+
+def _depth_over(text: str, max_depth: int) -> bool:
+    """True when brackets outside strings nest deeper than ``max_depth`` (a scan, no recursion)."""
+    depth, in_string, escaped = 0, False, False
+    for ch in text:
+        if in_string:
+            if escaped:
+                escaped = False
+            elif ch == "\\":
+                escaped = True
+            elif ch == '"':
+                in_string = False
+        elif ch == '"':
+            in_string = True
+        elif ch in "[{":
+            depth += 1
+            if depth > max_depth:
+                return True
+        elif ch in "]}":
+            depth -= 1
+    return False
+
+
+def _value_problem(value) -> Refused | None:
+    """Every string UTF-8 without surrogates and short, every whole number within 64 bits, every number finite."""
+    stack = [value]
+    while stack:
+        v = stack.pop()
+        if isinstance(v, dict):
+            stack.extend(v.keys())
+            stack.extend(v.values())
+        elif isinstance(v, list):
+            stack.extend(v)
+        elif isinstance(v, str):
+            if len(v) > MAX_TEXT:
+                return Refused("size", f"a string of {len(v)} characters (at most {MAX_TEXT})")
+            try:
+                v.encode("utf-8")
+            except UnicodeEncodeError:
+                return Refused("text", "a string holds a lone surrogate (not UTF-8)")
+        elif isinstance(v, bool) or v is None:
+            pass
+        elif isinstance(v, int):
+            if not INT_MIN <= v <= INT_MAX:
+                return Refused("number", "a whole number beyond 64 bits")
+        elif isinstance(v, float) and not math.isfinite(v):
+            return Refused("number", "a number too large")
+    return None
+
+
+def _whole(v) -> bool:
+    return isinstance(v, int) and not isinstance(v, bool)
+
+
+def _number(v) -> bool:
+    return isinstance(v, (int, float)) and not isinstance(v, bool)
+
+
+def _short(value) -> str:
+    return repr(value)[:40]
+
+
+def _chain_problem(chain) -> str | None:
+    if not isinstance(chain, dict):
+        return "'log' must be an object"
+    if not _whole(chain.get("session")):
+        return "'log.session' must be a whole number"
+    if chain.get("clock") is not None and not _whole(chain["clock"]):
+        return "'log.clock' must be a whole number or null"
+    if not isinstance(chain.get("utc"), str) or len(chain["utc"]) > 40:
+        return "'log.utc' must be a time (text)"
+    for key in ("prev", "hash"):
+        if not isinstance(chain.get(key), str) or not HASH.fullmatch(chain[key]):
+            return f"'log.{key}' must be 64 hex digits"
+    return None
