@@ -380,3 +380,14 @@ def test_with_seats_every_clock_has_one_decision_for_its_seat_and_the_turn_is_al
             if o.seat is not None or running is not None:
                 assert o.seat == running or any(x.TYPE == "seat" and x.change == "emptied" for x in outputs)
             running = None
+
+
+def test_the_fast_json_writer_matches_json_dumps_for_the_seat_outputs():
+    outputs = [ev.Started(1, 20, "flop", 4), ev.Started(1, 50, "flop", 4, 30), ev.Started(0, 30, None, 2),
+               ev.Decision(2, "acted", 3.5, False, None, 4), ev.Decision(2, "cancelled", by="street", seat=1),
+               ev.Decision(2, "hand_dead", seat=3, bank_used=20, bank_left=0.5), ev.Turn(3, 5, "action"),
+               ev.Turn(3, None, "action"), ev.Turn(3, 2, "hand", "Ana \"A\" Costa", 1), ev.Turn(3, 2, "hand", None, 6),
+               ev.SeatChanged(4, 2, "seated", "Bo", 30.5, 2), ev.HandOver(5, 3), ev.BankStarted(6, 4, 30),
+               ev.ToppedUp(7, 4, None)]
+    for out in outputs:
+        assert out.to_json() == json.dumps(out.record(), separators=(",", ":"), ensure_ascii=False)

@@ -287,9 +287,11 @@ class Started(Output):
     TYPE: ClassVar[str] = "start"
 
     def to_json(self) -> str:
-        if self.seat is not None:
+        if self.bank is not None:
             return Output.to_json(self)
         street = "" if self.street is None else f',"street":"{self.street}"'
+        if self.seat is not None:
+            return f'{{"t":{_num(self.t)},"type":"start","seconds":{_num(self.seconds)}{street},"seat":{self.seat}}}'
         return f'{{"t":{_num(self.t)},"type":"start","seconds":{_num(self.seconds)}{street}}}'
 
 
@@ -329,14 +331,15 @@ class Decision(Output):
     TYPE: ClassVar[str] = "decision"
 
     def to_json(self) -> str:
-        if self.seat is not None:
+        if self.bank_used is not None:
             return Output.to_json(self)
+        seat = "" if self.seat is None else f',"seat":{self.seat}'
         # outcome and by are plain words: no escaping needed
         if self.remaining is None:
             by = "" if self.by is None else f',"by":"{self.by}"'
-            return f'{{"t":{_num(self.t)},"type":"decision","outcome":"{self.outcome}"{by}}}'
+            return f'{{"t":{_num(self.t)},"type":"decision","outcome":"{self.outcome}"{by}{seat}}}'
         return (f'{{"t":{_num(self.t)},"type":"decision","outcome":"{self.outcome}",'
-                f'"remaining":{_num(self.remaining)},"at_zero":{"true" if self.at_zero else "false"}}}')
+                f'"remaining":{_num(self.remaining)},"at_zero":{"true" if self.at_zero else "false"}{seat}}}')
 
     @property
     def is_ruling(self) -> bool:
@@ -414,6 +417,13 @@ class Turn(Output):
     name: str | None = None
     button: int | None = None
     TYPE: ClassVar[str] = "turn"
+
+    def to_json(self) -> str:
+        if self.name is not None:
+            return Output.to_json(self)  # a name is escaped by the general writer
+        seat = "" if self.seat is None else f',"seat":{self.seat}'
+        button = "" if self.button is None else f',"button":{self.button}'
+        return f'{{"t":{_num(self.t)},"type":"turn"{seat},"why":"{self.why}"{button}}}'
 
 
 @dataclass(frozen=True)
