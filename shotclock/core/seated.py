@@ -297,10 +297,10 @@ class SeatedEngine:
             out = self._tag(self.engine.handle(ev.LastAction(t) if last else ev.Action(t)))
             if self.engine.phase == IDLE:
                 self.on_clock = None
-            # The next player's clock was started before the turn line: put the line first.
-            started = [o for o in out if o.__class__ is ev.Started]
-            rest = [o for o in out if o.__class__ is not ev.Started]
-            return rest + marks + self._after(t, turn, kind) + started
+            # The next player's clock (the engine's last output) is put after the turn line.
+            if out and out[-1].__class__ is ev.Started:
+                return out[:-1] + marks + self._after(t, turn, kind) + out[-1:]
+            return out + marks + self._after(t, turn, kind)
         return marks + self._after(t, turn, kind)
 
     def _mark(self, event, seat: int) -> list[ev.Output]:
