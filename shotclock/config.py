@@ -15,7 +15,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable
 
-from shotclock.core.settings import ALLOWANCE_RESETS, MODES, STREETS, ClockSettings, Settings, ShotSettings
+from shotclock.core.settings import (ALLOWANCE_RESETS, MODES, STREETS, ClockSettings, SeatSettings, Settings,
+                                     ShotSettings)
 from shotclock.errors import ConfigError, PinConfigError, shown
 
 BUTTONS = ("floor", "action", "bet", "extend", "street")
@@ -141,6 +142,8 @@ PRESETS: dict[str, dict] = {
                 "shot.extension_limit": 4, "shot.allowance": 4, "label": ""},
     "shot-15-20-30": {"mode": "shot", "shot.preflop": 15, "shot.flop": 20, "shot.turn": 30, "shot.river": 30,
                       "shot.extension": 30, "shot.extension_limit": 3, "shot.allowance": 3, "label": ""},
+    "tempo": {"mode": "shot", **{f"shot.{s}": 30 for s in STREETS}, "shot.extension_limit": 0, "shot.allowance": 0,
+              "seats.track": True, "seats.bank": 300, "label": "Tempo"},
 }
 PRESET_KEYS = frozenset(k for values in PRESETS.values() for k in values)
 
@@ -170,6 +173,12 @@ SCHEMA: list[Key] = [
         "\"floor\" (only when the floor resets them: a new day or stage)", _one_of(*ALLOWANCE_RESETS)),
     Key("shot.undo_seconds", NUM, 5, "seconds after an extension in which the dealer can take it back",
         range=Range(0, 30)),
+    Key("seats.track", (bool,), False, "keep whose turn it is: seats, the button, folds and all-ins marked by the "
+        "dealer (docs/rules.md, \"Seats\"); false: the clock knows no seats, as before"),
+    Key("seats.count", (int,), 9, "seats at the table, all occupied at start (the floor empties, seats and "
+        "names players)", range=Range(2, 10, what="a number of seats")),
+    Key("seats.bank", NUM, 0, "time bank mode: seconds of personal bank each player starts with, run after the "
+        "street's time is up (0: no time bank; needs seats.track)", range=Range(0, 36000)),
     Key("pins.floor", (int,), 17, "BCM pin of the floor's button (to ground)", range=PIN),
     Key("pins.action", (int,), 27, "BCM pin of the dealer's action button", range=PIN),
     Key("pins.bet", (int,), 22, "BCM pin of the dealer's facing-a-bet button", range=PIN),
@@ -250,7 +259,7 @@ class Config:
     def settings(self) -> Settings:
         """The engine's rule settings."""
         return Settings(mode=self["mode"], clock=ClockSettings(**self.section("clock")),
-                        shot=ShotSettings(**self.section("shot")))
+                        shot=ShotSettings(**self.section("shot")), seats=SeatSettings(**self.section("seats")))
 
     @property
     def screen_size(self) -> tuple[int, int]:
@@ -358,6 +367,8 @@ def _cross_checks(values: dict, errors: dict) -> None:
             parse_size(values["screen.size"])
         except ValueError as exc:
             add("screen.size", str(exc))
+    if values["seats.bank"] and not values["seats.track"] and "seats.bank" not in errors:
+        add("seats.bank", "needs seats.track = true (a time bank is a player's: the table must know the seats)")
     if values["network.enabled"]:
         _network_checks(values, add)
     if "device.stuck_after" not in errors and "device.hold" not in errors:

@@ -97,6 +97,9 @@ def bad_arguments(tmp: Path, state: str):
         (["replay", tmp / "nope.jsonl"], 2), (["replay", tmp], 2), (["replay", bad_events], 2),
         (["replay", events, "extra"], 2), (["replay", events, "--config", tmp / "nope.toml"], 2),
         (["replay", events, "--config", inf_config], 2), (["replay", "/dev/zero"], 2),
+        # seating (issue 19): a bad line, a missing file, a folder, binary bytes
+        (["seating", bad_events], 2), (["seating", tmp / "nope.csv"], 2), (["seating", tmp], 2),
+        (["seating", binary], 2), (["seating"], 2),
         # config
         (["config", "--check"], 2), (["config", "--check", tmp / "nope.toml"], 2), (["config", "--check", tmp], 2),
         (["config", "--check", inf_config], 2), (["config", "--check", binary], 2), (["config", "--frob"], 2),
@@ -140,6 +143,10 @@ def bad_arguments(tmp: Path, state: str):
         (["floor", "collect", "--venue", "v", "--credentials", tmp / "nope.toml", "--archive", tmp / "arch"], 2),
         (["fleet", "--tables", "0", "--venue", "v", "--credentials", tmp], 2), (["fleet", "--tables", "x"], 2),
         (["fleet", "--tables", "1", "--venue", "v", "--credentials", tmp, "--broker", "nohost"], 2),
+        # send (issue 19): missing options, a bad venue, credentials that are a folder, a bad command
+        (["send"], 2), (["send", "--venue", "bad venue", "--credentials", tmp, "--table", "1", "pause"], 2),
+        (["send", "--venue", "v", "--credentials", tmp, "--table", "1", "pause"], 2),
+        (["send", "--venue", "v", "--credentials", tmp, "--table", "1", "frob"], 2),
         (["floor-demo", "--tables", "0"], 2), (["floor-demo", "--tables", "x"], 2),
         (["floor-demo", "--dir", missing / "x" / "\0"], 2), (["floor-demo", "--venue", "bad venue"], 2),
     ]

@@ -19,6 +19,13 @@ def test_rules_doc_contains_the_current_gesture_map():
     assert gesture_table_markdown() in doc
 
 
+def test_rules_doc_contains_the_current_seat_gestures():
+    from shotclock.core.gestures import seat_gesture_table_markdown
+
+    doc = (ROOT / "docs" / "rules.md").read_text()
+    assert seat_gesture_table_markdown() in doc
+
+
 def test_every_test_named_in_rules_doc_exists():
     import re
 

@@ -228,3 +228,49 @@ def test_a_long_table_name_is_cut_with_an_ellipsis_never_shrunk_below_the_readab
         assert all(rect.left >= 8 and rect.right <= 792 for _, rect in renderer.drawn)
         shown = [text for text, _ in renderer.drawn if text.startswith(name[:5])]
         assert shown and all(name.startswith(t.rstrip("…")) for t in shown)
+
+
+def _seat_views(language):
+    """Seat tracking: the seat and a 40-character name on the clock, its bank, and a refused chip."""
+    from shotclock.core.events import Extend, Hand, SeatPlayer, Start
+    from shotclock.core.seated import SeatedEngine
+    from shotclock.core.settings import SeatSettings, ShotSettings
+
+    long_name = "Maximiliana Wolkenstein-Oberhausen Jr. X"  # 40 characters
+    assert len(long_name) == 40
+    views = []
+    for name in (long_name, "Ana Costa", None):
+        engine = SeatedEngine(Settings(mode="shot", shot=ShotSettings(allowance=1, extension_limit=4),
+                                       seats=SeatSettings(track=True, count=10, bank=300)))
+        if name:
+            engine.handle(SeatPlayer(0, seat=4, name=name))  # button 1, blinds 2 and 3: seat 4 acts first
+        for e in (Hand(0), Start(1), Extend(2), Extend(3)):
+            engine.handle(e)
+        views.append(view_at(engine.state, 3.5, Display(language=language)))  # the refusal on screen
+        views.append(view_at(engine.state, 340, Display(language=language)))  # the bank running, named seat
+        views.append(view_at(engine.state, 20, Display(language=language), holds=[Hold("action", 19, 2, "fold")]))
+    return views
+
+
+@pytest.mark.parametrize("size", [(800, 480), (480, 800), (320, 240)])
+@pytest.mark.parametrize("language", ["nl", "en"])
+def test_the_seat_on_the_clock_fits_every_screen_and_only_a_long_name_is_cut(language, size):
+    from shotclock.adapters.screen import MIN_LINE
+
+    renderer = Renderer()
+    views = _seat_views(language)
+    assert all("4" in v.seat for v in views) and any("Ana Costa" in v.seat for v in views)
+    assert any(v.info.endswith(("no chips left", "geen chips meer")) for v in views)
+    assert any("Bank" in v.info for v in views)
+    for view in views:
+        renderer.draw(pygame.Surface(size), view)
+        assert all(rect.left >= 0 and rect.right <= size[0] and rect.top >= 0 and rect.bottom <= size[1]
+                   for _, rect in renderer.drawn), (view.seat, renderer.drawn)
+        cut = [text for text, _ in renderer.drawn if text.endswith("…")]
+        # Only the long name is cut, never the seat's number.
+        assert all(("Maximiliana" in text or "Seat 4 · M" in text or "Stoel 4 · M" in text) for text in cut), cut
+        seat = [rect for text, rect in renderer.drawn if text.startswith(("Seat 4", "Stoel 4"))]
+        assert seat and seat[0].height >= min(size) * MIN_LINE * 0.95 - 1
+        if size == (800, 480):
+            assert any(text in ("Seat 4 · Ana Costa", "Stoel 4 · Ana Costa") for text, _ in renderer.drawn) \
+                or "Ana" not in view.seat

@@ -155,3 +155,26 @@ def test_the_panel_shows_only_the_modes_buttons_and_its_hints(vclock, mock_facto
     finally:
         shot_sim.device.pins.close()
         pygame.display.quit()
+
+
+def test_with_seats_the_simulator_plays_a_fold_and_an_all_in_with_its_keys(vclock, mock_factory):
+    sim = Simulator(parse_config('mode = "shot"\nlanguage = "en"\n[seats]\ntrack = true\ncount = 6\n[device]\nhold = 0.5\n'),
+                    clock=vclock, pin_factory=mock_factory)
+    try:
+        drawn = [text for text, _ in sim.screen.renderer.drawn]
+        assert "hold: fold" in drawn and any(text.startswith("A: action (hold: fold)") for text in drawn)
+        steps = [("s", True, 0.7), ("s", False, 0.1),  # street held: a new hand (button 1: seat 4 first)
+                 ("a", True, 0.1), ("a", False, 0.1),  # start: seat 4's clock
+                 ("a", True, 0.7), ("a", False, 0.1),  # seat 4 acted, held: folded
+                 ("b", True, 0.1), ("a", True, 0.1), ("a", False, 0.1), ("b", False, 0.1)]  # bet + action: all-in
+        names = []
+        for name, down, wait in steps:
+            key(sim, name, down)
+            vclock.now += wait
+            names += [i.event.NAME for i in sim.device.loop.run_once().inputs]
+        assert names == ["street", "hand", "start", "action", "fold", "all_in"]
+        seats = sim.device.loop.table.state.seats
+        assert 4 not in seats.in_hand and seats.all_in == {5} and seats.turn == 6
+    finally:
+        sim.device.pins.close()
+        pygame.display.quit()

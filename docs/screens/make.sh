@@ -23,6 +23,11 @@ run shot-chips    --scenario "$EX/shot-all-in.events.jsonl" --config "$EX/shot-a
 run small-running --scenario "$EX/clock-dead-hand.events.jsonl" --at 8 --size 320x240
 run small-dead    --scenario "$EX/clock-dead-hand.events.jsonl" --at 31 --size 320x240
 run network       --scenario "$EX/clock-dead-hand.events.jsonl" --at 8 --network down=12
+run seats-running --scenario "$EX/seats-6-handed.events.jsonl" --config "$EX/seats-6-handed.toml" --at 12.5
+run seats-small   --scenario "$EX/seats-6-handed.events.jsonl" --config "$EX/seats-6-handed.toml" --at 12.5 --size 320x240
+run seats-fold    --scenario "$EX/seats-6-handed.events.jsonl" --config "$EX/seats-6-handed.toml" --at 36 --hold action=1.2
+run seats-bank    --scenario "$EX/tempo-bank.events.jsonl" --config "$EX/tempo-bank.toml" --at 60
 # The floor pages (dashboard, overlay): a real broker, fleet and chromium; about 45 s.
 .venv/bin/python docs/screens/floor.py
+.venv/bin/python docs/screens/seats_overlay.py
 echo "wrote $S/*.png" >&2

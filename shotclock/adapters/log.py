@@ -30,7 +30,8 @@ log = logging.getLogger("shotclock.log")
 DB_NAME = "shotclock.db"
 GENESIS = "0" * 64
 # Record types whose commit must survive a power cut at once (they change or end a clock).
-DURABLE = {"lost", "start", "pause", "resume", "extended", "undo", "chips_reset", "chips_restored", "decision", "session",
+DURABLE = {"lost", "start", "pause", "resume", "extended", "undo", "chips_reset", "chips_restored", "seats_restored",
+           "decision", "session",
            "interrupted",
            "checkpoint", "shutdown"}
 

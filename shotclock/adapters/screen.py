@@ -259,9 +259,27 @@ class Renderer:
         # The words column: title, the consequence at 0 (label and value), street and extensions.
         cx = col_x + col_w / 2
         min_line = min(surface.get_size()) * MIN_LINE
-        self.lines(surface, view.title, ink, (cx, col_top + col_h * 0.12), col_w, col_h * 0.16, min_line)
+        if view.seat:  # seat tracking: whose clock it is, in the title's place; a long name is cut like a table's
+            self._seat(surface, view.seat, ink, (cx, col_top + col_h * 0.12), col_w, col_h * 0.16, min_line)
+        else:
+            self.lines(surface, view.title, ink, (cx, col_top + col_h * 0.12), col_w, col_h * 0.16, min_line)
         self._label_value(surface, view.sub, ink, cx, col_w, col_top + col_h * 0.26, col_h * 0.38)
         self.lines(surface, view.info, ink, (cx, col_top + col_h * 0.82), col_w, col_h * 0.28, min_line)
+
+    def _seat(self, surface, seat, ink, center, width, height, min_line):
+        """"Seat 4 · Name" on one line when it fits readable, else the seat on a line of its own (always whole)
+        and the name under it, cut with "…" when even that is too long; with no room for two lines, the seat
+        alone."""
+        if self.fit(seat, width, height).get_height() >= min_line:
+            self.text(surface, seat, ink, center, width, height)
+            return
+        number, _, name = seat.partition(ITEM)
+        row = height / 2
+        if not name or row < min_line * 0.95:  # no room for two lines (a hold bar below): the seat alone, whole
+            self.text(surface, number, ink, center, width, height)
+            return
+        self.text(surface, number, ink, (center[0], center[1] - row / 2), width, row, min_line * 0.95)
+        self.text(surface, name, ink, (center[0], center[1] + row / 2), width, row, min_line * 0.95)
 
     def _draw_words(self, surface, view, w, h, ink):
         min_line = min(w, h) * MIN_LINE

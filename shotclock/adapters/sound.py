@@ -134,6 +134,10 @@ class SoundPlayer:
         """The tone that marks a ruling."""
         self.sounds["ruling"].play()
 
+    def cue(self) -> None:
+        """The time bank's own cue (seat tracking, time bank mode): the player's base time is up, the bank runs."""
+        self.sounds["tick"].play()
+
     def close(self) -> None:
         """Stop and release the mixer."""
         self._pygame.mixer.quit()

@@ -146,6 +146,8 @@ MODE_EVENTS = {"clock": _event_names("clock") - _event_names("shot"),
 def ignore_reason(mode: str, phase: Phase, event: str, last: ev.Decision | None) -> str:
     """Why ``event`` changes nothing in ``phase`` of ``mode`` (a sentence for the floor)."""
     other = "shot" if mode == "clock" else "clock"
+    if event in ev.SEAT_EVENT_NAMES:
+        return f"'{event}' needs seat tracking, which is off on this table (seats.track)"
     if event in MODE_EVENTS[other]:
         return f"'{event}' belongs to the {other} mode; this table runs the {mode} mode"
     if phase == IDLE:
@@ -199,6 +201,9 @@ class Snapshot:
     chips_left: int | None = None
     undo_until: float | None = None
     last_shown: ev.Decision | None = None  # the last ruling or floor's cancel, until a street or a new hand
+    seats: object = None  # with seat tracking: a shotclock.core.seats.SeatsView (the seat on the clock, names…)
+    on_clock: int | None = None  # with seat tracking: the seat the running or paused clock is on
+    notice: tuple[float, str, int] | None = None  # with seat tracking: (t, what, seat) of a refusal to show
 
     def remaining(self, now: float) -> float | None:
         """Seconds left to 0 at ``now`` (never negative), or None when no clock is on."""
@@ -363,6 +368,25 @@ class Engine:
         self.extensions = extensions
         self.interrupted = True
         self._next_beep = self._first_beep(self._left)
+
+    def add_time(self, seconds: float) -> None:
+        """Lengthen the running or paused clock by ``seconds`` (a player's time bank, with seat tracking)."""
+        self._add_time(_us(seconds))
+
+    def give_chips(self, seats, chips: int) -> None:
+        """Give each of ``seats`` ``chips`` more extension chips (the floor's top-up; may go past the allowance)."""
+        for seat in seats:
+            self._used[seat] = self._used.get(seat, 0) - chips
+
+    def set_chips(self, seat: int, chips: int | None) -> None:
+        """``seat`` holds ``chips`` extension chips (a player moved in with them); None: the full allowance."""
+        self._used.pop(seat, None)
+        if chips is not None:
+            self._used[seat] = self.settings.shot.allowance - chips
+
+    def chips_used(self) -> dict[int, int]:
+        """Extension chips used per seat (negative: topped up past the allowance)."""
+        return dict(self._used)
 
     def restore_chips(self, used: dict[int, int]) -> None:
         """Bring back the extension chips each seat had used before a restart (from the log)."""

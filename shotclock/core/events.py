@@ -142,6 +142,99 @@ class ResetChips(Event):
     NAME: ClassVar[str] = "reset_chips"
 
 
+# -- seat tracking (``seats.track``): ignored with the reason when it is off ----------------
+
+
+@dataclass(frozen=True)
+class SeatPlayer(Event):
+    """The floor seats a player at ``seat``, optionally with their ``name`` (1-40 characters)."""
+
+    seat: int = 0
+    name: str | None = None
+    bank: float | None = None  # seconds of time bank the player brings (a table move); None: the preset's
+    chips: int | None = None  # extension chips the player brings (a table move); None: the allowance
+    NAME: ClassVar[str] = "seat"
+
+
+@dataclass(frozen=True)
+class EmptySeat(Event):
+    """The floor empties ``seat`` (the player busted or moved)."""
+
+    seat: int = 0
+    NAME: ClassVar[str] = "empty"
+
+
+@dataclass(frozen=True)
+class SetButton(Event):
+    """The floor puts the dealer button at ``seat``; the next hand is dealt from it as it is."""
+
+    seat: int = 0
+    NAME: ClassVar[str] = "button"
+
+
+@dataclass(frozen=True)
+class Fold(Event):
+    """The dealer: the player on turn folded (a decision); with ``seat``, that seat is out of the hand."""
+
+    seat: int | None = None
+    NAME: ClassVar[str] = "fold"
+
+
+@dataclass(frozen=True)
+class AllIn(Event):
+    """The dealer: the player on turn went all-in (a decision); with ``seat``, that seat is all-in."""
+
+    seat: int | None = None
+    NAME: ClassVar[str] = "all_in"
+
+
+@dataclass(frozen=True)
+class TurnBack(Event):
+    """The dealer corrects the turn one active seat back (no decision)."""
+
+    NAME: ClassVar[str] = "turn_back"
+
+
+@dataclass(frozen=True)
+class TurnForward(Event):
+    """The dealer corrects the turn one active seat forward (no decision)."""
+
+    NAME: ClassVar[str] = "turn_forward"
+
+
+@dataclass(frozen=True)
+class TopUp(Event):
+    """The floor tops up every seated player: ``chips`` more extension chips, ``seconds`` more time bank
+    (a new day or stage: "+4 on Day 2")."""
+
+    chips: int | None = None
+    seconds: float | None = None
+    NAME: ClassVar[str] = "top_up"
+
+
+@dataclass(frozen=True)
+class Seating(Event):
+    """The floor seats the whole table at once (a tournament program's seating export): ``players`` is
+    ``((seat, name), …)``; every other seat is emptied. All or nothing: one bad entry changes nothing."""
+
+    players: tuple = ()
+    NAME: ClassVar[str] = "seating"
+
+
+@dataclass(frozen=True)
+class Rename(Event):
+    """The floor names (or renames) the player at ``seat``."""
+
+    seat: int = 0
+    name: str = ""
+    NAME: ClassVar[str] = "rename"
+
+
+SEAT_EVENTS: tuple[type[Event], ...] = (SeatPlayer, Rename, EmptySeat, SetButton, Fold, AllIn, TurnBack, TurnForward,
+                                        TopUp, Seating)
+SEAT_EVENT_NAMES = frozenset(cls.NAME for cls in SEAT_EVENTS)
+
+
 @dataclass(frozen=True)
 class End(Event):
     """Replay only: advance time to ``t`` and stop."""
@@ -152,7 +245,7 @@ class End(Event):
 EVENT_TYPES: dict[str, type[Event]] = {
     cls.NAME: cls
     for cls in (Call, Bet, Action, LastAction, Pause, Resume, Cancel, Hand, Street, Start, Stop, Extend, Undo,
-                ResetChips, End)
+                ResetChips, *SEAT_EVENTS, End)
 }
 
 
@@ -189,10 +282,16 @@ class Started(Output):
 
     seconds: float
     street: str | None = None
+    seat: int | None = None  # with seat tracking: the seat on the clock
+    bank: float | None = None  # time bank mode: the player's bank, the last part of ``seconds``
     TYPE: ClassVar[str] = "start"
 
     def to_json(self) -> str:
+        if self.bank is not None:
+            return Output.to_json(self)
         street = "" if self.street is None else f',"street":"{self.street}"'
+        if self.seat is not None:
+            return f'{{"t":{_num(self.t)},"type":"start","seconds":{_num(self.seconds)}{street},"seat":{self.seat}}}'
         return f'{{"t":{_num(self.t)},"type":"start","seconds":{_num(self.seconds)}{street}}}'
 
 
@@ -226,15 +325,21 @@ class Decision(Output):
     remaining: float | None = None
     at_zero: bool | None = None
     by: str | None = None
+    seat: int | None = None  # with seat tracking: the seat the clock was on
+    bank_used: float | None = None  # time bank mode: seconds of the player's bank this decision used
+    bank_left: float | None = None  # and what is left of it
     TYPE: ClassVar[str] = "decision"
 
     def to_json(self) -> str:
+        if self.bank_used is not None:
+            return Output.to_json(self)
+        seat = "" if self.seat is None else f',"seat":{self.seat}'
         # outcome and by are plain words: no escaping needed
         if self.remaining is None:
             by = "" if self.by is None else f',"by":"{self.by}"'
-            return f'{{"t":{_num(self.t)},"type":"decision","outcome":"{self.outcome}"{by}}}'
+            return f'{{"t":{_num(self.t)},"type":"decision","outcome":"{self.outcome}"{by}{seat}}}'
         return (f'{{"t":{_num(self.t)},"type":"decision","outcome":"{self.outcome}",'
-                f'"remaining":{_num(self.remaining)},"at_zero":{"true" if self.at_zero else "false"}}}')
+                f'"remaining":{_num(self.remaining)},"at_zero":{"true" if self.at_zero else "false"}{seat}}}')
 
     @property
     def is_ruling(self) -> bool:
@@ -298,6 +403,66 @@ class ChipsReset(Output):
 
     allowance: int
     TYPE: ClassVar[str] = "chips_reset"
+
+
+@dataclass(frozen=True)
+class Turn(Output):
+    """Seat tracking: ``seat`` is on turn now (None: nobody can act), with its ``name`` when known.
+
+    A new hand also names the ``button``; ``why`` says what moved the turn (``hand``, ``street``,
+    ``acted``, ``fold``, ``all_in``, ``ruling``, ``back``, ``forward``, ``empty``)."""
+
+    seat: int | None
+    why: str
+    name: str | None = None
+    button: int | None = None
+    TYPE: ClassVar[str] = "turn"
+
+    def to_json(self) -> str:
+        if self.name is not None:
+            return Output.to_json(self)  # a name is escaped by the general writer
+        seat = "" if self.seat is None else f',"seat":{self.seat}'
+        button = "" if self.button is None else f',"button":{self.button}'
+        return f'{{"t":{_num(self.t)},"type":"turn"{seat},"why":"{self.why}"{button}}}'
+
+
+@dataclass(frozen=True)
+class SeatChanged(Output):
+    """Seat tracking: the floor ``seated`` a player at ``seat`` (with ``name``), ``emptied`` it, or put the
+    ``button`` there; a ``folded`` or ``all_in`` mark names the seat too."""
+
+    seat: int
+    change: str
+    name: str | None = None
+    bank: float | None = None  # a seated or emptied player's time bank (seconds), in time bank mode
+    chips: int | None = None  # a seated or emptied player's extension chips, with an allowance
+    TYPE: ClassVar[str] = "seat"
+
+
+@dataclass(frozen=True)
+class BankStarted(Output):
+    """Time bank mode: the decision's base time is up; ``seat``'s own ``bank`` (seconds) runs now, with its cue."""
+
+    seat: int
+    bank: float
+    TYPE: ClassVar[str] = "bank"
+
+
+@dataclass(frozen=True)
+class ToppedUp(Output):
+    """The floor topped up every seated player: ``chips`` and ``seconds`` of bank each."""
+
+    chips: int | None = None
+    seconds: float | None = None
+    TYPE: ClassVar[str] = "top_up"
+
+
+@dataclass(frozen=True)
+class HandOver(Output):
+    """Seat tracking: everyone else folded; ``seat`` wins the hand and no clock runs until the next one."""
+
+    seat: int
+    TYPE: ClassVar[str] = "hand_over"
 
 
 @dataclass(frozen=True)

@@ -25,6 +25,10 @@ bet       --                          toggle facing a bet        shot: pause / r
 extend    --                          one extension chip         shot: take the last one back
 street    next street                 --                         new hand
 ========= =========================== ========================== =================================
+
+With seat tracking on (``seats.track``), :data:`SEAT_GESTURES` takes the place of entries above (holding
+the action button folds the seat its press ruled for) and :data:`CHORDS` adds presses made while the bet
+button is held (all-in, the turn one seat back or forward); off, nothing changes.
 """
 
 from __future__ import annotations
@@ -72,6 +76,39 @@ GESTURES: dict[tuple[str, str], dict[tuple[str, str], EventFor]] = {
 }
 
 
+def _fold_last(t: float, state: Snapshot) -> ev.Event | None:
+    seats = state.seats
+    return ev.Fold(t, seats.last_acted) if seats is not None and seats.last_acted is not None else None
+
+
+_fold_last.__name__ = "fold"
+_fold_last.event = ev.Fold
+
+# With seat tracking on (``seats.track``), these entries take the place of GESTURES' own; off, nothing
+# changes. Holding the action button folds the seat its press ruled for (the press already ruled the
+# action and moved the turn): in shot mode it takes the place of ``stop``, which the seats make needless
+# (with all-ins and folds marked, the table knows when nobody is left to act).
+SEAT_GESTURES: dict[tuple[str, str], dict[tuple[str, str], EventFor]] = {
+    ("action", HOLD): {(SHOT, RUNNING): _fold_last, (SHOT, PAUSED): _fold_last, (CLOCK, ANY): _fold_last},
+}
+
+# With seat tracking on: a button pressed while the bet button is held down (the bet button's own tap or
+# hold is then dropped). ``(held, pressed) -> event``. The bet button is the dealer's "about the bet" key:
+# held with the action button, the player bet everything; with the street or extend button, the turn is
+# corrected one seat back or forward.
+CHORDS: dict[tuple[str, str], type[ev.Event]] = {
+    ("bet", "action"): ev.AllIn,
+    ("bet", "street"): ev.TurnBack,
+    ("bet", "extend"): ev.TurnForward,
+}
+
+
+def chord_event(held: str, pressed: str, t: float) -> ev.Event | None:
+    """The event of pressing ``pressed`` while ``held`` is down (seat tracking), or None."""
+    cls = CHORDS.get((held, pressed))
+    return cls(t) if cls is not None else None
+
+
 @dataclass(frozen=True)
 class Hold:
     """A button held down now whose hold would do something: ``event`` (its name) once it has been
@@ -92,11 +129,15 @@ class Hold:
 MODE_BUTTONS = {CLOCK: ("floor", "action", "bet", "street"), SHOT: ("floor", "action", "bet", "extend", "street")}
 
 
-def hold_meanings(button: str, mode: str) -> list[str]:
-    """What holding ``button`` can do in ``mode`` (event names: a running clock first, then paused, idle).
+def hold_meanings(button: str, mode: str, seats: bool = False) -> list[str]:
+    """What holding ``button`` can do in ``mode`` (event names: a running clock first, then paused, idle);
+    ``seats``: with seat tracking on (:data:`SEAT_GESTURES`).
 
     Only holds the engine accepts in that phase count: a clock-mode street hold is a new hand when
     idle, but nothing while a called clock runs."""
+    if seats and (button, HOLD) in SEAT_GESTURES:
+        row = SEAT_GESTURES[(button, HOLD)]
+        return sorted({make.__name__ for (m, _), make in row.items() if m in (mode, ANY)})
     row = GESTURES.get((button, HOLD), {})
     names = []
     for phase in (RUNNING, PAUSED, IDLE):
@@ -118,6 +159,8 @@ def hold_event(button: str, since: float, hold: float, state: Snapshot, phase: P
 
     :param phase: the phase at the button's press edge (default: ``state.phase``)."""
     event = gesture_event(Gesture(since + hold, button, HOLD), state, phase)
+    if event is not None and isinstance(event, ev.SEAT_EVENTS):
+        return event if state.seats is not None else None
     return event if event is not None and accepts(state.mode, state.phase, type(event)) else None
 
 
@@ -143,7 +186,8 @@ def gesture_event(gesture, state: Snapshot, phase: Phase | None = None) -> ev.Ev
         >>> gesture_event(Gesture(2.0, "floor", "press"), Engine(Settings()).state)
         Call(t=2.0, facing_bet=None)
     """
-    row = GESTURES.get((gesture.button, gesture.kind))
+    key = (gesture.button, gesture.kind)
+    row = SEAT_GESTURES.get(key) if state.seats is not None and key in SEAT_GESTURES else GESTURES.get(key)
     make = row and lookup(row, state.mode, phase or state.phase)
     return make(gesture.t, state) if make else None
 
@@ -154,4 +198,15 @@ def gesture_table_markdown() -> str:
     for (button, kind), row in GESTURES.items():
         for (mode, phase), make in row.items():
             lines.append(f"| {button} | {kind} | {mode} | {phase} | {make.__name__} |")
+    return "\n".join(lines)
+
+
+def seat_gesture_table_markdown() -> str:
+    """The gestures that seat tracking adds or changes, as a Markdown table."""
+    lines = ["| button | gesture | mode | phase | event |", "|---|---|---|---|---|"]
+    for (button, kind), row in SEAT_GESTURES.items():
+        for (mode, phase), make in row.items():
+            lines.append(f"| {button} | {kind} | {mode} | {phase} | {make.__name__} (the seat the press ruled for) |")
+    for (held, pressed), cls in CHORDS.items():
+        lines.append(f"| {pressed} | press while {held} is held | * | * | {cls.NAME} |")
     return "\n".join(lines)

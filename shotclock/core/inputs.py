@@ -26,8 +26,11 @@ class Edge:
 
 
 # The floor commands a network may send (``call`` and ``bet`` take ``facing_bet``, ``extend`` a ``seat``).
+# The seat commands (seat tracking, docs/rules.md "Seats") take ``seat``, ``player`` (a name), ``bank``, ``chips``,
+# ``seconds`` or ``players`` as docs/network.md says.
 COMMANDS = ("call", "pause", "resume", "cancel", "start", "stop", "extend", "bet", "undo", "reset_chips",
-            "last_action")
+            "last_action", "seat", "rename", "empty", "button", "top_up", "seating", "fold", "all_in",
+            "turn_back", "turn_forward")
 
 
 @dataclass(frozen=True)
@@ -39,12 +42,18 @@ class Command:
     :param id: the sender's command id (for the acknowledgement and the log).
     :param sender: who sent it (the MQTT username).
     :param facing_bet: for ``call`` (None keeps the table's bet state) and ``bet`` (None toggles it).
-    :param seat: for ``extend``: the player's seat (1-10), counted against ``shot.allowance``.
+    :param seat: for ``extend``: the player's seat (1-10), counted against ``shot.allowance``; the seat of a
+        seat command.
+    :param player: a player's name (``seat``, ``rename``).
+    :param bank: seconds of time bank a player brings (``seat``: a player moved from another table).
+    :param chips: extension chips a player brings (``seat``), or more for everyone (``top_up``).
+    :param seconds: more time bank for everyone (``top_up``).
+    :param players: ``((seat, name), …)`` for ``seating``.
 
     Example::
 
         >>> Command(31.2, "pause", id="a7", sender="floor-3")
-        Command(t=31.2, name='pause', id='a7', sender='floor-3', facing_bet=None, seat=None)
+        Command(t=31.2, name='pause', id='a7', sender='floor-3', facing_bet=None, seat=None, player=None, bank=None, chips=None, seconds=None, players=None)
     """
 
     t: float
@@ -53,3 +62,8 @@ class Command:
     sender: str
     facing_bet: bool | None = None
     seat: int | None = None
+    player: str | None = None
+    bank: float | None = None
+    chips: int | None = None
+    seconds: float | None = None
+    players: tuple | None = None

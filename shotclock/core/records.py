@@ -55,6 +55,7 @@ class RecordBuilder:
         self._last_clock_t: float | None = None  # the newest record of the running clock
         self._alive_t: float | None = None  # the last heartbeat (None: none due, no clock runs)
         self._running = False
+        self._seats = None  # the seats last written (seat tracking): a ``seats`` record when they change
 
     def message(self, clock: dict | None, kind: str, t: float, utc: str, data: dict) -> dict:
         """One record, numbered in the stream."""
@@ -87,8 +88,12 @@ class RecordBuilder:
                 add(None, "edge", item.t, {"button": item.button, "pressed": item.pressed, **where})
             elif isinstance(item, Command):
                 seat = {"seat": item.seat} if item.seat is not None else {}  # an extension's player, for the allowance
+                extra = {k: getattr(item, k) for k in ("player", "bank", "chips", "seconds", "players")
+                         if getattr(item, k) is not None}  # the seat commands' fields (seat tracking)
+                if "players" in extra:
+                    extra["players"] = [list(p) for p in extra["players"]]
                 add(None, "command", item.t, {"name": item.name, "id": item.id, "sender": item.sender,
-                                              "facing_bet": item.facing_bet, **seat, **where})
+                                              "facing_bet": item.facing_bet, **seat, **extra, **where})
         sequence = round.sequence
         for index, item in enumerate(sequence):
             data = item.record()
@@ -110,6 +115,10 @@ class RecordBuilder:
                 self._last_clock_t = t
         for fault in round.button_faults:
             add(None, "fault", fault.t, {"fault": fault.kind, "button": fault.button})
+        seats = round.state.seats if round.state is not None else None
+        if seats is not None and seats != self._seats:  # what a restart brings back (names, hand, banks, chips)
+            add(None, "seats", round.now, seats.record())
+            self._seats = seats
         state = round.state
         if (state is not None and state.phase == RUNNING and self.current_clock is not None
                 and self._last_clock_t is not None and round.now >= self._last_clock_t + self.checkpoint_every):

@@ -17,7 +17,9 @@ import re
 from collections.abc import Iterable, Iterator
 
 from shotclock.core import events as ev
-from shotclock.core.engine import MODE_EVENTS, Engine
+from shotclock.core.engine import MODE_EVENTS
+from shotclock.core.seated import make_engine
+from shotclock.core.seats import name_problem
 from shotclock.core.settings import Settings
 from shotclock.errors import ReplayFormatError, shown
 
@@ -26,9 +28,12 @@ T_LIMIT = 1_000_000_000
 MAX_LINE = 64 * 1024
 """The longest line read, in bytes (characters once decoded); a replay line is under 100 bytes."""
 
-_FIELDS = {"call": {"facing_bet"}, "bet": {"facing_bet"}, "extend": {"seat"}}
+_FIELDS = {"call": {"facing_bet"}, "bet": {"facing_bet"}, "extend": {"seat"},
+           "seat": {"seat", "name", "bank", "chips"}, "empty": {"seat"}, "button": {"seat"}, "fold": {"seat"},
+           "all_in": {"seat"}, "top_up": {"chips", "seconds"}, "seating": {"players"}, "rename": {"seat", "name"}}
 SEATS = range(1, 11)  # a poker table seats at most ten
-_REQUIRED = {"bet": {"facing_bet"}}
+_REQUIRED = {"bet": {"facing_bet"}, "seat": {"seat"}, "empty": {"seat"}, "button": {"seat"}, "seating": {"players"},
+             "rename": {"seat", "name"}}
 _BARE = frozenset({"t", "event"})
 _BARE_TYPES = {name: cls for name, cls in ev.EVENT_TYPES.items() if name not in _REQUIRED}
 _BET_TYPES = {name: ev.EVENT_TYPES[name] for name, fields in _FIELDS.items() if fields == {"facing_bet"}}
@@ -114,7 +119,23 @@ def parse_event(obj: object, line: int, previous_t: float | None = None) -> ev.E
         raise ReplayFormatError(line, f"'facing_bet' must be true or false, not {_js(obj['facing_bet'])}")
     if "seat" in obj and (obj["seat"].__class__ is not int or obj["seat"] not in SEATS):
         raise ReplayFormatError(line, f"'seat' must be a seat number from 1 to 10, not {_js(obj['seat'])}")
+    for key in ("chips", "bank", "seconds"):
+        value = obj.get(key)
+        if key in obj and (isinstance(value, bool) or not isinstance(value, (int, float)) or not 0 <= value <= 36000
+                           or (key == "chips" and value.__class__ is not int)):
+            what = "a whole number of chips" if key == "chips" else "a number of seconds"
+            raise ReplayFormatError(line, f"'{key}' must be {what} from 0 to 36000, not {_js(value)}")
+    if "name" in obj and (problem := name_problem(obj["name"])) is not None:
+        raise ReplayFormatError(line, f"'name': {problem}")
     fields = {k: v for k, v in obj.items() if k not in _BARE}
+    if "players" in obj:
+        players = obj["players"]
+        if not isinstance(players, list) or not all(
+                isinstance(p, list) and len(p) == 2 and p[0].__class__ is int and p[0] in SEATS
+                and isinstance(p[1], str) and (p[1] == "" or name_problem(p[1]) is None) for p in players):
+            raise ReplayFormatError(line, "'players' must be a list of [seat, name] pairs (seats 1 to 10, names of "
+                                          "1 to 40 characters without control characters, or \"\")")
+        fields["players"] = tuple((seat, name) for seat, name in players)
     return ev.EVENT_TYPES[name](t, **fields)
 
 
@@ -286,7 +307,7 @@ def replay(events: Iterable[ev.Event], settings: Settings) -> Iterator[ev.Output
     Stops at an ``end`` event (after letting time pass to it), or else once no clock is
     running (a clock left paused stays paused).
     """
-    engine = Engine(settings)
+    engine = make_engine(settings)
     handle = engine.handle
     for event in events:
         if event.__class__ is ev.End:

@@ -48,12 +48,28 @@ class ShotSettings:
 
 
 @dataclass(frozen=True)
+class SeatSettings:
+    """Seat tracking (issue 19): off by default, and then the device behaves exactly as without it.
+
+    ``track``: the table keeps whose turn it is (:mod:`shotclock.core.seats`). ``count``: seats at the table
+    (2-10); all of them start occupied by unnamed players (the buttons-alone baseline), and the floor names,
+    empties and seats players from there. ``bank``: the time bank mode (Triton's Tempo): each decision has its
+    street's time, then the player's own bank of seconds runs (0: off).
+    """
+
+    track: bool = False
+    count: int = 9
+    bank: float = 0  # time bank mode: seconds of personal bank each player starts with (0: no time bank)
+
+
+@dataclass(frozen=True)
 class Settings:
     """Everything the engine needs: the mode and both modes' settings."""
 
     mode: str = "clock"
     clock: ClockSettings = field(default_factory=ClockSettings)
     shot: ShotSettings = field(default_factory=ShotSettings)
+    seats: SeatSettings = field(default_factory=SeatSettings)
 
     def __post_init__(self):
         if self.mode not in MODES:

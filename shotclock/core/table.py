@@ -45,11 +45,12 @@ from typing import Callable, Iterable
 
 from shotclock.core import events as ev
 from shotclock.core.buttons import ButtonFault, ButtonReader, Gesture
-from shotclock.core.engine import Engine, Phase, Snapshot
+from shotclock.core.engine import Phase, Snapshot
 from shotclock.core.faults import Fault, StuckButton
-from shotclock.core.gestures import HOLD, PRESS, Hold, gesture_event, hold_event
+from shotclock.core.gestures import HOLD, PRESS, Hold, chord_event, gesture_event, hold_event
 from shotclock.core.inputs import COMMANDS, Command, Edge
 from shotclock.core.restore import ClockAtStop
+from shotclock.core.seated import make_engine
 from shotclock.core.settings import Settings
 
 
@@ -71,6 +72,16 @@ COMMAND_EVENTS: dict[str, Callable[[float, Snapshot, Command], ev.Event]] = {
     "undo": _command_event(ev.Undo),
     "reset_chips": _command_event(ev.ResetChips),
     "last_action": _command_event(ev.LastAction),
+    "seat": lambda t, state, c: ev.SeatPlayer(t, c.seat, c.player, c.bank, c.chips),
+    "rename": lambda t, state, c: ev.Rename(t, c.seat, c.player or ""),
+    "empty": lambda t, state, c: ev.EmptySeat(t, c.seat),
+    "button": lambda t, state, c: ev.SetButton(t, c.seat),
+    "top_up": lambda t, state, c: ev.TopUp(t, c.chips, c.seconds),
+    "seating": lambda t, state, c: ev.Seating(t, tuple(c.players or ())),
+    "fold": lambda t, state, c: ev.Fold(t, c.seat),
+    "all_in": lambda t, state, c: ev.AllIn(t, c.seat),
+    "turn_back": _command_event(ev.TurnBack),
+    "turn_forward": _command_event(ev.TurnForward),
 }
 assert set(COMMAND_EVENTS) == set(COMMANDS)
 
@@ -189,12 +200,13 @@ class Table:
 
     def __init__(self, settings: Settings, start: float = 0.0, *, debounce: float = 0.03, hold: float = 2.0,
                  stuck_after: float = 10.0, edge_grace: float = 0.0, floor_min_press: float = 0.0):
-        self.engine = Engine(settings, start)
+        self.engine = make_engine(settings, start)  # with seat tracking, an engine that knows the seats
         self.reader = ButtonReader(debounce, hold, stuck_after, min_press={"floor": floor_min_press})
         self.edge_grace = edge_grace
         self._faults: dict[object, Fault] = {}
         self._phase_at_press: dict[str, Phase] = {}
         self._held_at_start: list[ButtonFault] = []
+        self._chorded: set[str] = set()  # buttons of a chord (seat tracking) whose own tap or hold is dropped
         self.start = start
         self._last_t = start
         self._last_now: float | None = None
@@ -234,6 +246,18 @@ class Table:
         """Bring back the extension chips each seat had used before a restart (from the log)."""
         self.engine.restore_chips(used)
 
+    def restore_seats(self, record: dict) -> bool:
+        """Bring back the seats, banks and chips a ``seats`` record of the log kept (seat tracking); False when
+        this table tracks no seats or the record does not fit it (then it starts as configured)."""
+        from shotclock.core.seats import view_from_record
+
+        restore = getattr(self.engine, "restore_seats", None)
+        view = view_from_record(record, self.engine.settings.seats.count) if restore else None
+        if view is None:
+            return False
+        restore(view)
+        return True
+
     def feed(self, inputs: Iterable[Edge | Command], now: float) -> Round:
         """Take ``inputs`` (in any order) and let time pass to ``now``; return what happened."""
         round = Round(now=now, after=self._last_now)
@@ -269,6 +293,8 @@ class Table:
         out = []
         state = self.engine.state
         for button, since in self.reader.holding():
+            if button in self._chorded:
+                continue
             phase = self._phase_at_press.get(button, state.phase)
             event = hold_event(button, since, self.reader.hold, state, phase)
             if event is not None:
@@ -299,6 +325,8 @@ class Table:
     def _gesture(self, gesture: Gesture, round: Round) -> None:
         t = self._at(gesture.t, round)
         state = self.engine.state
+        if state.seats is not None and self._chord(gesture, t, round):
+            return
         if gesture.kind == PRESS:
             self._phase_at_press[gesture.button] = state.phase
             phase = state.phase
@@ -307,6 +335,25 @@ class Table:
         event = gesture_event(gesture if t == gesture.t else replace(gesture, t=t), state, phase)
         if event is not None:
             self._handle(event, gesture, round)
+
+    def _chord(self, gesture: Gesture, t: float, round: Round) -> bool:
+        """Seat tracking: a press while another button is held is a chord (:data:`~shotclock.core.gestures.CHORDS`);
+        the tap or hold of a chord's buttons is then dropped. True when the gesture was taken here."""
+        if gesture.kind != PRESS:
+            if gesture.button in self._chorded:
+                self._chorded.discard(gesture.button)
+                self._phase_at_press.pop(gesture.button, None)
+                return True
+            return False
+        for held, since in self.reader.holding():
+            if held == gesture.button or since > gesture.t:
+                continue
+            event = chord_event(held, gesture.button, t)
+            if event is not None:
+                self._chorded.update((held, gesture.button))
+                self._handle(event, gesture, round)
+                return True
+        return False
 
     def _command(self, command: Command, t: float, round: Round) -> None:
         t = self._at(t, round)

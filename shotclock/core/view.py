@@ -18,6 +18,7 @@ from shotclock.core.gestures import Hold
 from shotclock.core.tones import ruling_tone, running_tone
 
 RULING_SECONDS = 10.0  # how long a ruling fills the screen before the idle screen returns
+NOTICE_SECONDS = 5.0  # how long a refusal (seat tracking: a seat with no chips left) replaces the info line
 STEPS_PER_SECOND = 4  # the progress ring moves in quarter seconds
 HOLD_STEPS = 20  # a hold's bar fills in twentieths (every 0.1 s for a 2 s hold)
 
@@ -43,6 +44,7 @@ class View:
     corner: str = ""  # a small mark in a corner (the floor network's), never over the clock
     hold: str = ""  # what a button held now will do, with ``hold_progress`` filling towards it
     hold_progress: float | None = None
+    seat: str = ""  # seat tracking: the seat (and name) on the clock; shown in the title's place, cut like a name
 
 
 @dataclass(frozen=True)
@@ -122,10 +124,39 @@ def _shot_info(state: Snapshot, language: str) -> str:
     return " · ".join(parts)
 
 
+def _seat_line(state: Snapshot, language: str) -> str:
+    """The seat on the clock and its player's name ("Seat 4 · Ana Costa"), or ""."""
+    if state.seats is None or state.on_clock is None:
+        return ""
+    name = state.seats.name(state.on_clock)
+    key = "seat.named" if name else "seat"
+    return texts.text(language, key, seat=state.on_clock, name=name)
+
+
+def _with_seats(view: View, state: Snapshot, now: float, language: str) -> View:
+    """Seat tracking: the seat on the clock, its bank, who is to act, and a refusal to show."""
+    info = view.info
+    if state.on_clock is not None:
+        bank = state.seats.bank(state.on_clock)
+        remaining = state.remaining(now)
+        if bank is not None and remaining is not None:  # the bank is the clock's last part
+            left = math.ceil(round(min(bank, remaining), 6))
+            words = texts.text(language, "bank", s=texts.text(language, "seconds", s=left))
+            info = f"{info} · {words}" if info else words
+    elif view.screen == "idle" and state.seats.turn is not None:
+        info = f"{texts.text(language, 'seat.to_act', seat=state.seats.turn)} · {info}"
+    notice = state.notice
+    if notice is not None and 0 <= now - notice[0] < NOTICE_SECONDS:
+        info = texts.text(language, f"notice.{notice[1]}", seat=notice[2])
+    return replace(view, seat=_seat_line(state, language), info=info)
+
+
 def view_at(state: Snapshot, now: float, display: Display = Display(), faults: Iterable[Fault] = (),
             holds: Iterable[Hold] = ()) -> View:
     """What the screen shows at ``now`` for this engine state, its faults and the buttons held down."""
     view = _view_at(state, now, display, faults)
+    if state.seats is not None:
+        view = _with_seats(view, state, now, display.language)
     hold = min(holds, key=lambda h: h.since, default=None)
     if hold is None:
         return view
@@ -174,6 +205,8 @@ def _view_at(state: Snapshot, now: float, display: Display, faults: Iterable[Fau
 def next_change(state: Snapshot, now: float, display: Display = Display(), holds: Iterable[Hold] = ()) -> float | None:
     """When :func:`view_at` will next give a different view without any new event (or None)."""
     changes = [_hold_change(h, now) for h in holds] + [_next_change(state, now, display)]
+    if state.notice is not None and now < state.notice[0] + NOTICE_SECONDS:
+        changes.append(state.notice[0] + NOTICE_SECONDS)
     changes = [c for c in changes if c is not None]
     return min(changes) if changes else None
 

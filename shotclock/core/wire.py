@@ -18,7 +18,15 @@ from shotclock.core.inputs import COMMANDS  # noqa: F401 (one list of commands, 
 
 # Refusal reasons (the ack's ``reason`` when ``outcome`` is ``refused``).
 EXPIRED, REPLAYED, MALFORMED, UNKNOWN = "expired", "replayed", "malformed", "unknown"
-_COMMAND_FIELDS = {"id", "name", "sender", "sent_ms", "facing_bet", "seat"}
+_COMMAND_FIELDS = {"id", "name", "sender", "sent_ms", "facing_bet", "seat", "player", "bank", "chips", "seconds",
+                   "players"}
+# The seat commands (seat tracking) and the fields each takes, beyond id, name, sender and sent_ms; (required).
+SEAT_COMMAND_FIELDS = {
+    "seat": ({"seat"}, {"player", "bank", "chips"}), "rename": ({"seat", "player"}, set()),
+    "empty": ({"seat"}, set()), "button": ({"seat"}, set()), "top_up": (set(), {"chips", "seconds"}),
+    "seating": ({"players"}, set()), "fold": (set(), {"seat"}), "all_in": (set(), {"seat"}),
+    "turn_back": (set(), set()), "turn_forward": (set(), set()),
+}
 
 
 def ms(seconds: float | None) -> int | None:
@@ -65,7 +73,27 @@ def state_message(snapshot, now: float, table: str, boot: str, seq: int, name: s
         message["language"] = language
     if getattr(snapshot, "interrupted", False):
         message["interrupted"] = True
+    seats = getattr(snapshot, "seats", None)
+    if seats is not None:
+        message.update(seat_fields(snapshot))
     return message
+
+
+def seat_fields(snapshot) -> dict:
+    """Seat tracking's part of the ``state``: the seat on the clock (``seat``, ``player``, ``bank_ms``: its bank
+    before this decision, the last part of the clock), who is to act, the button, and every seat's player,
+    chips and bank for the dashboard."""
+    seats = snapshot.seats
+    on = snapshot.on_clock
+    chips_used = dict(seats.chips_used)
+    banks = dict(seats.banks)
+    fields = {"seat": on, "player": seats.name(on) or None if on is not None else None,
+              "bank_ms": ms(banks.get(on)) if on is not None else None, "turn": seats.turn, "button": seats.button}
+    fields["seats"] = [{"seat": seat, "player": name or None, "in_hand": seat in seats.in_hand,
+                        "all_in": seat in seats.all_in,
+                        "chips": seats.allowance - chips_used.get(seat, 0) if seats.allowance else None,
+                        "bank_ms": ms(banks.get(seat))} for seat, name in seats.players]
+    return fields
 
 
 def state_key(message: dict) -> tuple:
@@ -102,6 +130,11 @@ class CommandRequest:
     sent_ms: int
     facing_bet: bool | None = None
     seat: int | None = None
+    player: str | None = None
+    bank: float | None = None
+    chips: int | None = None
+    seconds: float | None = None
+    players: tuple | None = None
 
 
 @dataclass(frozen=True)
@@ -152,7 +185,7 @@ def check_command(payload: bytes, now: float, now_ms: int, max_age: float, recen
     ident, sender, name = message.get("id"), message.get("sender"), message.get("name")
     who = {"id": ident if isinstance(ident, str) else "", "sender": sender if isinstance(sender, str) else "",
            "name": name if isinstance(name, str) else ""}
-    problem = _command_problem(message)
+    problem = command_problem(message)
     if problem:
         return Refusal(UNKNOWN if problem.startswith("unknown") else MALFORMED, problem, **who)
     age = (now_ms - message["sent_ms"]) / 1000
@@ -160,10 +193,14 @@ def check_command(payload: bytes, now: float, now_ms: int, max_age: float, recen
         return Refusal(EXPIRED, f"sent {age:.1f} s ago (more than {max_age:g} s)", **who)
     if recent.seen(ident, now):
         return Refusal(REPLAYED, f"command id {ident!r} was already received", **who)
-    return CommandRequest(ident, name, sender, message["sent_ms"], message.get("facing_bet"), message.get("seat"))
+    players = message.get("players")
+    return CommandRequest(ident, name, sender, message["sent_ms"], message.get("facing_bet"), message.get("seat"),
+                          message.get("player"), message.get("bank"), message.get("chips"), message.get("seconds"),
+                          tuple((s, n) for s, n in players) if players is not None else None)
 
 
-def _command_problem(message: dict) -> str | None:
+def command_problem(message: dict) -> str | None:
+    """What is wrong with a command message's fields, as the device refuses it (None: nothing)."""
     extra = set(message) - _COMMAND_FIELDS
     if extra:
         return f"unexpected field {sorted(extra)[0]!r}"
@@ -181,10 +218,47 @@ def _command_problem(message: dict) -> str | None:
         return "'facing_bet' must be true or false"
     if message["name"] == "bet" and bet is None:
         return "'bet' needs 'facing_bet'"
+    if message["name"] in SEAT_COMMAND_FIELDS:
+        return _seat_command_problem(message)
     seat = message.get("seat")
     if seat is not None and (message["name"] != "extend" or isinstance(seat, bool) or not isinstance(seat, int)
                              or not 1 <= seat <= 10):
         return "'seat' goes with 'extend' and must be a seat number from 1 to 10"
+    if set(message) & {"player", "bank", "chips", "seconds", "players"}:
+        key = sorted(set(message) & {"player", "bank", "chips", "seconds", "players"})[0]
+        return f"'{key}' goes with the seat commands ({', '.join(SEAT_COMMAND_FIELDS)})"
+    return None
+
+
+def _seat_command_problem(message: dict) -> str | None:
+    """What is wrong with a seat command's fields (None: nothing). Whether the seat exists at this table is
+    the table's to say (an ``ignored`` ack with the reason)."""
+    from shotclock.core.seats import name_problem
+
+    name = message["name"]
+    required, optional = SEAT_COMMAND_FIELDS[name]
+    given = set(message) - {"id", "name", "sender", "sent_ms"}
+    if given - required - optional:
+        return f"'{sorted(given - required - optional)[0]}' does not go with '{name}'"
+    if required - given:
+        return f"'{name}' needs '{sorted(required - given)[0]}'"
+    seat = message.get("seat")
+    if seat is not None and (isinstance(seat, bool) or not isinstance(seat, int) or not 1 <= seat <= 10):
+        return "'seat' must be a seat number from 1 to 10"
+    if "player" in message and (problem := name_problem(message["player"])):
+        return f"'player': {problem}"
+    for key in ("bank", "seconds"):
+        v = message.get(key)
+        if v is not None and (isinstance(v, bool) or not isinstance(v, (int, float)) or not 0 <= v <= 36000):
+            return f"'{key}' must be a number of seconds from 0 to 36000"
+    chips = message.get("chips")
+    if chips is not None and (isinstance(chips, bool) or not isinstance(chips, int) or not 0 <= chips <= 50):
+        return "'chips' must be a whole number from 0 to 50"
+    players = message.get("players")
+    if players is not None and (not isinstance(players, list) or len(players) > 10 or not all(
+            isinstance(p, list) and len(p) == 2 and isinstance(p[0], int) and not isinstance(p[0], bool)
+            and 1 <= p[0] <= 10 and isinstance(p[1], str) and (p[1] == "" or not name_problem(p[1])) for p in players)):
+        return "'players' must be a list of [seat, name] pairs (seats 1 to 10, names of 1 to 40 characters)"
     return None
 
 

@@ -83,4 +83,25 @@ def floor_demo(add) -> None:
                    help="the last N tables run the shot clock (default: a quarter of them, at least one of two)")
 
 
-REGISTER: list = [broker_config, floor, fleet, floor_demo]
+def send(add) -> None:
+    p = add("send", "shotclock.floor.send:cmd_send",
+            "send one floor command to a table over the network and print its acknowledgement (exit 0: done; "
+            "1: ignored or refused, with the reason; 2: a usage error or no answer)", config=False)
+    add_broker_options(p, "the floor's credentials (credentials/floor.toml from 'shotclock broker-config')")
+    p.add_argument("--table", required=True, metavar="ID", help="the table's id")
+    p.add_argument("command", metavar="COMMAND",
+                   help="call, pause, resume, cancel, …; the seat commands: seat, rename, empty, button, top_up, "
+                        "seating, fold, all_in, turn_back, turn_forward (docs/network.md)")
+    p.add_argument("--seat", type=int, metavar="N", help="the seat (1 to 10)")
+    p.add_argument("--player", metavar="NAME", help="seat, rename: the player's name")
+    p.add_argument("--bank", type=float, metavar="SECONDS", help="seat: the time bank a moved player brings")
+    p.add_argument("--chips", type=int, metavar="N", help="seat: the chips a moved player brings; top_up: more each")
+    p.add_argument("--seconds", type=float, metavar="S", help="top_up: more time bank each")
+    p.add_argument("--seating", metavar="FILE.csv", help="seating: the table's seating export (seat,name a line)")
+    p.add_argument("--facing-bet", choices=("true", "false"), help="call, bet: the bet state")
+    p.add_argument("--seats", type=int, default=10, metavar="N",
+                   help="with --seating: the table's seats, to check the file against (default 10)")
+    p.add_argument("--wait", type=float, default=5.0, metavar="SECONDS", help="how long to wait for the answer")
+
+
+REGISTER: list = [broker_config, floor, fleet, floor_demo, send]

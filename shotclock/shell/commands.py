@@ -117,7 +117,7 @@ def log(add) -> None:
     p.add_argument("--limit", type=positive_int, default=20, help="how many recent clocks to list (default 20)")
     p.set_defaults(collected=None, table=None)
     archive_options(p)
-    sub = p.add_subparsers(dest="log_command", metavar="[show|export|stats|replay|verify]")
+    sub = p.add_subparsers(dest="log_command", metavar="[show|export|stats|ledger|replay|verify]")
 
     def add_sub(name, help_text):
         s = sub.add_parser(name, help=help_text, description=help_text)
@@ -140,6 +140,13 @@ def log(add) -> None:
     r = add_sub("replay", "a device run again from the raw pin edges in its log; --check compares with the log")
     r.add_argument("session", nargs="?", type=positive_int, help="the session's record id (default: the newest)")
     r.add_argument("--check", action="store_true", help="compare with what the log holds; exit 1 on a difference")
+    lg = add_sub("ledger", "per seat and player: decisions, time used (median, p95, max), clocks called, "
+                           "extensions, bank used, rulings against them (seat tracking); with --collected DIR and no "
+                           "--table: the whole floor, by player name across tables")
+    fmt = lg.add_mutually_exclusive_group()
+    fmt.add_argument("--csv", action="store_true", help="as CSV")
+    fmt.add_argument("--json", action="store_true", help="as JSON")
+    lg.add_argument("--by-name", action="store_true", help="one line per named player, whatever the seat")
     v = add_sub("verify", "check the file and the hash chain; names the first record changed, removed or inserted; "
                           "exit 1 when the check fails")
     v.add_argument("--archive", metavar="FILE", help="verify an archive (archive/records-*.jsonl.gz) instead")
@@ -152,4 +159,13 @@ def archive_options(p) -> None:
     p.add_argument("--table", metavar="ID", default=argparse.SUPPRESS, help="with --collected: the table to read")
 
 
-REGISTER: list = [replay, config, simulate, run, selftest, screenshot, log]
+def seating(add) -> None:
+    p = add("seating", "shotclock.shell.seatingcmd:cmd_seating",
+            "check a seating export (seat,name a line) and print it as the 'seating' event or floor command")
+    p.add_argument("file", metavar="FILE.csv", help="the tournament program's seating export: seat,name a line")
+    p.add_argument("--at", type=seconds, default=0, metavar="T", help="the event's time (default 0)")
+    p.add_argument("--command", action="store_true",
+                   help="print the floor command's fields (docs/network.md) instead of a replay event")
+
+
+REGISTER: list = [replay, config, simulate, run, selftest, screenshot, log, seating]

@@ -46,6 +46,8 @@ def replay_session(rows: list[dict], session: dict) -> list[dict]:
             table.restore(ClockAtStop.from_record(row), row["t"])
         elif kind == "chips_restored":
             table.restore_chips(seat_counts(row.get("used")))
+        elif kind == "seats_restored":
+            table.restore_seats(row)
         elif kind == "edge" and row.get("at_start"):
             table.button_held_at_start(row["t"], row["button"])
         elif kind in ("edge", "command"):
@@ -55,7 +57,9 @@ def replay_session(rows: list[dict], session: dict) -> list[dict]:
             batch_round, after = row.get("round", row["t"]), row.get("after")
             batch.append(Edge(row["t"], row["button"], row["pressed"]) if kind == "edge" else
                          Command(row["t"], row["name"], id=row["id"], sender=row["sender"],
-                                 facing_bet=row.get("facing_bet"), seat=row.get("seat")))
+                                 facing_bet=row.get("facing_bet"), seat=row.get("seat"), player=row.get("player"),
+                                 bank=row.get("bank"), chips=row.get("chips"), seconds=row.get("seconds"),
+                                 players=tuple(tuple(p) for p in row["players"]) if row.get("players") else None))
     if batch:
         take(_feed(table, batch, batch_round, after))
     if rows:  # the rulings that fell due after the last input, up to the session's last record

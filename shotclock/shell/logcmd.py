@@ -11,7 +11,7 @@ from datetime import datetime
 from pathlib import Path
 
 from shotclock.core.clocks import Clock, DamagedRecord, clocks_from, replay_events, stats
-from shotclock.errors import LogError, ShotclockError
+from shotclock.errors import LogError, ShotclockError, one_line
 from shotclock.shell.files import output_file, refuse_overwrite
 from shotclock.shell.logsource import open_log, state_dir
 
@@ -333,6 +333,44 @@ def cmd_stats(args, out=None) -> int:
     return 0
 
 
+def cmd_ledger(args, out=None) -> int:
+    """The time ledger per seat and player (:mod:`shotclock.core.ledger`) as a table, CSV or JSON."""
+    from shotclock.core.ledger import COLUMNS, ledger
+
+    out = out or sys.stdout
+    if getattr(args, "collected", None) and not getattr(args, "table", None):
+        from shotclock.adapters.archive import table_log, tables
+
+        rows, by_name = [], True  # the whole floor: a player is the same player at any table
+        for table, *_ in tables(args.collected):
+            log = table_log(args.collected, table)
+            rows += [dict(row, chain=(table, row.get("chain"))) for row in _all_rows(log)]
+    else:
+        decision_log = open_log(args)
+        rows, by_name = _all_rows(decision_log), args.by_name
+        _warn_unless_verified(decision_log)
+    lines = [e.record() for e in ledger(rows, by_name=by_name)]
+    if args.json:
+        print(json.dumps(lines, indent=2, ensure_ascii=False), file=out)
+        return 0
+    if args.csv:
+        writer = csv.writer(out, lineterminator="\n")
+        writer.writerow(COLUMNS)
+        writer.writerows([["" if line[c] is None else line[c] for c in COLUMNS] for line in lines])
+        return 0
+    if not lines:
+        print("no decisions with a seat (seat tracking is off, or no clock ran)", file=out)
+        return 0
+    show = lambda v: "-" if v is None else str(v)
+    head = ("seat", "player", "decisions", "median s", "p95 s", "max s", "called", "ext", "bank s", "against")
+    table = [head] + [tuple(show(line[c]) if c != "seat" else (show(line[c]) if line[c] else "*") for c in COLUMNS)
+                      for line in lines]
+    widths = [max(len(one_line(row[i])) for row in table) for i in range(len(head))]
+    for row in table:
+        print("  ".join(one_line(v).ljust(w) for v, w in zip(row, widths)).rstrip(), file=out)
+    return 0
+
+
 def cmd_verify(args, out=None) -> int:
     """Check SQLite's integrity and the hash chain; exit 1 naming the first bad record.
 
@@ -383,7 +421,7 @@ def cmd_log(args) -> int:
     from shotclock.shell.edgereplay import cmd_replay_edges
 
     held = io.StringIO()
-    command = {"show": cmd_show, "export": cmd_export, "stats": cmd_stats, "verify": cmd_verify,
+    command = {"show": cmd_show, "export": cmd_export, "stats": cmd_stats, "verify": cmd_verify, "ledger": cmd_ledger,
                "replay": cmd_replay_edges}.get(args.log_command, cmd_list)
     try:
         code = command(args, held)

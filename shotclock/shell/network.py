@@ -179,4 +179,5 @@ def make_command(t: float, request):
     from shotclock.core.inputs import Command
 
     return Command(t, request.name, id=request.id, sender=request.sender, facing_bet=request.facing_bet,
-                   seat=request.seat)
+                   seat=request.seat, player=request.player, bank=request.bank, chips=request.chips,
+                   seconds=request.seconds, players=request.players)

@@ -31,6 +31,8 @@ class SoundPresenter:
                 self.player.beep(out.remaining)
             elif out.TYPE == "decision" and out.outcome in (HAND_DEAD, CHECK):
                 self.player.ruling()
+            elif out.TYPE == "bank" and hasattr(self.player, "cue"):  # a player without one stays silent
+                self.player.cue()
 
     def close(self) -> None:
         """Release the audio device."""

@@ -181,6 +181,28 @@ class Recorder:
                                                  "allowance": allowance})])
         return used
 
+    def restore_seats(self, decision_log: DecisionLog, table, t: float) -> bool:
+        """Give the table back its seats, names, hand, time banks and chips as the log last kept them (seat
+        tracking), and record what was restored (``seats_restored``, which ``log replay`` applies too)."""
+        if not self.config["seats.track"]:
+            return False
+        tables = {sid: s.get("table") for sid, s in decision_log.sessions().items()}
+        rows = [r for r in decision_log.rows("WHERE type IN ('seats', 'seats_restored') AND id >= "
+                                             "(SELECT COALESCE(MAX(id), 0) FROM records WHERE type IN "
+                                             "('seats', 'seats_restored'))")
+                if tables.get(r["session"]) in (None, self.config["table"])]
+        if not rows:
+            return False
+        data = {k: rows[-1].get(k) for k in ("count", "players", "button", "in_hand", "all_in", "turn",
+                                             "last_acted", "banks", "chips_used")}
+        if not table.restore_seats(data):
+            log.warning("the seats in the log do not fit this table (seats.count changed?): not restored")
+            return False
+        log.warning("seats restored from the log: %d players, button at %s, %s on turn", len(data["players"] or {}),
+                    data["button"], data["turn"])
+        self.sink.put([self.builder.message(None, "seats_restored", t, utc_iso(self.utcnow()), data)])
+        return True
+
     def update(self, round) -> None:
         """Hand this round's records to the sink."""
         messages = self.builder.round(round, self._utc_at(round.acted_at))
@@ -284,6 +306,7 @@ def open_recorder(config, state_dir, device, utcnow=lambda: datetime.now(timezon
         try:
             recorder.recover(recorder_log, device.loop.table, now)
             recorder.restore_chips(recorder_log, device.loop.table, now)
+            recorder.restore_seats(recorder_log, device.loop.table, now)
         except (LogError, sqlite3.Error) as exc:
             log.error("cannot read the last clock from the decision log (%s); nothing restored", exc)
         finally:

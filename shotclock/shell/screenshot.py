@@ -6,10 +6,11 @@ import dataclasses
 from pathlib import Path
 
 from shotclock.config import BUTTONS
-from shotclock.core.engine import IDLE, Engine
+from shotclock.core.engine import IDLE
 from shotclock.core.faults import LOG_UNAVAILABLE, LOG_WRITE_FAILED, Fault, LogFault, NoSound, StuckButton
 from shotclock.core.events import End
 from shotclock.core.restore import ClockAtStop
+from shotclock.core.seated import make_engine
 from shotclock.core.table import Table
 from shotclock.core.view import network_mark, view_at
 from shotclock.shell.presenters import display_for
@@ -50,7 +51,7 @@ def state_at(events, settings, at: float, interrupted: bool = False):
 
     ``interrupted``: a power cut at ``at``; the clock comes back paused, as after a restart.
     """
-    engine = Engine(settings)
+    engine = make_engine(settings)  # with seat tracking, the engine that knows the seats
     for event in events:
         if event.t > at or isinstance(event, End):
             break
@@ -59,6 +60,8 @@ def state_at(events, settings, at: float, interrupted: bool = False):
     state = engine.state
     if interrupted and state.phase != IDLE:
         restarted = Table(settings, start=at)  # the device after a restart: the one restore, as the device does
+        if state.seats is not None:
+            restarted.restore_seats(state.seats.record())
         restarted.restore(ClockAtStop.from_state(state, at), at)
         return restarted.state
     return state

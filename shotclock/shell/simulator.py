@@ -119,6 +119,8 @@ class Simulator:
 
         pygame = self._pygame
         buttons = MODE_BUTTONS[self.config["mode"]]
+        if self.config["seats.track"] and "extend" not in buttons:  # bet held + extend: the turn one seat forward
+            buttons = (*buttons[:-1], "extend", buttons[-1])
         n = len(buttons)
         gap = self.panel_area.width * 0.015
         w = (self.panel_area.width - gap * (n + 1)) / n
@@ -149,11 +151,13 @@ class Simulator:
             renderer.text(surface, name, ink, (rect.centerx, rect.top + rect.h * 0.28), rect.w * 0.86, rect.h * 0.3)
             renderer.text(surface, legend[button], ink, (rect.centerx, rect.top + rect.h * 0.58), rect.w * 0.8,
                           rect.h * 0.18)
-            holds = " / ".join(texts.text(lang, f"short.{e}") for e in hold_meanings(button, mode))
+            holds = " / ".join(texts.text(lang, f"short.{e}")
+                               for e in hold_meanings(button, mode, self.config["seats.track"]))
             if holds:  # what holding it does in this mode, from the gesture map itself
                 renderer.text(surface, texts.text(lang, "short.hold", what=holds), ink,
                               (rect.centerx, rect.top + rect.h * 0.83), rect.w * 0.9, rect.h * 0.15)
-        renderer.text(surface, texts.text(lang, f"hint.{mode}"), (190, 190, 200),
+        hint = texts.text(lang, "hint.seats") if self.config["seats.track"] else texts.text(lang, f"hint.{mode}")
+        renderer.text(surface, hint, (190, 190, 200),
                       (self.panel_area.centerx, self.panel_area.top + self.panel_height * 0.88),
                       self.panel_area.width * 0.96, self.panel_height * 0.13)
         pygame.display.flip()

@@ -167,9 +167,17 @@
    *  consequence, as the device's screen does). */
   function infoText(s, clockOn) {
     var parts = [];
+    // Seat tracking: whose clock it runs, then every seat's chips and bank ("S3 2 · 45 s"), folded seats apart.
+    if (clockOn && s.seat) parts.push(s.player ? t("seat.named", {seat: s.seat, name: s.player}) : t("seat", {seat: s.seat}));
     if (s.mode === "shot" && s.street) parts.push(t("street." + s.street));
     if (s.extensions) parts.push(t("extensions", {n: s.extensions}));
     if (!clockOn) parts.push(t(s.facing_bet ? "bet.yes" : "bet.no"));
+    (s.seats || []).forEach(function (seat) {
+      var bits = ["S" + seat.seat + (seat.player ? " " + seat.player : "") + (seat.all_in ? " (all-in)" : "")];
+      if (seat.chips !== null && seat.chips !== undefined) bits.push(String(seat.chips));
+      if (seat.bank_ms !== null && seat.bank_ms !== undefined) bits.push(t("seconds", {s: Math.ceil(seat.bank_ms / 1000)}));
+      if (seat.in_hand || !s.seat) parts.push(bits.join(" "));
+    });
     return parts.join(" · ");
   }
 

@@ -141,7 +141,9 @@
     window.shotclockOverlay = {table: table && table.id, phase: phase, visible: visible, notice: shown.notice};
     if (!table) return;
     var s = table.state || {};
-    set("name", table.name || table.id);
+    // Seat tracking: the player on the clock, as a broadcast shows them ("Ana Costa · Seat 4"), and their bank.
+    var who = clockOn && s.seat ? (s.player ? s.player + " · " : "") + t("seat", {seat: s.seat}) : "";
+    set("name", who || table.name || table.id);
     set("street", s.mode === "shot" && s.street ? t("street." + s.street) : "");
     ["running", "countdown", "paused", "interrupted"].forEach(function (p) { setClass("phase-" + p, p === phase); });
     var tone = clockOn ? S.clockTone(table, now) : null;
@@ -150,7 +152,13 @@
     if (clockOn) {
       var ms = S.remainingMs(table, now);
       set("secs", String(S.shownSeconds(ms)));
-      set("state", phase === "paused" || phase === "interrupted" ? t(phase) : t("mode." + s.mode));
+      var state = phase === "paused" || phase === "interrupted" ? t(phase) : t("mode." + s.mode);
+      if (phase !== "paused" && phase !== "interrupted" && s.bank_ms !== undefined && s.bank_ms !== null) {
+        // Time bank mode: the player's bank, the clock's last part: what is left of it is the smaller of the two.
+        var bank = Math.ceil(Math.min(s.bank_ms, ms) / 1000);
+        state = t("bank", {s: t("seconds", {s: bank})});
+      }
+      set("state", state);
       set("consequence", S.consequenceText(lang, s));
       var width = (Math.round(S.progress(table, now) * 1000) / 10) + "%";
       if (shown.ring !== width) { shown.ring = width; graphic.querySelector(".ring i").style.width = width; }

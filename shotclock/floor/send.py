@@ -1,0 +1,115 @@
+"""``shotclock send``: one floor command to a table over the floor network, and its acknowledgement.
+
+The command is checked here as the device checks it (:func:`shotclock.core.wire.command_problem`), so a
+mistake is one line and exit 2 before anything is sent. It goes to the table's ``cmd`` topic with a 5 s
+message expiry, as the dashboard sends it; the table's ``cmd/ack`` is printed as one JSON line. A seat
+command the table cannot carry out (a seat out of range, an empty seat, seat tracking off) comes back
+``ignored`` with the reason: exit 1.
+
+To move a player to another table with their chips and time bank: ``send … --table 3 empty --seat 5`` prints
+the ``bank`` and ``chips`` they leave with; ``send … --table 8 seat --seat 2 --player NAME --bank B --chips C``.
+"""
+
+from __future__ import annotations
+
+import json
+import queue
+import time
+import uuid
+
+from shotclock.errors import ShotclockError, one_line
+
+
+def build_message(args, sender: str, now_ms: int) -> dict:
+    """The command message the arguments describe (ShotclockError naming what is wrong)."""
+    from shotclock.core.wire import command_problem
+
+    message = {"id": uuid.uuid4().hex[:16], "name": args.command, "sender": sender, "sent_ms": now_ms}
+    for key in ("seat", "player", "bank", "chips", "seconds"):
+        value = getattr(args, key)
+        if value is not None:
+            message[key] = value
+    if args.facing_bet is not None:
+        message["facing_bet"] = args.facing_bet == "true"
+    if args.seating is not None:
+        from shotclock.core.seats import SeatError, parse_seating
+
+        try:
+            with open(args.seating, encoding="utf-8-sig", newline="") as f:
+                players = parse_seating(f.read().splitlines(), args.seats)
+        except (OSError, UnicodeDecodeError) as exc:
+            raise ShotclockError(f"cannot read {one_line(args.seating)}: {getattr(exc, 'strerror', None) or exc}") \
+                from None
+        except SeatError as exc:
+            raise ShotclockError(f"{one_line(args.seating)} {one_line(str(exc))}") from None
+        message["players"] = [[seat, name] for seat, name in players]
+    problem = command_problem(message)
+    if problem:
+        raise ShotclockError(f"the command: {problem}")
+    return message
+
+
+def cmd_send(args) -> int:
+    """Send one command, wait for its ack, print it; 0 when done, 1 when ignored or refused."""
+    import paho.mqtt.client as mqtt
+    from paho.mqtt.packettypes import PacketTypes
+    from paho.mqtt.properties import Properties
+
+    from shotclock.adapters.mqtt import read_credentials
+    from shotclock.core.topics import check_name, command_topic, table_topic
+    from shotclock.floor.broker_config import parse_endpoint
+
+    for kind, value in (("venue", args.venue), ("table", args.table)):
+        if problem := check_name(kind, value):
+            raise ShotclockError(problem)
+    endpoint = parse_endpoint(args.broker, "--broker")
+    username, password = read_credentials(args.credentials)
+    message = build_message(args, username, int(time.time() * 1000))
+    acks: queue.Queue = queue.Queue()
+    ready: queue.Queue = queue.Queue()
+    client = mqtt.Client(mqtt.CallbackAPIVersion.VERSION2, client_id=f"shotclock-send-{message['id']}",
+                         protocol=mqtt.MQTTv5)
+    client.username_pw_set(username, password)
+    if args.tls:
+        import ssl
+
+        client.tls_set_context(ssl.create_default_context(cafile=args.ca_file or None))
+    ack_topic = table_topic(args.venue, args.table, "cmd/ack")
+    client.on_connect = lambda c, u, f, rc, p: ready.put(rc) if rc.is_failure else c.subscribe(ack_topic, qos=1)
+    client.on_subscribe = lambda c, u, mid, rcs, p: ready.put(0)
+    client.on_message = lambda c, u, m: acks.put(m.payload)
+    try:
+        client.connect(endpoint.host, endpoint.port, keepalive=10)
+    except OSError as exc:
+        raise ShotclockError(f"cannot reach the broker at {args.broker}: {exc.strerror or exc}") from None
+    client.loop_start()
+    try:
+        try:
+            answer = ready.get(timeout=args.wait)
+        except queue.Empty:
+            raise ShotclockError(f"no answer from the broker at {args.broker} within {args.wait:g} s") from None
+        if answer:
+            raise ShotclockError(f"the broker refused the connection ({answer}): check --credentials")
+        props = Properties(PacketTypes.PUBLISH)
+        props.MessageExpiryInterval = 5
+        # A person's own login writes under its name (the device records that sender); the shared floor login
+        # (tools, the demo) writes the table's plain command topic.
+        topic = table_topic(args.venue, args.table, "cmd") if username == "floor" else \
+            command_topic(args.venue, args.table, username)
+        client.publish(topic, json.dumps(message), qos=1, properties=props)
+        deadline = time.monotonic() + args.wait
+        while True:
+            try:
+                ack = json.loads(acks.get(timeout=max(0.0, deadline - time.monotonic())))
+            except queue.Empty:
+                raise ShotclockError(f"table {args.table} did not answer within {args.wait:g} s "
+                                     "(is it on the network?)") from None
+            except ValueError:
+                continue
+            if isinstance(ack, dict) and ack.get("id") == message["id"]:
+                break
+    finally:
+        client.loop_stop()
+        client.disconnect()
+    print(json.dumps(ack, ensure_ascii=False))
+    return 0 if ack.get("outcome") == "done" else 1
