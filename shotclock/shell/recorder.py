@@ -100,6 +100,7 @@ class Recorder:
         self.boot = boot  # this run's id on the floor network
         self.on_written = on_written or (lambda rows: None)  # called from the writer's status thread
         self._notes: collections.deque[dict] = collections.deque()
+        self._note_sources: list = []  # each (now, final) -> records due, e.g. a command flood's summaries
         self.state_dir: Path | None = None
         self.table_start: float | None = None
         self.first_id = 1  # the id this session's record gets (when the log could be read at start)
@@ -126,6 +127,11 @@ class Recorder:
         if self.table_start is not None:
             data["table_start"] = self.table_start  # where the table's clock began (log replay starts there)
         self.sink.put(self.builder.session(t, utc_iso(self.utcnow()), data))
+
+    def add_note_source(self, source) -> None:
+        """``source(now, final)`` returns records (``t``, ``type``, ``data``) due at ``now``, or all of
+        them when ``final`` (the device stops); the recorder logs them with each round."""
+        self._note_sources.append(source)
 
     def note(self, record: dict) -> None:
         """Log a record (``t``, ``type``, ``data``) from another thread with the next round (thread-safe)."""
@@ -197,7 +203,7 @@ class Recorder:
     def stop(self, t: float, state) -> None:
         """A graceful stop: record the exact time the open clock has left (the next start restores it),
         after the records noted since the last round (a refused command acked just before the stop)."""
-        messages = self._take_notes(t) + self.builder.stop(t, state, utc_iso(self.utcnow()))
+        messages = self._take_notes(t, final=True) + self.builder.stop(t, state, utc_iso(self.utcnow()))
         if messages:
             self.sink.put(messages)
         if self.current_clock is not None and state.phase in (RUNNING, PAUSED):
@@ -219,10 +225,12 @@ class Recorder:
         now_utc = self.utcnow()
         return lambda t: utc_iso(now_utc - timedelta(seconds=t_now - t))
 
-    def _take_notes(self, t_now: float) -> list[dict]:
+    def _take_notes(self, t_now: float, final: bool = False) -> list[dict]:
         notes = []
         while self._notes:
             notes.append(self._notes.popleft())
+        for source in self._note_sources:
+            notes.extend(source(t_now, final))
         return self.builder.notes(notes, self._utc_at(t_now)) if notes else []
 
 
