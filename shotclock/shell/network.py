@@ -54,6 +54,8 @@ class NetworkPresenter:
         network = {"outbox": status.pending}
         if status.dropped:
             network["dropped"] = status.dropped
+        if status.fault:
+            network["fault"] = status.fault
         message = state_message(round.state, round.now, self.table, self.link.boot, self.seq + 1, self.name,
                                 round.faults, network, self.language)
         key = state_key(message)
@@ -77,7 +79,7 @@ class NetworkPresenter:
     def mark(self) -> str:
         """The screen's small network mark now (the builder hands this to each screen)."""
         status = self.link.status
-        return network_mark(status.connected, status.pending, self.language)
+        return network_mark(status.connected, status.pending, self.language, status.fault)
 
     def next_wake(self, now: float) -> float | None:
         """While a clock runs: when the next state heartbeat is due."""
@@ -179,8 +181,8 @@ class CommandGate:
 def open_link(config, boot: str):
     """The MQTT link when ``[network] enabled`` (made, not started), else None.
 
-    Reads the credentials file: an unreadable one raises :class:`~shotclock.errors.ShotclockError`
-    before anything is opened.
+    Reads no file: the link reads its credentials and CA files when it starts, on its own thread,
+    and a mistake there is shown and retried, never raised (the table's clock never waits for the network).
     """
     if not config["network.enabled"]:
         return None
