@@ -86,14 +86,12 @@ def tls_context(ca_file: str) -> ssl.SSLContext:
     """The TLS context that trusts ``ca_file`` (PEM; empty: the system's CAs). Raises :class:`LoginProblem`."""
     try:
         return ssl.create_default_context(cafile=ca_file or None)
+    except (ssl.SSLError, ValueError) as exc:  # first: an SSLError is an OSError too
+        raise LoginProblem("tls", f"the CA file {ca_file} holds no PEM certificate ({exc})") from None
     except FileNotFoundError:
         raise LoginProblem("tls", f"the CA file {ca_file} does not exist") from None
-    except PermissionError:
-        raise LoginProblem("tls", f"cannot read the CA file {ca_file}: permission denied") from None
     except OSError as exc:
         raise LoginProblem("tls", f"cannot read the CA file {ca_file}: {exc.strerror or exc}") from None
-    except (ssl.SSLError, ValueError) as exc:
-        raise LoginProblem("tls", f"the CA file {ca_file} holds no PEM certificate ({exc})") from None
 
 
 @dataclass(frozen=True)

@@ -178,6 +178,35 @@ class CommandGate:
                         "(the command still acts)", request.sender, skew)
 
 
+def login_file_problems(config, user: str) -> dict[str, str]:
+    """Each problem of the ``[network]`` files the service would meet, keyed by the config key: a
+    credentials file or CA file missing, not readable by ``user`` (the service's user), not TOML with a
+    username and a password, or not PEM. Empty when all is well or the network is off."""
+    from shotclock.adapters.mqtt import LoginProblem, read_credentials, tls_context
+    from shotclock.errors import ShotclockError
+    from shotclock.shell.files import unreadable_by
+
+    problems = {}
+    if not config["network.enabled"]:
+        return problems
+    files = {"network.credentials": config["network.credentials"]}
+    if config["network.tls"] and config["network.ca_file"]:
+        files["network.ca_file"] = config["network.ca_file"]
+    for key, path in files.items():
+        why = unreadable_by(path, user)
+        if why:
+            problems[key] = f"{path}: {why} (the service runs as {user})"
+            continue
+        try:
+            if key == "network.credentials":
+                read_credentials(path)
+            else:
+                tls_context(path)
+        except (ShotclockError, LoginProblem) as exc:
+            problems[key] = str(exc)
+    return problems
+
+
 def open_link(config, boot: str):
     """The MQTT link when ``[network] enabled`` (made, not started), else None.
 
