@@ -216,3 +216,22 @@ def test_the_pages_paint_rulings_in_the_devices_colours(web, page):
         if page == "dashboard":
             expected.append(rgb(TONES[tone].accent))
         assert got[tone] == expected, tone
+
+
+def test_a_running_clock_that_the_table_stops_confirming_goes_quiet(js):
+    # Issue 18: the sender died and the broker kept "running, 8000 ms": no page may count that down for long.
+    got = js.evaluate("""s => { const t = {online: true};
+        Shotclock.applyState(t, s, 1000);
+        return [Shotclock.phase(t, 2000), Shotclock.phase(t, 4900), Shotclock.phase(t, 5100),
+                Shotclock.remainingMs(t, 5100), Shotclock.commandsFor(t, 5100),
+                Shotclock.sortTables([t, {online: true, name: "b", state: null}], 5100)[0] === t]; }""",
+                      state(heartbeat_ms=1000))
+    assert got == ["running", "running", "quiet", None, [], False]
+
+
+def test_a_paused_clock_needs_no_heartbeat_and_an_old_device_is_not_judged_by_one(js):
+    got = js.evaluate("""([p, old]) => { const a = {online: true}, b = {online: true};
+        Shotclock.applyState(a, p, 0); Shotclock.applyState(b, old, 0);
+        return [Shotclock.phase(a, 600000), Shotclock.phase(b, 9000)]; }""",
+                      [state(phase="paused", heartbeat_ms=1000), state()])
+    assert got == ["paused", "running"]

@@ -167,6 +167,7 @@ class Taken:
     acks: list[bytes]
     rows: list[dict]
     newest: int
+    state_expiry: int | None = None
 
 
 class Handover:
@@ -192,14 +193,16 @@ class Handover:
         self._rows_kept = rows_kept
         self._signals: list[tuple] = []
         self._state: bytes | None = None
+        self._state_expiry: int | None = None
         self._acks: collections.deque[bytes] = collections.deque(maxlen=acks_kept)
         self._rows: collections.deque[dict] = collections.deque()
         self._newest = 0
 
-    def put_state(self, payload: bytes) -> None:
-        """The newest state (replaces one not yet taken)."""
+    def put_state(self, payload: bytes, expiry: int | None = None) -> None:
+        """The newest state (replaces one not yet taken), and how long the broker may keep it (None: for good)."""
         with self._lock:
             self._state = payload
+            self._state_expiry = expiry
         self._wake.set()
 
     def put_rows(self, rows: list[dict]) -> None:
@@ -230,7 +233,8 @@ class Handover:
         self._wake.wait(timeout)
         self._wake.clear()  # before taking: whatever is put from now on wakes the next take
         with self._lock:
-            taken = Taken(self._signals, self._state, list(self._acks), list(self._rows), self._newest)
+            taken = Taken(self._signals, self._state, list(self._acks), list(self._rows), self._newest,
+                          self._state_expiry)
             self._signals, self._state = [], None
             self._acks.clear()
             self._rows.clear()
@@ -284,9 +288,9 @@ class MqttLink:
 
     # -- any thread: hand over, wake, return ------------------------------------------------------
 
-    def offer_state(self, payload: bytes) -> None:
-        """The newest state (replaces any not yet sent)."""
-        self.handover.put_state(payload)
+    def offer_state(self, payload: bytes, expiry: int | None = None) -> None:
+        """The newest state (replaces any not yet sent); ``expiry``: its MQTT 5 Message Expiry Interval (s)."""
+        self.handover.put_state(payload, expiry)
 
     def offer_records(self, rows: list[dict]) -> None:
         """Records just written to the outbox's store (each with ``id`` and ``boot``)."""
@@ -392,6 +396,18 @@ class MqttLink:
             log.exception("a command could not be handled")
 
 
+def expiry_properties(seconds: int | None):
+    """The PUBLISH properties with an MQTT 5 Message Expiry Interval, or None for none."""
+    if seconds is None:
+        return None
+    from paho.mqtt.packettypes import PacketTypes
+    from paho.mqtt.properties import Properties
+
+    props = Properties(PacketTypes.PUBLISH)
+    props.MessageExpiryInterval = seconds
+    return props
+
+
 LOGIN_RETRY = 5.0  # seconds between tries to read a login file that could not be read (sooner when it changes)
 BACKOFF = (1.0, 30.0)  # the outbox's retry delay after a failure: first, longest (doubling in between)
 
@@ -415,6 +431,7 @@ class Sender:
         self.delivery: Delivery | None = None  # made once the outbox could be read
         self.online = False
         self.last_state: bytes | None = None
+        self.state_expiry: int | None = None
         self.state_due = False
         self.acks: collections.deque[bytes] = collections.deque(maxlen=ACKS_KEPT)
         self.refused = ""
@@ -472,11 +489,13 @@ class Sender:
                 log.error("outbox full: %d oldest records will not be delivered (they stay in the log)", over)
         if taken.state is not None:
             self.last_state, self.state_due = taken.state, True
+            self.state_expiry = taken.state_expiry
         self.acks.extend(taken.acks)
         if self.online:
             client, topic = self.link.client, self.link.topic
             if self.state_due:
-                client.publish(topic("state"), self.last_state, qos=1, retain=True)
+                client.publish(topic("state"), self.last_state, qos=1, retain=True,
+                               properties=expiry_properties(self.state_expiry))
                 self.state_due = False
             while self.acks:
                 client.publish(topic("cmd/ack"), self.acks.popleft(), qos=1)

@@ -41,8 +41,11 @@ def status_message(table: str, boot: str, online: bool, clean: bool | None = Non
 
 
 def state_message(snapshot, now: float, table: str, boot: str, seq: int, name: str, faults: Iterable[Fault],
-                  network: dict, language: str | None = None) -> dict:
+                  network: dict, language: str | None = None, heartbeat_ms: int | None = None) -> dict:
     """The retained ``state`` of a table from the engine's snapshot at ``now`` (device seconds).
+
+    ``heartbeat_ms`` promises the next state within that long while a clock runs: a page that hears
+    nothing for a few of them greys the table out instead of counting down a clock nobody confirms.
 
     ``faults`` are the device's :class:`~shotclock.core.faults.Fault` values; each goes as its own
     JSON object (:meth:`~shotclock.core.faults.Fault.to_dict`), in a stable order.
@@ -63,6 +66,8 @@ def state_message(snapshot, now: float, table: str, boot: str, seq: int, name: s
     }
     if language:
         message["language"] = language
+    if heartbeat_ms is not None:
+        message["heartbeat_ms"] = heartbeat_ms
     if getattr(snapshot, "interrupted", False):
         message["interrupted"] = True
     return message

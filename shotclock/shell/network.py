@@ -12,6 +12,7 @@ it with :func:`start_network`.
 from __future__ import annotations
 
 import logging
+import math
 import threading
 import time
 
@@ -20,9 +21,20 @@ from shotclock.core.engine import RUNNING
 from shotclock.core.flood import FloodGuard
 from shotclock.core.view import network_mark
 from shotclock.core.wire import (MALFORMED, RATE_LIMITED, RecentIds, Refusal, ack_message, check_command, dumps,
-                                 state_key, state_message)
+                                 ms, state_key, state_message)
 
 log = logging.getLogger("shotclock.network")
+
+
+def state_expiry(interval: float) -> int:
+    """Seconds a running clock's state lives at the broker: three heartbeats and a second, whole.
+
+    Example::
+
+        >>> state_expiry(1.0)
+        4
+    """
+    return int(math.ceil(3 * interval + 1))
 
 
 class NetworkPresenter:
@@ -57,13 +69,15 @@ class NetworkPresenter:
         if status.fault:
             network["fault"] = status.fault
         message = state_message(round.state, round.now, self.table, self.link.boot, self.seq + 1, self.name,
-                                round.faults, network, self.language)
+                                round.faults, network, self.language, heartbeat_ms=ms(self.interval))
         key = state_key(message)
         self._running = round.state.phase == RUNNING
         due = self._sent_at is None or (self._running and round.now >= self._sent_at + self.interval - 0.01)
         if key != self._key or due:
             self.seq += 1
-            self.link.offer_state(dumps(message))
+            # A running clock's state expires at the broker a few heartbeats on: a table gone quiet leaves
+            # no running clock retained for a page that connects later (docs/network.md, "state").
+            self.link.offer_state(dumps(message), state_expiry(self.interval) if self._running else None)
             self._key = key
             self._sent_at = round.now
         for ack in getattr(round, "acks", ()):

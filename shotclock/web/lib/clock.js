@@ -15,12 +15,16 @@
   // A ruling stays up as long as on the device's own screen (core/view.py, through device-rules.js).
   var RULING_MS = root.Shotclock.DEVICE_RULES.ruling_ms;
   var LATE_MS = 250;      // a heartbeat up to this much slower than the best one is not followed
-  var RANK = {countdown: 0, running: 0, paused: 1, interrupted: 1, idle: 2, offline: 3};
+  var RANK = {countdown: 0, running: 0, paused: 1, interrupted: 1, idle: 2, quiet: 3, offline: 3};
+  var QUIET_HEARTBEATS = 3;  // a running clock unconfirmed for this many heartbeats (and a second) is not shown
+  var QUIET_SLACK_MS = 1000;
 
-  /** Milliseconds left on the table's clock at `now`, or null when no clock is running or paused. */
+  /** Milliseconds left on the table's clock at `now`, or null when no clock is running or paused (or the
+   *  table has gone quiet: see quiet()). */
   function remainingMs(table, now) {
     var s = table.state;
     if (!s || (s.phase !== "running" && s.phase !== "paused")) return null;
+    if (quiet(table, now)) return null;
     if (s.phase === "paused") return s.remaining_ms;
     return Math.max(0, s.remaining_ms - (now - table.receivedAt));
   }
@@ -30,13 +34,23 @@
     return Math.ceil(Math.round(ms) / 1000);
   }
 
-  /** One of offline, idle, running, countdown, paused, interrupted. */
+  /** True when the table's clock runs but the table has not confirmed it lately: its state promises a
+   *  heartbeat every `heartbeat_ms` while a clock runs, and none came for a few of them (the device's
+   *  network or its sender is stuck). A page then shows no count it cannot vouch for. */
+  function quiet(table, now) {
+    var s = table.state;
+    if (!s || s.phase !== "running" || typeof s.heartbeat_ms !== "number") return false;
+    return now - table.receivedAt > QUIET_HEARTBEATS * s.heartbeat_ms + QUIET_SLACK_MS;
+  }
+
+  /** One of offline, quiet, idle, running, countdown, paused, interrupted. */
   function phase(table, now) {
     var s = table.state;
     if (table.online === false) return "offline";
     if (!s) return table.online ? "idle" : "offline";
     if (s.phase === "paused") return s.interrupted ? "interrupted" : "paused";
     if (s.phase !== "running") return "idle";
+    if (quiet(table, now)) return "quiet";
     return remainingMs(table, now) <= (s.countdown || 0) * 1000 ? "countdown" : "running";
   }
 
@@ -72,7 +86,7 @@
   function commandsFor(table, now) {
     var p = phase(table, now);
     var shot = table.state && table.state.mode === "shot";
-    if (p === "offline") return [];
+    if (p === "offline" || p === "quiet") return [];
     if (p === "idle") return shot ? ["start"] : ["call"];
     var stop = shot ? "stop" : "cancel";
     if (p === "paused" || p === "interrupted") return ["resume", stop];
@@ -136,7 +150,7 @@
   }
 
   var api = {
-    RULING_MS: RULING_MS, remainingMs: remainingMs, shownSeconds: shownSeconds, phase: phase,
+    RULING_MS: RULING_MS, remainingMs: remainingMs, quiet: quiet, shownSeconds: shownSeconds, phase: phase,
     progress: progress, freshRuling: freshRuling, naturalCompare: naturalCompare, sortTables: sortTables,
     commandsFor: commandsFor, applyState: applyState, consequence: consequence
   };
