@@ -114,7 +114,7 @@ def test_a_flood_of_2000_commands_gets_2000_acks_and_a_bounded_log(table, tmp_pa
     summaries = [d for t, d in rows if t == "refused" and d["reason"] == "rate_limited"]
     assert summaries and sum(s["count"] for s in summaries) > 1000
     # The bound stated in docs/network.md: a 2,000-command flood from one sender adds at most 150 records.
-    print("log growth", grown, "records")
+    print("log growth", grown, "records", sum(len(json.dumps(d)) for _, d in rows[before:]), "bytes of data")
     assert grown <= 150, grown
 
 
