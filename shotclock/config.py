@@ -222,7 +222,7 @@ SCHEMA: list[Key] = [
     Key("network.keepalive", (int,), 5,
         "seconds between keep-alive pings; the broker announces the table offline after 1.5 times this",
         range=Range(2, 300)),
-    Key("network.command_max_age", NUM, 5.0, "seconds after which a floor command is refused as stale",
+    Key("network.command_max_age", NUM, 5.0, "a floor command's life (the broker drops it after its MQTT expiry): ids are remembered twice this and a minute",
         range=Range(0.5, 120)),
     Key("network.state_interval", NUM, 1.0, "seconds between state messages while a clock runs",
         range=Range(0.2, 60)),
