@@ -152,6 +152,22 @@ CA_FILE="$(network_file ca_file)"
 if [ -n "$CA_FILE" ] && [ -e "$CA_FILE" ]; then
     run chmod 0644 "$CA_FILE"
 fi
+# The Pi has no real-time clock: point systemd-timesyncd at the floor (network.time_server, by default the
+# broker's host, which the floor laptop serves NTP from) so the log's utc is right. Floor commands do not
+# need it (docs/network.md); 'shotclock selftest' says whether the clock is synchronised.
+TIME_SERVER="$(network_file time_server)"
+[ -n "$TIME_SERVER" ] || TIME_SERVER="$(network_file host)"
+if [ -n "$TIME_SERVER" ] && [ "$TIME_SERVER" != none ] && [ "$TIME_SERVER" != localhost ]; then
+    say "time from $TIME_SERVER (network.time_server) through systemd-timesyncd"
+    if [ -n "$DRY_RUN" ]; then
+        echo "+ write /etc/systemd/timesyncd.conf.d/shotclock.conf (NTP=$TIME_SERVER)"
+    else
+        mkdir -p /etc/systemd/timesyncd.conf.d
+        printf '# Written by shotclock install.sh: the floor serves the time.\n[Time]\nNTP=%s\n' "$TIME_SERVER" \
+            >/etc/systemd/timesyncd.conf.d/shotclock.conf
+        systemctl restart systemd-timesyncd 2>/dev/null || say "systemd-timesyncd is not running here"
+    fi
+fi
 # A problem here is named and the install goes on: the table's clock never waits for the network,
 # and the service shows a [network] fault on its screen until the file is mended.
 run "$VENV/bin/shotclock" config --check "$CONFIG_DIR/config.toml" --user "$USER_NAME" || \
