@@ -61,7 +61,7 @@ class SessionUtc:
         self.last: float | None = None
 
     def at(self, t: float, wall: float, t_now: float) -> float:
-        """The Unix time of table time ``t``, given the wall clock ``wall`` (Unix seconds) read at table time ``t_now``."""
+        """The Unix time of table time ``t``, given the wall clock ``wall`` (Unix seconds) read at ``t_now``."""
         offset = wall - t_now
         if self.offset is None or offset > self.offset:
             self.offset = offset
