@@ -235,3 +235,15 @@ def test_a_paused_clock_needs_no_heartbeat_and_an_old_device_is_not_judged_by_on
         return [Shotclock.phase(a, 600000), Shotclock.phase(b, 9000)]; }""",
                       [state(phase="paused", heartbeat_ms=1000), state()])
     assert got == ["paused", "running"]
+
+
+def test_heartbeats_that_come_a_little_late_still_confirm_the_clock(js):
+    # The count runs from the fastest heartbeat; the slower ones after it must still keep the table confirmed.
+    got = js.evaluate("""() => { const t = {online: true};
+        const s = n => ({table: "1", boot: "abcdefabcdef", seq: n, name: "T", mode: "clock", phase: "running",
+                         facing_bet: true, street: null, extensions: 0, seconds: 30, countdown: 5, last_ruling: null,
+                         faults: [], network: {outbox: 0}, heartbeat_ms: 1000,
+                         remaining_ms: 30000 - (n - 1) * 1000 + (n > 1 ? 100 : 0)});  // 100 ms slower than the first
+        for (let n = 1; n <= 8; n++) Shotclock.applyState(t, s(n), (n - 1) * 1000);
+        return [t.receivedAt, Shotclock.phase(t, 7500)]; }""")
+    assert got == [0, "running"]

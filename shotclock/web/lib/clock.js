@@ -6,7 +6,7 @@
  * (performance.now()):  remaining = remaining_ms - (now - receivedAt)  while the clock runs.
  *
  * A "table" here is the page's record of one device (see link.js):
- *   {venue, id, name, online, state, receivedAt, ruling, drift}
+ *   {venue, id, name, online, state, receivedAt, confirmedAt, ruling, drift}
  * where `state` is the device's last `state` message as docs/network.md describes it.
  */
 (function (root) {
@@ -40,7 +40,8 @@
   function quiet(table, now) {
     var s = table.state;
     if (!s || s.phase !== "running" || typeof s.heartbeat_ms !== "number") return false;
-    return now - table.receivedAt > QUIET_HEARTBEATS * s.heartbeat_ms + QUIET_SLACK_MS;
+    var heard = table.confirmedAt === undefined ? table.receivedAt : table.confirmedAt;
+    return now - heard > QUIET_HEARTBEATS * s.heartbeat_ms + QUIET_SLACK_MS;
   }
 
   /** One of offline, quiet, idle, running, countdown, paused, interrupted. */
@@ -103,6 +104,8 @@
     var old = table.state;
     var elapsed = now - table.receivedAt;
     if (old && old.boot === state.boot && typeof old.seq === "number" && state.seq <= old.seq) return false;
+    // Every new message confirms the clock, the count from the fastest heartbeat or not (see quiet()).
+    table.confirmedAt = now;
     if (old && old.phase === "running" && state.phase === "running" && old.boot === state.boot &&
         old.seconds === state.seconds && old.extensions === state.extensions && old.street === state.street &&
         sameRuling(old.last_ruling, state.last_ruling, elapsed)) {
