@@ -131,7 +131,47 @@ if [ -e "$CONFIG_DIR/config.toml" ]; then
 else
     run install -m 0644 "$SRC/hardware/config.example.toml" "$CONFIG_DIR/config.toml"
 fi
-run "$VENV/bin/shotclock" config --check "$CONFIG_DIR/config.toml"
+
+# The table's broker login holds its password: the service's user owns it and nobody else reads it
+# (0600); the broker's certificate is public (0644). 'config --check' below judges both for that user.
+network_file() {  # the [network] key $1 of the config, when the network is enabled
+    [ -e "$CONFIG_DIR/config.toml" ] || return 0
+    python3 - "$CONFIG_DIR/config.toml" "$1" 2>/dev/null <<'PY' || true
+import sys, tomllib
+net = tomllib.load(open(sys.argv[1], "rb")).get("network", {})
+print(net.get(sys.argv[2], "") if net.get("enabled") else "")
+PY
+}
+CREDENTIALS="$(network_file credentials)"
+if [ -n "$CREDENTIALS" ] && [ -e "$CREDENTIALS" ]; then
+    say "floor network login $CREDENTIALS (network.credentials): owner $USER_NAME, mode 0600"
+    run chown "$USER_NAME:$USER_NAME" "$CREDENTIALS"
+    run chmod 0600 "$CREDENTIALS"
+fi
+CA_FILE="$(network_file ca_file)"
+if [ -n "$CA_FILE" ] && [ -e "$CA_FILE" ]; then
+    run chmod 0644 "$CA_FILE"
+fi
+# The Pi has no real-time clock: point systemd-timesyncd at the floor (network.time_server, by default the
+# broker's host, which the floor laptop serves NTP from) so the log's utc is right. Floor commands do not
+# need it (docs/network.md); 'shotclock selftest' says whether the clock is synchronised.
+TIME_SERVER="$(network_file time_server)"
+[ -n "$TIME_SERVER" ] || TIME_SERVER="$(network_file host)"
+if [ -n "$TIME_SERVER" ] && [ "$TIME_SERVER" != none ] && [ "$TIME_SERVER" != localhost ]; then
+    say "time from $TIME_SERVER (network.time_server) through systemd-timesyncd"
+    if [ -n "$DRY_RUN" ]; then
+        echo "+ write /etc/systemd/timesyncd.conf.d/shotclock.conf (NTP=$TIME_SERVER)"
+    else
+        mkdir -p /etc/systemd/timesyncd.conf.d
+        printf '# Written by shotclock install.sh: the floor serves the time.\n[Time]\nNTP=%s\n' "$TIME_SERVER" \
+            >/etc/systemd/timesyncd.conf.d/shotclock.conf
+        systemctl restart systemd-timesyncd 2>/dev/null || say "systemd-timesyncd is not running here"
+    fi
+fi
+# A problem here is named and the install goes on: the table's clock never waits for the network,
+# and the service shows a [network] fault on its screen until the file is mended.
+run "$VENV/bin/shotclock" config --check "$CONFIG_DIR/config.toml" --user "$USER_NAME" || \
+    say "fix the configuration above (the service starts anyway and shows the fault on its screen)"
 
 say "console blanking off (the clock must stay visible)"
 CMDLINE=/boot/firmware/cmdline.txt

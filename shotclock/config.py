@@ -231,10 +231,12 @@ SCHEMA: list[Key] = [
     Key("network.keepalive", (int,), 5,
         "seconds between keep-alive pings; the broker announces the table offline after 1.5 times this",
         range=Range(2, 300)),
-    Key("network.command_max_age", NUM, 5.0, "seconds after which a floor command is refused as stale",
-        range=Range(0.5, 120)),
+    Key("network.command_max_age", NUM, 5.0, "seconds a floor command lives (the broker drops it after its MQTT "
+        "expiry); command ids are remembered twice this and a minute", range=Range(0.5, 120)),
     Key("network.state_interval", NUM, 1.0, "seconds between state messages while a clock runs",
         range=Range(0.2, 60)),
+    Key("network.time_server", (str,), "", "the NTP server install.sh points this Pi's clock at (the log's utc); "
+        "empty: the broker's host; 'none': leave the time set-up alone"),
     Key("network.outbox_max", (int,), 100_000, "records kept for delivery while the broker is away",
         range=Range(100, 10_000_000)),
 ]

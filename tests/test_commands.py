@@ -66,7 +66,8 @@ def test_selftest_prints_one_line_per_check_and_fails_on_dummy_drivers():
     proc = subprocess.run([sys.executable, "-m", "shotclock", "selftest", "--pins", "mock"],
                           capture_output=True, text=True, timeout=60, env=env)
     lines = proc.stdout.splitlines()
-    assert [line.split()[1] for line in lines] == ["config:", "pins:", "display:", "audio:", "power:", "backlight:"]
+    assert [line.split()[1] for line in lines] == ["config:", "pins:", "display:", "audio:", "power:", "time:",
+                                                      "backlight:"]
     assert lines[0].startswith("OK") and lines[1].startswith("OK")
     assert lines[2].startswith("FAIL") and "'dummy' draws nowhere" in lines[2]
     assert lines[3].startswith("FAIL") and "'dummy' plays nothing" in lines[3]
@@ -81,8 +82,9 @@ def test_selftest_reports_a_bad_config(tmp_path):
     lines = proc.stdout.splitlines()
     assert lines[0].startswith("FAIL config:") and "pins.floor" in proc.stdout
     # QA finding 13: the pins and backlight lines were missing; they say why they were not checked
-    assert [line.split()[1] for line in lines] == ["config:", "pins:", "display:", "audio:", "power:", "backlight:"]
-    assert lines[1] == lines[5].replace("backlight", "pins") == \
+    assert [line.split()[1] for line in lines] == ["config:", "pins:", "display:", "audio:", "power:", "time:",
+                                                      "backlight:"]
+    assert lines[1] == lines[6].replace("backlight", "pins") == \
         "SKIP pins: the configuration is invalid (see the config line)"
     assert proc.returncode == 1  # a check failed (README, "Exit codes")
 
@@ -237,3 +239,25 @@ def test_screenshot_hold_of_a_floor_button_on_a_paused_clock_is_the_readme_pictu
     interrupted = state_at(events, Config().settings, 8, interrupted=True)
     state, holds = held_screen("floor=0.5", events, Config(), 8, interrupted, interrupted=True)
     assert (state.phase, state.interrupted, [h.event for h in holds]) == ("paused", True, ["cancel"])
+
+
+def test_selftest_says_whether_the_clock_is_synchronised_with_or_without_systemd(monkeypatch):
+    import subprocess as sp
+
+    from shotclock.adapters import timesync
+    from shotclock.shell.selftest import check_time
+
+    here = timesync.time_sync()  # this machine, whatever it has: an answer, never an exception
+    assert here.synchronised in (True, False, None) and here.how
+    monkeypatch.setattr(timesync.shutil, "which", lambda name: "/usr/bin/timedatectl")
+    said = lambda out, code=0: (lambda *a, **k: sp.CompletedProcess(a, code, stdout=out, stderr=""))  # noqa: E731
+    assert timesync.time_sync(run=said("yes\n")) == timesync.TimeSync(True, "timedatectl: NTPSynchronized=yes")
+    assert check_time(timesync.time_sync(run=said("no\n"))).status == "FAIL"
+    # No systemd (a container): timedatectl fails, the kernel answers; and where neither can, SKIP.
+    no_systemd = said("", 1)
+    assert timesync.time_sync(run=no_systemd, adjtimex=lambda: (0, 0)).synchronised is True
+    assert timesync.time_sync(run=no_systemd, adjtimex=lambda: (5, 0x40)).synchronised is False
+
+    def broken():
+        raise OSError("no adjtimex")
+    assert check_time(timesync.time_sync(run=no_systemd, adjtimex=broken)).status == "SKIP"

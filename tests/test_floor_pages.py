@@ -16,7 +16,7 @@ import time
 
 import pytest
 
-from helpers import start_device
+from helpers import start_device, wait_until
 from mqtt_broker import MosquittoBroker
 from network_device import network_config
 from shotclock.floor.demo import end, spawn
@@ -28,6 +28,7 @@ SHOT = "8"                      # a real device in shot mode
 DEVICE = "9"                    # its 3 s clock brings a ruling quickly
 DOOMED = "7"                    # the one that dies (and stays dead), used by no other test
 TABLES = list(DEVICES) + [SHOT] + FLEET
+QUIET = "5"                     # no device: a test speaks with its credential, then falls silent (not in TABLES)
 WAIT = 30_000                   # ms: Playwright's wait for anything a device or the broker must do (only
                                 # bounds a hang: a loaded 2-core machine takes seconds for what takes ms)
 # The overlay's graphic has come to rest: no fade or slide (.35 s transitions) still running.
@@ -40,7 +41,7 @@ class Floor:
 
     def __init__(self, folder):
         self.folder = folder
-        self.broker = MosquittoBroker(folder / "broker", venue="test", tables=TABLES, pages=web_dir(),
+        self.broker = MosquittoBroker(folder / "broker", venue="test", tables=TABLES + [QUIET], pages=web_dir(),
                                       floor=["tester"]).start()
         credentials = folder / "broker" / "credentials"
         self.collector = spawn([sys.executable, "-m", "shotclock", "floor", "collect", "--venue", "test",
@@ -406,9 +407,12 @@ def test_the_overlay_shows_the_right_clock_soon_after_the_broker_restarts(dashbo
                               "window.shotclockOverlay.phase === 'running'", timeout=WAIT)
     floor.broker.stop()
     time.sleep(4.5)
-    assert overlay.evaluate("window.shotclockOverlay.phase") in ("running", "countdown")  # its own count, at 0
+    # Issue 18: no heartbeat for 3 of them and a second, so the stream shows no count nobody confirms (it
+    # used to count down on its own, to 0, past a ruling it could not know).
+    during = overlay.evaluate("window.shotclockOverlay")
     floor.broker.start()
     back = time.monotonic()
+    assert during["phase"] == "quiet" and during["visible"] is False, during
     overlay.wait_for_function("window.shotclockLink.connection === 'online'", timeout=WAIT)
     connected = time.monotonic() - back
     overlay.wait_for_function("window.shotclockOverlay.phase === 'idle'", timeout=WAIT)
@@ -505,3 +509,49 @@ def _rgba(png: bytes):
 
     surface = pygame.image.load(io.BytesIO(png), "shot.png")
     return lambda x, y: tuple(surface.get_at((x, y)))
+
+
+def test_a_running_clock_its_table_stops_confirming_is_greyed_out_and_expires(dashboard, floor):
+    # Issue 18, item 5: a device whose sender died left "running, 8000 ms" at the broker, and every page
+    # counted it down. Here a table says its clock runs, once, and then nothing more.
+    from paho.mqtt.packettypes import PacketTypes
+    from paho.mqtt.properties import Properties
+
+    from mqtt_broker import Inbox
+    from shotclock.core.topics import table_topic
+
+    table = floor.broker.client("table-" + QUIET)
+    topic = lambda leaf: table_topic("test", QUIET, leaf)  # noqa: E731
+    props = Properties(PacketTypes.PUBLISH)
+    props.MessageExpiryInterval = 4  # as the device publishes a running clock's state (shell/network.py)
+    state = {"table": QUIET, "boot": "0123456789ab", "seq": 1, "name": "Tafel 5", "mode": "clock",
+             "phase": "running", "facing_bet": True, "street": None, "extensions": 0, "seconds": 30,
+             "remaining_ms": 8000, "countdown": 5, "last_ruling": None, "faults": [], "network": {"outbox": 0},
+             "heartbeat_ms": 1000}
+    try:
+        table.publish(topic("status"), json.dumps({"online": True, "table": QUIET, "boot": state["boot"]}),
+                      qos=1, retain=True).wait_for_publish(30)
+        table.publish(topic("state"), json.dumps(state), qos=1, retain=True, properties=props).wait_for_publish(30)
+        wait_clock_on(dashboard, QUIET)
+        wait_phase(dashboard, QUIET, "quiet")  # still online by its status, but its clock is not confirmed
+        assert dashboard.text_content(f"{card(QUIET)} .secs") == "–"
+        assert dashboard.text_content(f"{card(QUIET)} .phase") == "not confirmed"
+        assert dashboard.locator(f"{card(QUIET)} button[data-cmd=pause]").count() == 0
+        # And the broker no longer holds that running state for a page that connects now: the retained
+        # messages come before anything published after the subscription (the marker).
+        def retained_state():
+            watcher = floor.broker.client("floor")
+            try:
+                inbox = Inbox(watcher, topic("state"), topic("cmd/ack"))
+                table.publish(topic("cmd/ack"), b'{"marker": true}', qos=1).wait_for_publish(30)
+                assert inbox.wait_for(lambda m: m.topic.endswith("/cmd/ack")) is not None
+                return [m for m in inbox.messages if m.topic.endswith("/state")]
+            finally:
+                watcher.disconnect()
+                watcher.loop_stop()
+
+        # (The broker counts the expiry in whole seconds: it may take one more than the page does.)
+        wait_until(lambda: not retained_state(), timeout=30, what="the running state to expire", interval=0.5)
+    finally:  # leave no table 5 for the other tests' dashboards
+        for leaf in ("state", "status"):
+            table.publish(topic(leaf), b"", qos=1, retain=True).wait_for_publish(30)

@@ -61,13 +61,3 @@ def test_enabled_network_needs_credentials_and_valid_names():
     with pytest.raises(ConfigError) as err:
         parse_config('[network]\nenabled = true\ntable_id = "7/#"\nport = 70000\n')
     assert {"network.credentials", "network.table_id", "network.port"} <= set(err.value.errors)
-
-
-def test_run_names_an_unreadable_credentials_file(tmp_path, capsys):
-    from shotclock.cli import main
-
-    (tmp_path / "c.toml").write_text('[network]\nenabled = true\nhost = "127.0.0.1"\nport = 1\ntls = false\n'
-                                     f'credentials = "{tmp_path / "missing.toml"}"\n')
-    assert main(["run", "--pins", "mock", "--headless", "--no-log", "--config", str(tmp_path / "c.toml")]) == 2
-    err = capsys.readouterr().err
-    assert "missing.toml" in err and "Traceback" not in err

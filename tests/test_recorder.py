@@ -440,3 +440,29 @@ def test_log_replay_checks_a_session_that_resumed_a_restored_clock_near_its_exte
     wait(d3, 3)
     assert main(["log", "--state-dir", state_dir, "replay", str(rec3.sink.stream.session_id), "--check"]) == 0
     assert "OK" in capsys.readouterr().out
+
+
+def test_utc_never_goes_back_within_a_session_when_the_wall_clock_is_stepped(vclock, mock_factory, tmp_path):
+    # Issue 18, item 8: a Pi with no time server, then NTP (or a person) steps its clock back an hour.
+    d = Device(Config(), mock_factory, clock=vclock)
+    log = DecisionLog(tmp_path / "state")
+    wall = {"step": timedelta(0)}
+    base = vclock.now
+    rec = Recorder(DirectSink(log), Config(),
+                   utcnow=lambda: UTC + timedelta(seconds=vclock.now - base) + wall["step"])
+    rec.start_session(vclock())
+    d.loop.listeners.append(rec)
+    press(d, "floor")
+    wait(d, 3)
+    wall["step"] = -timedelta(hours=1)
+    press(d, "action")
+    press(d, "floor")
+    wait(d, 2)
+    wall["step"] = timedelta(hours=2)  # stepped forward: followed
+    press(d, "action")
+    rec.stop(vclock(), d.table.state)
+    utcs = [u for (u,) in sqlite3.connect(tmp_path / "state" / "shotclock.db").execute(
+        "SELECT utc FROM records ORDER BY id")]
+    assert len(utcs) > 6 and utcs == sorted(utcs)
+    assert utcs[-1] >= (UTC + timedelta(hours=2)).strftime("%Y-%m-%dT%H")
+    d.pins.close()

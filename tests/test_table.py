@@ -323,7 +323,7 @@ def test_a_floor_tablet_names_the_seat_of_an_extension_and_gives_chips_back():
 
     def command(name, n, **fields):
         payload = json.dumps({"id": f"c{n}", "name": name, "sender": "floor", "sent_ms": 1000, **fields}).encode()
-        request = check_command(payload, now=n, now_ms=1000, max_age=5, recent=recent)
+        request = check_command(payload, now=n, recent=recent)
         assert isinstance(request, CommandRequest), request
         return make_command(float(n), request)
 
@@ -341,7 +341,7 @@ def test_a_bad_seat_in_a_floor_command_is_refused_with_the_reason(fields):
     from shotclock.core.wire import Refusal, RecentIds, check_command
 
     payload = json.dumps({"id": "x", "sender": "floor", "sent_ms": 1000, **fields}).encode()
-    refusal = check_command(payload, now=1, now_ms=1000, max_age=5, recent=RecentIds(60))
+    refusal = check_command(payload, now=1, recent=RecentIds(60))
     assert isinstance(refusal, Refusal) and "'seat'" in refusal.detail
 
 

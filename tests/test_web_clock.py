@@ -216,3 +216,34 @@ def test_the_pages_paint_rulings_in_the_devices_colours(web, page):
         if page == "dashboard":
             expected.append(rgb(TONES[tone].accent))
         assert got[tone] == expected, tone
+
+
+def test_a_running_clock_that_the_table_stops_confirming_goes_quiet(js):
+    # Issue 18: the sender died and the broker kept "running, 8000 ms": no page may count that down for long.
+    got = js.evaluate("""s => { const t = {online: true};
+        Shotclock.applyState(t, s, 1000);
+        return [Shotclock.phase(t, 2000), Shotclock.phase(t, 4900), Shotclock.phase(t, 5100),
+                Shotclock.remainingMs(t, 5100), Shotclock.commandsFor(t, 5100),
+                Shotclock.sortTables([t, {online: true, name: "b", state: null}], 5100)[0] === t]; }""",
+                      state(heartbeat_ms=1000))
+    assert got == ["running", "running", "quiet", None, [], False]
+
+
+def test_a_paused_clock_needs_no_heartbeat_and_an_old_device_is_not_judged_by_one(js):
+    got = js.evaluate("""([p, old]) => { const a = {online: true}, b = {online: true};
+        Shotclock.applyState(a, p, 0); Shotclock.applyState(b, old, 0);
+        return [Shotclock.phase(a, 600000), Shotclock.phase(b, 9000)]; }""",
+                      [state(phase="paused", heartbeat_ms=1000), state()])
+    assert got == ["paused", "running"]
+
+
+def test_heartbeats_that_come_a_little_late_still_confirm_the_clock(js):
+    # The count runs from the fastest heartbeat; the slower ones after it must still keep the table confirmed.
+    got = js.evaluate("""() => { const t = {online: true};
+        const s = n => ({table: "1", boot: "abcdefabcdef", seq: n, name: "T", mode: "clock", phase: "running",
+                         facing_bet: true, street: null, extensions: 0, seconds: 30, countdown: 5, last_ruling: null,
+                         faults: [], network: {outbox: 0}, heartbeat_ms: 1000,
+                         remaining_ms: 30000 - (n - 1) * 1000 + (n > 1 ? 100 : 0)});  // 100 ms slower than the first
+        for (let n = 1; n <= 8; n++) Shotclock.applyState(t, s(n), (n - 1) * 1000);
+        return [t.receivedAt, Shotclock.phase(t, 7500)]; }""")
+    assert got == [0, "running"]

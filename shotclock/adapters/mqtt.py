@@ -79,6 +79,8 @@ def read_credentials(path: str | Path) -> tuple[str, str]:
         data = tomllib.loads(Path(path).read_text(encoding="utf-8"))
     except OSError as exc:
         raise ShotclockError(f"cannot read the credentials file {path}: {exc.strerror}") from None
+    except UnicodeDecodeError:
+        raise ShotclockError(f"{path}: not valid TOML (not UTF-8 text)") from None
     except tomllib.TOMLDecodeError as exc:
         raise ShotclockError(f"{path}: not valid TOML: {exc}") from None
     if not isinstance(data.get("username"), str) or not isinstance(data.get("password"), str):
@@ -86,9 +88,39 @@ def read_credentials(path: str | Path) -> tuple[str, str]:
     return data["username"], data["password"]
 
 
+class LoginProblem(Exception):
+    """A mistake on the device's side that no wait mends: the credentials file or the CA file.
+
+    :param kind: ``credentials`` or ``tls`` (the screen's words for it).
+    :param detail: one line naming the file and what is wrong.
+    """
+
+    def __init__(self, kind: str, detail: str):
+        super().__init__(detail)
+        self.kind = kind
+        self.detail = detail
+
+
+def tls_context(ca_file: str) -> ssl.SSLContext:
+    """The TLS context that trusts ``ca_file`` (PEM; empty: the system's CAs). Raises :class:`LoginProblem`."""
+    try:
+        return ssl.create_default_context(cafile=ca_file or None)
+    except (ssl.SSLError, ValueError) as exc:  # first: an SSLError is an OSError too
+        raise LoginProblem("tls", f"the CA file {ca_file} holds no PEM certificate ({exc})") from None
+    except FileNotFoundError:
+        raise LoginProblem("tls", f"the CA file {ca_file} does not exist") from None
+    except OSError as exc:
+        raise LoginProblem("tls", f"cannot read the CA file {ca_file}: {exc.strerror or exc}") from None
+
+
 @dataclass(frozen=True)
 class LinkSettings:
-    """Where and who: broker, TLS, venue, table id, login, keep-alive."""
+    """Where and who: broker, TLS, venue, table id, login, keep-alive.
+
+    With ``credentials`` (a file's path) the login is read from that file when the link starts, and
+    read again while it cannot be (a mistake there never stops the device): ``username`` and
+    ``password`` are then ignored.
+    """
 
     host: str
     port: int
@@ -99,14 +131,35 @@ class LinkSettings:
     tls: bool = False
     ca_file: str = ""
     keepalive: int = 5
+    credentials: str = ""
 
     @classmethod
     def from_config(cls, config) -> "LinkSettings":
-        """From the ``[network]`` section (reads the credentials file)."""
-        username, password = read_credentials(config["network.credentials"])
+        """From the ``[network]`` section (the credentials file is read when the link starts)."""
         return cls(config["network.host"], config["network.port"], config["network.venue"],
-                   config["network.table_id"], username, password, config["network.tls"],
-                   config["network.ca_file"], config["network.keepalive"])
+                   config["network.table_id"], "", "", config["network.tls"],
+                   config["network.ca_file"], config["network.keepalive"], config["network.credentials"])
+
+    def login(self) -> tuple[str, str, ssl.SSLContext | None]:
+        """(username, password, TLS context or None), reading the files now. Raises :class:`LoginProblem`."""
+        username, password = self.username, self.password
+        if self.credentials:
+            try:
+                username, password = read_credentials(self.credentials)
+            except ShotclockError as exc:
+                raise LoginProblem("credentials", str(exc)) from None
+        return username, password, tls_context(self.ca_file) if self.tls else None
+
+    def files_signature(self) -> tuple:
+        """What the login's files look like now (a change is worth another try at once)."""
+        out = []
+        for path in (self.credentials, self.ca_file if self.tls else ""):
+            try:
+                st = Path(path).stat() if path else None
+                out.append(st and (st.st_mtime_ns, st.st_size, st.st_mode, st.st_uid, st.st_ino))
+            except OSError as exc:
+                out.append(exc.errno)
+        return tuple(out)
 
 
 @dataclass(frozen=True)
@@ -118,6 +171,8 @@ class LinkStatus:
     pending: int
     dropped: int = 0
     refused: str = ""
+    fault: str = ""  # a fault on this side: "credentials", "tls" or "outbox" (see core.view.NETWORK_FAULTS)
+    detail: str = ""  # the fault's cause, one line (also in the retained status as "degraded")
     clone: bool = False  # another device uses this table's identity (a cloned SD card): seen lately
 
 
@@ -132,6 +187,7 @@ class Taken:
     acks: list[bytes]
     rows: list[dict]
     newest: int
+    state_expiry: int | None = None
 
 
 class Handover:
@@ -157,14 +213,16 @@ class Handover:
         self._rows_kept = rows_kept
         self._signals: list[tuple] = []
         self._state: bytes | None = None
+        self._state_expiry: int | None = None
         self._acks: collections.deque[bytes] = collections.deque(maxlen=acks_kept)
         self._rows: collections.deque[dict] = collections.deque()
         self._newest = 0
 
-    def put_state(self, payload: bytes) -> None:
-        """The newest state (replaces one not yet taken)."""
+    def put_state(self, payload: bytes, expiry: int | None = None) -> None:
+        """The newest state (replaces one not yet taken), and how long the broker may keep it (None: for good)."""
         with self._lock:
             self._state = payload
+            self._state_expiry = expiry
         self._wake.set()
 
     def put_rows(self, rows: list[dict]) -> None:
@@ -195,7 +253,8 @@ class Handover:
         self._wake.wait(timeout)
         self._wake.clear()  # before taking: whatever is put from now on wakes the next take
         with self._lock:
-            taken = Taken(self._signals, self._state, list(self._acks), list(self._rows), self._newest)
+            taken = Taken(self._signals, self._state, list(self._acks), list(self._rows), self._newest,
+                          self._state_expiry)
             self._signals, self._state = [], None
             self._acks.clear()
             self._rows.clear()
@@ -235,10 +294,7 @@ class MqttLink:
         self.topic = lambda leaf: topics.table_topic(s.venue, s.table, leaf)
         self.client = mqtt.Client(mqtt.CallbackAPIVersion.VERSION2, client_id=private_client_id(f"shotclock-{s.venue}-{s.table}", s.password),
                                   protocol=mqtt.MQTTv5)
-        self.client.username_pw_set(s.username, s.password)
-        if s.tls:
-            context = ssl.create_default_context(cafile=s.ca_file or None)
-            self.client.tls_set_context(context)
+        self._connecting = False  # set by the sender thread once the login could be read
         self.client.will_set(self.topic("status"), dumps(status_message(s.table, boot, False, clean=False)),
                              qos=1, retain=True)
         self.client.max_inflight_messages_set(WINDOW)
@@ -254,9 +310,9 @@ class MqttLink:
 
     # -- any thread: hand over, wake, return ------------------------------------------------------
 
-    def offer_state(self, payload: bytes) -> None:
-        """The newest state (replaces any not yet sent)."""
-        self.handover.put_state(payload)
+    def offer_state(self, payload: bytes, expiry: int | None = None) -> None:
+        """The newest state (replaces any not yet sent); ``expiry``: its MQTT 5 Message Expiry Interval (s)."""
+        self.handover.put_state(payload, expiry)
 
     def offer_records(self, rows: list[dict]) -> None:
         """Records just written to the outbox's store (each with ``id`` and ``boot``)."""
@@ -288,15 +344,24 @@ class MqttLink:
             self._on_status_change = on_status_change
         sender = Sender(self, outbox)
         self._thread = threading.Thread(target=sender.run, name="shotclock-mqtt-sender", daemon=True)
-        self._thread.start()
+        self._thread.start()  # it reads the login and connects (a missing file is retried there, not raised here)
+
+    def connect(self, username: str, password: str, context: ssl.SSLContext | None) -> None:
+        """Start connecting in the background with this login (the sender thread, once)."""
+        self.client.username_pw_set(username, password)
+        if context is not None:
+            self.client.tls_set_context(context)
         self.client.connect_async(self.settings.host, self.settings.port, keepalive=self.settings.keepalive)
         self.client.loop_start()
+        self._connecting = True
 
     def stop(self, clean: bool = True) -> None:
         """Send what is left (up to ``STOP_TIMEOUT``), say offline (a clean stop), disconnect, end both threads."""
         self.handover.signal("stop")
         if self._thread:
             self._thread.join(STOP_TIMEOUT + 1)
+        if not self._connecting:
+            return
         if clean and self._status.connected:
             info = self.client.publish(self.topic("status"),
                                        dumps(status_message(self.settings.table, self.boot, False, clean=True)),
@@ -311,7 +376,8 @@ class MqttLink:
     def _set_status(self, status: LinkStatus) -> None:
         """The sender thread's new status; the loop is woken when the screen's mark must change now."""
         old, self._status = self._status, status
-        if (status.connected != old.connected or status.refused != old.refused or status.clone != old.clone
+        if (status.connected != old.connected or status.refused != old.refused or status.fault != old.fault
+                or status.clone != old.clone
                 or (old.pending and not status.pending)):
             self._on_status_change()
 
@@ -389,19 +455,42 @@ class MqttLink:
             log.exception("a command could not be handled")
 
 
+def expiry_properties(seconds: int | None):
+    """The PUBLISH properties with an MQTT 5 Message Expiry Interval, or None for none."""
+    if seconds is None:
+        return None
+    from paho.mqtt.packettypes import PacketTypes
+    from paho.mqtt.properties import Properties
+
+    props = Properties(PacketTypes.PUBLISH)
+    props.MessageExpiryInterval = seconds
+    return props
+
+
+LOGIN_RETRY = 5.0  # seconds between tries to read a login file that could not be read (sooner when it changes)
+BACKOFF = (1.0, 30.0)  # the outbox's retry delay after a failure: first, longest (doubling in between)
+
+
 class Sender:
     """The sender thread: everything here belongs to it alone (the outbox's SQLite connections too).
 
     Each round it takes what was handed over, tells the :class:`~shotclock.core.delivery.Delivery`,
     publishes what is due (the newest state, the acks, the next records), moves the outbox's
     watermark and publishes a new :class:`LinkStatus` when it changed.
+
+    Nothing ends it but the stop: a login file that cannot be read is read again (when it changes,
+    or every ``LOGIN_RETRY`` s); an outbox that fails (a lock held too long, a damaged
+    ``outbox.db``) is retried with a doubling delay while state and acks still go, and the failure
+    is shown (the screen's mark, the retained status's ``degraded``) until it mends.
     """
 
     def __init__(self, link: MqttLink, outbox):
         self.link = link
         self.outbox = outbox
-        self.delivery: Delivery | None = None  # made on the thread: the outbox is read there
+        self.delivery: Delivery | None = None  # made once the outbox could be read
+        self.online = False
         self.last_state: bytes | None = None
+        self.state_expiry: int | None = None
         self.state_due = False
         self.acks: collections.deque[bytes] = collections.deque(maxlen=ACKS_KEPT)
         self.refused = ""
@@ -410,77 +499,188 @@ class Sender:
         self.clone_seen: float | None = None  # monotonic time of the last sign of another device as this table
         self.clone_said = -CLONE_SHOWN
         self.sent_boots: set[str] = set()  # boots of the records sent in this run (the archive's word names one)
+        self.newest = 0  # the newest record handed over (while there is no delivery)
+        self.login_fault: LoginProblem | None = None
+        self._login_retry_at = 0.0
+        self._login_signature: tuple | None = None
+        self.outbox_fault = ""  # why the outbox failed last ("": it works)
+        self._outbox_retry_at = 0.0
+        self._backoff = BACKOFF[0]
+        self.degraded_sent = ""  # the "degraded" reason the broker's retained status holds
+        self.end_to_end = False  # a collector's status is on the broker: delivered means stored in the archive
 
     def run(self) -> None:
         """Rounds until the link stops; then what is left, for up to ``STOP_TIMEOUT``."""
         try:
-            self.saved = self.outbox.delivered()
-            self.delivery = Delivery(self.saved, self.outbox.newest(), bound=self.link.outbox_max)
             while not self.stopping:
-                self.round(self.link.handover.take(1.0))
+                self.guarded_round(self.wait())
             deadline = time.monotonic() + STOP_TIMEOUT
-            while self.delivery.online and self.delivery.pending and time.monotonic() < deadline:
-                self.round(self.link.handover.take(0.05))  # a clean stop: let the last events go
-        except Exception:
-            log.exception("the network sender failed; the device carries on without it")
+            while (self.online and self.delivery is not None and self.delivery.pending and not self.outbox_fault
+                   and time.monotonic() < deadline):
+                self.guarded_round(0.05)  # a clean stop: let the last events go
         finally:
-            self.outbox.close()
+            try:
+                self.outbox.close()
+            except Exception:
+                log.exception("the outbox could not be closed")
+
+    def wait(self) -> float:
+        """How long the next take may wait: a second, or less when a retry is due sooner."""
+        due = [1.0]
+        if self.outbox_fault:
+            due.append(self._outbox_retry_at - time.monotonic())
+        return max(0.0, min(due))
+
+    def guarded_round(self, timeout: float) -> None:
+        """One round; whatever fails in it is logged and the thread goes on (the next round tries again)."""
+        try:
+            self.round(self.link.handover.take(timeout))
+        except Exception:
+            log.exception("the network sender's round failed; it goes on")
+            time.sleep(0.2)  # a fault that repeats at once must not spin the CPU the loop needs
 
     def round(self, taken: Taken) -> None:
         """Act on one hand-over: signals in order, then records, state and acks; send; report."""
-        d = self.delivery
+        now = time.monotonic()
+        self.try_login(now)
         for signal in taken.signals:
             self.on_signal(*signal)
-        over = d.written(taken.rows, taken.newest)
-        if over:
-            log.error("outbox full: %d oldest records will not be delivered (they stay in the log)", over)
+        self.newest = max(self.newest, taken.newest)
+        if self.delivery is not None:
+            over = self.delivery.written(taken.rows, taken.newest)
+            if over:
+                log.error("outbox full: %d oldest records will not be delivered (they stay in the log)", over)
         if taken.state is not None:
             self.last_state, self.state_due = taken.state, True
+            self.state_expiry = taken.state_expiry
         self.acks.extend(taken.acks)
-        if d.online:
+        if self.online:
             client, topic = self.link.client, self.link.topic
             if self.state_due:
-                client.publish(topic("state"), self.last_state, qos=1, retain=True)
+                client.publish(topic("state"), self.last_state, qos=1, retain=True,
+                               properties=expiry_properties(self.state_expiry))
                 self.state_due = False
             while self.acks:
                 client.publish(topic("cmd/ack"), self.acks.popleft(), qos=1)
-            self.send_records()
-        if d.delivered != self.saved:
-            self.outbox.set_delivered(d.delivered)
-            self.saved = d.delivered
-        clone = self.clone_seen is not None and time.monotonic() - self.clone_seen < CLONE_SHOWN
-        self.link._set_status(LinkStatus(d.online, d.pending, d.dropped, self.refused, clone))
+        self.outbox_round(now)
+        self.report()
+
+    # -- the login ----------------------------------------------------------------------------------
+
+    def try_login(self, now: float) -> None:
+        """Read the login and start connecting, unless done; a failure is said once and tried again
+        when the files change or every ``LOGIN_RETRY`` s."""
+        if self.link._connecting:
+            return
+        settings = self.link.settings
+        signature = settings.files_signature()
+        if self.login_fault is not None and now < self._login_retry_at and signature == self._login_signature:
+            return
+        self._login_signature = signature
+        try:
+            username, password, context = settings.login()
+        except LoginProblem as problem:
+            if self.login_fault is None or problem.detail != self.login_fault.detail:
+                log.error("floor network: %s; the table's clock runs without it, retrying when the file "
+                          "changes", problem.detail)
+            self.login_fault = problem
+            self._login_retry_at = now + LOGIN_RETRY
+            return
+        if self.login_fault is not None:
+            log.info("floor network: the login can be read now; connecting")
+        self.login_fault = None
+        self.link.connect(username, password, context)
+
+    # -- the outbox -----------------------------------------------------------------------------------
+
+    def outbox_round(self, now: float) -> None:
+        """Open the delivery, send the records due and move the watermark, unless a failure's retry
+        is not due yet. A failure leaves everything in memory as it was: the next try goes on from there."""
+        if self.outbox_fault and now < self._outbox_retry_at:
+            return
+        try:
+            if self.delivery is None:
+                self.saved = self.outbox.delivered()
+                self.delivery = Delivery(self.saved, max(self.outbox.newest(), self.newest),
+                                         bound=self.link.outbox_max)
+                self.delivery.set_end_to_end(self.end_to_end)
+                if self.online:
+                    self.delivery.connected()
+            d = self.delivery
+            if d.online:
+                self.send_records()
+            if d.delivered != self.saved:
+                self.outbox.set_delivered(d.delivered)
+                self.saved = d.delivered
+        except Exception as exc:  # sqlite3.Error above all; whatever it is, the thread goes on
+            self.outbox_failed(exc, now)
+            return
+        if self.outbox_fault:
+            log.info("the outbox works again; records are being sent")
+            self.outbox_fault = ""
+            self._backoff = BACKOFF[0]
+
+    def outbox_failed(self, exc: Exception, now: float) -> None:
+        """Log the failure (once per cause), close the outbox's connections, retry after a doubling delay;
+        a damaged ``outbox.db`` (only a watermark) is moved aside and made anew."""
+        reason = f"outbox: {exc}" if str(exc) else f"outbox: {type(exc).__name__}"
+        if reason != self.outbox_fault:
+            log.error("the network's outbox failed (%s); state and acks still go, events wait; retrying", exc)
+        self.outbox_fault = reason
+        try:
+            self.outbox.close()
+        except Exception:
+            pass
+        repair = getattr(self.outbox, "repair", None)
+        if repair is not None and repair():
+            if self.delivery is not None:  # what this run knows delivered still holds
+                self.outbox.start_after = self.delivery.delivered
+            log.error("outbox.db was damaged: moved aside; records not known to be delivered go again")
+            self.delivery = None  # the watermark is read anew
+            self._outbox_retry_at = now
+            return
+        self._outbox_retry_at = now + self._backoff
+        self._backoff = min(BACKOFF[1], self._backoff * 2)
+
+    # -- signals and status ---------------------------------------------------------------------------
 
     def on_signal(self, kind: str, *args) -> None:
         """One signal from another thread (see :meth:`Handover.signal`)."""
         d = self.delivery
         if kind == "connected":
-            d.connected()
+            self.online = True
+            if d is not None:
+                d.connected()
             self.refused = ""
+            self.degraded_sent = ""  # the connect published a fresh status, without it
             # The broker may have lost the retained state (a crash): the last one goes again.
             self.state_due = self.last_state is not None
         elif kind == "disconnected":
-            if d.online and not self.stopping:
+            if self.online and not self.stopping:
                 log.warning("lost the broker (%s); records wait in the outbox", args[0])
-            d.disconnected()
+            self.online = False
+            if d is not None:
+                d.disconnected()
         elif kind == "refused":
             self.refused = args[0]
         elif kind == "puback":
             mid, code = args
-            record_id = d.acked(mid)
+            record_id = d.acked(mid) if d is not None else None
             if record_id is not None and code >= 0x80:
                 self.refused = f"event refused by the broker (reason {code})"
                 log.error("the broker refused event %d (reason code %d): check the ACL", record_id, code)
         elif kind == "stored":
             stored = parse_json(args[0])
-            if (isinstance(stored, dict) and stored.get("boot") in self.sent_boots
+            if (d is not None and isinstance(stored, dict) and stored.get("boot") in self.sent_boots
                     and isinstance(stored.get("seq"), int) and not isinstance(stored.get("seq"), bool)):
                 d.stored([stored["seq"]])
         elif kind == "collector":
             # A collector's retained status (any): the venue keeps an archive, so a record is delivered only once
             # the archive has it. None (its status removed): the broker's PUBACK is the word again.
             status = parse_json(args[0]) if args[0] else None
-            d.set_end_to_end(isinstance(status, dict))
+            self.end_to_end = isinstance(status, dict)
+            if d is not None:
+                d.set_end_to_end(self.end_to_end)
         elif kind == "clone":
             now = time.monotonic()
             self.clone_seen = now
@@ -491,6 +691,26 @@ class Sender:
                           f" (boot {args[0]})" if args[0] else ", and took this one's session")
         elif kind == "stop":
             self.stopping = True
+
+    def report(self) -> None:
+        """The new :class:`LinkStatus` for the screen, and the retained status's ``degraded`` when it changed."""
+        d = self.delivery
+        pending = d.pending if d is not None else max(0, self.newest - self.saved)
+        if self.login_fault is not None:
+            fault, detail = self.login_fault.kind, self.login_fault.detail
+        elif self.outbox_fault:
+            fault, detail = "outbox", self.outbox_fault
+        else:
+            fault, detail = "", ""
+        clone = self.clone_seen is not None and time.monotonic() - self.clone_seen < CLONE_SHOWN
+        self.link._set_status(LinkStatus(self.online, pending, d.dropped if d is not None else 0, self.refused,
+                                         fault, detail, clone))
+        if self.online and detail != self.degraded_sent:
+            s, link = self.link.settings, self.link
+            extra = dict(link.status_extra, degraded=detail) if detail else link.status_extra
+            link.client.publish(link.topic("status"), dumps(status_message(s.table, link.boot, True, **extra)),
+                                qos=1, retain=True)
+            self.degraded_sent = detail
 
     def send_records(self) -> None:
         """Publish the records the delivery says are due, reading them from the outbox when asked."""

@@ -10,12 +10,17 @@ from __future__ import annotations
 
 import collections
 import json
+import logging
+import os
 import sqlite3
 from pathlib import Path
 
 from shotclock.adapters.log import DB_NAME
 
 OUTBOX_NAME = "outbox.db"
+BUSY_TIMEOUT = 0.5  # seconds SQLite waits for a lock: a lock held longer is a failure the sender retries later,
+# so the state and the acks never wait behind it
+log = logging.getLogger("shotclock.network")
 
 
 class LogOutbox:
@@ -35,8 +40,8 @@ class LogOutbox:
 
     def _open(self) -> None:
         if self._db is None:
-            self._log = sqlite3.connect(f"file:{self.state_dir / DB_NAME}?mode=ro", uri=True)
-            self._db = sqlite3.connect(self.state_dir / OUTBOX_NAME, isolation_level=None)
+            self._log = sqlite3.connect(f"file:{self.state_dir / DB_NAME}?mode=ro", uri=True, timeout=BUSY_TIMEOUT)
+            self._db = sqlite3.connect(self.state_dir / OUTBOX_NAME, isolation_level=None, timeout=BUSY_TIMEOUT)
             self._db.execute("PRAGMA journal_mode=WAL")
             self._db.execute("CREATE TABLE IF NOT EXISTS outbox (key TEXT PRIMARY KEY, value INTEGER NOT NULL)")
             self._db.execute("INSERT OR IGNORE INTO outbox VALUES ('delivered', ?)", (self.start_after,))
@@ -85,6 +90,35 @@ class LogOutbox:
             if db is not None:
                 db.close()
         self._log = self._db = None
+
+    def repair(self) -> bool:
+        """If ``outbox.db`` is damaged, move it aside (``outbox.db.damaged``) and return True: it holds
+        only the watermark, so the next use makes it anew, from the newest records the bound lets wait
+        (the archive drops what it has twice). A locked or sound one is left alone (False)."""
+        self.close()
+        path = self.state_dir / OUTBOX_NAME
+        if not path.exists():
+            return False
+        try:
+            db = sqlite3.connect(f"file:{path}?mode=ro", uri=True, timeout=BUSY_TIMEOUT)
+            try:
+                sound = db.execute("PRAGMA quick_check").fetchone()[0] == "ok"
+                if sound:
+                    db.execute("SELECT value FROM outbox WHERE key = 'delivered'").fetchone()
+            finally:
+                db.close()
+        except sqlite3.OperationalError as exc:
+            sound = "locked" in str(exc) or "busy" in str(exc)  # held by someone: not damaged
+        except sqlite3.DatabaseError:
+            sound = False
+        if sound:
+            return False
+        for suffix in ("", "-wal", "-shm"):
+            old = path.with_name(OUTBOX_NAME + suffix)
+            if old.exists():
+                os.replace(old, path.with_name(OUTBOX_NAME + suffix + ".damaged"))
+        self.start_after = 0  # which records the broker had is unknown now: all go again, up to the bound
+        return True
 
 
 class MemoryOutbox:

@@ -89,19 +89,29 @@ def _fault_text(fault: Fault, language: str) -> str:
     return type(fault).__name__
 
 
-def network_mark(connected: bool, pending: int, language: str, clone: bool = False) -> str:
-    """The screen's small network mark: nothing while connected and delivered; else what is wrong
-    (``clone``: another device uses this table's identity, a cloned SD card).
+NETWORK_FAULTS = ("credentials", "tls", "outbox")  # what the link can say is wrong on this side
+
+
+def network_mark(connected: bool, pending: int, language: str, fault: str = "", clone: bool = False) -> str:
+    """The screen's small network mark: nothing while connected and delivered; else what is wrong.
+    ``fault`` (one of :data:`NETWORK_FAULTS`) is a mistake on the device's side: the credentials
+    file, the CA file, the outbox; it comes first, as no waiting will mend it. ``clone``: another
+    device uses this table's identity (a cloned SD card).
 
     Example::
 
         >>> network_mark(False, 12, "en")
         'no network · 12 to send'
+        >>> network_mark(False, 0, "en", "credentials")
+        'network: login file'
         >>> network_mark(True, 0, "en", clone=True)
         'another device is this table'
     """
     parts = [texts.text(language, "network.clone")] if clone else []
-    parts += [] if connected else [texts.text(language, "network.down")]
+    if fault in NETWORK_FAULTS:
+        parts.append(texts.text(language, f"network.fault.{fault}"))
+    elif not connected:
+        parts.append(texts.text(language, "network.down"))
     if pending:
         parts.append(texts.text(language, "network.pending", n=pending))
     return " · ".join(parts)

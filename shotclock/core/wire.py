@@ -1,8 +1,7 @@
 """The floor network's messages (docs/network.md), built and checked without any I/O.
 
 The device's MQTT adapter sends what these functions build and hands incoming commands to
-:func:`check_command`; the times they need (the device's monotonic time, the wall clock in
-Unix ms) are arguments, as everywhere in the core.
+:func:`check_command`; the time it needs (the device's monotonic time) is an argument, as everywhere in the core.
 """
 
 from __future__ import annotations
@@ -27,6 +26,7 @@ SEAT_COMMAND_FIELDS = {
     "seating": ({"players"}, set()), "fold": (set(), {"seat"}), "all_in": (set(), {"seat"}),
     "turn_back": (set(), set()), "turn_forward": (set(), set()),
 }
+RATE_LIMITED = "rate_limited"  # over the sender's rate: acked, and summarised in the log
 
 
 def ms(seconds: float | None) -> int | None:
@@ -49,8 +49,11 @@ def status_message(table: str, boot: str, online: bool, clean: bool | None = Non
 
 
 def state_message(snapshot, now: float, table: str, boot: str, seq: int, name: str, faults: Iterable[Fault],
-                  network: dict, language: str | None = None) -> dict:
+                  network: dict, language: str | None = None, heartbeat_ms: int | None = None) -> dict:
     """The retained ``state`` of a table from the engine's snapshot at ``now`` (device seconds).
+
+    ``heartbeat_ms`` promises the next state within that long while a clock runs: a page that hears
+    nothing for a few of them greys the table out instead of counting down a clock nobody confirms.
 
     ``faults`` are the device's :class:`~shotclock.core.faults.Fault` values; each goes as its own
     JSON object (:meth:`~shotclock.core.faults.Fault.to_dict`), in a stable order.
@@ -71,6 +74,8 @@ def state_message(snapshot, now: float, table: str, boot: str, seq: int, name: s
     }
     if language:
         message["language"] = language
+    if heartbeat_ms is not None:
+        message["heartbeat_ms"] = heartbeat_ms
     if getattr(snapshot, "interrupted", False):
         message["interrupted"] = True
     seats = getattr(snapshot, "seats", None)
@@ -149,7 +154,12 @@ class Refusal:
 
 
 class RecentIds:
-    """Command ids seen lately (bounded), to refuse a replay; older ones are refused as stale anyway."""
+    """Command ids seen lately (bounded), to refuse a replay.
+
+    The broker drops a command whose MQTT 5 Message Expiry Interval has passed, so an id needs
+    remembering only a little longer than that; ``keep_seconds`` is generous, and ``limit`` bounds
+    the memory under a flood.
+    """
 
     def __init__(self, keep_seconds: float, limit: int = 10_000):
         self.keep_seconds = keep_seconds
@@ -167,30 +177,108 @@ class RecentIds:
         return False
 
 
-def check_command(payload: bytes, now: float, now_ms: int, max_age: float, recent: RecentIds
-                  ) -> CommandRequest | Refusal:
-    """Parse and check one command (docs/network.md, "command").
+# Bounds on what a command may hold (docs/network.md, "command"): nothing from the network is
+# trusted to be small, shallow, encodable or to fit a 64-bit integer.
+MAX_COMMAND_BYTES = 4096  # a seating of ten 40-character names fits
+MAX_DIGITS = 20  # a JSON integer longer than this cannot be a 64-bit one
+INT64 = (-(2 ** 63), 2 ** 63 - 1)
+
+
+def clean_text(value, longest: int = 64) -> str | None:
+    """``value`` when it is a string of 1 to ``longest`` characters that UTF-8 can encode (no lone
+    surrogates, no NUL), else None.
+
+    Example::
+
+        >>> clean_text("floor/anna"), clean_text("\\ud800"), clean_text(""), clean_text(7)
+        ('floor/anna', None, None, None)
+    """
+    if not isinstance(value, str) or not 1 <= len(value) <= longest or "\x00" in value:
+        return None
+    try:
+        value.encode("utf-8")
+    except UnicodeEncodeError:
+        return None
+    return value
+
+
+def _depth(payload: bytes) -> int:
+    """The deepest nesting of ``[`` and ``{`` in a JSON text, outside strings (a cheap look before parsing)."""
+    depth = deepest = 0
+    in_string = escaped = False
+    for byte in payload:
+        if in_string:
+            if escaped:
+                escaped = False
+            elif byte == 0x5C:  # backslash
+                escaped = True
+            elif byte == 0x22:
+                in_string = False
+        elif byte == 0x22:
+            in_string = True
+        elif byte in (0x5B, 0x7B):
+            depth += 1
+            deepest = max(deepest, depth)
+        elif byte in (0x5D, 0x7D):
+            depth -= 1
+    return deepest
+
+
+def _small_int(text: str) -> int:
+    if len(text.lstrip("-")) > MAX_DIGITS:
+        raise ValueError("an integer longer than 64 bits")
+    return int(text)
+
+
+def parse_json_object(payload: bytes, max_bytes: int, max_depth: int) -> dict | str:
+    """A JSON object from the network, or why not (a short reason). Bounded before anything is
+    parsed: size, nesting depth, UTF-8; integers longer than 20 digits are refused while parsing.
+
+    Example::
+
+        >>> parse_json_object(b'{"a": 1}', 100, 1), parse_json_object(b'[[[]]]', 100, 2)
+        ({'a': 1}, 'nested 3 deep (at most 2)')
+    """
+    if not isinstance(payload, (bytes, bytearray)):
+        return "not bytes"
+    if len(payload) > max_bytes:
+        return f"{len(payload)} bytes (at most {max_bytes})"
+    depth = _depth(payload)
+    if depth > max_depth:
+        return f"nested {depth} deep (at most {max_depth})"
+    try:
+        text = bytes(payload).decode("utf-8")
+    except UnicodeDecodeError:
+        return "not UTF-8"
+    try:
+        message = json.loads(text, parse_int=_small_int)
+    except (ValueError, RecursionError):
+        return "not JSON"
+    if not isinstance(message, dict):
+        return "not a JSON object"
+    return message
+
+
+def check_command(payload: bytes, now: float, recent: RecentIds) -> CommandRequest | Refusal:
+    """Parse and check one command (docs/network.md, "command"). Never raises, whatever ``payload`` holds.
+
+    A command's freshness is the broker's business (it drops a command whose MQTT 5 Message
+    Expiry Interval has passed) and the replay memory's: ``sent_ms`` is checked to be a 64-bit
+    integer but never compared with this device's wall clock, so a venue without a time server works.
 
     :param payload: the MQTT payload.
     :param now: the device's monotonic time (seconds), for the replay memory.
-    :param now_ms: the device's wall clock (Unix ms), to tell a stale command.
-    :param max_age: seconds a command may be old (or ahead, for a clock set wrong).
+    :param recent: the replay memory.
     """
-    try:
-        message = json.loads(payload)
-    except (ValueError, UnicodeDecodeError):
-        return Refusal(MALFORMED, "not JSON")
-    if not isinstance(message, dict):
-        return Refusal(MALFORMED, "not a JSON object")
+    message = parse_json_object(payload, MAX_COMMAND_BYTES, 3)  # 3: a seating's [[seat, name], …]
+    if isinstance(message, str):
+        return Refusal(MALFORMED, message)
     ident, sender, name = message.get("id"), message.get("sender"), message.get("name")
-    who = {"id": ident if isinstance(ident, str) else "", "sender": sender if isinstance(sender, str) else "",
-           "name": name if isinstance(name, str) else ""}
+    who = {"id": clean_text(ident) or "", "sender": clean_text(sender) or "",
+           "name": name if name in COMMANDS else ""}
     problem = command_problem(message)
     if problem:
         return Refusal(UNKNOWN if problem.startswith("unknown") else MALFORMED, problem, **who)
-    age = (now_ms - message["sent_ms"]) / 1000
-    if abs(age) > max_age:
-        return Refusal(EXPIRED, f"sent {age:.1f} s ago (more than {max_age:g} s)", **who)
     if recent.seen(ident, now):
         return Refusal(REPLAYED, f"command id {ident!r} was already received", **who)
     players = message.get("players")
@@ -203,16 +291,18 @@ def command_problem(message: dict) -> str | None:
     """What is wrong with a command message's fields, as the device refuses it (None: nothing)."""
     extra = set(message) - _COMMAND_FIELDS
     if extra:
-        return f"unexpected field {sorted(extra)[0]!r}"
+        unexpected = sorted(extra)[0]
+        return f"unexpected field {clean_text(unexpected, 32) or '(unprintable)'!r}"
     for key in ("id", "sender"):
-        value = message.get(key)
-        if not isinstance(value, str) or not 1 <= len(value) <= 64:
-            return f"'{key}' must be a string of 1 to 64 characters"
+        if clean_text(message.get(key)) is None:
+            return f"'{key}' must be a string of 1 to 64 characters (UTF-8, no NUL)"
     if message.get("name") not in COMMANDS:
-        return f"unknown command {message.get('name')!r} (known: {', '.join(COMMANDS)})"
+        name = message.get("name")
+        shown = repr(clean_text(name, 32)) if isinstance(name, str) else type(name).__name__
+        return f"unknown command {shown} (known: {', '.join(COMMANDS)})"
     sent = message.get("sent_ms")
-    if isinstance(sent, bool) or not isinstance(sent, int):
-        return "'sent_ms' must be a whole number of milliseconds"
+    if isinstance(sent, bool) or not isinstance(sent, int) or not INT64[0] <= sent <= INT64[1]:
+        return "'sent_ms' must be a whole number of milliseconds (64-bit)"
     bet = message.get("facing_bet")
     if bet is not None and not isinstance(bet, bool):
         return "'facing_bet' must be true or false"

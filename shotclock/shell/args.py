@@ -27,6 +27,14 @@ def cmd_config(args) -> int:
 
     if args.check:
         config = load_config(args.check)
+        if config["network.enabled"]:
+            from shotclock.errors import ConfigError
+            from shotclock.shell.files import service_user
+            from shotclock.shell.network import login_file_problems
+
+            problems = login_file_problems(config, getattr(args, "user", None) or service_user())
+            if problems:
+                raise ConfigError(str(config.source), problems)
         print(f"{config.source}: OK ({config['mode']} mode, table {config['table']!r})")
         return 0
     sys.stdout.write(example_toml())

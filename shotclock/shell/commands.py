@@ -61,7 +61,10 @@ def replay(add) -> None:
 def config(add) -> None:
     p = add("config", "shotclock.shell.args:cmd_config",
             "print the default configuration with every key explained, or check a file", config=False)
-    p.add_argument("--check", metavar="FILE", help="validate FILE and report every problem")
+    p.add_argument("--check", metavar="FILE", help="validate FILE and report every problem, also of the "
+                                                   "[network] files it names")
+    p.add_argument("--user", metavar="NAME", help="with --check: judge the files for this user (default: "
+                                                  "shotclock, the service's user, where it exists)")
 
 
 def simulate(add) -> None:

@@ -54,3 +54,67 @@ def _umask() -> int:
     mask = os.umask(0)
     os.umask(mask)
     return mask
+
+
+SERVICE_USER = "shotclock"  # the unit's User= (hardware/shotclock.service)
+
+
+def service_user() -> str:
+    """The user the service runs as: ``shotclock`` where that user exists, else whoever runs this."""
+    import getpass
+    import pwd
+
+    try:
+        pwd.getpwnam(SERVICE_USER)
+        return SERVICE_USER
+    except KeyError:
+        return getpass.getuser()
+
+
+def unreadable_by(path: str | Path, user: str) -> str | None:
+    """Why ``user`` cannot read the file ``path`` (from its owner, group and mode bits, and those of each
+    folder above it), or None when it can. Judged from the bits, so root can check for the service's user.
+
+    Example::
+
+        >>> unreadable_by("/etc/hostname", "root") is None
+        True
+    """
+    import grp
+    import pwd
+    import stat
+
+    try:
+        account = pwd.getpwnam(user)
+    except KeyError:
+        return f"there is no user {user}"
+    path = Path(path).absolute()
+    try:
+        st = path.stat()
+    except FileNotFoundError:
+        return "it does not exist"
+    except OSError as exc:
+        return exc.strerror or str(exc)
+    if not stat.S_ISREG(st.st_mode):
+        return "it is not a file"
+    if account.pw_uid == 0:
+        return None
+    groups = {account.pw_gid} | {g.gr_gid for g in grp.getgrall() if user in g.gr_mem}
+
+    def may(st, owner_bit: int) -> bool:
+        if st.st_uid == account.pw_uid:
+            return bool(st.st_mode & owner_bit)
+        if st.st_gid in groups:
+            return bool(st.st_mode & (owner_bit >> 3))
+        return bool(st.st_mode & (owner_bit >> 6))
+
+    for folder in reversed(path.parents):
+        if not may(folder.stat(), stat.S_IXUSR):
+            return f"user {user} cannot enter the folder {folder}"
+    if not may(st, stat.S_IRUSR):
+        try:
+            owner = pwd.getpwuid(st.st_uid).pw_name
+        except KeyError:
+            owner = str(st.st_uid)
+        return f"user {user} cannot read it (owner {owner}, mode {stat.S_IMODE(st.st_mode):04o})"
+    return None

@@ -12,15 +12,29 @@ it with :func:`start_network`.
 from __future__ import annotations
 
 import logging
+import math
+import threading
 import time
 
 from shotclock import __version__
 from shotclock.core.engine import RUNNING
+from shotclock.core.flood import FloodGuard
 from shotclock.core.view import network_mark
-from shotclock.core.wire import (RecentIds, Refusal, ack_message, check_command, dumps, state_key,
-                                 state_message)
+from shotclock.core.wire import (MALFORMED, RATE_LIMITED, RecentIds, Refusal, ack_message, check_command, dumps,
+                                 ms, state_key, state_message)
 
 log = logging.getLogger("shotclock.network")
+
+
+def state_expiry(interval: float) -> int:
+    """Seconds a running clock's state lives at the broker: three heartbeats and a second, whole.
+
+    Example::
+
+        >>> state_expiry(1.0)
+        4
+    """
+    return int(math.ceil(3 * interval + 1))
 
 
 class NetworkPresenter:
@@ -33,8 +47,9 @@ class NetworkPresenter:
     :param interval: seconds between state messages while a clock runs.
     """
 
-    def __init__(self, link, table: str, name: str, language: str, interval: float = 1.0):
+    def __init__(self, link, table: str, name: str, language: str, interval: float = 1.0, gate=None):
         self.link = link
+        self.gate = gate  # its flood summaries are due at a time: the loop wakes for them
         self.table = table
         self.name = name
         self.language = language
@@ -53,14 +68,18 @@ class NetworkPresenter:
             network["dropped"] = status.dropped
         if status.clone:
             network["clone"] = True  # the dashboard says so: another device uses this table's identity
+        if status.fault:
+            network["fault"] = status.fault
         message = state_message(round.state, round.now, self.table, self.link.boot, self.seq + 1, self.name,
-                                round.faults, network, self.language)
+                                round.faults, network, self.language, heartbeat_ms=ms(self.interval))
         key = state_key(message)
         self._running = round.state.phase == RUNNING
         due = self._sent_at is None or (self._running and round.now >= self._sent_at + self.interval - 0.01)
         if key != self._key or due:
             self.seq += 1
-            self.link.offer_state(dumps(message))
+            # A running clock's state expires at the broker a few heartbeats on: a table gone quiet leaves
+            # no running clock retained for a page that connects later (docs/network.md, "state").
+            self.link.offer_state(dumps(message), state_expiry(self.interval) if self._running else None)
             self._key = key
             self._sent_at = round.now
         for ack in getattr(round, "acks", ()):
@@ -76,29 +95,38 @@ class NetworkPresenter:
     def mark(self) -> str:
         """The screen's small network mark now (the builder hands this to each screen)."""
         status = self.link.status
-        return network_mark(status.connected, status.pending, self.language, status.clone)
+        return network_mark(status.connected, status.pending, self.language, status.fault, status.clone)
 
     def next_wake(self, now: float) -> float | None:
         """While a clock runs: when the next state heartbeat is due."""
+        wakes = [self.gate.next_summary() if self.gate is not None else None]
         if self._running and self._sent_at is not None:
-            return self._sent_at + self.interval
-        return None
+            wakes.append(self._sent_at + self.interval)
+        wakes = [w for w in wakes if w is not None]
+        return min(wakes) if wakes else None
 
 
 class CommandGate:
     """Checks each incoming command on paho's thread; passes the good ones to the loop.
 
-    A refused command (stale, replayed, malformed, unknown) never reaches the engine: it is
-    acknowledged as refused at once and written to the decision log by the recorder.
+    Every command gets an ack, whatever its payload holds. A refused command (replayed,
+    malformed, unknown) never reaches the engine: it is acknowledged as refused at once and
+    written to the decision log by the recorder. Past a sender's rate (a :class:`FloodGuard`) a
+    command is refused as ``rate_limited`` and only counted; the recorder takes the counts as
+    summary records (:meth:`summary_notes`), so a flood cannot fill the disk.
 
     :param post: the loop's thread-safe ``post``.
     :param make_command: builds the core's command input from (t, request).
     :param link: for the refusal's ack.
     :param note: records a refusal in the decision log (thread-safe), or None.
+    :param max_age: seconds past which a difference between the floor's clock and this device's
+        is worth a warning in the system log (it refuses nothing: see docs/network.md).
     """
 
-    def __init__(self, post, make_command, link, table: str, max_age: float, clock=time.monotonic,
-                 wallclock=time.time, note=None):
+    SKEW_WARN_EVERY = 600.0  # seconds between warnings about the floor's clock
+
+    def __init__(self, post, make_command, link, table: str, max_age: float = 5.0, clock=time.monotonic,
+                 wallclock=time.time, note=None, guard: FloodGuard | None = None):
         self.post = post
         self.make_command = make_command
         self.link = link
@@ -107,29 +135,99 @@ class CommandGate:
         self.clock = clock
         self.wallclock = wallclock
         self.note = note
+        self.guard = guard or FloodGuard()
         self.recent = RecentIds(keep_seconds=2 * max_age + 60)
+        self._lock = threading.Lock()  # the guard is shared with the loop's thread (summary_notes)
+        self._skew_warned: float | None = None
 
     def __call__(self, payload: bytes, properties=None) -> None:
         t = self.clock()
-        result = check_command(payload, t, int(self.wallclock() * 1000), self.max_age, self.recent)
+        try:
+            result = check_command(payload, t, self.recent)
+        except Exception as exc:  # check_command never raises; if it ever does, the command is still acked
+            log.exception("a floor command could not be checked")
+            result = Refusal(MALFORMED, f"could not be read ({type(exc).__name__})")
+        with self._lock:
+            allowed = self.guard.allow(result.sender, t)
+        if not allowed:
+            self._refuse(Refusal(RATE_LIMITED, "over this sender's rate of floor commands", result.id,
+                                 result.sender, result.name), t, logged=False)
+            return
         if isinstance(result, Refusal):
+            self._refuse(result, t, logged=True)
+            return
+        self._check_skew(result, t)
+        self.post(self.make_command(t, result))
+
+    def summary_notes(self, now: float, final: bool = False) -> list[dict]:
+        """The ``refused`` records summarising commands over the rate, due at ``now`` (thread-safe)."""
+        with self._lock:
+            summaries = self.guard.summaries(now, final)
+        for s in summaries:
+            log.warning("refused %d floor commands from %r over the rate in %.0f s", s.count, s.sender,
+                        s.until - s.since)
+        return [{"t": now, "type": "refused", "data": s.record()} for s in summaries]
+
+    def next_summary(self) -> float | None:
+        """When the next summary is due (the loop wakes to log it)."""
+        with self._lock:
+            return self.guard.due()
+
+    def _refuse(self, result: Refusal, t: float, logged: bool) -> None:
+        if logged:
             log.warning("refused a floor command (%s): %s", result.reason, result.detail)
             # Noted before the ack goes out: whoever sees the ack can count on the log to hold the refusal.
             if self.note:
                 self.note({"t": t, "type": "refused", "data": {"id": result.id, "sender": result.sender,
                                                                "command": result.name, "reason": result.reason,
                                                                "detail": result.detail}})
-            self.link.offer_ack(dumps(ack_message(self.table, self.link.boot, result, "refused",
-                                                  f"{result.reason}: {result.detail}")))
-            return
-        self.post(self.make_command(t, result))
+        self.link.offer_ack(dumps(ack_message(self.table, self.link.boot, result, "refused",
+                                              f"{result.reason}: {result.detail}")))
+
+    def _check_skew(self, request, t: float) -> None:
+        """Say (at most every ten minutes) when the floor's clock and this device's disagree: not a
+        reason to refuse (freshness is the broker's message expiry), but worth knowing for the archive's times."""
+        skew = self.wallclock() - request.sent_ms / 1000
+        if abs(skew) > self.max_age and (self._skew_warned is None or t - self._skew_warned > self.SKEW_WARN_EVERY):
+            self._skew_warned = t
+            log.warning("the floor's clock (%s) differs from this device's by %+.1f s: is time sync set up? "
+                        "(the command still acts)", request.sender, skew)
+
+
+def login_file_problems(config, user: str) -> dict[str, str]:
+    """Each problem of the ``[network]`` files the service would meet, keyed by the config key: a
+    credentials file or CA file missing, not readable by ``user`` (the service's user), not TOML with a
+    username and a password, or not PEM. Empty when all is well or the network is off."""
+    from shotclock.adapters.mqtt import LoginProblem, read_credentials, tls_context
+    from shotclock.errors import ShotclockError
+    from shotclock.shell.files import unreadable_by
+
+    problems = {}
+    if not config["network.enabled"]:
+        return problems
+    files = {"network.credentials": config["network.credentials"]}
+    if config["network.tls"] and config["network.ca_file"]:
+        files["network.ca_file"] = config["network.ca_file"]
+    for key, path in files.items():
+        why = unreadable_by(path, user)
+        if why:
+            problems[key] = f"{path}: {why} (the service runs as {user})"
+            continue
+        try:
+            if key == "network.credentials":
+                read_credentials(path)
+            else:
+                tls_context(path)
+        except (ShotclockError, LoginProblem) as exc:
+            problems[key] = str(exc)
+    return problems
 
 
 def open_link(config, boot: str):
     """The MQTT link when ``[network] enabled`` (made, not started), else None.
 
-    Reads the credentials file: an unreadable one raises :class:`~shotclock.errors.ShotclockError`
-    before anything is opened.
+    Reads no file: the link reads its credentials and CA files when it starts, on its own thread,
+    and a mistake there is shown and retried, never raised (the table's clock never waits for the network).
     """
     if not config["network.enabled"]:
         return None
@@ -157,7 +255,10 @@ def start_network(link, device, config, recorder=None) -> NetworkPresenter:
         outbox = MemoryOutbox(config["network.outbox_max"])
     gate = CommandGate(device.loop.post, make_command, link, s.table, config["network.command_max_age"],
                        clock=device.loop.clock, note=_noter(recorder, device.loop.waker))
-    presenter = NetworkPresenter(link, s.table, config["table"], config["language"], config["network.state_interval"])
+    if recorder is not None:
+        recorder.add_note_source(gate.summary_notes)  # a flood's summaries go in the log, the last at the stop
+    presenter = NetworkPresenter(link, s.table, config["table"], config["language"], config["network.state_interval"],
+                                 gate=gate)
     link.start(outbox, on_command=gate, on_status_change=device.loop.waker.wake)
     log.info("floor network: %s:%d, venue %r, table %r", s.host, s.port, s.venue, s.table)
     return presenter

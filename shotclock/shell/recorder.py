@@ -11,7 +11,7 @@ import collections
 import logging
 import os
 import sqlite3
-from datetime import datetime, timedelta, timezone
+from datetime import datetime, timezone
 from pathlib import Path
 
 from shotclock import __version__
@@ -20,7 +20,7 @@ from shotclock.adapters.logwriter import StreamWriter, WriterProcess, import_pen
 from shotclock.core.clocks import chips_used, clocks_from
 from shotclock.core.engine import PAUSED, RUNNING
 from shotclock.core.faults import LOG_UNAVAILABLE, LOG_WRITE_FAILED, LogFault
-from shotclock.core.records import RecordBuilder
+from shotclock.core.records import RecordBuilder, SessionUtc
 from shotclock.core.restore import CHECKPOINT_SECONDS, plan_recovery
 from shotclock.errors import LogError
 
@@ -100,12 +100,14 @@ class Recorder:
         self.boot = boot  # this run's id on the floor network
         self.on_written = on_written or (lambda rows: None)  # called from the writer's status thread
         self._notes: collections.deque[dict] = collections.deque()
+        self._note_sources: list = []  # each (now, final) -> records due, e.g. a command flood's summaries
         self.state_dir: Path | None = None
         self.table_start: float | None = None
         self.first_id = 1  # the id this session's record gets (when the log could be read at start)
         self.config = config
         self.utcnow = utcnow
         self.builder = RecordBuilder(checkpoint_every)
+        self._utc = SessionUtc()  # records' utc never goes back within the session, whatever NTP does
 
     @property
     def checkpoint_every(self) -> float:
@@ -125,7 +127,12 @@ class Recorder:
             data["boot"] = self.boot
         if self.table_start is not None:
             data["table_start"] = self.table_start  # where the table's clock began (log replay starts there)
-        self.sink.put(self.builder.session(t, utc_iso(self.utcnow()), data))
+        self.sink.put(self.builder.session(t, self._utc_at(t)(t), data))
+
+    def add_note_source(self, source) -> None:
+        """``source(now, final)`` returns records (``t``, ``type``, ``data``) due at ``now``, or all of
+        them when ``final`` (the device stops); the recorder logs them with each round."""
+        self._note_sources.append(source)
 
     def note(self, record: dict) -> None:
         """Log a record (``t``, ``type``, ``data``) from another thread with the next round (thread-safe)."""
@@ -157,7 +164,7 @@ class Recorder:
         else:
             log.warning("clock %d was interrupted but the mode changed to %s: not restored", clock.id,
                         table.engine.mode)
-        self.sink.put([self.builder.interrupted(clock.id, t, utc_iso(self.utcnow()), plan.record(), plan.restored)])
+        self.sink.put([self.builder.interrupted(clock.id, t, self._utc_at(t)(t), plan.record(), plan.restored)])
         return clock
 
     def restore_chips(self, decision_log: DecisionLog, table, t: float) -> dict[int, int]:
@@ -176,7 +183,7 @@ class Recorder:
             allowance = self.config["shot.allowance"]
             log.warning("extension chips used before this start, restored from the log: %s",
                         ", ".join(f"seat {seat} {n} of {allowance}" for seat, n in used.items()))
-            self.sink.put([self.builder.message(None, "chips_restored", t, utc_iso(self.utcnow()),
+            self.sink.put([self.builder.message(None, "chips_restored", t, self._utc_at(t)(t),
                                                 {"used": {str(seat): n for seat, n in used.items()},
                                                  "allowance": allowance})])
         return used
@@ -219,7 +226,7 @@ class Recorder:
     def stop(self, t: float, state) -> None:
         """A graceful stop: record the exact time the open clock has left (the next start restores it),
         after the records noted since the last round (a refused command acked just before the stop)."""
-        messages = self._take_notes(t) + self.builder.stop(t, state, utc_iso(self.utcnow()))
+        messages = self._take_notes(t, final=True) + self.builder.stop(t, state, self._utc_at(t)(t))
         if messages:
             self.sink.put(messages)
         if self.current_clock is not None and state.phase in (RUNNING, PAUSED):
@@ -237,14 +244,17 @@ class Recorder:
             self.lock_fd = None
 
     def _utc_at(self, t_now: float):
-        """The wall-clock time of table time t, read once (NTP may step the wall clock between reads)."""
-        now_utc = self.utcnow()
-        return lambda t: utc_iso(now_utc - timedelta(seconds=t_now - t))
+        """The wall-clock time of table time t, the wall clock read once now (at table time ``t_now``);
+        never earlier than a record before it in this session (:class:`~shotclock.core.records.SessionUtc`)."""
+        wall = self.utcnow().timestamp()
+        return lambda t: utc_iso(datetime.fromtimestamp(self._utc.at(t, wall, t_now), timezone.utc))
 
-    def _take_notes(self, t_now: float) -> list[dict]:
+    def _take_notes(self, t_now: float, final: bool = False) -> list[dict]:
         notes = []
         while self._notes:
             notes.append(self._notes.popleft())
+        for source in self._note_sources:
+            notes.extend(source(t_now, final))
         return self.builder.notes(notes, self._utc_at(t_now)) if notes else []
 
 

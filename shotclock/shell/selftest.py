@@ -170,6 +170,20 @@ def held_by_service(check: Check) -> Check:
                                      "'systemctl stop shotclock' to test it alone")
 
 
+def check_time(sync=None) -> Check:
+    """Whether the system clock is synchronised (systemd's answer, or the kernel's without systemd)."""
+    from shotclock.adapters.timesync import time_sync
+
+    answer = sync if sync is not None else time_sync()
+    if answer.synchronised is None:
+        return Check("SKIP", "time", answer.how)
+    if not answer.synchronised:
+        return Check("FAIL", "time", f"the clock is not synchronised ({answer.how}): floor commands still work, "
+                                     "but the log's and the archive's times may be wrong; point NTP at the floor "
+                                     "laptop (hardware/README.md)")
+    return Check("OK", "time", f"synchronised ({answer.how})")
+
+
 def cmd_selftest(args) -> int:
     """Run every check and print one line each; exit 1 when any failed (an invalid configuration too:
     its check fails and the checks that need it say SKIP).
@@ -187,6 +201,7 @@ def cmd_selftest(args) -> int:
         devices = [held_by_service(c) for c in devices]
     checks += devices
     checks.append(check_power())
+    checks.append(check_time())
     checks.append(check_backlight(config) if config is not None else skip("backlight"))
     if getattr(args, "sound", False):
         checks.append(check_sound(config) if config is not None else skip("sound"))

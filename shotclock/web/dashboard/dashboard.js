@@ -185,8 +185,8 @@
     var s = table.state || {};
     var phase = S.phase(table, now);
     var ms = S.remainingMs(table, now);
-    var clockOn = ms !== null && phase !== "offline";
-    ["idle", "running", "countdown", "paused", "interrupted", "offline"].forEach(function (p) {
+    var clockOn = ms !== null && phase !== "offline" && phase !== "quiet";
+    ["idle", "running", "countdown", "paused", "interrupted", "quiet", "offline"].forEach(function (p) {
       setClass(card, "phase-" + p, p === phase);
     });
     var tone = S.clockTone(table, now);
@@ -202,7 +202,7 @@
       card.el.querySelector(".ring i").style.width = width;
     }
     setText(card, "consequence", clockOn ? S.consequenceText(lang, s) : "");
-    setText(card, "info", table.state && phase !== "offline" ? infoText(s, clockOn) : "");
+    setText(card, "info", table.state && phase !== "offline" && phase !== "quiet" ? infoText(s, clockOn) : "");
     var r = table.ruling;
     var fresh = S.freshRuling(table, now);
     var words = r ? S.rulingWords(lang, r) : null;

@@ -6,7 +6,7 @@
  * (performance.now()):  remaining = remaining_ms - (now - receivedAt)  while the clock runs.
  *
  * A "table" here is the page's record of one device (see link.js):
- *   {venue, id, name, online, state, receivedAt, ruling, drift}
+ *   {venue, id, name, online, state, receivedAt, confirmedAt, ruling, drift}
  * where `state` is the device's last `state` message as docs/network.md describes it.
  */
 (function (root) {
@@ -15,12 +15,16 @@
   // A ruling stays up as long as on the device's own screen (core/view.py, through device-rules.js).
   var RULING_MS = root.Shotclock.DEVICE_RULES.ruling_ms;
   var LATE_MS = 250;      // a heartbeat up to this much slower than the best one is not followed
-  var RANK = {countdown: 0, running: 0, paused: 1, interrupted: 1, idle: 2, offline: 3};
+  var RANK = {countdown: 0, running: 0, paused: 1, interrupted: 1, idle: 2, quiet: 3, offline: 3};
+  var QUIET_HEARTBEATS = 3;  // a running clock unconfirmed for this many heartbeats (and a second) is not shown
+  var QUIET_SLACK_MS = 1000;
 
-  /** Milliseconds left on the table's clock at `now`, or null when no clock is running or paused. */
+  /** Milliseconds left on the table's clock at `now`, or null when no clock is running or paused (or the
+   *  table has gone quiet: see quiet()). */
   function remainingMs(table, now) {
     var s = table.state;
     if (!s || (s.phase !== "running" && s.phase !== "paused")) return null;
+    if (quiet(table, now)) return null;
     if (s.phase === "paused") return s.remaining_ms;
     return Math.max(0, s.remaining_ms - (now - table.receivedAt));
   }
@@ -30,13 +34,24 @@
     return Math.ceil(Math.round(ms) / 1000);
   }
 
-  /** One of offline, idle, running, countdown, paused, interrupted. */
+  /** True when the table's clock runs but the table has not confirmed it lately: its state promises a
+   *  heartbeat every `heartbeat_ms` while a clock runs, and none came for a few of them (the device's
+   *  network or its sender is stuck). A page then shows no count it cannot vouch for. */
+  function quiet(table, now) {
+    var s = table.state;
+    if (!s || s.phase !== "running" || typeof s.heartbeat_ms !== "number") return false;
+    var heard = table.confirmedAt === undefined ? table.receivedAt : table.confirmedAt;
+    return now - heard > QUIET_HEARTBEATS * s.heartbeat_ms + QUIET_SLACK_MS;
+  }
+
+  /** One of offline, quiet, idle, running, countdown, paused, interrupted. */
   function phase(table, now) {
     var s = table.state;
     if (table.online === false) return "offline";
     if (!s) return table.online ? "idle" : "offline";
     if (s.phase === "paused") return s.interrupted ? "interrupted" : "paused";
     if (s.phase !== "running") return "idle";
+    if (quiet(table, now)) return "quiet";
     return remainingMs(table, now) <= (s.countdown || 0) * 1000 ? "countdown" : "running";
   }
 
@@ -72,7 +87,7 @@
   function commandsFor(table, now) {
     var p = phase(table, now);
     var shot = table.state && table.state.mode === "shot";
-    if (p === "offline") return [];
+    if (p === "offline" || p === "quiet") return [];
     if (p === "idle") return shot ? ["start"] : ["call"];
     var stop = shot ? "stop" : "cancel";
     if (p === "paused" || p === "interrupted") return ["resume", stop];
@@ -89,6 +104,8 @@
     var old = table.state;
     var elapsed = now - table.receivedAt;
     if (old && old.boot === state.boot && typeof old.seq === "number" && state.seq <= old.seq) return false;
+    // Every new message confirms the clock, the count from the fastest heartbeat or not (see quiet()).
+    table.confirmedAt = now;
     if (old && old.phase === "running" && state.phase === "running" && old.boot === state.boot &&
         old.seconds === state.seconds && old.extensions === state.extensions && old.street === state.street &&
         sameRuling(old.last_ruling, state.last_ruling, elapsed)) {
@@ -136,7 +153,7 @@
   }
 
   var api = {
-    RULING_MS: RULING_MS, remainingMs: remainingMs, shownSeconds: shownSeconds, phase: phase,
+    RULING_MS: RULING_MS, remainingMs: remainingMs, quiet: quiet, shownSeconds: shownSeconds, phase: phase,
     progress: progress, freshRuling: freshRuling, naturalCompare: naturalCompare, sortTables: sortTables,
     commandsFor: commandsFor, applyState: applyState, consequence: consequence
   };

@@ -135,7 +135,8 @@
     var phase = table ? S.phase(table, now) : "offline";
     var ruling = table ? S.freshRuling(table, now) : null;
     var clockOn = phase === "running" || phase === "countdown" || phase === "paused" || phase === "interrupted";
-    var visible = clockOn || (!!ruling && phase !== "offline" && ruling.outcome !== "cancelled");
+    // A table gone quiet (lib/clock.js quiet()) shows nothing on the stream: no count nobody confirms.
+    var visible = clockOn || (!!ruling && phase !== "offline" && phase !== "quiet" && ruling.outcome !== "cancelled");
     setClass("hidden", !visible);
     drawNotice(now);
     window.shotclockOverlay = {table: table && table.id, phase: phase, visible: visible, notice: shown.notice};
