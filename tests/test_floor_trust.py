@@ -46,7 +46,8 @@ def test_two_devices_for_one_table_are_seen_on_both_and_on_the_dashboard(broker,
         assert shown is not None  # the dashboard shows it on the table's card
         for device in (first, second):  # the screen's corner is network_mark of the link's status
             status = device.link.status
-            assert "another device is this table" in network_mark(status.connected, status.pending, "en", status.clone)
+            assert "another device is this table" in network_mark(status.connected, status.pending, "en",
+                                                                  clone=status.clone)
         # Not a flap: the device knocked off waits before it connects again.
         assert not first.link.status.connected or not second.link.status.connected
     finally:

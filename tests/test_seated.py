@@ -274,7 +274,7 @@ def test_the_wire_checks_seat_commands():
 
     def check(**fields):
         message = {"id": "a", "sender": "floor", "sent_ms": 1000, **fields}
-        return check_command(json.dumps(message).encode(), 0, 1000, 5, RecentIds(10))
+        return check_command(json.dumps(message).encode(), 0, RecentIds(10))
 
     ok = check(name="seat", seat=3, player="Ana", bank=120, chips=2)
     assert isinstance(ok, CommandRequest) and (ok.seat, ok.player, ok.bank, ok.chips) == (3, "Ana", 120, 2)
