@@ -228,6 +228,9 @@ SCHEMA: list[Key] = [
         range=Range(0.2, 60)),
     Key("network.outbox_max", (int,), 100_000, "records kept for delivery while the broker is away",
         range=Range(100, 10_000_000)),
+    # Floor commands and rulings carry wall-clock times: the tables keep their clocks to the floor's.
+    Key("time.server", (str,), "", "the NTP server install.sh points systemd-timesyncd at (the broker host serves "
+        "time: 'shotclock broker-config --time'); empty: the system's default servers"),
 ]
 KEYS = {k.name: k for k in SCHEMA}
 

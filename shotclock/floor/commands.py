@@ -26,6 +26,27 @@ def broker_config(add) -> None:
     p.add_argument("--run-as", metavar="USER", help="the user mosquitto drops to when started as root")
     p.add_argument("--no-pages", action="store_true",
                    help="do not serve the dashboard and overlay pages from the websockets listener")
+    p.add_argument("--time", metavar="NETWORK", help="also write chrony.conf so this host serves time to the tables "
+                   "on NETWORK (a CIDR such as 192.168.10.0/24), even with no internet")
+
+
+def provision(add) -> None:
+    p = add("provision", "shotclock.floor.provision:cmd_provision",
+            "write each table's first-boot file for its SD card's boot partition (identity, broker, credential, CA)",
+            config=False)
+    p.add_argument("out", metavar="DIR", help="the folder to write <table>/shotclock-firstboot.toml into")
+    p.add_argument("--broker-dir", required=True, metavar="DIR",
+                   help="the folder 'shotclock broker-config' wrote (its credentials/ hold each table's password)")
+    p.add_argument("--venue", required=True, help="the venue's name in the topics (as given to broker-config)")
+    p.add_argument("--tables", required=True, metavar="IDS", help="table ids, for example 1-40")
+    p.add_argument("--broker", required=True, metavar="HOST:PORT", help="the broker as the tables reach it, "
+                   "for example floor.local:8883")
+    p.add_argument("--ca-file", metavar="PEM", help="the broker's CA certificate (or its self-signed certificate)")
+    p.add_argument("--names", default="Table {id}", metavar="PATTERN",
+                   help="each table's name on screen; {id} is its id (default 'Table {id}')")
+    p.add_argument("--time-server", metavar="HOST", help="the NTP server for the tables (default: the broker's host)")
+    p.add_argument("--template", metavar="TOML", help="a configuration file whose keys every table gets "
+                   "(preset, language, pins ...); identity, broker and time keys come from the other options")
 
 
 def add_broker_options(p, credentials_help: str, credentials_metavar: str = "FILE") -> None:
@@ -80,4 +101,4 @@ def floor_demo(add) -> None:
                    help="the last N tables run the shot clock (default: a quarter of them, at least one of two)")
 
 
-REGISTER: list = [broker_config, floor, fleet, floor_demo]
+REGISTER: list = [broker_config, provision, floor, fleet, floor_demo]

@@ -152,4 +152,11 @@ def archive_options(p) -> None:
     p.add_argument("--table", metavar="ID", default=argparse.SUPPRESS, help="with --collected: the table to read")
 
 
-REGISTER: list = [replay, config, simulate, run, selftest, screenshot, log]
+def firstboot(add) -> None:
+    p = add("firstboot", "shotclock.shell.firstboot:cmd_firstboot",
+            "take this table's first-boot file from the boot partition into /etc/shotclock (as root, at boot; "
+            "shotclock-firstboot.service runs it)", config=False)
+    p.add_argument("--root", default="/", metavar="DIR", help="the system's root (default /; tests use a folder)")
+
+
+REGISTER: list = [replay, config, simulate, run, selftest, screenshot, log, firstboot]

@@ -27,7 +27,7 @@ SECONDS = CONFIG["clock"]["seconds"]
 TIE = CONFIG["clock"]["tie_window"]
 PINS = {"floor": 17, "action": 27, "bet": 22, "extend": 23, "street": 24} | CONFIG.get("pins", {})
 DB = "/var/lib/shotclock/shotclock.db"
-SHOTCLOCK = "/opt/shotclock/venv/bin/shotclock"
+SHOTCLOCK = "/opt/shotclock/current/venv/bin/shotclock"
 SERVICE_ENV = ["env", "SDL_VIDEODRIVER=kmsdrm", "SDL_AUDIODRIVER=alsa", "LG_WD=/tmp"]
 
 results: list[dict] = []
