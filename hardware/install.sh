@@ -86,7 +86,7 @@ if [ -d "$SRC/wheels" ]; then
         want_version="$(ls "$WHEELS" | sed -n 's/^shotclock-\([^-]*\)-py3-none-any\.whl$/\1/p' | sort -V | tail -1)"
         [ -n "$want_version" ] || die "the bundle's wheels/ holds no shotclock wheel"
     elif [ ! -e "$WHEELS/shotclock-$want_version-py3-none-any.whl" ]; then
-        die "the bundle has no shotclock $want_version (it has: $(ls "$WHEELS" | sed -n 's/^shotclock-\([^-]*\)-.*/\1/p' | tr '\n' ' '))"
+        die "the bundle has no shotclock $want_version (it has: $(ls "$WHEELS" | sed -n 's/^shotclock-\([^-]*\)-.*/\1/p' | tr '\n' ' ' | sed 's/ $//'))"
     fi
 else
     checkout_version="$(sed -n 's/^__version__ = "\([^"]*\)".*/\1/p' "$SRC/shotclock/__init__.py")"

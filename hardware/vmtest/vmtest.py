@@ -6,7 +6,8 @@ Run it as ``./dev vmtest`` (as root: it uses debootstrap and chroot). Steps, eac
    or ``--suite bookworm``), gpio-sim.ko built for its kernel, the packages install.sh asks for as a
    local apt repository, the Python wheels as a local folder. Cached in ``--cache`` (default
    /var/cache/shotclock-vmtest), keyed by what each stage is made from.
-2. **install boot**: the VM runs ``sh hardware/install.sh`` from a copy of this checkout, offline.
+2. **install boot**: the VM runs ``sh hardware/install.sh`` from the offline bundle (``tools/bundle.py``
+   made from this checkout), with no network device at all.
 3. **check boot**: the VM boots the installed system; guest/checks.py presses buttons through
    gpio-sim and reads the rulings back; this script takes the screen dumps it asks for through the
    QEMU monitor, compares one with ``shotclock screenshot`` of the same moment, and looks at the WAV
@@ -161,7 +162,15 @@ class Image:
             listing = path / "files"
             listing.write_text("\n".join(f for f in files if f and (ROOT / f).is_file()))
             run(["tar", "-C", str(ROOT), "-cf", str(tar), "-T", str(listing)])
-            run(["sh", str(HERE / "build-disk.sh"), str(base), str(extras), str(wheels), str(tar), str(path)])
+            # The offline bundle, as './dev bundle' makes it for a Pi, here for this VM's CPU and Python,
+            # from the cached wheels (no index): install.sh installs from it with the VM's network off.
+            made = run([sys.executable, str(ROOT / "tools" / "bundle.py"), "--out", str(path), "--arch", "x86_64",
+                        "--python", SUITES[self.suite], "--find-links", str(wheels)])
+            bundle = sorted(path.glob("shotclock-*-x86_64.tar.gz"))
+            if not bundle:
+                raise Fail(f"the bundle was not made: {made.stdout}")
+            run(["sh", str(HERE / "build-disk.sh"), str(base), str(extras), str(wheels), str(tar), str(path),
+                 str(bundle[-1])])
 
         target = self.out / "disk"
         shutil.rmtree(target, ignore_errors=True)
