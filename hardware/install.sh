@@ -5,6 +5,8 @@
 #                                             # update to it, and restart
 #   sudo sh hardware/install.sh --version V   # from a bundle holding several releases: install V
 #   sudo sh hardware/install.sh --rollback    # back to the version installed before, and restart
+#   sudo sh hardware/install.sh --prepare     # build this version's environment, leave the running one
+#   sudo sh hardware/install.sh --switch      # then: start the prepared version (seconds; no self-test)
 #   sudo sh hardware/install.sh --time-server HOST   # keep the clock to HOST (else config's time.server)
 #   sudo sh hardware/install.sh --uninstall   # remove the service and /opt/shotclock; keep the
 #                                             # decision log (/var/lib/shotclock) and the config
@@ -48,6 +50,7 @@ run() {
 uninstall=""
 purge=""
 rollback=""
+stage=full
 want_version=""
 time_server=""
 while [ $# -gt 0 ]; do
@@ -55,12 +58,14 @@ while [ $# -gt 0 ]; do
         --uninstall) uninstall=1 ;;
         --purge) purge=1 ;;
         --rollback) rollback=1 ;;
+        --prepare) stage=prepare ;;
+        --switch) stage=switch ;;
         --version|--time-server)
             [ $# -ge 2 ] && [ -n "$2" ] || { echo "install: $1 needs a value" >&2; exit 2; }
             if [ "$1" = --version ]; then want_version="$2"; else time_server="$2"; fi
             shift ;;
-        -h|--help) sed -n '2,13p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
-        *) echo "install: unknown option '$1' (use --version, --rollback, --time-server, --uninstall, --purge or --help)" >&2
+        -h|--help) sed -n '2,15p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+        *) echo "install: unknown option '$1' (use --version, --prepare, --switch, --rollback, --time-server, --uninstall, --purge or --help)" >&2
            exit 2 ;;
     esac
     shift
@@ -69,8 +74,12 @@ if [ -n "$purge" ] && [ -z "$uninstall" ]; then
     echo "install: --purge goes with --uninstall" >&2
     exit 2
 fi
-if [ -n "$rollback" ] && { [ -n "$uninstall" ] || [ -n "$want_version" ]; }; then
+if [ -n "$rollback" ] && { [ -n "$uninstall" ] || [ -n "$want_version" ] || [ "$stage" != full ]; }; then
     echo "install: --rollback goes alone" >&2
+    exit 2
+fi
+if [ "$stage" != full ] && [ -n "$uninstall" ]; then
+    echo "install: --$stage does not go with --uninstall" >&2
     exit 2
 fi
 if [ -z "$DRY_RUN" ] && [ "$(id -u)" != 0 ]; then
@@ -140,6 +149,16 @@ if [ -n "$rollback" ]; then
     exit 0
 fi
 
+VDIR="$PREFIX/$want_version"
+VENV="$VDIR/venv"
+cur="$(current_version)"
+if [ "$stage" = switch ]; then
+    # Only the switch: the environment was built by --prepare while the old version kept running.
+    if [ -z "$DRY_RUN" ] && [ "$("$VENV/bin/shotclock" --version 2>/dev/null)" != "shotclock $want_version" ]; then
+        die "shotclock $want_version is not prepared in $VENV: run 'sh $0 --prepare' first"
+    fi
+    say "switching to the prepared shotclock $want_version${cur:+ (from $cur)}"
+else
 say "installing shotclock $want_version${WHEELS:+ from the bundle (offline)}"
 missing=""
 for pkg in $APT_PACKAGES; do
@@ -188,9 +207,6 @@ fi
 
 # One environment per version, side by side: an update never breaks the version running now, and
 # --rollback only moves a link.
-VDIR="$PREFIX/$want_version"
-VENV="$VDIR/venv"
-cur="$(current_version)"
 say "virtual environment in $VENV (seeing the system's lgpio)"
 run mkdir -p "$VDIR"
 if [ -x "$VENV/bin/python" ] && [ "$("$VENV/bin/python" -c 'import sys; print(sys.version_info[:2])')" != \
@@ -220,6 +236,11 @@ installed="$(run "$VENV/bin/shotclock" --version)" || die "the new environment's
 say "installed: $installed"
 run install -m 0644 "$SRC/README.md" "$VDIR/README.md"
 if [ -e "$SRC/CHANGELOG.md" ]; then run install -m 0644 "$SRC/CHANGELOG.md" "$VDIR/CHANGELOG.md"; fi
+if [ "$stage" = prepare ]; then
+    say "prepared shotclock $want_version in $VDIR; ${cur:+shotclock $cur still runs. }Start it with: sudo sh $0 --switch"
+    exit 0
+fi
+fi  # the environment is built (or was prepared)
 run ln -sfn "$PREFIX/current/venv/bin/shotclock" /usr/local/bin/shotclock  # 'shotclock selftest' on the PATH
 
 say "configuration in $CONFIG_DIR/config.toml"
@@ -289,10 +310,12 @@ run install -m 0644 "$SRC/hardware/shotclock-firstboot.service" "$FIRSTBOOT_UNIT
 run systemctl daemon-reload
 run systemctl enable shotclock.service shotclock-firstboot.service
 
-say "self-test (as $USER_NAME, as the service runs)"
 selftest_ok=1
-run runuser -u "$USER_NAME" -- env SDL_VIDEODRIVER=kmsdrm SDL_AUDIODRIVER=alsa LG_WD=/tmp \
-    "$VENV/bin/shotclock" selftest --config "$CONFIG_DIR/config.toml" || selftest_ok=""
+if [ "$stage" = full ]; then
+    say "self-test (as $USER_NAME, as the service runs)"
+    run runuser -u "$USER_NAME" -- env SDL_VIDEODRIVER=kmsdrm SDL_AUDIODRIVER=alsa LG_WD=/tmp \
+        "$VENV/bin/shotclock" selftest --config "$CONFIG_DIR/config.toml" || selftest_ok=""
+fi
 
 run systemctl restart shotclock.service
 if [ -z "$selftest_ok" ]; then

@@ -62,12 +62,20 @@ def add_broker_options(p, credentials_help: str, credentials_metavar: str = "FIL
 def floor(add) -> None:
     p = add("floor", "shotclock.floor.collector:cmd_collect", "the floor's tools: collect every table's rulings",
             config=False)
-    sub = p.add_subparsers(dest="floor_command", required=True, metavar="collect")
+    sub = p.add_subparsers(dest="floor_command", required=True, metavar="{collect,idle}")
     c = sub.add_parser("collect", help="keep every table's records in one archive (SQLite), deduplicated",
                        description="subscribe to every table's events and keep them in DIR/collected.db; "
                                    "read it with 'shotclock log --collected DIR --table ID'")
     add_broker_options(c, "the collector's credentials (credentials/collector.toml from 'shotclock broker-config')")
     c.add_argument("--archive", required=True, metavar="DIR", help="where the archive (collected.db) lives")
+    i = sub.add_parser("idle", help="wait until a table is online with no clock open (a fleet update's step)",
+                       description="exit 0 once the table's status is online and its state has no clock open "
+                                   "(and, with --version, it runs that version); exit 1 after --wait seconds")
+    i.set_defaults(func="shotclock.floor.update:cmd_idle")
+    add_broker_options(i, "the floor's credentials (credentials/floor.toml from 'shotclock broker-config')")
+    i.add_argument("--table", required=True, metavar="ID", help="the table's id")
+    i.add_argument("--version", metavar="V", help="also wait until the table runs this version")
+    i.add_argument("--wait", type=float, default=600, metavar="SECONDS", help="how long to wait (default 600)")
 
 
 def fleet(add) -> None:
