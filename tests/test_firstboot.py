@@ -92,6 +92,9 @@ def test_first_boot_moves_everything_to_etc_and_removes_the_secret_from_the_boot
     assert config["network.credentials"] == "/etc/shotclock/credentials.toml"
     assert config["network.ca_file"] == "/etc/shotclock/ca.pem" and config["time.server"] == "10.0.0.1"
     assert "NTP=10.0.0.1" in (root / firstboot.TIMESYNC_CONF).read_text()
+    # Cards cloned from one master start with one host name: each table gets its own.
+    assert (root / "etc" / "hostname").read_text() == "shotclock-2\n"
+    assert "127.0.1.1\tshotclock-2" in (root / "etc" / "hosts").read_text()
 
 
 def test_first_boot_keeps_the_other_keys_of_an_existing_config(tmp_path):
@@ -133,6 +136,12 @@ def test_render_and_parse_round_trip_with_quotes_and_config():
     fb = FirstBoot(table_id="feature", name='Tafel "A" ë', venue="v", host="h", port=1883, username="u",
                    password='p"\\q', ca="", tls=False, time_server="", config={"clock.seconds": 40, "preset": "wsop"})
     assert parse(render(fb), "t") == fb
+
+
+def test_hostnames_are_valid_for_any_table_id():
+    assert firstboot.hostname_for("Feature_1") == "shotclock-feature-1"
+    with pytest.raises(ShotclockError, match="hostname"):
+        parse(render(FirstBoot("1", "T", "v", "h", 1, "u", "p", hostname="bad_name")), "t")
 
 
 def test_parse_refuses_unknown_config_keys():

@@ -45,6 +45,8 @@ def provision(add) -> None:
     p.add_argument("--names", default="Table {id}", metavar="PATTERN",
                    help="each table's name on screen; {id} is its id (default 'Table {id}')")
     p.add_argument("--time-server", metavar="HOST", help="the NTP server for the tables (default: the broker's host)")
+    p.add_argument("--keep-hostname", action="store_true",
+                   help="leave each Pi's host name (default: shotclock-<id>, so cards cloned from one master differ)")
     p.add_argument("--template", metavar="TOML", help="a configuration file whose keys every table gets "
                    "(preset, language, pins ...); identity, broker and time keys come from the other options")
 

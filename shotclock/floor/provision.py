@@ -16,7 +16,7 @@ from shotclock.config import KEYS, config_from
 from shotclock.core.topics import check_name
 from shotclock.errors import ConfigError, ShotclockError
 from shotclock.floor.broker_config import parse_endpoint, parse_tables, table_user
-from shotclock.shell.firstboot import FILENAME, FirstBoot, render
+from shotclock.shell.firstboot import FILENAME, FirstBoot, hostname_for, render
 
 # What the first-boot file sets itself: a template may not set these.
 OWN_KEYS = {"table", "time.server"} | {k for k in KEYS if k.startswith("network.")} - {
@@ -106,7 +106,8 @@ def plan(args) -> list[FirstBoot]:
             raise ShotclockError(f"the name {name!r} must have 1 to 40 characters")
         fb = FirstBoot(table_id=table, name=name, venue=args.venue, host=broker.host, port=broker.port,
                        username=username, password=password, ca=ca,
-                       time_server=args.time_server if args.time_server is not None else broker.host, config=config)
+                       time_server=args.time_server if args.time_server is not None else broker.host, config=config,
+                       hostname="" if args.keep_hostname else hostname_for(table))
         try:  # the device would refuse it at first boot: say so now, on the laptop
             config_from(fb.settings(), f"table {table}'s configuration")
         except ConfigError as exc:

@@ -14,6 +14,7 @@ The file::
     id = "7"                  # the table's id in the topics
     name = "Tafel 7"          # shown on the idle screen
     venue = "hollandcasino"
+    hostname = "shotclock-7"  # may be empty: the card keeps its hostname
     [broker]
     host = "floor.local"
     port = 8883
@@ -33,6 +34,7 @@ import json
 import logging
 import os
 import pwd
+import re
 import subprocess
 import tomllib
 from dataclasses import dataclass, field
@@ -46,6 +48,12 @@ log = logging.getLogger("shotclock.firstboot")
 FILENAME = "shotclock-firstboot.toml"
 BOOT_DIRS = ("boot/firmware", "boot")  # Raspberry Pi OS bookworm and later; older images
 TIMESYNC_CONF = "etc/systemd/timesyncd.conf.d/shotclock.conf"
+HOSTNAME = re.compile(r"[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?")
+
+
+def hostname_for(table_id: str) -> str:
+    """The default host name of a table: ``shotclock-<id>``, lower case, '_' as '-'."""
+    return f"shotclock-{table_id}".lower().replace("_", "-")[:63].rstrip("-")
 
 
 @dataclass(frozen=True)
@@ -63,6 +71,7 @@ class FirstBoot:
     :param tls: TLS to the broker.
     :param time_server: the NTP server; empty: the system's default.
     :param config: further configuration keys, flat (``{"clock.seconds": 30}``).
+    :param hostname: the Pi's new host name (cards cloned from one master all start with the same); empty: kept.
     """
 
     table_id: str
@@ -76,6 +85,7 @@ class FirstBoot:
     tls: bool = True
     time_server: str = ""
     config: dict = field(default_factory=dict)
+    hostname: str = ""
 
     def settings(self, etc: str = "/etc/shotclock") -> dict:
         """The configuration keys this file sets (flat), with the files at their places under ``etc``."""
@@ -133,6 +143,7 @@ def render(fb: FirstBoot) -> str:
     lines = ["# shotclock first-boot file (written by 'shotclock provision'). Copy it onto the boot partition of",
              f"# table {fb.table_id}'s SD card; the first boot moves it into /etc/shotclock and deletes it here.",
              "", "[table]", f"id = {_str(fb.table_id)}", f"name = {_str(fb.name)}", f"venue = {_str(fb.venue)}",
+             f"hostname = {_str(fb.hostname)}",
              "", "[broker]", f"host = {_str(fb.host)}", f"port = {fb.port}", f"tls = {toml_value(fb.tls)}",
              f"username = {_str(fb.username)}", f"password = {_str(fb.password)}", f"ca = {_str(fb.ca)}",
              "", "[time]", f"server = {_str(fb.time_server)}"]
@@ -159,10 +170,13 @@ def parse(text: str, source: str) -> FirstBoot:
         table_id=get("table", "id", str), name=get("table", "name", str), venue=get("table", "venue", str),
         host=get("broker", "host", str), port=get("broker", "port", int), username=get("broker", "username", str),
         password=get("broker", "password", str), ca=get("broker", "ca", str, ""), tls=get("broker", "tls", bool, True),
-        time_server=get("time", "server", str, ""), config=_flatten(data.get("config", {})))
+        time_server=get("time", "server", str, ""), config=_flatten(data.get("config", {})),
+        hostname=get("table", "hostname", str, ""))
     unknown = sorted(k for k in fb.config if k not in KEYS)
     if unknown:
         problems.append(f"[config] has unknown keys: {', '.join(unknown)}")
+    if fb.hostname and not HOSTNAME.fullmatch(fb.hostname):
+        problems.append(f"[table] hostname {fb.hostname!r} must be 1 to 63 letters, digits and '-'")
     if fb.ca and "-----BEGIN CERTIFICATE-----" not in fb.ca:
         problems.append("[broker] ca is not a PEM certificate")
     if problems:
@@ -251,10 +265,28 @@ def apply(root: Path = Path("/"), owner: tuple[int, int] | None = None) -> tuple
     if fb.time_server:
         _write(root / TIMESYNC_CONF, "# Written by 'shotclock firstboot': the floor serves time.\n"
                f"[Time]\nNTP={fb.time_server}\nFallbackNTP=\n", 0o644, None)
+    if fb.hostname:
+        set_hostname(root, fb.hostname)
     _sync_dir(etc)
     path.unlink()  # only now: everything it held is on the root file system
     _sync_dir(path.parent)
     return fb, path
+
+
+def set_hostname(root: Path, name: str) -> None:
+    """Write /etc/hostname and the 127.0.1.1 line of /etc/hosts under ``root``."""
+    _write(root / "etc" / "hostname", name + "\n", 0o644, None)
+    hosts = root / "etc" / "hosts"
+    lines = hosts.read_text().splitlines() if hosts.exists() else ["127.0.0.1\tlocalhost"]
+    lines = [line for line in lines if not line.startswith("127.0.1.1")] + [f"127.0.1.1\t{name}"]
+    _write(hosts, "\n".join(lines) + "\n", 0o644, None)
+
+
+def _best_effort(*cmd: str) -> None:
+    try:
+        subprocess.run(cmd, check=False, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, timeout=60)
+    except (OSError, subprocess.TimeoutExpired):
+        log.warning("could not run %s: it takes effect at the next boot", " ".join(cmd))
 
 
 def cmd_firstboot(args) -> int:
@@ -265,13 +297,13 @@ def cmd_firstboot(args) -> int:
         print(f"firstboot: no {FILENAME} in {' or '.join(str(root / d) for d in BOOT_DIRS)}: nothing to do")
         return 0
     fb, path = done
-    if fb.time_server and root == Path("/"):
-        # timesyncd started before this unit could run: it must read the new server now.
-        try:
-            subprocess.run(["systemctl", "try-restart", "systemd-timesyncd.service"], check=False,
-                           stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, timeout=60)
-        except (OSError, subprocess.TimeoutExpired):
-            log.warning("could not restart systemd-timesyncd: the new time server counts from the next boot")
+    if root == Path("/"):
+        # These started before this unit could run: they must take the new values now.
+        if fb.hostname:
+            _best_effort("hostname", fb.hostname)
+            _best_effort("systemctl", "try-restart", "avahi-daemon.service")  # name.local on the network
+        if fb.time_server:
+            _best_effort("systemctl", "try-restart", "systemd-timesyncd.service")
     print(f"firstboot: this is table {fb.table_id} ({fb.name}) of venue {fb.venue}, broker {fb.host}:{fb.port}; "
           f"wrote {root / 'etc/shotclock'}, removed {path}")
     return 0
