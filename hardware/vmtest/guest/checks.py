@@ -73,6 +73,17 @@ def messages(since_usec: int = 0) -> list[str]:
     return [r.get("MESSAGE", "") if isinstance(r.get("MESSAGE"), str) else "" for r in journal(since_usec)]
 
 
+def wait_message(since_usec: int, text: str, timeout: float = 30) -> list[str]:
+    """The service's journal lines since ``since_usec`` holding ``text``, waiting up to ``timeout`` s for one:
+    under load journald stores a line well after the service wrote it (seen: READY first)."""
+    end = time.monotonic() + timeout
+    while True:
+        found = [m for m in messages(since_usec) if text in m]
+        if found or time.monotonic() > end:
+            return found
+        time.sleep(0.5)
+
+
 # -- the decision log ------------------------------------------------------------------------
 
 def records_after(last_id: int) -> list[dict]:
@@ -324,7 +335,7 @@ def check_kill_restart() -> None:
     check("kill -9: systemd restarts the service", ok, f"{before['MainPID']} -> {after and after['MainPID']}")
     if ok:
         figures["kill9_to_ready_s"] = round(int(after["ActiveEnterTimestampMonotonic"]) / 1e6 - t0, 2)
-        restored = [m for m in messages(int(t0 * 1e6)) if "was interrupted" in m]
+        restored = wait_message(int(t0 * 1e6), "was interrupted")
         check("the clock comes back interrupted", bool(restored), restored[0] if restored else "no such log line")
         time.sleep(4)  # its first frame, drawn in software under emulation
         screendump("interrupted")
@@ -425,11 +436,7 @@ def check_firstboot() -> None:
     subprocess.run(["systemctl", "restart", "shotclock.service"], capture_output=True, timeout=300)
     after = wait_active(120, not_pid=before["MainPID"])
     since = int(before.get("ExecMainStartTimestampMonotonic", "0") or 0)
-    told: list[str] = []
-    end = time.monotonic() + 30
-    while after is not None and not told and time.monotonic() < end:  # journald may lag the READY
-        told = [m for m in messages(since) if "floor network" in m and "'vm'" in m]
-        time.sleep(0.5)
+    told = wait_message(since, "venue 'vm'") if after is not None else []
     check("the device starts as the provisioned table", after is not None and bool(told),
           told[0] if told else json.dumps(after))
 
