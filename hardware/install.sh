@@ -1,24 +1,36 @@
 #!/bin/sh
 # Set up Raspberry Pi OS (trixie or bookworm, Pi 3-5) as a shotclock table device, in one command:
 #
-#   sudo sh hardware/install.sh               # install, or update in place and restart
+#   sudo sh hardware/install.sh               # install this checkout's version (or the bundle's), or
+#                                             # update to it, and restart
+#   sudo sh hardware/install.sh --version V   # from a bundle holding several releases: install V
+#   sudo sh hardware/install.sh --rollback    # back to the version installed before, and restart
+#   sudo sh hardware/install.sh --prepare     # build this version's environment, leave the running one
+#   sudo sh hardware/install.sh --switch      # then: start the prepared version (seconds; no self-test)
+#   sudo sh hardware/install.sh --time-server HOST   # keep the clock to HOST (else config's time.server)
 #   sudo sh hardware/install.sh --uninstall   # remove the service and /opt/shotclock; keep the
 #                                             # decision log (/var/lib/shotclock) and the config
 #   sudo sh hardware/install.sh --uninstall --purge   # ... and the log, the config and the user
 #   DRY_RUN=1 sh hardware/install.sh          # print what it would do, change nothing
 #
+# Run from an unpacked offline bundle ('./dev bundle' on a laptop: a wheels/ folder beside hardware/),
+# it installs with no network: pip takes every wheel from the bundle, and apt-get runs only when a
+# system package is missing. Each version gets its own environment, /opt/shotclock/<version>/venv;
+# /opt/shotclock/current and /opt/shotclock/previous point at the running one and the one before.
 # It installs lgpio from the system (python3-lgpio: Raspberry Pi OS builds it for its Python)
 # into a virtual environment that sees the system's packages, installs shotclock there, creates
-# the 'shotclock' user and /etc/shotclock/config.toml (kept if it exists), runs the self-test
-# on the idle hardware, then (re)starts the systemd service.
+# the 'shotclock' user and /etc/shotclock/config.toml (kept if it exists), the first-boot unit
+# (shotclock-firstboot.service: takes a table's file from the SD card's boot partition), time sync,
+# runs the self-test on the idle hardware, then (re)starts the systemd service.
 set -eu
 
 SRC="$(cd "$(dirname "$0")/.." && pwd)"
 PREFIX=/opt/shotclock
-VENV="$PREFIX/venv"
 CONFIG_DIR=/etc/shotclock
 STATE_DIR=/var/lib/shotclock
 UNIT=/etc/systemd/system/shotclock.service
+FIRSTBOOT_UNIT=/etc/systemd/system/shotclock-firstboot.service
+TIMESYNC_CONF=/etc/systemd/timesyncd.conf.d/shotclock.conf
 GPIO_RULE=/etc/udev/rules.d/60-shotclock-gpio.rules
 USER_NAME=shotclock
 # python3-lgpio: the GPIO backend (Raspberry Pi OS's package; PyPI has no working wheel for
@@ -37,34 +49,80 @@ run() {
 
 uninstall=""
 purge=""
-for arg in "$@"; do
-    case "$arg" in
+rollback=""
+stage=full
+want_version=""
+time_server=""
+while [ $# -gt 0 ]; do
+    case "$1" in
         --uninstall) uninstall=1 ;;
         --purge) purge=1 ;;
-        -h|--help) sed -n '2,8p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
-        *) echo "install: unknown option '$arg' (use --uninstall, --purge or --help)" >&2; exit 2 ;;
+        --rollback) rollback=1 ;;
+        --prepare) stage=prepare ;;
+        --switch) stage=switch ;;
+        --version|--time-server)
+            [ $# -ge 2 ] && [ -n "$2" ] || { echo "install: $1 needs a value" >&2; exit 2; }
+            if [ "$1" = --version ]; then want_version="$2"; else time_server="$2"; fi
+            shift ;;
+        -h|--help) sed -n '2,15p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+        *) echo "install: unknown option '$1' (use --version, --prepare, --switch, --rollback, --time-server, --uninstall, --purge or --help)" >&2
+           exit 2 ;;
     esac
+    shift
 done
 if [ -n "$purge" ] && [ -z "$uninstall" ]; then
     echo "install: --purge goes with --uninstall" >&2
+    exit 2
+fi
+if [ -n "$rollback" ] && { [ -n "$uninstall" ] || [ -n "$want_version" ] || [ "$stage" != full ]; }; then
+    echo "install: --rollback goes alone" >&2
+    exit 2
+fi
+if [ "$stage" != full ] && [ -n "$uninstall" ]; then
+    echo "install: --$stage does not go with --uninstall" >&2
     exit 2
 fi
 if [ -z "$DRY_RUN" ] && [ "$(id -u)" != 0 ]; then
     die "run as root: sudo sh $0 $*"
 fi
 
+# Where the release comes from: an offline bundle (wheels/ beside hardware/) or a checkout.
+WHEELS=""
+if [ -d "$SRC/wheels" ]; then
+    WHEELS="$SRC/wheels"
+    if [ -z "$want_version" ]; then
+        # The newest shotclock wheel in the bundle (normally the only one).
+        want_version="$(ls "$WHEELS" | sed -n 's/^shotclock-\([^-]*\)-py3-none-any\.whl$/\1/p' | sort -V | tail -1)"
+        [ -n "$want_version" ] || die "the bundle's wheels/ holds no shotclock wheel"
+    elif [ ! -e "$WHEELS/shotclock-$want_version-py3-none-any.whl" ]; then
+        die "the bundle has no shotclock $want_version (it has: $(ls "$WHEELS" | sed -n 's/^shotclock-\([^-]*\)-.*/\1/p' | tr '\n' ' ' | sed 's/ $//'))"
+    fi
+else
+    checkout_version="$(sed -n 's/^__version__ = "\([^"]*\)".*/\1/p' "$SRC/shotclock/__init__.py")"
+    [ -n "$checkout_version" ] || die "cannot read the version from $SRC/shotclock/__init__.py"
+    if [ -n "$want_version" ] && [ "$want_version" != "$checkout_version" ]; then
+        die "this checkout is shotclock $checkout_version, not $want_version (check out that release, or use its bundle)"
+    fi
+    want_version="$checkout_version"
+fi
+
+current_version() { readlink "$PREFIX/current" 2>/dev/null || true; }
+previous_version() { readlink "$PREFIX/previous" 2>/dev/null || true; }
+
 if [ -n "$uninstall" ]; then
     say "stopping and removing the service"
-    if [ -e "$UNIT" ]; then
-        run systemctl disable --now shotclock.service || true
-        run rm -f "$UNIT"
-        run systemctl daemon-reload
-    fi
+    for u in "$UNIT" "$FIRSTBOOT_UNIT"; do
+        if [ -e "$u" ]; then
+            run systemctl disable --now "$(basename "$u")" || true
+            run rm -f "$u"
+        fi
+    done
+    run systemctl daemon-reload
     run rm -rf "$PREFIX"
-    run rm -f "$GPIO_RULE"
-    if [ "$(readlink /usr/local/bin/shotclock 2>/dev/null)" = "$VENV/bin/shotclock" ]; then
-        run rm -f /usr/local/bin/shotclock
-    fi
+    run rm -f "$GPIO_RULE" "$TIMESYNC_CONF"
+    case "$(readlink /usr/local/bin/shotclock 2>/dev/null)" in
+        "$PREFIX"/*) run rm -f /usr/local/bin/shotclock ;;
+    esac
     if [ -n "$purge" ]; then
         say "removing the decision log, the configuration and the user"
         run rm -rf "$STATE_DIR" "$CONFIG_DIR"
@@ -76,14 +134,51 @@ if [ -n "$uninstall" ]; then
     exit 0
 fi
 
-say "system packages: $APT_PACKAGES"
-run apt-get update -qq
-if [ -z "$DRY_RUN" ] && ! apt-cache show python3-lgpio >/dev/null 2>&1; then
-    die "python3-lgpio is not in this system's package sources. Raspberry Pi OS has it; on another \
-Debian board see 'Other Linux boards' in hardware/README.md"
+if [ -n "$rollback" ]; then
+    cur="$(current_version)"
+    prev="$(previous_version)"
+    if [ -z "$prev" ] || [ ! -x "$PREFIX/$prev/venv/bin/shotclock" ]; then
+        die "no previous version to roll back to (installed: ${cur:-none})"
+    fi
+    say "rolling back from ${cur:-none} to $prev"
+    run systemctl stop shotclock.service || true
+    run ln -sfn "$prev" "$PREFIX/current"
+    if [ -n "$cur" ]; then run ln -sfn "$cur" "$PREFIX/previous"; fi
+    run systemctl restart shotclock.service
+    say "done: shotclock $prev runs ('sh $0 --rollback' again returns to ${cur:-none})"
+    exit 0
 fi
-# shellcheck disable=SC2086  # the list is meant to split
-run env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $APT_PACKAGES
+
+VDIR="$PREFIX/$want_version"
+VENV="$VDIR/venv"
+cur="$(current_version)"
+if [ "$stage" = switch ]; then
+    # Only the switch: the environment was built by --prepare while the old version kept running.
+    if [ -z "$DRY_RUN" ] && [ "$("$VENV/bin/shotclock" --version 2>/dev/null)" != "shotclock $want_version" ]; then
+        die "shotclock $want_version is not prepared in $VENV: run 'sh $0 --prepare' first"
+    fi
+    say "switching to the prepared shotclock $want_version${cur:+ (from $cur)}"
+else
+say "installing shotclock $want_version${WHEELS:+ from the bundle (offline)}"
+missing=""
+for pkg in $APT_PACKAGES; do
+    if ! dpkg-query -W -f '${Status}' "$pkg" 2>/dev/null | grep -q "install ok installed"; then
+        missing="$missing $pkg"
+    fi
+done
+if [ -z "$missing" ] && [ -z "$DRY_RUN" ]; then
+    say "system packages: all there ($APT_PACKAGES)"
+else
+    say "system packages:${missing:- $APT_PACKAGES}"
+    run apt-get update -qq || say "apt-get update failed (no network?): trying the package lists there are"
+    if [ -z "$DRY_RUN" ] && ! apt-cache show python3-lgpio >/dev/null 2>&1; then
+        die "python3-lgpio is not in this system's package sources. Raspberry Pi OS has it; on another \
+Debian board see 'Other Linux boards' in hardware/README.md"
+    fi
+    # shellcheck disable=SC2086  # the list is meant to split
+    run env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $APT_PACKAGES ||
+        die "cannot install:$missing. Offline, these must already be on the image (see 'Offline install' in hardware/README.md)"
+fi
 
 say "user $USER_NAME in the groups that exist of: $GROUPS_WANTED"
 if ! getent group gpio >/dev/null; then
@@ -110,19 +205,43 @@ if [ -n "$existing" ]; then
     run usermod -a -G "$existing" "$USER_NAME"
 fi
 
+# One environment per version, side by side: an update never breaks the version running now, and
+# --rollback only moves a link.
 say "virtual environment in $VENV (seeing the system's lgpio)"
-run mkdir -p "$PREFIX"
+run mkdir -p "$VDIR"
 if [ -x "$VENV/bin/python" ] && [ "$("$VENV/bin/python" -c 'import sys; print(sys.version_info[:2])')" != \
         "$(python3 -c 'import sys; print(sys.version_info[:2])')" ]; then
     say "the system's Python changed since the last install: making the environment anew"
     run rm -rf "$VENV"
 fi
 run python3 -m venv --system-site-packages "$VENV"
-run "$VENV/bin/python" -m pip install -q --upgrade pip
-run "$VENV/bin/python" -m pip install -q --upgrade --upgrade-strategy only-if-needed "$SRC"
+if [ -n "$WHEELS" ]; then
+    PIP_FROM="--no-index --find-links $WHEELS"
+    target="shotclock==$want_version"
+else
+    PIP_FROM=""
+    target="$SRC"
+fi
+# shellcheck disable=SC2086  # PIP_FROM is options, meant to split
+run "$VENV/bin/python" -m pip install -q $PIP_FROM --upgrade pip || say "pip stays at its version (none newer here)"
+# shellcheck disable=SC2086
+run "$VENV/bin/python" -m pip install -q $PIP_FROM --upgrade --upgrade-strategy only-if-needed "$target"
+if [ "$cur" = "$want_version" ]; then
+    # The same version again (a checkout with changes): make sure its files are the new ones.
+    # shellcheck disable=SC2086
+    run "$VENV/bin/python" -m pip install -q $PIP_FROM --force-reinstall --no-deps "$target"
+fi
 run "$VENV/bin/python" -c "import lgpio" || die "the environment cannot import lgpio: is python3-lgpio installed?"
-run install -m 0644 "$SRC/README.md" "$PREFIX/README.md"
-run ln -sfn "$VENV/bin/shotclock" /usr/local/bin/shotclock  # 'shotclock selftest', 'shotclock log' on the PATH
+installed="$(run "$VENV/bin/shotclock" --version)" || die "the new environment's shotclock does not start"
+say "installed: $installed"
+run install -m 0644 "$SRC/README.md" "$VDIR/README.md"
+if [ -e "$SRC/CHANGELOG.md" ]; then run install -m 0644 "$SRC/CHANGELOG.md" "$VDIR/CHANGELOG.md"; fi
+if [ "$stage" = prepare ]; then
+    say "prepared shotclock $want_version in $VDIR; ${cur:+shotclock $cur still runs. }Start it with: sudo sh $0 --switch"
+    exit 0
+fi
+fi  # the environment is built (or was prepared)
+run ln -sfn "$PREFIX/current/venv/bin/shotclock" /usr/local/bin/shotclock  # 'shotclock selftest' on the PATH
 
 say "configuration in $CONFIG_DIR/config.toml"
 run mkdir -p "$CONFIG_DIR"
@@ -152,22 +271,6 @@ CA_FILE="$(network_file ca_file)"
 if [ -n "$CA_FILE" ] && [ -e "$CA_FILE" ]; then
     run chmod 0644 "$CA_FILE"
 fi
-# The Pi has no real-time clock: point systemd-timesyncd at the floor (network.time_server, by default the
-# broker's host, which the floor laptop serves NTP from) so the log's utc is right. Floor commands do not
-# need it (docs/network.md); 'shotclock selftest' says whether the clock is synchronised.
-TIME_SERVER="$(network_file time_server)"
-[ -n "$TIME_SERVER" ] || TIME_SERVER="$(network_file host)"
-if [ -n "$TIME_SERVER" ] && [ "$TIME_SERVER" != none ] && [ "$TIME_SERVER" != localhost ]; then
-    say "time from $TIME_SERVER (network.time_server) through systemd-timesyncd"
-    if [ -n "$DRY_RUN" ]; then
-        echo "+ write /etc/systemd/timesyncd.conf.d/shotclock.conf (NTP=$TIME_SERVER)"
-    else
-        mkdir -p /etc/systemd/timesyncd.conf.d
-        printf '# Written by shotclock install.sh: the floor serves the time.\n[Time]\nNTP=%s\n' "$TIME_SERVER" \
-            >/etc/systemd/timesyncd.conf.d/shotclock.conf
-        systemctl restart systemd-timesyncd 2>/dev/null || say "systemd-timesyncd is not running here"
-    fi
-fi
 # A problem here is named and the install goes on: the table's clock never waits for the network,
 # and the service shows a [network] fault on its screen until the file is mended.
 run "$VENV/bin/shotclock" config --check "$CONFIG_DIR/config.toml" --user "$USER_NAME" || \
@@ -181,23 +284,69 @@ if [ -e "$CMDLINE" ] && ! grep -q "consoleblank=0" "$CMDLINE"; then
     say "takes effect after the next reboot"
 fi
 
+say "time sync"
+if [ -z "$time_server" ] && [ -z "$DRY_RUN" ]; then
+    # The config's [time] server (a first-boot file sets it); empty: the system's default servers.
+    time_server="$("$VENV/bin/python" -c 'import sys, tomllib
+print(tomllib.load(open(sys.argv[1], "rb")).get("time", {}).get("server", ""))' "$CONFIG_DIR/config.toml" 2>/dev/null)" ||
+        time_server=""
+    # None named: the floor's broker host, which serves NTP on a closed network ('broker-config --time').
+    [ -n "$time_server" ] || time_server="$(network_file host)"
+    [ "$time_server" != localhost ] && [ "$time_server" != 127.0.0.1 ] || time_server=""
+fi
+[ "$time_server" != none ] || time_server=""  # 'none': leave the time set-up alone
+if [ -n "$time_server" ]; then
+    say "systemd-timesyncd keeps the clock to $time_server ($TIMESYNC_CONF)"
+    run mkdir -p "$(dirname "$TIMESYNC_CONF")"
+    if [ -n "$DRY_RUN" ]; then
+        echo "+ write $TIMESYNC_CONF: NTP=$time_server"
+    else
+        printf '# Written by shotclock install.sh: the floor serves time (shotclock broker-config --time).\n[Time]\nNTP=%s\nFallbackNTP=\n' \
+            "$time_server" >"$TIMESYNC_CONF"
+    fi
+fi
+if [ -n "$DRY_RUN" ] || systemctl cat systemd-timesyncd.service >/dev/null 2>&1; then
+    run systemctl enable systemd-timesyncd.service || true
+    run systemctl restart systemd-timesyncd.service || true
+    run timedatectl set-ntp true || true
+else
+    say "systemd-timesyncd is not installed here: the clock is not kept in sync (apt-get install systemd-timesyncd)"
+fi
+
 say "systemd service"
 # On an update the running service holds the pins, the screen and the sound card: stop it so
 # the self-test sees the idle hardware, then start the new version.
 if [ -z "$DRY_RUN" ] && systemctl is-active --quiet shotclock.service; then
     run systemctl stop shotclock.service
 fi
+if [ -n "$cur" ] && [ "$cur" != "$want_version" ]; then
+    run ln -sfn "$cur" "$PREFIX/previous"
+fi
+run ln -sfn "$want_version" "$PREFIX/current"
+# Older versions than the previous one go: an SD card is small, and one step back is what a rollback needs.
+prev="$(previous_version)"
+for old in "$PREFIX"/*/; do
+    name="$(basename "$old")"
+    case "$name" in
+        "$want_version"|"$prev"|current|previous|'*') ;;
+        venv) run rm -rf "$PREFIX/venv"; say "removed the environment of the old layout ($PREFIX/venv)" ;;
+        *) run rm -rf "$PREFIX/$name"; say "removed shotclock $name (older than the previous version)" ;;
+    esac
+done
 run install -m 0644 "$SRC/hardware/shotclock.service" "$UNIT"
+run install -m 0644 "$SRC/hardware/shotclock-firstboot.service" "$FIRSTBOOT_UNIT"
 run systemctl daemon-reload
-run systemctl enable shotclock.service
+run systemctl enable shotclock.service shotclock-firstboot.service
 
-say "self-test (as $USER_NAME, as the service runs)"
 selftest_ok=1
-run runuser -u "$USER_NAME" -- env SDL_VIDEODRIVER=kmsdrm SDL_AUDIODRIVER=alsa LG_WD=/tmp \
-    "$VENV/bin/shotclock" selftest --config "$CONFIG_DIR/config.toml" || selftest_ok=""
+if [ "$stage" = full ]; then
+    say "self-test (as $USER_NAME, as the service runs)"
+    run runuser -u "$USER_NAME" -- env SDL_VIDEODRIVER=kmsdrm SDL_AUDIODRIVER=alsa LG_WD=/tmp \
+        "$VENV/bin/shotclock" selftest --config "$CONFIG_DIR/config.toml" || selftest_ok=""
+fi
 
 run systemctl restart shotclock.service
 if [ -z "$selftest_ok" ]; then
     say "the self-test found a problem: see above, and 'journalctl -u shotclock'"
 fi
-say "done. Logs: journalctl -u shotclock -f"
+say "done: shotclock $want_version${cur:+ (before: $cur; 'sh $0 --rollback' returns to it)}. Logs: journalctl -u shotclock -f"

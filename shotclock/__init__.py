@@ -13,4 +13,4 @@ files import each other):
 * :mod:`shotclock.cli` -- the ``shotclock`` program, the one place that knows every layer's commands.
 """
 
-__version__ = "0.1.0"
+__version__ = "0.2.0"  # the release: setup.cfg reads it; CHANGELOG.md says what each one brought

@@ -15,6 +15,7 @@ import logging
 import os
 import sys
 
+from shotclock import __version__
 from shotclock.errors import ConfigError, ShotclockError, one_line
 from shotclock.floor import commands as floor_commands
 from shotclock.shell import commands as shell_commands
@@ -29,6 +30,8 @@ def build_parser() -> Parser:
     parser = Parser(prog="shotclock", description="shotclock: the shot clock and clock-call device for poker "
                                                   "tables, and its tools.",
                     epilog="Exit codes: 0 ok, 1 a check failed (log verify, selftest), 2 a usage or input error.")
+    parser.add_argument("--version", action="version", version=f"shotclock {__version__}",
+                        help="print the release (as in CHANGELOG.md and the device's status) and exit")
     shared_options(parser, state_dir=True)
     parser.set_defaults(verbose=False, config=None, state_dir=None)
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")

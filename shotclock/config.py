@@ -235,10 +235,12 @@ SCHEMA: list[Key] = [
         "expiry); command ids are remembered twice this and a minute", range=Range(0.5, 120)),
     Key("network.state_interval", NUM, 1.0, "seconds between state messages while a clock runs",
         range=Range(0.2, 60)),
-    Key("network.time_server", (str,), "", "the NTP server install.sh points this Pi's clock at (the log's utc); "
-        "empty: the broker's host; 'none': leave the time set-up alone"),
     Key("network.outbox_max", (int,), 100_000, "records kept for delivery while the broker is away",
         range=Range(100, 10_000_000)),
+    # Floor commands and rulings carry wall-clock times: the tables keep their clocks to the floor's.
+    Key("time.server", (str,), "", "the NTP server install.sh points systemd-timesyncd at (the broker host serves "
+        "time: 'shotclock broker-config --time'); empty: the floor's broker host when [network] names one, else "
+        "the system's default servers; 'none': leave the time set-up alone"),
 ]
 KEYS = {k.name: k for k in SCHEMA}
 

@@ -123,6 +123,12 @@ def bad_arguments(tmp: Path, state: str):
         (["screenshot", tmp / "x.png", "--scenario", events, "--at", "1", "--size", "big"], 2),
         (["screenshot", missing / "x.png", "--scenario", events, "--at", "1"], 2),
         (["screenshot", tmp / "x.xyz", "--scenario", events, "--at", "1"], 2),
+        # firstboot / provision
+        (["firstboot", "--frob"], 2),
+        (["provision", tmp / "cards", "--broker-dir", tmp, "--venue", "v", "--tables", "1",
+          "--broker", "floor.local"], 2),
+        (["provision", tmp / "cards", "--broker-dir", tmp, "--venue", "v", "--tables", "1",
+          "--broker", "floor.local:8883", "--ca-file", tmp / "nope.pem"], 2),
         # log
         (["log", "--state-dir", tmp / "nowhere"], 2), (["log", "--state-dir", tmp / "nowhere", "verify"], 2),
         ([*log, "--limit", "0"], 2), ([*log, "--limit", "-1"], 2), ([*log, "--limit", "many"], 2),

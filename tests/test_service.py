@@ -10,6 +10,7 @@ from pathlib import Path
 
 import pytest
 
+import shotclock
 from helpers import read_report, run_device
 from shotclock.adapters.log import DecisionLog
 
@@ -140,7 +141,7 @@ def test_unit_file_has_what_the_service_needs():
 def test_unit_passes_systemd_analyze_verify(tmp_path):
     unit = (HARDWARE / "shotclock.service").read_text()
     # verify checks that ExecStart exists; point it at a binary that does.
-    unit = unit.replace("/opt/shotclock/venv/bin/shotclock", shutil.which("true"))
+    unit = unit.replace("/opt/shotclock/current/venv/bin/shotclock", shutil.which("true"))
     path = tmp_path / "shotclock.service"
     path.write_text(unit)
     proc = subprocess.run(["systemd-analyze", "verify", str(path)], capture_output=True, text=True, timeout=60)
@@ -154,7 +155,10 @@ def test_install_script_dry_run_does_every_step():
                           capture_output=True, text=True, timeout=60)
     assert proc.returncode == 0, proc.stderr
     out = proc.stdout
-    for step in ("apt-get install", "python3-lgpio", "libopengl0", "venv --system-site-packages /opt/shotclock/venv",
+    version = shotclock.__version__
+    for step in ("apt-get install", "python3-lgpio", "libopengl0",
+                 f"venv --system-site-packages /opt/shotclock/{version}/venv", f"ln -sfn {version} /opt/shotclock/current",
+                 "shotclock-firstboot.service", "systemd-timesyncd",
                  "config.example.toml",
                  "/etc/systemd/system/shotclock.service", "systemctl enable shotclock.service",
                  "systemctl restart shotclock.service",
@@ -188,3 +192,31 @@ def test_run_on_a_machine_without_gpio_says_what_to_do(tmp_path):
     assert proc.returncode == 2
     assert "no GPIO here (" in proc.stderr and "shotclock simulate" in proc.stderr
     assert "Traceback" not in proc.stderr and "warnings.warn" not in proc.stderr
+
+
+def test_install_script_options_are_checked_in_one_line():
+    def dry(*args):
+        return subprocess.run(["sh", str(HARDWARE / "install.sh"), *args], env=dict(os.environ, DRY_RUN="1"),
+                              capture_output=True, text=True, timeout=60)
+
+    for args, words in ((("--version",), "--version needs a value"), (("--rollback", "--uninstall"), "alone"),
+                        (("--version", "9.9.9"), "not 9.9.9"), (("--frobnicate",), "unknown option")):
+        proc = dry(*args)
+        assert proc.returncode in (1, 2) and words in proc.stderr and proc.stderr.count("\n") == 1, (args, proc)
+
+
+def test_install_script_dry_run_points_time_sync_at_the_floor():
+    proc = subprocess.run(["sh", str(HARDWARE / "install.sh"), "--time-server", "floor.local"],
+                          env=dict(os.environ, DRY_RUN="1"), capture_output=True, text=True, timeout=60)
+    assert proc.returncode == 0, proc.stderr
+    assert "NTP=floor.local" in proc.stdout and "systemctl restart systemd-timesyncd.service" in proc.stdout
+
+
+@pytest.mark.skipif(shutil.which("systemd-analyze") is None, reason="systemd-analyze not installed")
+def test_firstboot_unit_passes_systemd_analyze_verify(tmp_path):
+    unit = (HARDWARE / "shotclock-firstboot.service").read_text()
+    assert "Before=shotclock.service" in unit and "Type=oneshot" in unit
+    path = tmp_path / "shotclock-firstboot.service"
+    path.write_text(unit.replace("/opt/shotclock/current/venv/bin/shotclock", shutil.which("true")))
+    proc = subprocess.run(["systemd-analyze", "verify", str(path)], capture_output=True, text=True, timeout=60)
+    assert "shotclock-firstboot.service" not in proc.stderr, proc.stderr

@@ -1,6 +1,6 @@
 #!/bin/sh
 # Stage 3: the disk the VM boots, made anew for each run from the cached stages.
-#   build-disk.sh BASE.tar EXTRAS_DIR WHEELS_DIR SOURCE_TREE.tar OUT_DIR
+#   build-disk.sh BASE.tar EXTRAS_DIR WHEELS_DIR SOURCE_TREE.tar OUT_DIR BUNDLE.tar.gz
 # OUT_DIR gets disk.img (ext4, the whole root), vmlinuz and initrd.img. Offline in the guest:
 # apt reads the local repository, pip the wheel folder (no network at test time).
 set -eu
@@ -9,6 +9,7 @@ extras="$2"
 wheels="$3"
 source_tar="$4"
 out="$5"
+bundle="$6"
 here="$(cd "$(dirname "$0")" && pwd)"
 work="$(mktemp -d "$out/.disk-XXXXXX")"
 trap 'rm -rf "$work"' EXIT
@@ -19,7 +20,12 @@ kver="$(cat "$extras/kernel-version")"
 
 # The simulated GPIO chip's kernel module.
 install -D -m 0644 "$extras/gpio-sim.ko" "$root/lib/modules/$kver/extra/gpio-sim.ko"
-chroot "$root" depmod "$kver"
+# The host's depmod writes the same files (under qemu-user, the arm64 image's own takes 37 s).
+if command -v depmod >/dev/null || [ -x /usr/sbin/depmod ]; then
+    PATH="$PATH:/usr/sbin" depmod -b "$root" "$kver"
+else
+    chroot "$root" depmod "$kver"
+fi
 
 # Offline package sources, as a mirror on a stick would be.
 mkdir -p "$root/srv/offline"
@@ -29,9 +35,16 @@ rm -f "$root"/etc/apt/sources.list.d/*
 echo "deb [trusted=yes] file:/srv/offline/debs ./" >"$root/etc/apt/sources.list"
 printf '[global]\nno-index = true\nfind-links = /srv/offline/wheels\n' >"$root/etc/pip.conf"
 
-# The checkout a user would have cloned.
+# The offline bundle ('./dev bundle'), unpacked as on a Pi: the first install comes from it.
+tar -C "$root/srv/offline" -xzf "$bundle"
+
+# The checkout a user would have cloned. Its version is made newer than the bundle's, so re-running
+# install.sh from it is an update to a new version (and --rollback has a version to return to).
 mkdir -p "$root/root/shotclock"
 tar -C "$root/root/shotclock" -xf "$source_tar"
+sed -i 's/^__version__ = "\([^"]*\)"/__version__ = "\1+update"/' "$root/root/shotclock/shotclock/__init__.py"
+grep -q '^__version__ = "[^"]*+update"' "$root/root/shotclock/shotclock/__init__.py" ||
+    { echo "build-disk: cannot mark the checkout's version" >&2; exit 1; }
 
 # The test's own parts: the simulated buttons, the guest side of the checks, the 9p share.
 install -D -m 0755 "$here/guest/gpio-sim-table.sh" "$root/usr/local/lib/shotclock-vmtest/gpio-sim-table.sh"
@@ -55,6 +68,7 @@ WatchdogSec=30
 CONF
 # No getty on the serial console: the console log is the boot's record.
 ln -sf /dev/null "$root/etc/systemd/system/serial-getty@ttyS0.service"
+ln -sf /dev/null "$root/etc/systemd/system/serial-getty@ttyAMA0.service"  # arm64's console
 
 cp "$root/boot/vmlinuz-$kver" "$work/vmlinuz"
 cp "$root/boot/initrd.img-$kver" "$work/initrd.img"

@@ -55,15 +55,16 @@ version="$(basename "$src" | sed 's/lgpio-//')"
 mkdir -p "$site/lgpio-$version.egg-info"
 printf 'Metadata-Version: 2.1\nName: lgpio\nVersion: %s\n' "$version" >"$site/lgpio-$version.egg-info/PKG-INFO"
 pyver="$(in_root python3 -c 'import sys; print("%d.%d" % sys.version_info[:2])')"
+arch="$(in_root dpkg --print-architecture)"
 cat >"$pkg/DEBIAN/control" <<CONTROL
 Package: python3-lgpio
 Version: $version-0shotclock1
-Architecture: amd64
+Architecture: $arch
 Maintainer: shotclock appliance test <nobody@localhost>
 Depends: python3 (>= $pyver), python3 (<< ${pyver%.*}.$((${pyver#*.} + 1))), libc6
 Description: lgpio for Python 3 (stand-in for Raspberry Pi OS's package, built from PyPI's source)
 CONTROL
-dpkg-deb --root-owner-group -b "$pkg" "$work/out/debs/python3-lgpio_${version}_amd64.deb" >>"$log" 2>&1 ||
+dpkg-deb --root-owner-group -b "$pkg" "$work/out/debs/python3-lgpio_${version}_${arch}.deb" >>"$log" 2>&1 ||
     fail "cannot pack python3-lgpio"
 (cd "$work/out/debs" && dpkg-scanpackages . /dev/null >Packages 2>>"$log") || fail "dpkg-scanpackages failed"
 echo "$kver" >"$work/out/kernel-version"

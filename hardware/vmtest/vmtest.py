@@ -6,7 +6,8 @@ Run it as ``./dev vmtest`` (as root: it uses debootstrap and chroot). Steps, eac
    or ``--suite bookworm``), gpio-sim.ko built for its kernel, the packages install.sh asks for as a
    local apt repository, the Python wheels as a local folder. Cached in ``--cache`` (default
    /var/cache/shotclock-vmtest), keyed by what each stage is made from.
-2. **install boot**: the VM runs ``sh hardware/install.sh`` from a copy of this checkout, offline.
+2. **install boot**: the VM runs ``sh hardware/install.sh`` from the offline bundle (``tools/bundle.py``
+   made from this checkout), with no network device at all.
 3. **check boot**: the VM boots the installed system; guest/checks.py presses buttons through
    gpio-sim and reads the rulings back; this script takes the screen dumps it asks for through the
    QEMU monitor, compares one with ``shotclock screenshot`` of the same moment, and looks at the WAV
@@ -35,8 +36,16 @@ from pathlib import Path
 HERE = Path(__file__).resolve().parent
 ROOT = HERE.parent.parent
 INSTALL_SH = ROOT / "hardware" / "install.sh"
-TOOLS = {"qemu-system-x86_64": "qemu-system-x86", "debootstrap": "debootstrap", "dpkg-scanpackages": "dpkg-dev",
-         "mkfs.ext4": "e2fsprogs", "git": "git"}
+TOOLS = {"debootstrap": "debootstrap", "dpkg-scanpackages": "dpkg-dev", "mkfs.ext4": "e2fsprogs", "git": "git"}
+# The emulated CPU: x86-64 (CI), or arm64, the Pi's own (a longer check: its first run builds its image
+# through qemu-user; see "The appliance test" in README.md).
+ARCHES = {
+    "x86_64": {"debian": "amd64", "wheel": "x86_64", "qemu": "qemu-system-x86_64",
+               "tools": {"qemu-system-x86_64": "qemu-system-x86"}},
+    "arm64": {"debian": "arm64", "wheel": "aarch64", "qemu": "qemu-system-aarch64",
+              "tools": {"qemu-system-aarch64": "qemu-system-arm", "qemu-aarch64-static": "qemu-user-static",
+                        "update-binfmts": "binfmt-support", "depmod": "kmod"}},
+}
 SUITES = {"trixie": "3.13", "bookworm": "3.11"}
 GLIBC = {"trixie": 41, "bookworm": 36}
 
@@ -63,11 +72,27 @@ def run(cmd, **kw) -> subprocess.CompletedProcess:
     return proc
 
 
-def ensure_tools() -> None:
-    """Install qemu, debootstrap and dpkg-dev from Debian's packages when missing."""
-    missing = sorted({pkg for tool, pkg in TOOLS.items() if shutil.which(tool) is None})
-    if not missing:
-        return
+def ensure_tools(arch: str = "x86_64") -> None:
+    """Install qemu, debootstrap and dpkg-dev from Debian's packages when missing (and, for arm64,
+    qemu-user with binfmt, so the image's arm64 programs run on this host)."""
+    missing = sorted({pkg for tool, pkg in {**TOOLS, **ARCHES[arch]["tools"]}.items()
+                      if shutil.which(tool) is None and not Path("/usr/sbin", tool).exists()})
+    if missing:
+        _apt_install(missing)
+    if arch == "arm64":
+        enable_binfmt()
+
+
+def enable_binfmt() -> None:
+    """Run arm64 binaries through qemu-user (binfmt_misc, with the F flag: nothing to copy into a chroot)."""
+    mount = Path("/proc/sys/fs/binfmt_misc")
+    if not (mount / "register").exists():
+        run(["mount", "-t", "binfmt_misc", "binfmt_misc", str(mount)])
+    if not (mount / "qemu-aarch64").exists():
+        run(["update-binfmts", "--enable", "qemu-aarch64"])
+
+
+def _apt_install(missing: list[str]) -> None:
     if shutil.which("apt-get") is None:
         raise Fail(f"missing {', '.join(missing)} and no apt-get to install them")
     say(f"installing {' '.join(missing)}")
@@ -101,8 +126,9 @@ def build_requires() -> list[str]:
 class Image:
     """The cached stages of the VM's disk, and the disk itself."""
 
-    def __init__(self, suite: str, cache: Path, out: Path, timings: dict):
-        self.suite, self.cache, self.out, self.timings = suite, cache / suite, out, timings
+    def __init__(self, suite: str, cache: Path, out: Path, timings: dict, arch: str = "x86_64"):
+        self.suite, self.out, self.timings, self.arch = suite, out, timings, arch
+        self.cache = cache / (suite if arch == "x86_64" else f"{suite}-{arch}")
         self.cache.mkdir(parents=True, exist_ok=True)
 
     def stage(self, name: str, path: Path, build) -> Path:
@@ -119,8 +145,10 @@ class Image:
 
     def base(self) -> Path:
         script = HERE / "build-base.sh"
-        return self.stage("base", self.cache / f"base-{digest(script, self.suite)}.tar",
-                          lambda p: run(["sh", str(script), self.suite, str(p)]))
+        debian = ARCHES[self.arch]["debian"]
+        key = digest(script, self.suite) if self.arch == "x86_64" else digest(script, self.suite, debian)
+        return self.stage("base", self.cache / f"base-{key}.tar",
+                          lambda p: run(["sh", str(script), self.suite, str(p), debian]))
 
     def extras(self, base: Path) -> Path:
         sdist = self.lgpio_sdist()
@@ -142,7 +170,8 @@ class Image:
     def wheels(self) -> Path:
         python = SUITES[self.suite]
         reqs = install_requires() + build_requires() + ["pip"]
-        platforms = ["manylinux2014_x86_64", *(f"manylinux_2_{m}_x86_64" for m in range(17, GLIBC[self.suite] + 1))]
+        cpu = ARCHES[self.arch]["wheel"]
+        platforms = [f"manylinux2014_{cpu}", *(f"manylinux_2_{m}_{cpu}" for m in range(17, GLIBC[self.suite] + 1))]
 
         def build(path: Path) -> None:
             tmp = Path(tempfile.mkdtemp(dir=self.cache))
@@ -161,7 +190,16 @@ class Image:
             listing = path / "files"
             listing.write_text("\n".join(f for f in files if f and (ROOT / f).is_file()))
             run(["tar", "-C", str(ROOT), "-cf", str(tar), "-T", str(listing)])
-            run(["sh", str(HERE / "build-disk.sh"), str(base), str(extras), str(wheels), str(tar), str(path)])
+            # The offline bundle, as './dev bundle' makes it for a Pi, here for this VM's CPU and Python,
+            # from the cached wheels (no index): install.sh installs from it with the VM's network off.
+            cpu = ARCHES[self.arch]["wheel"]
+            made = run([sys.executable, str(ROOT / "tools" / "bundle.py"), "--out", str(path), "--arch", cpu,
+                        "--python", SUITES[self.suite], "--find-links", str(wheels)])
+            bundle = sorted(path.glob(f"shotclock-*-{cpu}.tar.gz"))
+            if not bundle:
+                raise Fail(f"the bundle was not made: {made.stdout}")
+            run(["sh", str(HERE / "build-disk.sh"), str(base), str(extras), str(wheels), str(tar), str(path),
+                 str(bundle[-1])])
 
         target = self.out / "disk"
         shutil.rmtree(target, ignore_errors=True)
@@ -204,15 +242,28 @@ def accel() -> list[str]:
     return ["-accel", "tcg", "-cpu", "max,-avx,-avx2"]
 
 
-def boot(phase: str, disk: Path, share: Path, timeout: float, timings: dict) -> None:
+def machine(arch: str) -> tuple[list[str], str]:
+    """QEMU's machine options and the kernel's console and extra arguments for ``arch``.
+
+    arm64: the ``virt`` board with a Cortex-A72 (the Pi 4's core; plain ``max`` emulates pointer
+    authentication's cipher in software, 3-4 times slower); its PL061 GPIO controller is kept from
+    binding, so gpio-sim is gpiochip0 as on x86-64."""
+    if arch == "arm64":
+        return (["qemu-system-aarch64", "-machine", "virt", "-accel", "tcg", "-cpu", "cortex-a72"],
+                "console=ttyAMA0 initcall_blacklist=pl061_gpio_driver_init")
+    return (["qemu-system-x86_64", *accel(), "-machine", "q35", "-vga", "none"], "console=ttyS0")
+
+
+def boot(phase: str, disk: Path, share: Path, timeout: float, timings: dict, arch: str = "x86_64") -> None:
     """Boot the VM for one phase; answer its screen-dump requests; return when it powers off."""
     sock = share.parent / f"qmp-{phase}.sock"
     sock.unlink(missing_ok=True)
-    cmd = ["qemu-system-x86_64", *accel(), "-machine", "q35", "-smp", "2", "-m", "2048",
+    qemu, kernel_args = machine(arch)
+    cmd = [*qemu, "-smp", "2", "-m", "2048",
            "-kernel", str(disk / "vmlinuz"), "-initrd", str(disk / "initrd.img"),
-           "-append", f"root=/dev/vda rw console=ttyS0 shotclock.vmtest={phase} systemd.show_status=1",
+           "-append", f"root=/dev/vda rw {kernel_args} shotclock.vmtest={phase} systemd.show_status=1",
            "-drive", f"file={disk / 'disk.img'},if=virtio,format=raw",
-           "-vga", "none", "-device", "bochs-display,xres=800,yres=480",
+           "-device", "bochs-display,xres=800,yres=480",
            "-audiodev", f"wav,id=snd0,path={share / f'sound-{phase}.wav'}",
            "-device", "intel-hda", "-device", "hda-duplex,audiodev=snd0",
            "-virtfs", f"local,path={share},mount_tag=vmtest,security_model=none,id=vmtest",
@@ -293,6 +344,8 @@ def sound_level(path: Path) -> dict:
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(prog="./dev vmtest", description=__doc__.split("\n\n")[0])
     parser.add_argument("--suite", choices=sorted(SUITES), default="trixie", help="Debian release (default trixie)")
+    parser.add_argument("--arch", choices=sorted(ARCHES), default="x86_64",
+                        help="the emulated CPU (default x86_64, as CI; arm64: the Pi's own, a longer check)")
     parser.add_argument("--cache", type=Path, default=Path(os.environ.get("SHOTCLOCK_VMTEST_CACHE",
                                                                           "/var/cache/shotclock-vmtest")))
     parser.add_argument("--out", type=Path, default=ROOT / "build" / "vmtest", help="results (default build/vmtest)")
@@ -304,24 +357,24 @@ def main(argv=None) -> int:
         return 2
     t0 = time.monotonic()
     timings: dict = {}
-    report: dict = {"suite": args.suite, "timings": timings, "checks": [], "figures": {}}
+    report: dict = {"suite": args.suite, "arch": args.arch, "timings": timings, "checks": [], "figures": {}}
     try:
-        ensure_tools()
+        ensure_tools(args.arch)
         share = args.out / "share"
         shutil.rmtree(args.out, ignore_errors=True)
         share.mkdir(parents=True)
-        image = Image(args.suite, args.cache, args.out, timings)
+        image = Image(args.suite, args.cache, args.out, timings, args.arch)
         base = image.base()
         disk = image.disk(base, image.extras(base), image.wheels())
         if not args.build_only:
-            boot("install", disk, share, args.timeout, timings)
+            boot("install", disk, share, args.timeout, timings, args.arch)
             rc = (share / "install.rc").read_text().strip() if (share / "install.rc").exists() else "?"
             report["checks"].append({"name": "install.sh on the booted system", "ok": rc == "0",
                                      "detail": f"exit {rc}; log: {share / 'install.log'}"})
             if rc == "0":
                 start, end = (float(x) for x in (share / "install.uptime").read_text().split())
                 timings["install_sh"] = {"seconds": round(end - start, 1)}
-                boot("check", disk, share, args.timeout, timings)
+                boot("check", disk, share, args.timeout, timings, args.arch)
                 results = json.loads((share / "results.json").read_text()) if (share / "results.json").exists() \
                     else {"checks": [{"name": "guest checks wrote results", "ok": False,
                                       "detail": f"see {share / 'checks.log'}"}], "figures": {}}
@@ -358,7 +411,7 @@ def host_checks(share: Path, report: dict) -> None:
 def write_report(out: Path, report: dict) -> None:
     out.mkdir(parents=True, exist_ok=True)
     (out / "report.json").write_text(json.dumps(report, indent=2))
-    lines = [f"# shotclock appliance test ({report['suite']})", "", "| check | result | detail |", "|---|---|---|"]
+    lines = [f"# shotclock appliance test ({report['suite']}, {report.get('arch', 'x86_64')})", "", "| check | result | detail |", "|---|---|---|"]
     for c in report["checks"]:
         detail = c["detail"].replace("|", "/").replace("\n", " ")[:200]
         lines.append(f"| {c['name']} | {'PASS' if c['ok'] else 'FAIL'} | {detail} |")

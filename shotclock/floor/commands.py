@@ -29,6 +29,29 @@ def broker_config(add) -> None:
     p.add_argument("--run-as", metavar="USER", help="the user mosquitto drops to when started as root")
     p.add_argument("--no-pages", action="store_true",
                    help="do not serve the dashboard and overlay pages from the websockets listener")
+    p.add_argument("--time", metavar="NETWORK", help="also write chrony.conf so this host serves time to the tables "
+                   "on NETWORK (a CIDR such as 192.168.10.0/24), even with no internet")
+
+
+def provision(add) -> None:
+    p = add("provision", "shotclock.floor.provision:cmd_provision",
+            "write each table's first-boot file for its SD card's boot partition (identity, broker, credential, CA)",
+            config=False)
+    p.add_argument("out", metavar="DIR", help="the folder to write <table>/shotclock-firstboot.toml into")
+    p.add_argument("--broker-dir", required=True, metavar="DIR",
+                   help="the folder 'shotclock broker-config' wrote (its credentials/ hold each table's password)")
+    p.add_argument("--venue", required=True, help="the venue's name in the topics (as given to broker-config)")
+    p.add_argument("--tables", required=True, metavar="IDS", help="table ids, for example 1-40")
+    p.add_argument("--broker", required=True, metavar="HOST:PORT", help="the broker as the tables reach it, "
+                   "for example floor.local:8883")
+    p.add_argument("--ca-file", metavar="PEM", help="the broker's CA certificate (or its self-signed certificate)")
+    p.add_argument("--names", default="Table {id}", metavar="PATTERN",
+                   help="each table's name on screen; {id} is its id (default 'Table {id}')")
+    p.add_argument("--time-server", metavar="HOST", help="the NTP server for the tables (default: the broker's host)")
+    p.add_argument("--keep-hostname", action="store_true",
+                   help="leave each Pi's host name (default: shotclock-<id>, so cards cloned from one master differ)")
+    p.add_argument("--template", metavar="TOML", help="a configuration file whose keys every table gets "
+                   "(preset, language, pins ...); identity, broker and time keys come from the other options")
 
 
 def add_broker_options(p, credentials_help: str, credentials_metavar: str = "FILE") -> None:
@@ -44,12 +67,20 @@ def add_broker_options(p, credentials_help: str, credentials_metavar: str = "FIL
 def floor(add) -> None:
     p = add("floor", "shotclock.floor.collector:cmd_collect", "the floor's tools: collect every table's rulings",
             config=False)
-    sub = p.add_subparsers(dest="floor_command", required=True, metavar="collect")
+    sub = p.add_subparsers(dest="floor_command", required=True, metavar="{collect,idle}")
     c = sub.add_parser("collect", help="keep every table's records in one archive (SQLite), deduplicated",
                        description="subscribe to every table's events and keep them in DIR/collected.db; "
                                    "read it with 'shotclock log --collected DIR --table ID'")
     add_broker_options(c, "the collector's credentials (credentials/collector.toml from 'shotclock broker-config')")
     c.add_argument("--archive", required=True, metavar="DIR", help="where the archive (collected.db) lives")
+    i = sub.add_parser("idle", help="wait until a table is online with no clock open (a fleet update's step)",
+                       description="exit 0 once the table's status is online and its state has no clock open "
+                                   "(and, with --version, it runs that version); exit 1 after --wait seconds")
+    i.set_defaults(func="shotclock.floor.update:cmd_idle")
+    add_broker_options(i, "the floor's credentials (credentials/floor.toml from 'shotclock broker-config')")
+    i.add_argument("--table", required=True, metavar="ID", help="the table's id")
+    i.add_argument("--version", metavar="V", help="also wait until the table runs this version")
+    i.add_argument("--wait", type=float, default=600, metavar="SECONDS", help="how long to wait (default 600)")
 
 
 def fleet(add) -> None:
@@ -104,4 +135,4 @@ def send(add) -> None:
     p.add_argument("--wait", type=float, default=5.0, metavar="SECONDS", help="how long to wait for the answer")
 
 
-REGISTER: list = [broker_config, floor, fleet, floor_demo, send]
+REGISTER: list = [broker_config, provision, floor, fleet, floor_demo, send]

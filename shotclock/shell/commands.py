@@ -171,4 +171,11 @@ def seating(add) -> None:
                    help="print the floor command's fields (docs/network.md) instead of a replay event")
 
 
-REGISTER: list = [replay, config, simulate, run, selftest, screenshot, log, seating]
+def firstboot(add) -> None:
+    p = add("firstboot", "shotclock.shell.firstboot:cmd_firstboot",
+            "take this table's first-boot file from the boot partition into /etc/shotclock (as root, at boot; "
+            "shotclock-firstboot.service runs it)", config=False)
+    p.add_argument("--root", default="/", metavar="DIR", help="the system's root (default /; tests use a folder)")
+
+
+REGISTER: list = [replay, config, simulate, run, selftest, screenshot, log, seating, firstboot]

@@ -27,7 +27,7 @@ SECONDS = CONFIG["clock"]["seconds"]
 TIE = CONFIG["clock"]["tie_window"]
 PINS = {"floor": 17, "action": 27, "bet": 22, "extend": 23, "street": 24} | CONFIG.get("pins", {})
 DB = "/var/lib/shotclock/shotclock.db"
-SHOTCLOCK = "/opt/shotclock/venv/bin/shotclock"
+SHOTCLOCK = "/opt/shotclock/current/venv/bin/shotclock"
 SERVICE_ENV = ["env", "SDL_VIDEODRIVER=kmsdrm", "SDL_AUDIODRIVER=alsa", "LG_WD=/tmp"]
 
 results: list[dict] = []
@@ -71,6 +71,17 @@ def journal(since_usec: int = 0) -> list[dict]:
 
 def messages(since_usec: int = 0) -> list[str]:
     return [r.get("MESSAGE", "") if isinstance(r.get("MESSAGE"), str) else "" for r in journal(since_usec)]
+
+
+def wait_message(since_usec: int, text: str, timeout: float = 30) -> list[str]:
+    """The service's journal lines since ``since_usec`` holding ``text``, waiting up to ``timeout`` s for one:
+    under load journald stores a line well after the service wrote it (seen: READY first)."""
+    end = time.monotonic() + timeout
+    while True:
+        found = [m for m in messages(since_usec) if text in m]
+        if found or time.monotonic() > end:
+            return found
+        time.sleep(0.5)
 
 
 # -- the decision log ------------------------------------------------------------------------
@@ -324,7 +335,7 @@ def check_kill_restart() -> None:
     check("kill -9: systemd restarts the service", ok, f"{before['MainPID']} -> {after and after['MainPID']}")
     if ok:
         figures["kill9_to_ready_s"] = round(int(after["ActiveEnterTimestampMonotonic"]) / 1e6 - t0, 2)
-        restored = [m for m in messages(int(t0 * 1e6)) if "was interrupted" in m]
+        restored = wait_message(int(t0 * 1e6), "was interrupted")
         check("the clock comes back interrupted", bool(restored), restored[0] if restored else "no such log line")
         time.sleep(4)  # its first frame, drawn in software under emulation
         screendump("interrupted")
@@ -343,7 +354,26 @@ def check_watchdog() -> None:
         check("systemd names the watchdog", bool(watchdog), watchdog[0] if watchdog else "")
 
 
-def check_reinstall_and_uninstall() -> None:
+def version_of(link: str) -> str:
+    return os.readlink(f"/opt/shotclock/{link}") if os.path.islink(f"/opt/shotclock/{link}") else ""
+
+
+def run_version() -> str:
+    proc = subprocess.run([SHOTCLOCK, "--version"], capture_output=True, text=True, timeout=120)
+    return proc.stdout.strip().removeprefix("shotclock ")
+
+
+def check_installed_from_bundle() -> str:
+    """The install boot ran install.sh from the offline bundle: its version is the current one."""
+    bundled = sorted(Path("/srv/offline").glob("shotclock-*/wheels/shotclock-*.whl"))
+    version = bundled[-1].name.split("-")[1] if bundled else "?"
+    shown = run_version()
+    check("installed from the offline bundle (network off): its version runs", version_of("current") == version
+          and shown == version, f"bundle {version}, current -> {version_of('current')}, --version {shown}")
+    return version
+
+
+def check_update_and_rollback(bundled: str) -> None:
     before = unit()
     t0 = time.monotonic()
     proc = subprocess.run(["sh", "hardware/install.sh"], cwd="/root/shotclock", capture_output=True, text=True,
@@ -355,6 +385,63 @@ def check_reinstall_and_uninstall() -> None:
           (proc.stdout.strip().splitlines() or [""])[-1])
     log_kept = Path(DB).exists() and last_id() > 0
     check("the decision log survives the update", log_kept)
+    new = run_version()
+    check("the update runs beside the version before it", new == f"{bundled}+update"
+          and version_of("current") == new and version_of("previous") == bundled
+          and Path(f"/opt/shotclock/{bundled}/venv/bin/shotclock").exists(),
+          f"current -> {version_of('current')}, previous -> {version_of('previous')}, --version {new}")
+    before = after or unit()
+    t0 = time.monotonic()
+    proc = subprocess.run(["sh", "hardware/install.sh", "--rollback"], cwd="/root/shotclock", capture_output=True,
+                          text=True, timeout=300)
+    (OUT / "rollback.log").write_text(proc.stdout + proc.stderr)
+    after = wait_active(120, not_pid=before["MainPID"])
+    figures["rollback_s"] = round(time.monotonic() - t0, 1)
+    exe = os.readlink(f"/proc/{after['MainPID']}/exe") if after else ""
+    cmdline = Path(f"/proc/{after['MainPID']}/cmdline").read_bytes().replace(b"\0", b" ").decode() if after else ""
+    check("--rollback returns to the previous version and restarts", proc.returncode == 0 and after is not None
+          and run_version() == bundled and version_of("previous") == f"{bundled}+update",
+          f"{(proc.stdout.strip().splitlines() or [''])[-1]}; runs {cmdline or exe}")
+
+
+def check_firstboot() -> None:
+    """A first-boot file from 'shotclock provision' on the boot partition: the unit takes it, the table starts."""
+    work = Path("/tmp/provision")
+    steps = [[SHOTCLOCK, "broker-config", str(work / "broker"), "--venue", "vm", "--tables", "1"],
+             [SHOTCLOCK, "provision", str(work / "cards"), "--broker-dir", str(work / "broker"), "--venue", "vm",
+              "--tables", "1", "--broker", "127.0.0.1:1883", "--names", "VM {id}", "--time-server", "127.0.0.1",
+              "--template", "/etc/shotclock/config.toml"]]
+    for step in steps:
+        proc = subprocess.run(step, capture_output=True, text=True, timeout=300)
+        if proc.returncode != 0:
+            check("first-boot provisioning", False, f"{step[1]}: {proc.stderr.strip()}")
+            return
+    boot = Path("/boot/firmware")
+    boot.mkdir(parents=True, exist_ok=True)
+    card = boot / "shotclock-firstboot.toml"
+    card.write_bytes((work / "cards" / "1" / "shotclock-firstboot.toml").read_bytes())
+    before = unit()
+    proc = subprocess.run(["systemctl", "start", "shotclock-firstboot.service"], capture_output=True, text=True,
+                          timeout=300)
+    secret = Path("/etc/shotclock/credentials.toml")
+    st = secret.stat() if secret.exists() else None
+    config = tomllib.loads(Path("/etc/shotclock/config.toml").read_text())
+    network = config.get("network", {})
+    check("first boot takes the file into /etc/shotclock and deletes it from the boot partition",
+          proc.returncode == 0 and not card.exists() and st is not None and oct(st.st_mode & 0o777) == "0o600"
+          and pwd.getpwuid(st.st_uid).pw_name == "shotclock" and network.get("table_id") == "1"
+          and network.get("enabled") is True and config.get("time", {}).get("server") == "127.0.0.1",
+          f"rc {proc.returncode}, file left: {card.exists()}, secret {st and oct(st.st_mode & 0o777)} "
+          f"{st and pwd.getpwuid(st.st_uid).pw_name}, network {json.dumps(network)}")
+    subprocess.run(["systemctl", "restart", "shotclock.service"], capture_output=True, timeout=300)
+    after = wait_active(120, not_pid=before["MainPID"])
+    since = int(before.get("ExecMainStartTimestampMonotonic", "0") or 0)
+    told = wait_message(since, "venue 'vm'") if after is not None else []
+    check("the device starts as the provisioned table", after is not None and bool(told),
+          told[0] if told else json.dumps(after))
+
+
+def check_uninstall() -> None:
     proc = subprocess.run(["sh", "hardware/install.sh", "--uninstall"], cwd="/root/shotclock", capture_output=True,
                           text=True, timeout=300)
     (OUT / "uninstall.log").write_text(proc.stdout + proc.stderr)
@@ -366,6 +453,7 @@ def check_reinstall_and_uninstall() -> None:
 def main() -> int:
     try:
         if check_ready() is not None:
+            bundled = check_installed_from_bundle()
             time.sleep(3)
             screendump("ready")
             check_rulings()
@@ -374,7 +462,9 @@ def main() -> int:
             check_kill_restart()
             check_watchdog()
             if os.environ.get("VMTEST_SKIP_REINSTALL") != "1":
-                check_reinstall_and_uninstall()
+                check_update_and_rollback(bundled)
+                check_firstboot()
+                check_uninstall()
     except Exception as exc:  # a broken check must still leave its results
         check("checks ran to the end", False, f"{type(exc).__name__}: {exc}")
     (OUT / "results.json").write_text(json.dumps({"checks": results, "figures": figures}, indent=2))

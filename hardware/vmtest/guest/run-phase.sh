@@ -7,7 +7,8 @@ echo "vmtest: phase '$phase'"
 case "$phase" in
     install)
         start="$(cut -d' ' -f1 /proc/uptime)"
-        cd /root/shotclock && sh hardware/install.sh >"$out/install.log" 2>&1
+        # From the offline bundle, with pip's own configuration off: the bundle alone must do.
+        cd /srv/offline/shotclock-*/ && PIP_CONFIG_FILE=/dev/null sh hardware/install.sh >"$out/install.log" 2>&1
         echo $? >"$out/install.rc"
         echo "$start $(cut -d' ' -f1 /proc/uptime)" >"$out/install.uptime"
         ;;

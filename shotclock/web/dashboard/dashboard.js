@@ -194,6 +194,7 @@
     setText(card, "name", table.name || table.id);
     setText(card, "phase", t("phase." + phase));
     setText(card, "mode", s.mode ? t("mode." + s.mode) : "");
+    setText(card, "version", table.version ? "shotclock " + table.version : "");
     setText(card, "secs", clockOn ? String(S.shownSeconds(ms)) : "–");
     var fraction = clockOn ? S.progress(table, now) : 0;
     var width = Math.round((fraction || 0) * 400) / 4 + "%";  // quarter percent steps: fewer style writes

@@ -133,6 +133,7 @@
       table.online = msg.online === true;
       table.boot = msg.boot;
       if (msg.name) table.name = msg.name;
+      if (msg.version) table.version = msg.version;  // the dashboard shows each table's release
     } else if (leaf === "state") {
       if (table.online === null) table.online = true;
       S.applyState(table, msg, now);

@@ -1,0 +1,84 @@
+"""The offline bundle (tools/bundle.py, './dev bundle'): every wheel a Pi needs, and install.sh, in one archive.
+
+Building needs the package index (skipped without it, as test_install_deps is); installing from the
+bundle needs nothing: the second test installs it into a fresh environment with pip's index off.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import importlib.util
+import subprocess
+import sys
+import tarfile
+from pathlib import Path
+
+import pytest
+
+import shotclock
+
+ROOT = Path(__file__).parent.parent
+spec = importlib.util.spec_from_file_location("bundle", ROOT / "tools" / "bundle.py")
+bundle = importlib.util.module_from_spec(spec)
+spec.loader.exec_module(bundle)
+VERSION = shotclock.__version__
+HOST_PYTHON = f"{sys.version_info.major}.{sys.version_info.minor}"
+
+
+@pytest.fixture(scope="module")
+def pypi_reachable(tmp_path_factory):
+    probe = subprocess.run([sys.executable, "-m", "pip", "download", "--quiet", "--no-deps", "--only-binary",
+                            ":all:", "--dest", str(tmp_path_factory.mktemp("probe")), "six"],
+                           capture_output=True, text=True, timeout=300)
+    if probe.returncode != 0:
+        pytest.skip(f"cannot reach the package index: {probe.stderr.strip().splitlines()[-1:]}")
+
+
+def unpack(archive: Path, into: Path) -> Path:
+    with tarfile.open(archive) as tar:
+        tar.extractall(into, filter="data")
+    return into / f"shotclock-{VERSION}"
+
+
+def test_the_bundle_holds_every_wheel_for_both_pi_pythons(tmp_path, pypi_reachable):
+    archive = bundle.build(tmp_path / "dist", "aarch64", ["3.11", "3.13"])
+    assert archive.name == f"shotclock-{VERSION}-aarch64.tar.gz"
+    top = unpack(archive, tmp_path / "x")
+    wheels = sorted(p.name for p in (top / "wheels").glob("*.whl"))
+    assert f"shotclock-{VERSION}-py3-none-any.whl" in wheels
+    for tag in ("cp311", "cp313"):  # pygame-ce is the one compiled dependency
+        assert any(w.startswith("pygame_ce-") and f"-{tag}-" in w and "aarch64" in w for w in wheels), (tag, wheels)
+    for name in ("gpiozero", "paho_mqtt", "platformdirs"):
+        assert any(w.startswith(name + "-") for w in wheels), name
+    for f in bundle.HARDWARE_FILES:
+        assert (top / "hardware" / f).read_bytes() == (ROOT / "hardware" / f).read_bytes()
+    for line in (top / "SHA256SUMS").read_text().splitlines():
+        digest, name = line.split("  ", 1)
+        assert hashlib.sha256((top / name).read_bytes()).hexdigest() == digest, name
+
+
+@pytest.mark.slow
+def test_a_bundle_installs_with_no_index(tmp_path, pypi_reachable):
+    archive = bundle.build(tmp_path / "dist", "x86_64", [HOST_PYTHON])
+    top = unpack(archive, tmp_path / "x")
+    venv = tmp_path / "venv"
+    subprocess.run([sys.executable, "-m", "venv", str(venv)], check=True, timeout=300)
+    proc = subprocess.run([venv / "bin" / "python", "-m", "pip", "install", "--quiet", "--no-index", "--find-links",
+                           top / "wheels", f"shotclock=={VERSION}"], capture_output=True, text=True, timeout=600)
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    out = subprocess.run([venv / "bin" / "shotclock", "--version"], capture_output=True, text=True, timeout=60)
+    assert out.stdout.strip() == f"shotclock {VERSION}"
+
+
+def test_bad_python_list_is_one_line(capsys):
+    assert bundle.main(["--python", "three"]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "--python" in err
+
+
+def test_an_unreachable_wheel_is_named_in_one_line(tmp_path, capsys):
+    empty = tmp_path / "empty"
+    empty.mkdir()
+    assert bundle.main(["--out", str(tmp_path / "dist"), "--find-links", str(empty)]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and err.startswith("bundle: ") and "failed" in err

@@ -1,0 +1,133 @@
+"""Build the offline install bundle: everything a table needs from PyPI, in one archive (``./dev bundle``).
+
+Run it on a laptop with internet; carry the archive to the venue; install each Pi with no network::
+
+    ./dev bundle                          # dist/shotclock-<version>-aarch64.tar.gz, Python 3.11 and 3.13
+    tar -xzf shotclock-<version>-aarch64.tar.gz && sudo sh shotclock-<version>/hardware/install.sh
+
+The archive holds ``shotclock-<version>/`` with the project's wheel and every wheel it needs for each
+Python (Raspberry Pi OS bookworm has 3.11, trixie 3.13) on the chosen CPU, ``hardware/install.sh``
+with the unit files and the example configuration, README.md, CHANGELOG.md and SHA256SUMS.
+install.sh sees the ``wheels/`` folder and installs from it alone (``pip install --no-index``).
+
+Exit 0 with the archive's path; 2 when pip cannot fetch or build a wheel (the message names it).
+Standard library only: it runs before any environment exists.
+"""
+
+from __future__ import annotations
+
+import argparse
+import configparser
+import hashlib
+import re
+import shutil
+import subprocess
+import sys
+import tarfile
+import tempfile
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+# Python of each Raspberry Pi OS release -> its glibc minor version (pip does not expand --platform).
+GLIBC = {"3.11": 36, "3.13": 41}
+HARDWARE_FILES = ["install.sh", "shotclock.service", "shotclock-firstboot.service", "config.example.toml"]
+
+
+class Fail(Exception):
+    """A step that could not be done; its message is the one line shown."""
+
+
+def version() -> str:
+    """The release, from shotclock/__init__.py (the one place it is written)."""
+    text = (ROOT / "shotclock" / "__init__.py").read_text()
+    match = re.search(r'^__version__ = "([^"]+)"', text, re.M)
+    if not match:
+        raise Fail("shotclock/__init__.py has no __version__")
+    return match.group(1)
+
+
+def install_requires() -> list[str]:
+    """setup.cfg's install_requires, comments dropped."""
+    cfg = configparser.ConfigParser()
+    cfg.read(ROOT / "setup.cfg")
+    lines = (line.split("#", 1)[0].strip() for line in cfg["options"]["install_requires"].splitlines())
+    return [line for line in lines if line]
+
+
+def platforms(arch: str, glibc: int) -> list[str]:
+    """Every manylinux tag a system with glibc 2.<glibc> on ``arch`` accepts."""
+    return [f"manylinux2014_{arch}", *(f"manylinux_2_{minor}_{arch}" for minor in range(17, glibc + 1))]
+
+
+def pip(args: list[str], what: str) -> None:
+    proc = subprocess.run([sys.executable, "-m", "pip", *args], capture_output=True, text=True)
+    if proc.returncode != 0:
+        last = [line for line in (proc.stderr or proc.stdout).splitlines() if line.strip()][-1:] or ["(no output)"]
+        raise Fail(f"{what} failed: {last[0].strip()}")
+
+
+def build(out: Path, arch: str, pythons: list[str], find_links: Path | None = None) -> Path:
+    """Write the bundle archive into ``out``; return its path.
+
+    :param arch: the CPU as in wheel tags: ``aarch64`` (every Pi from the 3 on, 64-bit OS) or ``x86_64``.
+    :param pythons: the Python versions to carry wheels for, such as ``["3.11", "3.13"]``.
+    :param find_links: take every wheel from this folder instead of PyPI (no network at all).
+    """
+    ver = version()
+    index = ["--no-index", "--find-links", str(find_links)] if find_links else []
+    name = f"shotclock-{ver}"
+    with tempfile.TemporaryDirectory() as tmp:
+        top = Path(tmp) / name
+        wheels = top / "wheels"
+        wheels.mkdir(parents=True)
+        pip(["wheel", "--quiet", "--no-deps", *index, "--wheel-dir", str(wheels), str(ROOT)],
+            "building shotclock's wheel")
+        for python in pythons:
+            tags = [a for p in platforms(arch, GLIBC.get(python, 41)) for a in ("--platform", p)]
+            pip(["download", "--quiet", *index, "--dest", str(wheels), "--only-binary", ":all:", *tags,
+                 "--python-version", python, "--implementation", "cp", *install_requires(), "pip"],
+                f"fetching the wheels for Python {python} on {arch}")
+        (top / "hardware").mkdir()
+        for f in HARDWARE_FILES:
+            shutil.copy2(ROOT / "hardware" / f, top / "hardware" / f)
+        for f in ("README.md", "CHANGELOG.md"):
+            shutil.copy2(ROOT / f, top / f)
+        shutil.copy2(ROOT / "hardware" / "README.md", top / "hardware" / "README.md")  # the guide, offline too
+        sums = [f"{hashlib.sha256(p.read_bytes()).hexdigest()}  {p.relative_to(top)}"
+                for p in sorted(top.rglob("*")) if p.is_file()]
+        (top / "SHA256SUMS").write_text("\n".join(sums) + "\n")
+        out.mkdir(parents=True, exist_ok=True)
+        archive = out / f"{name}-{arch}.tar.gz"
+        with tarfile.open(archive, "w:gz") as tar:
+            tar.add(top, arcname=name)
+    return archive
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="./dev bundle", description=__doc__.split("\n\n")[0])
+    parser.add_argument("--out", type=Path, default=ROOT / "dist", help="where the archive goes (default dist/)")
+    parser.add_argument("--arch", default="aarch64", choices=["aarch64", "x86_64"],
+                        help="the table's CPU (default aarch64: a Pi 3, 4 or 5 with a 64-bit OS)")
+    parser.add_argument("--python", default="3.11,3.13", metavar="VERSIONS",
+                        help="the Pythons to carry wheels for (default 3.11,3.13: Raspberry Pi OS bookworm, trixie)")
+    parser.add_argument("--find-links", type=Path, metavar="DIR",
+                        help="take the wheels from this folder, not from PyPI (no network)")
+    args = parser.parse_args(argv)
+    pythons = [p.strip() for p in args.python.split(",") if p.strip()]
+    if not pythons or not all(re.fullmatch(r"3\.\d+", p) for p in pythons):
+        print(f"bundle: --python {args.python!r} must list versions such as 3.11,3.13", file=sys.stderr)
+        return 2
+    try:
+        archive = build(args.out, args.arch, pythons, args.find_links)
+    except Fail as exc:
+        print(f"bundle: {exc}", file=sys.stderr)
+        return 2
+    print(f"bundle: wrote {archive} ({archive.stat().st_size / 1e6:.1f} MB; Python {', '.join(pythons)} on "
+          f"{args.arch})")
+    print(f"bundle: on the Pi: tar -xzf {archive.name} && sudo sh {archive.name.split('-' + args.arch)[0]}"
+          f"/hardware/install.sh")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
