@@ -252,7 +252,7 @@ def test_selftest_says_whether_the_clock_is_synchronised_with_or_without_systemd
     monkeypatch.setattr(timesync.shutil, "which", lambda name: "/usr/bin/timedatectl")
     said = lambda out, code=0: (lambda *a, **k: sp.CompletedProcess(a, code, stdout=out, stderr=""))  # noqa: E731
     assert timesync.time_sync(run=said("yes\n")) == timesync.TimeSync(True, "timedatectl: NTPSynchronized=yes")
-    assert check_time(timesync.time_sync(run=said("no\n"))).status == "FAIL"
+    assert check_time(timesync.time_sync(run=said("no\n"))).status == "WARN"  # the device works without NTP
     # No systemd (a container): timedatectl fails, the kernel answers; and where neither can, SKIP.
     no_systemd = said("", 1)
     assert timesync.time_sync(run=no_systemd, adjtimex=lambda: (0, 0)).synchronised is True
