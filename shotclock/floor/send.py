@@ -51,38 +51,22 @@ def build_message(args, sender: str, now_ms: int) -> dict:
 
 def cmd_send(args) -> int:
     """Send one command, wait for its ack, print it; 0 when done, 1 when ignored or refused."""
-    import paho.mqtt.client as mqtt
     from paho.mqtt.packettypes import PacketTypes
     from paho.mqtt.properties import Properties
 
-    from shotclock.adapters.mqtt import read_credentials
-    from shotclock.core.topics import check_name, command_topic, table_topic
-    from shotclock.floor.broker_config import parse_endpoint
+    from shotclock.core.topics import command_topic, table_topic
+    from shotclock.floor.client import connect, floor_client
 
-    for kind, value in (("venue", args.venue), ("table", args.table)):
-        if problem := check_name(kind, value):
-            raise ShotclockError(problem)
-    endpoint = parse_endpoint(args.broker, "--broker")
-    username, password = read_credentials(args.credentials)
+    client_id = f"shotclock-send-{uuid.uuid4().hex[:16]}"
+    client, username = floor_client(args, client_id)
     message = build_message(args, username, int(time.time() * 1000))
     acks: queue.Queue = queue.Queue()
     ready: queue.Queue = queue.Queue()
-    client = mqtt.Client(mqtt.CallbackAPIVersion.VERSION2, client_id=f"shotclock-send-{message['id']}",
-                         protocol=mqtt.MQTTv5)
-    client.username_pw_set(username, password)
-    if args.tls:
-        import ssl
-
-        client.tls_set_context(ssl.create_default_context(cafile=args.ca_file or None))
     ack_topic = table_topic(args.venue, args.table, "cmd/ack")
     client.on_connect = lambda c, u, f, rc, p: ready.put(rc) if rc.is_failure else c.subscribe(ack_topic, qos=1)
     client.on_subscribe = lambda c, u, mid, rcs, p: ready.put(0)
     client.on_message = lambda c, u, m: acks.put(m.payload)
-    try:
-        client.connect(endpoint.host, endpoint.port, keepalive=10)
-    except OSError as exc:
-        raise ShotclockError(f"cannot reach the broker at {args.broker}: {exc.strerror or exc}") from None
-    client.loop_start()
+    connect(client, args, keepalive=10)
     try:
         try:
             answer = ready.get(timeout=args.wait)

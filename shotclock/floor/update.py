@@ -12,7 +12,7 @@ import json
 import threading
 import time
 
-from shotclock.core.topics import check_name, table_topic
+from shotclock.core.topics import table_topic
 from shotclock.errors import ShotclockError
 
 
@@ -69,31 +69,14 @@ class Watch:
 
 def cmd_idle(args) -> int:
     """``shotclock floor idle``: exit 0 once the table is online with no clock open, 1 after --wait seconds."""
-    import paho.mqtt.client as mqtt
+    from shotclock.floor.client import connect, floor_client
 
-    from shotclock.adapters.mqtt import read_credentials
-    from shotclock.floor.broker_config import parse_endpoint
-
-    for kind, value in (("venue", args.venue), ("table id", args.table)):
-        if problem := check_name(kind, value):
-            raise ShotclockError(problem)
-    endpoint = parse_endpoint(args.broker, "--broker")
-    username, password = read_credentials(args.credentials)
+    client, _ = floor_client(args)
     watch = Watch(args.venue, args.table)
-    client = mqtt.Client(mqtt.CallbackAPIVersion.VERSION2, protocol=mqtt.MQTTv5)
-    client.username_pw_set(username, password)
-    if args.tls:
-        import ssl
-
-        client.tls_set_context(ssl.create_default_context(cafile=args.ca_file or None))
     client.on_message = watch.on_message
     client.on_connect = lambda c, u, f, rc, p: c.subscribe([(t, 1) for t in watch.topics]) if not rc.is_failure \
         else None
-    try:
-        client.connect(endpoint.host, endpoint.port, keepalive=30)
-    except OSError as exc:
-        raise ShotclockError(f"cannot reach the broker {args.broker}: {exc.strerror or exc}") from None
-    client.loop_start()
+    connect(client, args, keepalive=30)
     try:
         reason = watch.wait(args.version, args.wait)
     finally:

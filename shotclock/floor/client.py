@@ -1,0 +1,48 @@
+"""The broker connection a floor command-line tool opens: checked names, its login, TLS, one clear error.
+
+``shotclock send`` and ``shotclock floor idle`` each talk to one table through the broker as one floor
+person; both start the same way, here.
+"""
+
+from __future__ import annotations
+
+from shotclock.errors import ShotclockError
+
+
+def floor_client(args, client_id: str | None = None):
+    """A paho client logged in with ``args.credentials`` (not yet connected), and its username.
+
+    :param args: the tool's arguments: ``venue``, ``table``, ``broker``, ``credentials``, ``tls``, ``ca_file``.
+    :param client_id: the MQTT client id (None: the broker picks one).
+    :raises ShotclockError: a bad venue or table id, broker address, or credentials file (one line).
+    """
+    import paho.mqtt.client as mqtt
+
+    from shotclock.adapters.mqtt import read_credentials
+    from shotclock.core.topics import check_name
+    from shotclock.floor.broker_config import parse_endpoint
+
+    for kind, value in (("venue", args.venue), ("table", args.table)):
+        if problem := check_name(kind, value):
+            raise ShotclockError(problem)
+    parse_endpoint(args.broker, "--broker")
+    username, password = read_credentials(args.credentials)
+    client = mqtt.Client(mqtt.CallbackAPIVersion.VERSION2, client_id=client_id or "", protocol=mqtt.MQTTv5)
+    client.username_pw_set(username, password)
+    if args.tls:
+        import ssl
+
+        client.tls_set_context(ssl.create_default_context(cafile=args.ca_file or None))
+    return client, username
+
+
+def connect(client, args, keepalive: int) -> None:
+    """Connect ``client`` to ``args.broker`` and start its network thread (ShotclockError if unreachable)."""
+    from shotclock.floor.broker_config import parse_endpoint
+
+    endpoint = parse_endpoint(args.broker, "--broker")
+    try:
+        client.connect(endpoint.host, endpoint.port, keepalive=keepalive)
+    except OSError as exc:
+        raise ShotclockError(f"cannot reach the broker at {args.broker}: {exc.strerror or exc}") from None
+    client.loop_start()
