@@ -197,3 +197,49 @@ def test_a_room_broker_restart_shows_its_tables_offline_at_the_venue_then_back(p
         assert back is not None, "table 1 never came back online at the venue"
     finally:
         device.stop()
+
+
+def test_cli_writes_both_sides_and_the_venue_keeps_its_rooms(tmp_path, capsys):
+    from shotclock.cli import main
+
+    venue, room = tmp_path / "venue", tmp_path / "room"
+    assert main(["broker-config", str(venue), "--venue", "casino", "--tables", "1"]) == 0
+    assert main(["broker-config", str(room), "--venue", "casino", "--tables", "2-3", "--bridge-to", "127.0.0.1:1884",
+                 "--room", "east", "--venue-dir", str(venue)]) == 0
+    conf = (room / "mosquitto.conf").read_text()
+    assert "bridge_protocol_version mqttv50" in conf and "cleansession false" in conf
+    assert "topic shotclock/v1/casino/table/2/event out 1" in conf and "topic shotclock/v1/casino/cmd in 1" in conf
+    assert (room / "mosquitto.conf").stat().st_mode & 0o777 == 0o640  # it holds the bridge's password
+    password = (venue / "credentials" / "bridge-east.toml").read_text()
+    assert password.split('password = "')[1].split('"')[0] in conf
+    # The venue broker's own run again (another floor list): the room's bridge stays, with its password.
+    assert main(["broker-config", str(venue), "--venue", "casino", "--tables", "1", "--floor", "anna"]) == 0
+    assert (venue / "credentials" / "bridge-east.toml").read_text() == password
+    acl = (venue / "acl").read_text()
+    assert "user bridge-east" in acl and "topic write shotclock/v1/casino/table/3/event" in acl
+    assert "topic write shotclock/v1/casino/table/1/event" in acl.split("user bridge-east")[0]  # table 1's own
+    assert "table/1/" not in acl.split("user bridge-east")[1]  # not the bridge's
+    assert (venue / "passwd").read_text().count("bridge-east:") == 1
+
+
+@pytest.mark.parametrize("args, says", [
+    (["--bridge-to", "floor.local"], "--bridge-to needs --room and --venue-dir"),
+    (["--bridge-to", "floor.local", "--room", "east", "--venue-dir", "VENUE"], "needs TLS: give --ca-file"),
+    (["--bridge-to", "127.0.0.1", "--room", "east", "--venue-dir", "NOWHERE"], "run 'shotclock broker-config' for "
+                                                                              "the venue broker first"),
+    (["--bridge-to", "127.0.0.1", "--room", "west", "--venue-dir", "VENUE"], "tables already in another room: 2 (room east)"),
+    (["--bridge-to", "127.0.0.1", "--room", "a/b", "--venue-dir", "VENUE"], "room 'a/b' must be"),
+])
+def test_cli_refuses_a_bridge_it_cannot_write_in_one_line(tmp_path, capsys, args, says):
+    from shotclock.cli import main
+
+    venue = tmp_path / "venue"
+    assert main(["broker-config", str(venue), "--venue", "casino", "--tables", "1"]) == 0
+    assert main(["broker-config", str(tmp_path / "east"), "--venue", "casino", "--tables", "2", "--bridge-to",
+                 "127.0.0.1", "--room", "east", "--venue-dir", str(venue)]) == 0
+    capsys.readouterr()
+    args = [str(venue) if a == "VENUE" else str(tmp_path / a) if a == "NOWHERE" else a for a in args]
+    assert main(["broker-config", str(tmp_path / "room"), "--venue", "casino", "--tables", "2-3", *args]) == 2
+    err = capsys.readouterr().err
+    assert says in err and len(err.strip().splitlines()) == 1
+    assert not (tmp_path / "room" / "mosquitto.conf").exists()
