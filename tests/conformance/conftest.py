@@ -54,9 +54,10 @@ class Target:
 
     def client(self, role: str, *, client_id: str | None = None, connect: bool = True, clean_start: bool = True,
                session_expiry: int | None = None, will: tuple[str, bytes] | None = None, password: str | None = None,
-               anonymous: bool = False, on_message=None):
+               anonymous: bool = False, on_message=None, refusal: bool = False):
         """A paho MQTT 5 client for ``role``, its network thread running; ``client.connack`` holds the CONNACK's
-        reason code (None: no answer). ``client_id`` None: a fresh one under the role's usual prefix."""
+        reason code. ``client_id`` None: a fresh one under the role's usual prefix. A refused connection or none
+        fails the test, naming it, unless ``refusal`` (the test expects one)."""
         import paho.mqtt.client as mqtt
         from paho.mqtt.packettypes import PacketTypes
         from paho.mqtt.properties import Properties
@@ -99,6 +100,9 @@ class Target:
             c.connect(login.host, login.port, keepalive=30, clean_start=clean_start, properties=properties)
             c.loop_start()
             c.connected_event.wait(CONNECT_TIMEOUT)
+            if not refusal and (c.connack is None or c.connack.is_failure):
+                pytest.fail(f"the broker did not accept an MQTT 5 connection as {login.username!r} "
+                            f"({c.connack or 'no CONNACK'})", pytrace=False)
         return c
 
     def close(self) -> None:

@@ -106,9 +106,9 @@ def clear_retained(target, role: str, topic: str) -> None:
 
 
 def test_login_is_required_and_checked(target):
-    anonymous = target.client("floor", anonymous=True)
+    anonymous = target.client("floor", anonymous=True, refusal=True)
     assert anonymous.connack is None or anonymous.connack.is_failure, "an anonymous client was let in"
-    wrong = target.client("floor", password="not-the-password")
+    wrong = target.client("floor", password="not-the-password", refusal=True)
     assert wrong.connack is None or wrong.connack.is_failure, "a wrong password was accepted"
     assert not target.client("floor").connack.is_failure, "the floor's own login was refused"
 
