@@ -60,7 +60,7 @@ def subscribe(client, *topics: str) -> list[int]:
 
     client.on_subscribe = on_subscribe
     client.subscribe([(t, 1) for t in topics])
-    assert done.wait(WAIT), "no SUBACK"
+    assert done.wait(WAIT), f"no SUBACK for {topics} (the broker closed the connection or ignored it)"
     return codes
 
 
