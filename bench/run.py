@@ -47,12 +47,13 @@ GOALS = {  # key: (goal, "max" or "min", unit)
 
 
 def _network_goals() -> None:
-    """Add the floor network's goals and descriptions (bench/network.py, bench/floor_pages.py) to the table."""
+    """Add the floor network's goals and descriptions (bench/network.py, bench/bridge.py, bench/floor_pages.py)."""
     sys.path.insert(0, str(HERE))
+    import bridge
     import floor_pages
     import network
 
-    for module in (network, floor_pages):
+    for module in (network, bridge, floor_pages):
         GOALS.update(module.GOALS)
         WHAT.update(module.WHAT)
 
@@ -329,6 +330,7 @@ def main(argv=None) -> int:
     clocks, window, startups, events = (5, 2.0, 1, 2_000) if args.quick else (120, 8.0, 5, 100_000)
     import floor_pages  # the dashboard and overlay in chromium (bench/floor_pages.py)
     import network  # the floor network's figures (bench/network.py)
+    import bridge  # through a room broker's bridge to the venue broker (bench/bridge.py)
 
     with tempfile.TemporaryDirectory() as tmp:
         tmp = Path(tmp)
@@ -339,6 +341,7 @@ def main(argv=None) -> int:
                  ("cpu", lambda: bench_cpu(tmp, window)), ("naive cpu", lambda: bench_naive_cpu(window)),
                  ("startup", lambda: bench_startup(tmp, startups)), ("replay", lambda: bench_replay(tmp, events, 1 if args.quick else 5)),
                  ("network", lambda: network.bench_network(tmp, args.quick)),
+                 ("bridge", lambda: bridge.bench_bridge(tmp, args.quick)),
                  ("floor pages", lambda: floor_pages.run(args.quick))]
         for name, step in steps:
             print(f"bench: {name}…", file=sys.stderr, flush=True)

@@ -23,7 +23,7 @@ import uuid
 from pathlib import Path
 
 from helpers import wait_until
-from shotclock.floor.broker_config import BrokerPlan, Endpoint, write_broker_config
+from shotclock.floor.broker_config import BrokerPlan, Bridge, Endpoint, add_room, write_broker_config, write_rooms
 
 # Deadlines that only bound a hang: a loaded 2-core machine can take seconds for what takes ms.
 START_TIMEOUT = 30.0
@@ -81,11 +81,16 @@ class MosquittoBroker:
     :param tls: (certfile, keyfile): also a TLS listener on ``tls_port``, as for the floor network.
     :param pages: serve this folder over HTTP on the websockets listener (the web pages' tests).
     :param floor: floor people, each with a credential of their own (``floor-<name>``).
+    :param bridge_to: a room broker: bridge it to this (venue) broker, as ``broker-config --bridge-to`` does
+        (the venue broker's passwd and acl get the room's bridge: make the room broker before starting it).
+    :param room: the room's name for ``bridge_to``.
+    :param cafile: with ``bridge_to``: bridge over TLS to its ``tls_port``, trusting this certificate.
     """
 
     def __init__(self, folder: str | Path, venue: str = "test", tables=("1", "2"), websockets: bool = True,
                  persistence: bool = True, autosave: int = 1, tls: tuple[str, str] | None = None,
-                 pages: str | Path | None = None, floor=()):
+                 pages: str | Path | None = None, floor=(), bridge_to: "MosquittoBroker | None" = None,
+                 room: str = "room", cafile: str | None = None):
         self.binary = require_mosquitto()
         self.folder = Path(folder)
         self.venue = venue
@@ -100,6 +105,11 @@ class MosquittoBroker:
                           network=Endpoint("127.0.0.1", self.tls_port) if tls else None,
                           certfile=tls[0] if tls else None, keyfile=tls[1] if tls else None,
                           pages=str(pages) if pages else None)
+        if bridge_to is not None:
+            password = add_room(bridge_to.folder, venue, room, self.tables)
+            bridge_to.passwords.update(write_rooms(bridge_to.folder, venue))
+            plan.bridge = Bridge(Endpoint("127.0.0.1", bridge_to.tls_port if cafile else bridge_to.port), room,
+                                 password, cafile)
         self.passwords = write_broker_config(plan, self.folder)
         self.conf = self.folder / "mosquitto.conf"
         self.log_path = self.folder / "mosquitto.log"

@@ -15,6 +15,11 @@ Writes into one folder:
 * ``credentials/<user>.toml`` -- each user's password in clear (mode 0600), for the
   ``[network] credentials`` key of that table's configuration. Running the command again
   keeps every existing password, so adding a table changes no other.
+
+A room broker (``--bridge-to HOST[:PORT] --room NAME --venue-dir DIR``) also gets a bridge to the
+venue's broker in its ``mosquitto.conf`` (:func:`bridge_text`), and the venue broker's folder gets
+the matching side: ``rooms/<room>.toml`` (the room's tables), the bridge's credential, its line in
+``passwd`` and its block in ``acl`` (:func:`write_rooms`), allowed exactly what the bridge carries.
 """
 
 from __future__ import annotations
@@ -25,7 +30,7 @@ import ipaddress
 import os
 import secrets
 import tomllib
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from shotclock.core.topics import (all_tables, archive_topic, check_name, collector_topic, command_topic,
@@ -34,6 +39,7 @@ from shotclock.errors import ShotclockError
 from shotclock.web import web_dir
 
 FLOOR, OVERLAY, COLLECTOR = "floor", "overlay", "collector"
+ROOMS_MARK = "# Bridged rooms (shotclock broker-config --bridge-to): each room broker's bridge, its tables only."
 PBKDF2_ITERATIONS = 101  # mosquitto_passwd's own default; passwords here are random 128-bit tokens
 
 
@@ -119,6 +125,7 @@ class BrokerPlan:
     autosave_interval: int = 30
     pages: str | None = None
     extra: list[str] = field(default_factory=list)
+    bridge: "Bridge | None" = None
 
     def problems(self) -> list[str]:
         """Every reason this plan cannot be written, one line each."""
@@ -139,7 +146,90 @@ class BrokerPlan:
         ports = [e.port for e in (self.local, self.network, self.websockets) if e is not None]
         if len(set(ports)) != len(ports):
             problems.append("two listeners share a port")
+        if self.bridge is not None:
+            problems += self.bridge.problems()
         return problems
+
+
+def bridge_user(room: str) -> str:
+    """The MQTT username of a room broker's bridge on the venue broker."""
+    return f"bridge-{room}"
+
+
+def bridge_state_topic(venue: str, room: str) -> str:
+    """The bridge's own retained state on both brokers: ``1`` connected, ``0`` not (Mosquitto's
+    bridge notification; on the venue broker ``0`` is the bridge's Last Will)."""
+    return f"{venue_root(venue)}/bridge/{room}/state"
+
+
+@dataclass(frozen=True)
+class Bridge:
+    """A room broker's bridge to the venue's broker.
+
+    :param venue_broker: the venue broker's address (its TLS listener unless on loopback).
+    :param room: the room's name (the bridge's user is ``bridge-<room>``).
+    :param password: the bridge's password on the venue broker (from the venue's ``credentials/``).
+    :param cafile: the CA (or self-signed certificate) of the venue broker: TLS; None: plain (loopback only).
+    """
+
+    venue_broker: Endpoint
+    room: str
+    password: str
+    cafile: str | None = None
+
+    def problems(self) -> list[str]:
+        """Every reason this bridge cannot be written, one line each."""
+        problems = [p for p in [check_name("room", self.room)] if p]
+        if not self.cafile and not self.venue_broker.loopback:
+            problems.append("a bridge beyond loopback needs TLS: give --ca-file with the venue broker's CA")
+        return problems
+
+
+def bridge_topics(venue: str, tables: list[str]) -> tuple[list[str], list[str]]:
+    """(out, in): the topics a room's bridge carries to the venue broker and back.
+
+    Out, per table of the room: what a table publishes (``status``, ``state``, ``event``, ``cmd/ack``).
+    In, per table: what is addressed to it (``cmd``, ``cmd/by/+``, ``stored``); for the venue: its commands
+    to every table (``cmd``, ``cmd/by/+``) and the collector's retained status. The two lists share no topic,
+    so nothing loops back and nothing arrives twice; the venue's own topics (``feature``, ``archive/…``)
+    stay on the venue broker.
+    """
+    out = [table_topic(venue, t, leaf) for t in tables for leaf in ("status", "state", "event", "cmd/ack")]
+    into = [t for table in tables for t in (table_topic(venue, table, "cmd"), command_topic(venue, table, "+"),
+                                            table_topic(venue, table, "stored"))]
+    into += [venue_cmd_topic(venue), command_topic(venue, None, "+"), collector_topic(venue)]
+    return out, into
+
+
+def bridge_text(plan: "BrokerPlan", folder: Path) -> list[str]:
+    """The ``connection`` section of a room broker's mosquitto.conf: MQTT 5, a persistent session on both
+    sides (``cleansession false``: what a table publishes while the venue broker is away waits in the room
+    broker's queue), TLS with the venue's CA, its own credential and client ids only its password can name."""
+    from shotclock.adapters.mqtt import private_client_id
+
+    b = plan.bridge
+    out, into = bridge_topics(plan.venue, plan.tables)
+    lines = ["", f"# The bridge to the venue broker: room {b.room}'s tables there, the floor's commands and the",
+             "# archive's answers back here. Its password is below: keep this file readable by mosquitto only.",
+             f"connection shotclock-{b.room}",
+             f"address {b.venue_broker.host}:{b.venue_broker.port}",
+             "bridge_protocol_version mqttv50",
+             "cleansession false",
+             "local_cleansession false",
+             f"remote_clientid {private_client_id(f'shotclock-bridge-{plan.venue}-{b.room}', b.password)}",
+             f"local_clientid {private_client_id(f'shotclock-bridge-local-{plan.venue}-{b.room}', b.password)}",
+             f"remote_username {bridge_user(b.room)}",
+             f"remote_password {b.password}",
+             "start_type automatic",
+             "# Notice a lost venue broker within seconds; try again after 1 s, at most every 10 s.",
+             "keepalive_interval 10",
+             "restart_timeout 1 10",
+             "notifications true",
+             f"notification_topic {bridge_state_topic(plan.venue, b.room)}"]
+    if b.cafile:
+        lines += [f"bridge_cafile {Path(b.cafile).resolve()}", "bridge_insecure false"]
+    lines += [f"topic {t} out 1" for t in out] + [f"topic {t} in 1" for t in into]
+    return lines
 
 
 def floor_user(name: str) -> str:
@@ -221,6 +311,8 @@ def conf_text(plan: BrokerPlan, folder: Path) -> str:
         if plan.pages:
             lines += ["# The pages themselves, from the same address: /dashboard/ and /overlay/.",
                       f"http_dir {Path(plan.pages).resolve()}"]
+    if plan.bridge is not None:
+        lines += bridge_text(plan, folder)
     lines += plan.extra
     return "\n".join(lines) + "\n"
 
@@ -264,10 +356,89 @@ def write_broker_config(plan: BrokerPlan, folder: str | Path) -> dict[str, str]:
                                    encoding="utf-8")
     os.chmod(folder / "passwd", 0o640)
     (folder / "acl").write_text(acl_text(plan.venue, plan.tables, plan.floor), encoding="utf-8")
+    passwords.update(write_rooms(folder, plan.venue))  # the bridges of rooms added with --bridge-to stay
     if plan.persistence and not Path(plan.persistence).is_absolute():
         (folder / plan.persistence).mkdir(exist_ok=True)
     (folder / "mosquitto.conf").write_text(conf_text(plan, folder), encoding="utf-8")
+    if plan.bridge is not None:  # it holds the bridge's password
+        os.chmod(folder / "mosquitto.conf", 0o640)
     return passwords
+
+
+def room_acl_text(venue: str, room: str, tables: list[str]) -> str:
+    """A room bridge's block of the venue broker's ACL: exactly what :func:`bridge_topics` carries.
+
+    It may publish only its own room's tables' topics, so a room cannot forge another room's tables;
+    within the room, which table may publish what is the room broker's ACL (its tables' own credentials).
+    """
+    out, into = bridge_topics(venue, tables)
+    lines = [f"user {bridge_user(room)}", f"topic write {bridge_state_topic(venue, room)}"]
+    lines += [f"topic write {t}" for t in out] + [f"topic read {t}" for t in into]
+    return "\n".join(lines) + "\n"
+
+
+def read_rooms(folder: Path) -> dict[str, list[str]]:
+    """{room: its tables} from ``folder/rooms/*.toml`` (written by :func:`add_room`)."""
+    rooms = {}
+    for path in sorted((folder / "rooms").glob("*.toml")):
+        try:
+            tables = tomllib.loads(path.read_text(encoding="utf-8")).get("tables")
+        except (OSError, tomllib.TOMLDecodeError) as exc:
+            raise ShotclockError(f"cannot read {path}: {exc}") from None
+        if not isinstance(tables, list) or not all(isinstance(t, str) and not check_name("table id", t)
+                                                   for t in tables):
+            raise ShotclockError(f"{path}: 'tables' must be a list of table ids")
+        rooms[path.stem] = tables
+    return rooms
+
+
+def write_rooms(folder: Path, venue: str) -> dict[str, str]:
+    """The venue broker's side of its rooms' bridges: a credential per room in ``credentials/``, its line in
+    ``passwd`` and its block at the end of ``acl``, from ``rooms/*.toml``; other lines stay. {user: password}."""
+    rooms = read_rooms(folder)
+    users = {bridge_user(room) for room in rooms}
+    for path in (folder / "credentials").glob(f"{bridge_user('')}*.toml"):
+        if path.stem not in users:  # a room removed (its rooms/<room>.toml deleted): its credential goes
+            path.unlink()
+    passwords = {}
+    for room in rooms:
+        path = folder / "credentials" / f"{bridge_user(room)}.toml"
+        passwords[bridge_user(room)] = _existing_password(path) or secrets.token_urlsafe(18)
+        write_credentials(path, bridge_user(room), passwords[bridge_user(room)])
+    passwd = folder / "passwd"
+    kept = [line for line in passwd.read_text(encoding="utf-8").splitlines(keepends=True)
+            if not line.startswith(bridge_user(""))]
+    passwd.write_text("".join(kept) + "".join(f"{u}:{hash_password(p)}\n" for u, p in passwords.items()),
+                      encoding="utf-8")
+    acl = folder / "acl"
+    base = acl.read_text(encoding="utf-8").split(ROOMS_MARK)[0].rstrip("\n") + "\n"
+    if rooms:
+        base += "\n" + ROOMS_MARK + "\n\n" + "\n".join(room_acl_text(venue, r, t) for r, t in rooms.items())
+    acl.write_text(base, encoding="utf-8")
+    return passwords
+
+
+def add_room(venue_folder: str | Path, venue: str, room: str, tables: list[str]) -> str:
+    """Add (or update) a room on the venue broker whose configuration is in ``venue_folder`` (written by
+    ``broker-config`` for the venue broker); return the room bridge's password. A running venue broker
+    reads passwd and acl again on SIGHUP."""
+    folder = Path(venue_folder)
+    if not (folder / "acl").is_file() or not (folder / "passwd").is_file():
+        raise ShotclockError(f"--venue-dir {folder}: no acl or passwd there; "
+                             "run 'shotclock broker-config' for the venue broker first")
+    if f"topic read {venue_root(venue)}/#" not in (folder / "acl").read_text(encoding="utf-8"):
+        raise ShotclockError(f"--venue-dir {folder} is the broker configuration of another venue than {venue!r}")
+    taken = {t: r for r, ts in read_rooms(folder).items() if r != room for t in ts}
+    twice = sorted({t for t in tables if t in taken}, key=lambda t: (len(t), t))
+    if twice:
+        raise ShotclockError(f"tables already in another room: " +
+                             ", ".join(f"{t} (room {taken[t]})" for t in twice[:10]))
+    (folder / "rooms").mkdir(exist_ok=True)
+    (folder / "rooms" / f"{room}.toml").write_text(
+        "# Written by 'shotclock broker-config --bridge-to': the tables of this room's broker. Delete this file\n"
+        "# and run broker-config for the venue broker again to remove the room.\n"
+        "tables = [" + ", ".join(f'"{t}"' for t in tables) + "]\n", encoding="utf-8")
+    return write_rooms(folder, venue)[bridge_user(room)]
 
 
 def chrony_text(network: str) -> str:
@@ -312,10 +483,19 @@ def cmd_broker_config(args) -> int:
         websockets=parse_endpoint(args.websockets, "--websockets") if args.websockets != "none" else None,
         certfile=args.certfile, keyfile=args.keyfile, run_as=args.run_as,
         pages=None if args.no_pages else str(web_dir()))
-    for path in (plan.certfile, plan.keyfile):
+    bridge_to = getattr(args, "bridge_to", None)
+    if bridge_to:
+        plan.bridge = parse_bridge(args)
+    for path in (plan.certfile, plan.keyfile, plan.bridge and plan.bridge.cafile):
         if path and not Path(path).is_file():
             raise ShotclockError(f"no such file: {path}")
+    problems = plan.problems()
+    if problems:
+        raise ShotclockError("; ".join(problems))
     chrony = chrony_text(args.time) if getattr(args, "time", None) else None
+    if plan.bridge is not None:  # the venue broker's side first: it holds the bridge's password
+        password = add_room(args.venue_dir, plan.venue, plan.bridge.room, plan.tables)
+        plan.bridge = replace(plan.bridge, password=password)
     write_broker_config(plan, args.out)
     out = Path(args.out)
     if chrony:
@@ -325,6 +505,22 @@ def cmd_broker_config(args) -> int:
           f"of venue {plan.venue!r}")
     if plan.floor:
         print(f"floor credentials: {', '.join(floor_user(n) for n in plan.floor)} (credentials/<user>.toml)")
+    if plan.bridge is not None:
+        print(f"bridged to {plan.bridge.venue_broker.host}:{plan.bridge.venue_broker.port} as "
+              f"{bridge_user(plan.bridge.room)}; the venue broker's passwd and acl in {args.venue_dir} now allow it "
+              f"(kill -HUP the venue's mosquitto)")
     print(f"start it with: mosquitto -c {out.resolve() / 'mosquitto.conf'}"
           " (a running one reads passwd and acl again on SIGHUP)")
     return 0
+
+
+def parse_bridge(args) -> Bridge:
+    """The bridge of ``--bridge-to HOST[:PORT] --room NAME --venue-dir DIR [--ca-file PEM]`` (port 8883 by
+    default); ShotclockError naming a missing option. The password is filled in from the venue's folder."""
+    missing = [flag for flag, value in (("--room", args.room), ("--venue-dir", args.venue_dir)) if not value]
+    if missing:
+        raise ShotclockError(f"--bridge-to needs {' and '.join(missing)}")
+    text = args.bridge_to
+    if text.endswith("]") or ":" not in text:  # no port ([::1] for IPv6)
+        text += ":8883"
+    return Bridge(parse_endpoint(text, "--bridge-to"), args.room, "", args.ca_file)

@@ -31,6 +31,15 @@ def broker_config(add) -> None:
                    help="do not serve the dashboard and overlay pages from the websockets listener")
     p.add_argument("--time", metavar="NETWORK", help="also write chrony.conf so this host serves time to the tables "
                    "on NETWORK (a CIDR such as 192.168.10.0/24), even with no internet")
+    b = p.add_argument_group("a room broker bridged to the venue's broker (docs/network.md, 'A bigger venue')")
+    b.add_argument("--bridge-to", metavar="HOST[:PORT]",
+                   help="this is a room broker: bridge its tables to the venue broker at HOST (port 8883 by default)")
+    b.add_argument("--room", metavar="NAME", help="the room's name (the bridge's user on the venue broker: bridge-NAME)")
+    b.add_argument("--venue-dir", metavar="DIR",
+                   help="the venue broker's broker-config folder: its passwd and acl get the bridge's user, "
+                        "allowed this room's tables only")
+    b.add_argument("--ca-file", metavar="PEM", help="the venue broker's CA or self-signed certificate (TLS; "
+                   "needed unless HOST is loopback)")
 
 
 def provision(add) -> None:
