@@ -56,8 +56,9 @@ class InjectedFloor:
     def status(self, table: str, online: bool = True, wait: bool = False, **fields) -> None:
         """Publish the table's retained status (``fields``: name, room, section, degraded, version…)."""
         message = {"online": online, "table": table, "boot": self.boot(table), "mode": "clock", **fields}
-        if not online:
-            message["clean"] = False
+        if not online:  # as a device's Last Will: its room and section, nothing else
+            message = {"online": False, "table": table, "boot": self.boot(table), "clean": False,
+                       **{k: v for k, v in fields.items() if k in ("room", "section")}}
         info = self.client.publish(self.topic(table, "status"), json.dumps(message), qos=1, retain=True)
         if wait:
             info.wait_for_publish(30)
@@ -72,6 +73,8 @@ class InjectedFloor:
                    "remaining_ms": remaining_ms if phase != "idle" else None, "countdown": 5,
                    "last_ruling": None, "faults": list(faults), "network": network or {"outbox": 0},
                    "heartbeat_ms": 1000, **fields}
+        if message["heartbeat_ms"] is None:  # a device before heartbeats: its clock is never taken for quiet
+            del message["heartbeat_ms"]
         info = self.client.publish(self.topic(table, "state"), json.dumps(message), qos=1, retain=True)
         if wait:
             info.wait_for_publish(30)

@@ -49,6 +49,7 @@ def test_fleet_tables_play_clocks_and_publish_them(tmp_path):
         online = [check("status", m.payload) for m in list(inbox.messages) if m.topic.endswith("/status")
                   and json.loads(m.payload)["online"]]
         assert {(s["room"], s["section"]) for s in online} == {("Room 1", "A")}
+        assert {(check("status", s)["room"], s["section"]) for s in offline} == {("Room 1", "A")}  # its clean stop too
 
 
 def test_fleet_tables_stand_in_rooms_of_100_and_sections_of_10():

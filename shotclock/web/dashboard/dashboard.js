@@ -210,7 +210,7 @@
     // What the search box finds: the table's id and name, and its players' names when it tracks seats.
     var words = [table.id, name, s.player || ""];
     (s.seats || []).forEach(function (seat) { if (seat.player) words.push(seat.player); });
-    card.words = words.join("\n").toLowerCase();
+    card.words = (" " + words.join(" ")).toLowerCase().replace(/\s+/g, " ");
     return moved;
   }
 
@@ -415,8 +415,9 @@
     var f = filters, table = card.table;
     if (f.room && table.room !== f.room) return false;
     if (f.section && table.section !== f.section) return false;
+    // Each word typed starts a word of the table's: "12" finds Tafel 12 and 120, not 112; "ann" finds Anna.
     var terms = f.q.toLowerCase().split(/\s+/);
-    for (var i = 0; i < terms.length; i++) if (terms[i] && card.words.indexOf(terms[i]) < 0) return false;
+    for (var i = 0; i < terms.length; i++) if (terms[i] && card.words.indexOf(" " + terms[i]) < 0) return false;
     return true;
   }
 

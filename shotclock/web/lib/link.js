@@ -137,13 +137,11 @@
       table.boot = msg.boot;
       if (msg.name) table.name = msg.name;
       if (msg.version) table.version = msg.version;  // the dashboard shows each table's release
-      if (msg.online === true) {
-        // Where it stands (its [network] room and section) and what fails on its link, from an online status
-        // only: the broker's Last Will (offline) carries neither.
-        table.room = msg.room || "";
-        table.section = msg.section || "";
-        table.degraded = msg.degraded || "";
-      }
+      // Where it stands (its [network] room and section): an online status says it, an offline one (the
+      // broker's Last Will) too since room and section exist; what fails on its link only while online.
+      if (msg.online === true || "room" in msg) table.room = msg.room || "";
+      if (msg.online === true || "section" in msg) table.section = msg.section || "";
+      table.degraded = msg.online === true && msg.degraded || "";
     } else if (leaf === "state") {
       if (table.online === null) table.online = true;
       S.applyState(table, msg, now);
