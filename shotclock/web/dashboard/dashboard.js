@@ -68,6 +68,9 @@
     document.querySelectorAll("[data-t]").forEach(function (el) { el.textContent = t(el.dataset.t); });
     $("language").textContent = t("language");
     $("search").placeholder = t("filter.search");
+    $("search").setAttribute("aria-label", t("filter.search"));
+    $("room").setAttribute("aria-label", t("filter.rooms"));
+    $("section").setAttribute("aria-label", t("filter.sections"));
     for (var k in cards) cards[k].shown = {};  // redraw every card in the new language
     dirtyAll = true;
     refilter = true;  // the room and section lists' "all" words
@@ -205,7 +208,8 @@
     card.phase = phase;
     card.rank = S.phaseRank(phase);
     card.name = name;
-    card.live = phase === "running" || phase === "countdown" || !!S.freshRuling(table, now);
+    card.fresh = !!S.freshRuling(table, now);
+    card.live = phase === "running" || phase === "countdown" || card.fresh;
     card.degraded = isDegraded(table, phase);
     // What the search box finds: the table's id and name, and its players' names when it tracks seats.
     var words = [table.id, name, s.player || ""];
@@ -560,11 +564,11 @@
       card.dirty = true;
       place(card);
     }
-    // A running clock changes phase without a message (to the countdown, or quiet when it is not confirmed).
+    // A running clock changes phase without a message (to the countdown, or quiet when it is not confirmed), and
+    // a fresh ruling grows old.
     for (var i = 0; i < order.length; i++) {
       var c = order[i];
-      if (c.live && (S.phase(c.table, now) !== c.phase || (c.phase !== "running" && c.phase !== "countdown" &&
-                                                           !S.freshRuling(c.table, now)))) {
+      if (c.live && (S.phase(c.table, now) !== c.phase || (c.fresh && !S.freshRuling(c.table, now)))) {
         if (classify(c, now)) resort = true;
         c.dirty = true;
         place(c);
