@@ -19,6 +19,7 @@ Run alone: ``.venv/bin/python bench/floor_pages.py [--quick] [--frames]`` (``--f
 
 from __future__ import annotations
 
+import os
 import statistics
 import sys
 from datetime import datetime
@@ -141,7 +142,8 @@ def measure_frames(browser, tmp: Path, seconds: float) -> dict:
         floor.close()
     p95 = frames[min(len(frames) - 1, int(len(frames) * 0.95))]
     print(f"floor pages: {len(frames)} frames in {seconds} s, main-thread ms per frame: median "
-          f"{statistics.median(frames):.1f}, p95 {p95:.1f}, max {frames[-1]:.1f}", file=sys.stderr)
+          f"{statistics.median(frames):.1f}, p95 {p95:.1f}, max {frames[-1]:.1f} (load average "
+          f"{os.getloadavg()[0]:.1f})", file=sys.stderr)
     return {"page_frame_ms_p95": round(p95, 2)}
 
 
