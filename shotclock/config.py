@@ -121,6 +121,20 @@ def _table_name(v):
     return None
 
 
+PLACE_MAX = 32  # characters: a room's or section's name on the dashboard's filter buttons
+
+
+def _place(v):
+    """A room's or section's name: empty (none), or 1 to PLACE_MAX printable characters."""
+    if v == "":
+        return None
+    if not v.strip():
+        return "must be empty or hold a visible character"
+    if len(v) > PLACE_MAX:
+        return f"must be at most {PLACE_MAX} characters ({len(v)} given)"
+    return _table_name(v)
+
+
 def _not_true(v):
     return "must be a BCM pin number or false" if v is True else None
 
@@ -226,6 +240,10 @@ SCHEMA: list[Key] = [
     Key("network.ca_file", (str,), "", "the broker's certificate or its CA (PEM); empty: the system's CAs"),
     Key("network.venue", (str,), "venue", "the venue's name in the topics (letters, digits, - and _)", _name),
     Key("network.table_id", (str,), "1", "this table's id in the topics (letters, digits, - and _)", _name),
+    Key("network.room", (str,), "", "the room this table stands in, for the floor dashboard's filters "
+        "(up to 32 characters; empty: none)", _place),
+    Key("network.section", (str,), "", "the section of the room (a row, a pit: up to 32 characters; empty: none)",
+        _place),
     Key("network.credentials", (str,), "",
         "the TOML file with this table's username and password (from 'shotclock broker-config')"),
     Key("network.keepalive", (int,), 5,

@@ -217,3 +217,22 @@ def test_the_table_name_is_checked_with_the_key_named(tmp_path, capsys, toml, pr
 
 def test_a_forty_character_table_name_is_accepted():
     assert parse_config('table = "' + "Feature table " * 2 + "at the back" + '"')["table"].startswith("Feature")
+
+
+@pytest.mark.parametrize("toml, problem", [
+    ('[network]\nroom = "  "', "'network.room' must be empty or hold a visible character"),
+    ('[network]\nsection = "a\\nb"', "'network.section' must not hold control characters"),
+    ('[network]\nroom = "' + "x" * 33 + '"', "'network.room' must be at most 32 characters (33 given)"),
+])
+def test_a_tables_room_and_section_are_checked(tmp_path, capsys, toml, problem):
+    path = tmp_path / "c.toml"
+    path.write_text(toml + "\n")
+    assert main(["config", "--check", str(path)]) == 2
+    err = capsys.readouterr().err
+    assert len(err.splitlines()) == 1 and problem in err, err
+
+
+def test_a_room_and_section_are_optional_and_kept():
+    assert parse_config("")["network.room"] == "" and parse_config("")["network.section"] == ""
+    c = parse_config('[network]\nroom = "Salon Privé"\nsection = "' + "R" * 32 + '"')
+    assert (c["network.room"], c["network.section"]) == ("Salon Privé", "R" * 32)

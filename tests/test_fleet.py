@@ -45,6 +45,21 @@ def test_fleet_tables_play_clocks_and_publish_them(tmp_path):
         offline = [json.loads(m.payload) for m in list(inbox.messages) if m.topic.endswith("/status")
                    and not json.loads(m.payload)["online"]]
         assert {s["table"] for s in offline} == {"1", "2", "3", "4", "5"} and all(s["clean"] for s in offline)
+        # Each says where it stands (the dashboard's filters): 100 tables a room, 10 a section.
+        online = [check("status", m.payload) for m in list(inbox.messages) if m.topic.endswith("/status")
+                  and json.loads(m.payload)["online"]]
+        assert {(s["room"], s["section"]) for s in online} == {("Room 1", "A")}
+        assert {(check("status", s)["room"], s["section"]) for s in offline} == {("Room 1", "A")}  # its clean stop too
+
+
+def test_fleet_tables_stand_in_rooms_of_100_and_sections_of_10():
+    from shotclock.config import parse_config
+    from shotclock.floor.fleet import fleet_place
+
+    places = {n: parse_config("[network]\n" + fleet_place(str(n))) for n in (1, 10, 11, 100, 101, 500)}
+    assert {n: (c["network.room"], c["network.section"]) for n, c in places.items()} == {
+        1: ("Room 1", "A"), 10: ("Room 1", "A"), 11: ("Room 1", "B"), 100: ("Room 1", "J"), 101: ("Room 2", "A"),
+        500: ("Room 5", "J")}
 
 
 def test_fleet_cli_refuses_bad_arguments(tmp_path, capsys):

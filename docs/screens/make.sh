@@ -30,4 +30,5 @@ run seats-bank    --scenario "$EX/tempo-bank.events.jsonl" --config "$EX/tempo-b
 # The floor pages (dashboard, overlay): a real broker, fleet and chromium; about 45 s.
 .venv/bin/python docs/screens/floor.py
 .venv/bin/python docs/screens/seats_overlay.py
+.venv/bin/python docs/screens/dashboard_500.py
 echo "wrote $S/*.png" >&2

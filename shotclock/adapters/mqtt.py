@@ -295,7 +295,8 @@ class MqttLink:
         self.client = mqtt.Client(mqtt.CallbackAPIVersion.VERSION2, client_id=private_client_id(f"shotclock-{s.venue}-{s.table}", s.password),
                                   protocol=mqtt.MQTTv5)
         self._connecting = False  # set by the sender thread once the login could be read
-        self.client.will_set(self.topic("status"), dumps(status_message(s.table, boot, False, clean=False)),
+        self.client.will_set(self.topic("status"), dumps(status_message(s.table, boot, False, clean=False,
+                                                                        **self.place())),
                              qos=1, retain=True)
         self.client.max_inflight_messages_set(WINDOW)
         # Try again at least every 0.5 s while the broker is away (a refused connect on a LAN costs nothing), so
@@ -326,6 +327,11 @@ class MqttLink:
     def status(self) -> LinkStatus:
         """Connected, records waiting and dropped (read by the loop for the screen's mark)."""
         return self._status
+
+    def place(self) -> dict:
+        """Where the table stands (room, section), also in its offline status: a page that opens while the
+        table is away still files it under its room."""
+        return {k: v for k, v in self.status_extra.items() if k in ("room", "section")}
 
     # -- lifecycle -----------------------------------------------------------------------------
 
@@ -364,7 +370,8 @@ class MqttLink:
             return
         if clean and self._status.connected:
             info = self.client.publish(self.topic("status"),
-                                       dumps(status_message(self.settings.table, self.boot, False, clean=True)),
+                                       dumps(status_message(self.settings.table, self.boot, False, clean=True,
+                                                            **self.place())),
                                        qos=1, retain=True)
             try:
                 info.wait_for_publish(STOP_TIMEOUT)

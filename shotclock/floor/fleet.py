@@ -224,10 +224,18 @@ SHOT_PRESET = "shot-15-20-30"  # the shot-mode tables' rules (15 s preflop, 20 s
 
 def fleet_config(table_id: str, host: str, port: int, venue: str, credentials: Path, tls: bool, ca_file: str,
                  extra: str = "") -> str:
-    """A simulated table's configuration (clock mode, the network on)."""
+    """A simulated table's configuration (clock mode, the network on), in a room and section of its own."""
     return (f'table = "Sim {table_id}"\nlanguage = "en"\n{extra}\n[network]\nenabled = true\nhost = "{host}"\n'
             f'port = {port}\ntls = {"true" if tls else "false"}\nca_file = "{ca_file}"\nvenue = "{venue}"\n'
-            f'table_id = "{table_id}"\ncredentials = "{credentials}"\n')
+            f'table_id = "{table_id}"\ncredentials = "{credentials}"\n{fleet_place(table_id)}')
+
+
+def fleet_place(table_id: str) -> str:
+    """Where a simulated table stands: 100 tables a room, 10 a section ("Room 1", "A"), for the dashboard."""
+    if not table_id.isdigit():
+        return ""
+    n = int(table_id) - 1
+    return f'room = "Room {n // 100 + 1}"\nsection = "{chr(ord("A") + n // 10 % 10)}"\n'
 
 
 def start_fleet(count: int, host: str, port: int, venue: str, credentials_dir: Path, state_root: Path,

@@ -20,7 +20,8 @@ from shotclock.shell.firstboot import FILENAME, FirstBoot, hostname_for, render
 
 # What the first-boot file sets itself: a template may not set these.
 OWN_KEYS = {"table", "time.server"} | {k for k in KEYS if k.startswith("network.")} - {
-    "network.keepalive", "network.command_max_age", "network.state_interval", "network.outbox_max"}
+    "network.keepalive", "network.command_max_age", "network.state_interval", "network.outbox_max",
+    "network.room", "network.section"}  # a template per room names its tables' room
 
 
 def template_keys(path: str | None) -> dict:

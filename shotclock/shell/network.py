@@ -234,7 +234,9 @@ def open_link(config, boot: str):
     from shotclock.adapters.mqtt import LinkSettings, MqttLink
 
     return MqttLink(LinkSettings.from_config(config), boot,
-                    status_extra={"name": config["table"], "mode": config["mode"], "version": __version__},
+                    status_extra={"name": config["table"], "mode": config["mode"], "version": __version__,
+                                  # where the table stands, for the dashboard's filters (only when set)
+                                  **{k: config[f"network.{k}"] for k in ("room", "section") if config[f"network.{k}"]}},
                     outbox_max=config["network.outbox_max"])
 
 

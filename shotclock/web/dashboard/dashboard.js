@@ -3,6 +3,17 @@
  * URL parameters (all optional): lang=nl|en, venue=NAME (default: every venue on the broker),
  * broker=ws://host:port/ (default: this page's own origin, where Mosquitto serves it).
  * The floor credential is asked once per browser tab (kept in sessionStorage, never in the URL).
+ * The filters (room, section, search, online/offline/degraded) live in the URL's hash (#room=…&section=…&q=…
+ * &show=…), so a reload, a bookmark or a link to a colleague keeps them.
+ *
+ * Drawing, for 500 tables: each card is made once and updated in place, writing only what changed. A message
+ * marks its table's card dirty (link.js onChange(table)); one requestAnimationFrame loop redraws the dirty
+ * cards, and each frame only ticks the shown cards whose clock runs (their seconds and bar). A filter hides
+ * cards (the hidden attribute) and they are left alone until shown again, when they are redrawn whole before
+ * the frame is painted: a page never shows a stale clock.
+ *
+ * Other modules (seats.js) hook in through Shotclock.dashboard: onCard(fn) runs fn(el, table, now) after a
+ * card is drawn from a message (not each frame), redraw(table) asks for a card's redraw, link() the link.
  */
 (function () {
   "use strict";
@@ -10,8 +21,15 @@
   var params = new URLSearchParams(location.search);
   var lang = params.get("lang") === "en" ? "en" : (localStorage.getItem("shotclock.lang") || "nl");
   var link = null;
-  var cards = {};           // table key → {el, shown: {…}} (what each element shows now, to write only changes)
-  var dirty = true;
+  var cards = {};           // table key → card: {el, key, shown: {…} (what each element shows, to write only
+                            // changes), phase, rank, live, degraded, match (search text), hidden}
+  var order = [];           // the cards in the order shown
+  var dirtyAll = true;      // every card to redraw (a login, the language, the feature table, the connection)
+  var dirtyCards = {};      // key → table: cards a message changed since the last frame
+  var resort = false, refilter = true, recount = true;
+  var cardHooks = [];       // fn(el, table, now) after a card is drawn (Shotclock.dashboard.onCard)
+  var SHOWS = ["online", "offline", "degraded"];  // the counts' filters (#show=…)
+  var filters = readFilters();
   var asked = {};           // venues whose archived rulings were asked for
   var CONFIRM = ["cancel", "stop"];  // commands that take a second tap
   var $ = function (id) { return document.getElementById(id); };
@@ -28,10 +46,15 @@
     el.style.setProperty("--ruling-accent", "var(--" + tone + ")");
   }
 
+  /** The card's element of class `cls` (looked up once). */
+  function part(card, cls) {
+    return card.parts[cls] || (card.parts[cls] = card.el.querySelector("." + cls));
+  }
+
   function setText(card, cls, value) {
     if (card.shown[cls] === value) return;
     card.shown[cls] = value;
-    card.el.querySelector("." + cls).textContent = value;
+    part(card, cls).textContent = value;
   }
 
   function setClass(card, cls, on) {
@@ -44,8 +67,13 @@
     document.documentElement.lang = lang;
     document.querySelectorAll("[data-t]").forEach(function (el) { el.textContent = t(el.dataset.t); });
     $("language").textContent = t("language");
+    $("search").placeholder = t("filter.search");
+    $("search").setAttribute("aria-label", t("filter.search"));
+    $("room").setAttribute("aria-label", t("filter.rooms"));
+    $("section").setAttribute("aria-label", t("filter.sections"));
     for (var k in cards) cards[k].shown = {};  // redraw every card in the new language
-    dirty = true;
+    dirtyAll = true;
+    refilter = true;  // the room and section lists' "all" words
   }
 
   // --- login -------------------------------------------------------------------------------------------
@@ -58,7 +86,7 @@
   function showLoggedIn(loggedIn) {
     $("main").hidden = !loggedIn;
     $("login").hidden = loggedIn;
-    ["pause-all", "resume-all", "logout"].forEach(function (id) { $(id).hidden = !loggedIn; });
+    ["pause-all", "resume-all", "logout", "filters"].forEach(function (id) { $(id).hidden = !loggedIn; });
   }
 
   function showLogin(message) {
@@ -71,12 +99,16 @@
     if (link) link.end();
     showLoggedIn(true);
     cards = {};
+    order = [];
     asked = {};
     $("tables").textContent = "";
     link = new S.Link({
       url: S.brokerUrl(params), username: login.user, password: login.password, venue: params.get("venue"),
       clientPrefix: "dashboard",
-      onChange: function () { dirty = true; },
+      onChange: function (table) {
+        if (table) dirtyCards[table.venue + "/" + table.id] = table;
+        else dirtyAll = true;
+      },
       onConnection: function (state) {
         if (state === "refused") {
           sessionStorage.removeItem("shotclock.login");
@@ -150,9 +182,40 @@
 
   function newCard(table) {
     var el = $("card").content.firstElementChild.cloneNode(true);
-    el.dataset.key = table.venue + "/" + table.id;
+    var key = table.venue + "/" + table.id;
+    el.dataset.key = key;
     el.dataset.table = table.id;
-    return {el: el, shown: {}};
+    return {el: el, key: key, table: table, shown: {}, parts: {}, phase: null, rank: -1, name: null, live: false,
+            degraded: false, words: "", inScope: true, hidden: false, dirty: true};
+  }
+
+  /** Online, but something fails (docs/network.md, "The floor dashboard"): a fault on its screen (no sound, a
+   *  stuck button, the log), its link (status `degraded`, state network.fault), a second device with its
+   *  identity, or a running clock it no longer confirms (quiet). */
+  function isDegraded(table, phase) {
+    if (phase === "offline") return false;
+    var s = table.state || {};
+    var n = s.network || {};
+    return phase === "quiet" || !!table.degraded || !!(s.faults && s.faults.length) || !!n.fault || !!n.clone;
+  }
+
+  /** What the order, the filters and the counts take from a table; true when its place in the order moved. */
+  function classify(card, now) {
+    var table = card.table, s = table.state || {};
+    var phase = S.phase(table, now);
+    var name = table.name || table.id;
+    var moved = card.rank !== S.phaseRank(phase) || card.name !== name;
+    card.phase = phase;
+    card.rank = S.phaseRank(phase);
+    card.name = name;
+    card.fresh = !!S.freshRuling(table, now);
+    card.live = phase === "running" || phase === "countdown" || card.fresh;
+    card.degraded = isDegraded(table, phase);
+    // What the search box finds: the table's id and name, and its players' names when it tracks seats.
+    var words = [table.id, name, s.player || ""];
+    (s.seats || []).forEach(function (seat) { if (seat.player) words.push(seat.player); });
+    card.words = (" " + words.join(" ")).toLowerCase().replace(/\s+/g, " ");
+    return moved;
   }
 
   function ackText(p) {
@@ -196,12 +259,7 @@
     setText(card, "mode", s.mode ? t("mode." + s.mode) : "");
     setText(card, "version", table.version ? "shotclock " + table.version : "");
     setText(card, "secs", clockOn ? String(S.shownSeconds(ms)) : "–");
-    var fraction = clockOn ? S.progress(table, now) : 0;
-    var width = Math.round((fraction || 0) * 400) / 4 + "%";  // quarter percent steps: fewer style writes
-    if (card.shown.ring !== width) {
-      card.shown.ring = width;
-      card.el.querySelector(".ring i").style.width = width;
-    }
+    drawRing(card, clockOn ? S.progress(table, now) : 0);
     setText(card, "consequence", clockOn ? S.consequenceText(lang, s) : "");
     setText(card, "info", table.state && phase !== "offline" && phase !== "quiet" ? infoText(s, clockOn) : "");
     var r = table.ruling;
@@ -246,6 +304,27 @@
     var featured = link.feature[table.venue] === table.id;
     setText(card, "feature", featured ? "★ " + t("feature") : "☆ " + t("feature.set"));
     setClass(card, "featured", featured);
+    setText(card, "place", [table.room, table.section].filter(Boolean).join(" · "));
+    card.dirty = false;
+    for (var i = 0; i < cardHooks.length; i++) cardHooks[i](card.el, table, now);
+  }
+
+  /** The bar under the seconds: a transform (no layout), in quarter percent steps (fewer style writes). */
+  function drawRing(card, fraction) {
+    var scale = Math.round((fraction || 0) * 400) / 400;
+    if (card.shown.ring === scale) return;
+    card.shown.ring = scale;
+    part(card, "fill").style.transform = "scaleX(" + scale + ")";
+  }
+
+  /** A frame of a shown card whose clock runs: its seconds, its bar and its tone; the rest waits for a message. */
+  function tickCard(card, now) {
+    var table = card.table;
+    var ms = S.remainingMs(table, now);
+    setText(card, "secs", ms !== null ? String(S.shownSeconds(ms)) : "–");
+    drawRing(card, ms !== null ? S.progress(table, now) : 0);
+    var tone = S.clockTone(table, now);
+    ["calm", "warn", "urgent", "paused"].forEach(function (x) { setClass(card, "tone-" + x, x === tone); });
   }
 
   function drawFeed() {
@@ -317,49 +396,231 @@
     });
   }
 
-  function drawHeader(tables, now) {
-    var conn = $("conn");
-    conn.className = "conn " + link.connection;
-    conn.textContent = t("conn." + link.connection);
-    var running = tables.filter(function (tb) {
-      var p = S.phase(tb, now);
-      return p === "running" || p === "countdown";
-    });
-    var paused = tables.filter(function (tb) { return S.phase(tb, now) === "paused"; });
-    $("count").textContent = tables.length ? t("tables.count", {n: tables.length, running: running.length}) : "";
-    $("pause-all").textContent = t("all.pause") + (running.length ? " (" + running.length + ")" : "");
-    $("resume-all").textContent = t("all.resume") + (paused.length ? " (" + paused.length + ")" : "");
-    $("pause-all").disabled = !running.length || link.connection !== "online";
-    $("resume-all").disabled = !paused.length || link.connection !== "online";
-    $("no-tables").hidden = tables.length > 0;
+  // --- filters and counts ------------------------------------------------------------------------------
+
+  /** The filters from the URL's hash (#room=…&section=…&q=…&show=online|offline|degraded). */
+  function readFilters() {
+    var h = new URLSearchParams(location.hash.slice(1));
+    return {room: h.get("room") || "", section: h.get("section") || "", q: h.get("q") || "",
+            show: SHOWS.indexOf(h.get("show")) >= 0 ? h.get("show") : ""};
   }
+
+  /** Keep the filters in the hash (replaceState: no history entry per keystroke) and apply them. */
+  function setFilter(name, value) {
+    filters[name] = value;
+    var h = new URLSearchParams();
+    ["room", "section", "q", "show"].forEach(function (k) { if (filters[k]) h.set(k, filters[k]); });
+    history.replaceState(null, "", location.pathname + location.search + (h.toString() ? "#" + h : ""));
+    refilter = true;
+  }
+
+  /** True when the card passes the room, section and search filters (the counts count these). */
+  function inScope(card) {
+    var f = filters, table = card.table;
+    if (f.room && table.room !== f.room) return false;
+    if (f.section && table.section !== f.section) return false;
+    // Each word typed starts a word of the table's: "12" finds Tafel 12 and 120, not 112; "ann" finds Anna.
+    var terms = f.q.toLowerCase().split(/\s+/);
+    for (var i = 0; i < terms.length; i++) if (terms[i] && card.words.indexOf(" " + terms[i]) < 0) return false;
+    return true;
+  }
+
+  function passesShow(card) {
+    var show = filters.show;
+    if (show === "online") return card.phase !== "offline";
+    if (show === "offline") return card.phase === "offline";
+    if (show === "degraded") return card.degraded;
+    return true;
+  }
+
+  /** Show or hide the card; a card shown again is redrawn whole before this frame is painted. */
+  function place(card) {
+    card.inScope = inScope(card);
+    var hidden = !(card.inScope && passesShow(card));
+    if (hidden === card.hidden) return;
+    card.hidden = hidden;
+    card.el.hidden = hidden;
+    if (!hidden) card.dirty = true;
+  }
+
+  /** A select's options: "all" first, then `values`; the chosen one stays listed even before a table has it. */
+  function fillSelect(select, allText, values, chosen) {
+    if (chosen && values.indexOf(chosen) < 0) values = values.concat([chosen]);
+    var key = allText + "\n" + values.join("\n");
+    if (select.dataset.shown !== key) {
+      select.dataset.shown = key;
+      select.textContent = "";
+      [""].concat(values).forEach(function (v) {
+        var o = document.createElement("option");
+        o.value = v;
+        o.textContent = v || allText;
+        select.appendChild(o);
+      });
+    }
+    select.value = chosen;
+    select.hidden = values.length === 0;
+  }
+
+  function drawFilters() {
+    var rooms = {}, sections = {};
+    order.forEach(function (card) {
+      var tb = card.table;
+      if (tb.room) rooms[tb.room] = true;
+      if (tb.section && (!filters.room || tb.room === filters.room)) sections[tb.section] = true;
+    });
+    fillSelect($("room"), t("filter.rooms"), Object.keys(rooms).sort(S.naturalCompare), filters.room);
+    fillSelect($("section"), t("filter.sections"), Object.keys(sections).sort(S.naturalCompare), filters.section);
+    if ($("search").value !== filters.q) $("search").value = filters.q;
+  }
+
+  function drawCounts() {
+    var n = {all: 0, online: 0, offline: 0, degraded: 0}, shown = 0, running = 0, paused = 0;
+    for (var i = 0; i < order.length; i++) {
+      var c = order[i];
+      if (c.rank === 0) running++;
+      if (c.phase === "paused") paused++;
+      if (!c.hidden) shown++;
+      if (!c.inScope) continue;
+      n.all++;
+      n[c.phase === "offline" ? "offline" : "online"]++;
+      if (c.degraded) n.degraded++;
+    }
+    ["all", "online", "offline", "degraded"].forEach(function (k) {
+      var b = $("show-" + k);
+      var text = t("count." + k, {n: n[k]});
+      if (b.textContent !== text) b.textContent = text;
+      var on = String(filters.show === (k === "all" ? "" : k));
+      if (b.getAttribute("aria-pressed") !== on) b.setAttribute("aria-pressed", on);
+    });
+    var filtered = filters.room || filters.section || filters.q || filters.show;
+    setTextOf("shown", filtered ? t("filter.shown", {n: shown, total: order.length}) : "");
+    $("clear-filters").hidden = !filtered;
+    $("no-match").hidden = !order.length || shown > 0;
+    $("no-tables").hidden = order.length > 0;
+    setTextOf("count", order.length ? t("tables.count", {n: order.length, running: running}) : "");
+    setTextOf("pause-all", t("all.pause") + (running ? " (" + running + ")" : ""));
+    setTextOf("resume-all", t("all.resume") + (paused ? " (" + paused + ")" : ""));
+    $("pause-all").disabled = !running || link.connection !== "online";
+    $("resume-all").disabled = !paused || link.connection !== "online";
+  }
+
+  function setTextOf(id, text) {
+    var el = $(id);
+    if (el.textContent !== text) el.textContent = text;
+  }
+
+  $("room").addEventListener("change", function () {
+    setFilter("room", this.value);
+    setFilter("section", "");  // a section is a part of a room: another room's has another meaning
+  });
+  $("section").addEventListener("change", function () { setFilter("section", this.value); });
+  $("search").addEventListener("input", function () { setFilter("q", this.value.trim()); });
+  $("search").addEventListener("keydown", function (e) {
+    if (e.key === "Escape" && this.value) {
+      this.value = "";
+      setFilter("q", "");
+    }
+  });
+  $("counts").addEventListener("click", function (e) {
+    var b = e.target.closest("button[data-show]");
+    if (b) setFilter("show", filters.show === b.dataset.show ? "" : b.dataset.show);
+  });
+  $("clear-filters").addEventListener("click", function () {
+    ["room", "section", "q", "show"].forEach(function (k) { setFilter(k, ""); });
+  });
+  window.addEventListener("hashchange", function () {
+    filters = readFilters();
+    refilter = true;
+  });
+  // "/" finds a table from anywhere on the page (as on many sites); Escape in the box clears it.
+  document.addEventListener("keydown", function (e) {
+    var typing = /^(INPUT|SELECT|TEXTAREA)$/.test(document.activeElement.tagName);
+    if (e.key === "/" && !typing && !$("main").hidden) {
+      e.preventDefault();
+      $("search").focus();
+    }
+  });
+
+  // --- the frame loop ------------------------------------------------------------------------------------
 
   function frame() {
     requestAnimationFrame(frame);
     if (!link) return;
     var now = performance.now();
-    var tables = link.list();
-    tables.forEach(function (tb) {
-      // The rulings before this page opened: asked once per venue from the collector's archive.
-      if (!asked[tb.venue] && link.connection === "online") {
-        asked[tb.venue] = true;
-        link.loadRulings(tb.venue);
+    var changed = dirtyAll ? link.tables : dirtyCards;
+    var any = dirtyAll;
+    dirtyAll = false;
+    dirtyCards = {};
+    for (var key in changed) {
+      any = true;
+      var table = changed[key];
+      var card = cards[key];
+      if (!card) {
+        card = cards[key] = newCard(table);
+        order.push(card);
+        resort = refilter = true;
       }
-    });
-    if (dirty) {
-      // Order and membership change only with a message; the countdown itself is redrawn every frame.
-      dirty = false;
-      var box = $("tables");
-      S.sortTables(tables, now).forEach(function (table, i) {
-        var key = table.venue + "/" + table.id;
-        var card = cards[key] || (cards[key] = newCard(table));
-        if (box.children[i] !== card.el) box.insertBefore(card.el, box.children[i] || null);
-      });
-      drawFeed();
+      if (classify(card, now)) resort = true;
+      card.dirty = true;
+      place(card);
     }
-    drawHeader(tables, now);
-    tables.forEach(function (table) { drawCard(cards[table.venue + "/" + table.id], table, now); });
+    // A running clock changes phase without a message (to the countdown, or quiet when it is not confirmed), and
+    // a fresh ruling grows old.
+    for (var i = 0; i < order.length; i++) {
+      var c = order[i];
+      if (c.live && (S.phase(c.table, now) !== c.phase || (c.fresh && !S.freshRuling(c.table, now)))) {
+        if (classify(c, now)) resort = true;
+        c.dirty = true;
+        place(c);
+        any = true;
+      }
+    }
+    if (refilter) {
+      refilter = false;
+      drawFilters();
+      order.forEach(place);
+      any = true;
+    }
+    if (resort) {
+      // Order changes only with a phase or a name: the cards move, none is made again.
+      resort = false;
+      order.sort(function (a, b) {
+        return (a.rank - b.rank) || S.naturalCompare(a.name, b.name) || S.naturalCompare(a.table.venue, b.table.venue);
+      });
+      var box = $("tables");
+      for (var j = 0; j < order.length; j++) {
+        if (box.children[j] !== order[j].el) box.insertBefore(order[j].el, box.children[j] || null);
+      }
+    }
+    for (var k = 0; k < order.length; k++) {
+      var d = order[k];
+      if (d.hidden) continue;  // left as it is: redrawn whole when shown again (place)
+      if (d.dirty) drawCard(d, d.table, now);
+      else if (d.live) tickCard(d, now);
+    }
+    if (any) {
+      order.forEach(function (card) {
+        // The rulings before this page opened: asked once per venue from the collector's archive.
+        var venue = card.table.venue;
+        if (!asked[venue] && link.connection === "online") {
+          asked[venue] = true;
+          link.loadRulings(venue);
+        }
+      });
+      var conn = $("conn");
+      conn.className = "conn " + link.connection;
+      setTextOf("conn", t("conn." + link.connection));
+      drawFeed();
+      drawCounts();
+    }
   }
+
+  // Hooks for other modules of this page (seats.js): see the top of this file.
+  S.dashboard = {
+    onCard: function (fn) { cardHooks.push(fn); },
+    redraw: function (table) { if (table) dirtyCards[table.venue + "/" + table.id] = table; else dirtyAll = true; },
+    link: function () { return link; }
+  };
 
   translateStatic();
   var login = credentials();

@@ -69,16 +69,24 @@
     return r && now - r.seenAt < RULING_MS ? r : null;
   }
 
+  // One collator for every comparison: localeCompare with options builds one per call (500 tables: ~10 ms a sort).
+  var COLLATOR = new Intl.Collator(undefined, {numeric: true, sensitivity: "base"});
+
   /** Compare two labels the way people number tables: "Tafel 2" before "Tafel 10". */
   function naturalCompare(a, b) {
-    return String(a).localeCompare(String(b), undefined, {numeric: true, sensitivity: "base"});
+    return COLLATOR.compare(String(a), String(b));
+  }
+
+  /** Where a phase sorts: running clocks first, then paused ones, idle tables, then quiet and offline ones. */
+  function phaseRank(phase) {
+    return RANK[phase];
   }
 
   /** Running clocks first, then paused ones, then idle tables, then offline ones; by name within each.
    *  (Not by time left: cards that swap places under a finger make the floor press the wrong table.) */
   function sortTables(tables, now) {
     return tables.slice().sort(function (a, b) {
-      return (RANK[phase(a, now)] - RANK[phase(b, now)]) ||
+      return (phaseRank(phase(a, now)) - phaseRank(phase(b, now))) ||
         naturalCompare(a.name || a.id, b.name || b.id) || naturalCompare(a.venue, b.venue);
     });
   }
@@ -155,6 +163,7 @@
   var api = {
     RULING_MS: RULING_MS, remainingMs: remainingMs, quiet: quiet, shownSeconds: shownSeconds, phase: phase,
     progress: progress, freshRuling: freshRuling, naturalCompare: naturalCompare, sortTables: sortTables,
+    phaseRank: phaseRank,
     commandsFor: commandsFor, applyState: applyState, consequence: consequence
   };
   root.Shotclock = root.Shotclock || {};

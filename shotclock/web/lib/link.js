@@ -98,11 +98,14 @@
     this.changed();
   };
 
-  Link.prototype.changed = function () { if (this.options.onChange) this.options.onChange(); };
+  /** Tell the page something changed: `table` when only that table's record did (the dashboard redraws its
+   *  card alone), nothing when more may have (the connection, the feature table, the feed). */
+  Link.prototype.changed = function (table) { if (this.options.onChange) this.options.onChange(table); };
 
   Link.prototype.table = function (venue, id) {
     var key = venue + "/" + id;
-    return this.tables[key] || (this.tables[key] = {venue: venue, id: id, name: id, online: null,
+    return this.tables[key] || (this.tables[key] = {venue: venue, id: id, name: id, online: null, room: "",
+                                                     section: "", degraded: "",
                                                      state: null, receivedAt: 0, ruling: null, drift: null,
                                                      lastAck: null});
   };
@@ -134,6 +137,11 @@
       table.boot = msg.boot;
       if (msg.name) table.name = msg.name;
       if (msg.version) table.version = msg.version;  // the dashboard shows each table's release
+      // Where it stands (its [network] room and section): an online status says it, an offline one (the
+      // broker's Last Will) too since room and section exist; what fails on its link only while online.
+      if (msg.online === true || "room" in msg) table.room = msg.room || "";
+      if (msg.online === true || "section" in msg) table.section = msg.section || "";
+      table.degraded = msg.online === true && msg.degraded || "";
     } else if (leaf === "state") {
       if (table.online === null) table.online = true;
       S.applyState(table, msg, now);
@@ -142,7 +150,7 @@
     } else if (leaf === "cmd/ack") {
       this.ack(table, msg, now);
     }
-    this.changed();
+    this.changed(table);
   };
 
   /** A decision record becomes a line of the rulings feed, with who on the floor commanded that clock (the
@@ -219,14 +227,14 @@
       p.ack = {id: p.id, outcome: "timeout"};
       table.lastAck = p;
       if (self.options.onAck) self.options.onAck(p);
-      self.changed();
+      self.changed(table);
     }, ACK_TIMEOUT_MS);
     this.pending[p.id] = p;
     table.lastAck = p;
     this.client.publish(PREFIX + "/" + table.venue + "/table/" + table.id + "/cmd/by/" + this.options.username,
                         JSON.stringify(body),
                         {qos: 1, properties: {messageExpiryInterval: COMMAND_EXPIRY_S}});
-    this.changed();
+    this.changed(table);
     return p;
   };
 
