@@ -246,6 +246,7 @@
     var featured = link.feature[table.venue] === table.id;
     setText(card, "feature", featured ? "★ " + t("feature") : "☆ " + t("feature.set"));
     setClass(card, "featured", featured);
+    if (S.seatPanel) S.seatPanel.draw(card.el, table, link, lang);  // seat tracking's controls (seats.js)
   }
 
   function drawFeed() {
