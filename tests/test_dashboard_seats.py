@@ -10,7 +10,7 @@ import json
 
 import pytest
 
-from helpers import start_device
+from helpers import start_device, wait_until
 from mqtt_broker import Inbox, MosquittoBroker
 from network_device import network_config
 from shotclock.core.topics import table_topic
@@ -44,6 +44,11 @@ class SeatFloor:
         m = self.inbox.wait_for(shows, timeout=WAIT / 1000)
         assert m is not None, f"table {table}'s state never showed seat {seat} with {fields}"
         return json.loads(m.payload)
+
+    def latest(self, table: str) -> dict:
+        """The newest state message of ``table``."""
+        topic = table_topic("test", table, "state")
+        return json.loads([m for m in list(self.inbox.messages) if m.topic == topic][-1].payload)
 
     def close(self):
         for process in self.devices:
@@ -171,3 +176,25 @@ def test_a_player_moves_to_another_table_with_their_chips_and_bank(page, floor):
     move.locator("[name=seat]").fill("2")
     move.locator("button[data-seat-action=move_go]").click()
     assert one.locator(".seat-note").text_content() == "seat 2 at table Tafel 2 is taken"
+
+
+def test_a_move_the_other_table_refuses_seats_the_player_back_where_they_were(page, floor):
+    one = panel(page, "1")
+    row = one.locator("tr[data-seat='3']")
+    row.locator("[name=player]").fill("Ed Park")
+    row.locator("button[data-seat-action=rename]").click()
+    before = floor.seat("1", 3, player="Ed Park")
+    chips, bank = [(x["chips"], x["bank_ms"]) for x in before["seats"] if x["seat"] == 3][0]
+    one.locator("tr[data-seat='3'] button[data-seat-action=move]").click()
+    move = one.locator("form.seat-move")
+    move.locator("select").select_option("2")
+    move.locator("[name=seat]").fill("9")  # table 2 has six seats
+    move.locator("button[data-seat-action=move_go]").click()
+    page.wait_for_function("document.querySelector(\"article.table[data-table='1'] .seat-note\").textContent === "
+                           "'✗ Ed Park not seated at table Tafel 2: seat must be a number from 1 to 6, not 9; "
+                           "back in seat 3 here'", timeout=WAIT)
+    page.wait_for_function("document.querySelector(\"article.table[data-table='1'] .ack\").textContent === '✓ Seat'",
+                           timeout=WAIT)
+    back = lambda: [x for x in floor.latest("1")["seats"] if x["seat"] == 3]
+    wait_until(lambda: back() and (back()[0]["player"], back()[0]["chips"], back()[0]["bank_ms"]) ==
+               ("Ed Park", chips, bank), what="Ed Park back in seat 3 with his chips and bank")

@@ -43,6 +43,7 @@
   });
 
   var moves = [];  // table moves under way: {from, to, seat, toSeat, name, step: "empty"|"seat"|"back", p, panel}
+  var mover = null;  // the timer that takes them a step further (whether or not their cards are drawn)
 
   function el(tag, cls, text) {
     var e = document.createElement(tag);
@@ -233,6 +234,7 @@
                 panel: panel, t: t};
     move.p = link.command(table, "empty", {seat: seat});
     moves.push(move);
+    if (!mover) mover = setInterval(function () { stepMoves(link); }, 100);
     note(panel, t("seats.moving", {name: move.name, from: table.name || table.id, to: to.name || to.id}));
   }
 
@@ -271,6 +273,10 @@
       if (m.step === "seat") note(m.panel, t("seats.moved", {name: m.name, to: toName, seat: m.toSeat}));
       return false;
     });
+    if (!moves.length && mover) {
+      clearInterval(mover);
+      mover = null;
+    }
   }
 
   /** The hook: draw `table`'s seat panel on its card (none when the table tracks no seats). */
@@ -288,7 +294,6 @@
       panel.details.addEventListener("submit", function (e) { e.preventDefault(); });
     }
     panel.details.hidden = false;
-    if (moves.length) stepMoves(link);
     var summary = S.t(lang, "seats.title") + " · " + S.t(lang, "seats.summary",
       {n: s.seats.length, button: s.button === null ? "–" : s.button, turn: s.turn === null ? "–" : s.turn});
     if (panel.shownSummary !== summary) {
