@@ -43,6 +43,9 @@ GOALS = {  # key: (goal, "max" or "min", unit)
     "startup_s": (1.5, "max", "s"),
     "rss_mb": (80.0, "max", "MB"),
     "replay_events_per_s": (100_000, "min", "/s"),
+    # Seat tracking (issue 19): the same goals with seats on.
+    "expiry_late_ms_p99_seats": (2.0, "max", "ms"),
+    "replay_seats_events_per_s": (100_000, "min", "/s"),
 }
 
 
@@ -113,28 +116,40 @@ def peak_rss_mb(pid: int) -> float:
     return float("nan")
 
 
-def bench_timing(tmp: Path, clocks: int, extra_config: str = "", name: str = "timing") -> dict:
+def bench_timing(tmp: Path, clocks: int, extra_config: str = "", name: str = "timing", lead=()) -> dict:
     """Short clocks called by the floor (with contact bounce): ruling, beep and press timing.
 
-    ``extra_config`` is appended to the device's configuration (bench/network.py turns the network on).
+    ``extra_config`` is appended to the device's configuration (bench/network.py turns the network on);
+    ``lead``: script presses before the first clock (within its first second), not counted as calls.
     """
     # A 0.1 s press: well past the floor button's 40 ms minimum press time, as a hand presses it.
     seconds, tie, gap, hold = 0.5, 0.1, 0.85, 0.1
-    script = [{"t": 0.2 + i * gap, "button": "floor", "hold": hold, "bounce": 4} for i in range(clocks)]
+    start = 1.2 if lead else 0.2
+    script = list(lead) + [{"t": start + i * gap, "button": "floor", "hold": hold, "bounce": 4}
+                           for i in range(clocks)]
     config = f"[clock]\nseconds = {seconds}\ncountdown = 0\ntie_window = {tie}\n" + extra_config
     proc, report = device(tmp, name, script, config)
     finish(proc, timeout=60 + clocks * gap * 2)
     records = [json.loads(x) for x in report.read_text().splitlines()]
     decisions = [(r["t"] - r["due"]) * 1000 for r in records if r["type"] == "decision"]
     beeps = [(r["t"] - r["due"]) * 1000 for r in records if r["type"] == "beep"]
-    calls = [r["t"] for r in records if r["type"] == "input"]
-    edges = [s["t"] for s in script]  # the floor's call is dated at its press edge
+    calls = [r["t"] for r in records if r["type"] == "input" and r.get("event", "call") == "call"]
+    edges = [s["t"] for s in script[len(lead):]]  # the floor's call is dated at its press edge
     errors = [abs(c - e) * 1000 for c, e in zip(calls, edges)]
     if len(decisions) != clocks or len(calls) != clocks:
         miscount(f"bench: expected {clocks} clocks, got {len(decisions)} rulings and {len(calls)} calls")
     return {"expiry_late_ms_p50": percentile(decisions, 0.5), "expiry_late_ms_p99": percentile(decisions, 0.99),
             "expiry_late_ms_max": max(decisions), "beep_late_ms_p99": percentile(beeps, 0.99),
             "press_error_ms_max": max(errors), "clocks": clocks}
+
+
+def bench_timing_seats(tmp: Path, clocks: int) -> dict:
+    """:func:`bench_timing` with seat tracking on (``seats.track``, nine seats, a hand dealt first, so every clock
+    is a seat's): the seat model must cost the rulings no time."""
+    config = "[device]\nhold = 0.3\n[seats]\ntrack = true\ncount = 9\n"
+    lead = [{"t": 0.2, "button": "street", "hold": 0.5}]  # held: a new hand, a seat on turn
+    figures = bench_timing(tmp, clocks, config, name="timing-seats", lead=lead)
+    return {"expiry_late_ms_p99_seats": figures["expiry_late_ms_p99"]}
 
 
 def _has_records(db: Path) -> bool:
@@ -260,6 +275,35 @@ def bench_replay(tmp: Path, events: int, runs: int = 5) -> dict:
             "replay_events": events}
 
 
+# A hand at a six-handed table in time bank mode (the tempo preset with a 60 s bank): the turn moves, players fold
+# and go all-in, a decision runs into the bank (its cue, the deduction), an extension, a pause, a street, a top-up.
+SEATED_HAND = [("hand", {}), ("start", {}), ("action", {}), ("fold", {}), ("extend", {}), ("action", {}),
+               ("all_in", {}), ("fold", {}), ("pause", {}), ("resume", {}), ("action", {}), ("street", {}),
+               ("start", {}), ("action", {}), ("bet", {"facing_bet": True}), ("action", {}), ("fold", {}),
+               ("top_up", {"seconds": 5})]
+
+
+def bench_replay_seats(tmp: Path, events: int, runs: int = 5) -> dict:
+    """``shotclock replay`` with seat tracking on (``SEATED_HAND`` over and over; every third decision into the
+    player's bank), the median of ``runs`` runs. Its events give about 2.4 output records each (the bare
+    replay's about 0.7): each decision starts the next player's clock and moves the turn."""
+    path = tmp / "replay-seats.jsonl"
+    header = {"config": {"mode": "shot", "preset": "tempo", "seats.count": 6, "seats.bank": 60}}
+    lines, t = [json.dumps(header)], 0.0
+    while len(lines) <= events:
+        for name, fields in SEATED_HAND:
+            t += 40 if name == "action" and len(lines) % 3 == 0 else 0.7
+            lines.append(json.dumps({"t": round(t, 3), "event": name, **fields}))
+    path.write_text("\n".join(lines[:events + 1]) + "\n")
+    rates = []
+    for _ in range(runs):
+        t0 = time.monotonic()
+        subprocess.run([PY, "-m", "shotclock", "replay", str(path)], env=ENV, cwd=ROOT, check=True,
+                       stdout=subprocess.DEVNULL, timeout=300)
+        rates.append(events / (time.monotonic() - t0))
+    return {"replay_seats_events_per_s": statistics.median(rates), "replay_seats_events_per_s_best": max(rates)}
+
+
 def machine() -> str:
     model = ""
     try:
@@ -298,6 +342,9 @@ WHAT = {
     "startup_s": "process start until READY is sent",
     "rss_mb": "peak resident memory of the device",
     "replay_events_per_s": "`shotclock replay` on a 100,000-event file (median of 5 runs)",
+    "expiry_late_ms_p99_seats": "ruling lateness p99 as above, with seat tracking on (seats.track)",
+    "replay_seats_events_per_s": "`shotclock replay` with seats on: 100,000 events of six-handed hands with folds, "
+                                 "all-ins and time banks (median of 5 runs)",
 }
 
 
@@ -340,6 +387,8 @@ def main(argv=None) -> int:
                  ("naive timing", lambda: bench_naive_timing(clocks)),
                  ("cpu", lambda: bench_cpu(tmp, window)), ("naive cpu", lambda: bench_naive_cpu(window)),
                  ("startup", lambda: bench_startup(tmp, startups)), ("replay", lambda: bench_replay(tmp, events, 1 if args.quick else 5)),
+                 ("timing, seats on", lambda: bench_timing_seats(tmp, clocks)),
+                 ("replay, seats on", lambda: bench_replay_seats(tmp, events, 1 if args.quick else 5)),
                  ("network", lambda: network.bench_network(tmp, args.quick)),
                  ("bridge", lambda: bridge.bench_bridge(tmp, args.quick)),
                  ("floor pages", lambda: floor_pages.run(args.quick))]

@@ -7,7 +7,7 @@ from shotclock.core import events as ev
 from shotclock.core.inputs import Command, Edge
 from shotclock.core.replay import parse_events, replay
 from shotclock.core.seated import SeatedEngine, make_engine
-from shotclock.core.engine import Engine
+from shotclock.core.engine import PAUSED, Engine
 from shotclock.core.settings import ClockSettings, SeatSettings, Settings, ShotSettings
 from shotclock.core.table import Table
 from shotclock.errors import ReplayFormatError
@@ -190,6 +190,39 @@ def test_a_spent_bank_ends_in_the_usual_ruling_and_a_pause_moves_the_cue():
     assert {"t": 35.5, "type": "decision", "outcome": "hand_dead", "seat": 1, "bank_used": 20, "bank_left": 0} in out
     beeps = [r["t"] for r in out if r["type"] == "beep"]
     assert beeps == [33, 34, 35]  # the countdown is the bank's end, not the base time's
+
+
+def restarted(before: SeatedEngine, t: float, remaining: float) -> SeatedEngine:
+    """A new engine brought back as the device brings it back after a stop at ``t`` with ``remaining`` left:
+    the clock paused first, then the seats (and banks) the log kept."""
+    after = SeatedEngine(BANK, t)
+    after.restore_paused(t, remaining, False, "preflop", 0, 30)
+    after.restore_seats(before.state.seats)
+    return after
+
+
+def test_a_restored_clock_deducts_the_bank_time_used_never_the_time_the_device_was_down():
+    engine = SeatedEngine(BANK)
+    for event in (ev.Hand(0), ev.Start(1)):
+        engine.handle(event)
+    engine.advance(15)  # 4 s into seat 1's bank of 20; the device stops here with 16 s left
+    after = restarted(engine, 100, 16)  # down for 85 s
+    assert after.state.on_clock == 1 and after.state.phase == PAUSED
+    out = after.handle(ev.Resume(200)) + after.handle(ev.Action(206))  # 6 s more of the bank
+    assert not [o for o in out if o.TYPE == "bank"]  # its cue had sounded before the stop
+    decision = next(o for o in out if o.TYPE == "decision")
+    assert (decision.seat, decision.remaining, decision.bank_used, decision.bank_left) == (1, 10, 10, 10)
+
+
+def test_a_clock_restored_before_its_bank_sounds_the_cue_when_the_base_time_is_up():
+    engine = SeatedEngine(BANK)
+    for event in (ev.Hand(0), ev.Start(1)):
+        engine.handle(event)
+    after = restarted(engine, 50, 27)  # stopped 3 s into the 10 s base time
+    out = after.handle(ev.Resume(60)) + after.advance(68)
+    assert [o.record() for o in out if o.TYPE == "bank"] == [{"t": 67, "type": "bank", "seat": 1, "bank": 20}]
+    decision = next(o for o in after.handle(ev.Action(70)) if o.TYPE == "decision")
+    assert (decision.bank_used, decision.bank_left) == (3, 17)
 
 
 def test_an_action_at_the_cue_itself_uses_no_bank():
@@ -388,6 +421,10 @@ def test_the_fast_json_writer_matches_json_dumps_for_the_seat_outputs():
                ev.Decision(2, "hand_dead", seat=3, bank_used=20, bank_left=0.5), ev.Turn(3, 5, "action"),
                ev.Turn(3, None, "action"), ev.Turn(3, 2, "hand", "Ana \"A\" Costa", 1), ev.Turn(3, 2, "hand", None, 6),
                ev.SeatChanged(4, 2, "seated", "Bo", 30.5, 2), ev.HandOver(5, 3), ev.BankStarted(6, 4, 30),
-               ev.ToppedUp(7, 4, None)]
+               ev.ToppedUp(7, 4, None), ev.Decision(8, "acted", 49.3, False, None, 3, 10.7, 49.3),
+               ev.Decision(8, "cancelled", by="street", seat=4, bank_used=0, bank_left=60),
+               ev.Decision(8, "acted", 3.5), ev.Started(9, 79.3, "flop", 3, 49.3), ev.Turn(9, 4, "action", "Bo"),
+               ev.Extended(10, 30, 119.3, 6), ev.Extended(10, 30.5, 20, 2, 1), ev.SeatChanged(11, 5, "folded"),
+               ev.SeatChanged(11, 5, "emptied", None, None, 2), ev.BankStarted(12, 4, 49.3)]
     for out in outputs:
         assert out.to_json() == json.dumps(out.record(), separators=(",", ":"), ensure_ascii=False)

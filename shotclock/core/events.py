@@ -287,9 +287,11 @@ class Started(Output):
     TYPE: ClassVar[str] = "start"
 
     def to_json(self) -> str:
-        if self.bank is not None:
-            return Output.to_json(self)
         street = "" if self.street is None else f',"street":"{self.street}"'
+        if self.bank is not None:
+            seat = "" if self.seat is None else f',"seat":{self.seat}'
+            return (f'{{"t":{_num(self.t)},"type":"start","seconds":{_num(self.seconds)}{street}{seat},'
+                    f'"bank":{_num(self.bank)}}}')
         if self.seat is not None:
             return f'{{"t":{_num(self.t)},"type":"start","seconds":{_num(self.seconds)}{street},"seat":{self.seat}}}'
         return f'{{"t":{_num(self.t)},"type":"start","seconds":{_num(self.seconds)}{street}}}'
@@ -331,13 +333,17 @@ class Decision(Output):
     TYPE: ClassVar[str] = "decision"
 
     def to_json(self) -> str:
-        if self.bank_used is not None:
-            return Output.to_json(self)
         seat = "" if self.seat is None else f',"seat":{self.seat}'
+        if self.bank_used is not None:  # time bank mode: what this decision used of the bank, and what is left
+            seat += f',"bank_used":{_num(self.bank_used)}'
+            if self.bank_left is not None:
+                seat += f',"bank_left":{_num(self.bank_left)}'
         # outcome and by are plain words: no escaping needed
         if self.remaining is None:
             by = "" if self.by is None else f',"by":"{self.by}"'
             return f'{{"t":{_num(self.t)},"type":"decision","outcome":"{self.outcome}"{by}{seat}}}'
+        if self.by is not None or self.at_zero is None:
+            return Output.to_json(self)  # no such decision is made; written by the general writer all the same
         return (f'{{"t":{_num(self.t)},"type":"decision","outcome":"{self.outcome}",'
                 f'"remaining":{_num(self.remaining)},"at_zero":{"true" if self.at_zero else "false"}{seat}}}')
 
@@ -387,6 +393,12 @@ class Extended(Output):
     chips_left: int | None = None
     TYPE: ClassVar[str] = "extended"
 
+    def to_json(self) -> str:
+        seat = "" if self.seat is None else f',"seat":{self.seat}'
+        chips = "" if self.chips_left is None else f',"chips_left":{self.chips_left}'
+        return (f'{{"t":{_num(self.t)},"type":"extended","seconds":{_num(self.seconds)},'
+                f'"remaining":{_num(self.remaining)}{seat}{chips}}}')
+
 
 @dataclass(frozen=True)
 class Undone(Output):
@@ -419,11 +431,10 @@ class Turn(Output):
     TYPE: ClassVar[str] = "turn"
 
     def to_json(self) -> str:
-        if self.name is not None:
-            return Output.to_json(self)  # a name is escaped by the general writer
         seat = "" if self.seat is None else f',"seat":{self.seat}'
+        name = "" if self.name is None else f',"name":{_encode_string(self.name)}'  # a name is escaped
         button = "" if self.button is None else f',"button":{self.button}'
-        return f'{{"t":{_num(self.t)},"type":"turn"{seat},"why":"{self.why}"{button}}}'
+        return f'{{"t":{_num(self.t)},"type":"turn"{seat},"why":"{self.why}"{name}{button}}}'
 
 
 @dataclass(frozen=True)
@@ -438,6 +449,11 @@ class SeatChanged(Output):
     chips: int | None = None  # a seated or emptied player's extension chips, with an allowance
     TYPE: ClassVar[str] = "seat"
 
+    def to_json(self) -> str:
+        if self.name is None and self.bank is None and self.chips is None:  # a fold, an all-in, the button
+            return f'{{"t":{_num(self.t)},"type":"seat","seat":{self.seat},"change":"{self.change}"}}'
+        return Output.to_json(self)
+
 
 @dataclass(frozen=True)
 class BankStarted(Output):
@@ -446,6 +462,9 @@ class BankStarted(Output):
     seat: int
     bank: float
     TYPE: ClassVar[str] = "bank"
+
+    def to_json(self) -> str:
+        return f'{{"t":{_num(self.t)},"type":"bank","seat":{self.seat},"bank":{_num(self.bank)}}}'
 
 
 @dataclass(frozen=True)

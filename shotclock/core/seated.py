@@ -27,7 +27,8 @@ base); the player's own bank follows it as the last part of the same clock (``st
 the whole, and ``bank``). When the base is up a ``bank`` line is the bank's own cue; the countdown and the
 ruling at 0 are the usual ones at the end of the bank (dead facing a bet, else check; a tie goes to the
 player). Each decision's ``bank_used`` is deducted (``bank_left``). A clock brought back after a restart
-deducts nothing from the bank (the player never pays for the device's fault).
+ends in the bank as before, and deducts only the clock time the player used: the time the device was down
+never counts (the player never pays for the device's fault; the decision's ``bank_used`` says what was taken).
 
 Example::
 
@@ -99,8 +100,14 @@ class SeatedEngine:
             engine.handle(event)  # raises the engine's own EventError, state untouched
             raise EventError("unreachable")
         # Timers due before the event first (the engine would run them itself; the seats must see them).
-        out = self._timers(self._cue(event.t, False) + engine.catch_up(event.t)) if engine.phase == RUNNING else []
-        if self._bank is not None:
+        out = []
+        if engine.phase == RUNNING:
+            if self._bank is not None and not self._cued:  # the cue first: the engine may rule the clock at 0
+                out = self._cue(event.t, False)
+            out += engine.catch_up(event.t)
+            if out:
+                out = self._timers(out)
+        if self._bank is not None:  # a cancel deducts what was used of the bank up to here
             self._left_before = self._left_at(round(event.t * US))
         handler = self._handlers.get(event.__class__)
         if handler is None:
@@ -170,12 +177,24 @@ class SeatedEngine:
             self.engine.give_chips((seat,), -used)
         if self.engine.phase != IDLE:
             self.on_clock = self.seats.turn  # a clock brought back paused is the seat on turn's
+            self._bank_restored()
 
     def restore_paused(self, t: float, remaining: float, facing_bet: bool, street: str | None,
                        extensions: int = 0, seconds: float | None = None) -> None:
         """Bring back a clock cut off by a stop, paused, for the seat on turn."""
         self.engine.restore_paused(t, remaining, facing_bet, street, extensions, seconds)
         self.on_clock = self.seats.turn
+        self._bank_restored()
+
+    def _bank_restored(self) -> None:
+        """In time bank mode, a clock brought back still ends in its player's bank (the last part of the clock,
+        as when it started: the log keeps each bank as it was at the clock's start). The player pays for the
+        clock time used before the stop and after the resume, never for the time the device was down: the
+        clock came back with the time it had when the device stopped. So its decision deducts ``bank_used``
+        as any decision does (the bank's cue already sounded when less than the bank is left)."""
+        bank = self.banks.get(self.on_clock, 0) if self.on_clock is not None else 0
+        self._bank = (self.on_clock, bank) if bank > 0 else None
+        self._cued = self.engine._left <= bank  # the clock is paused: _left is its time left
 
     def restore_chips(self, used: dict[int, int]) -> None:
         """Bring back the extension chips each seat had used (from the log)."""
@@ -184,29 +203,31 @@ class SeatedEngine:
     # -- outputs -------------------------------------------------------------------------
 
     def _tag(self, outputs: list[ev.Output]) -> list[ev.Output]:
-        """Name the seat in the engine's starts and decisions."""
+        """Name the seat in the engine's starts and decisions (each rebuilt once: replay's hot path)."""
         out = []
         for o in outputs:
-            if o.__class__ is ev.Started:
-                self.on_clock = self.seats.turn
-                o = ev.Started(o.t, o.seconds, o.street, self.on_clock)
-                bank = self.banks.get(self.on_clock, 0) if self._bank_us or self.banks else 0
-                self._bank, self._cued = ((self.on_clock, bank) if bank > 0 else None), False
+            cls = o.__class__
+            if cls is ev.Started:
+                seat = self.on_clock = self.seats.turn
+                bank = self.banks.get(seat, 0) if self.banks else 0
+                self._bank, self._cued = ((seat, bank) if bank > 0 else None), False
                 if bank > 0:  # the player's bank is the last part of the same clock
                     self.engine.add_time(bank / US)
-                    o = ev.Started(o.t, o.seconds + bank / US, o.street, o.seat, bank / US)
-            elif o.__class__ is ev.Decision:
-                o = ev.Decision(o.t, o.outcome, o.remaining, o.at_zero, o.by, self.on_clock)
-                if self._bank is not None:
-                    o = self._charge_bank(o)
+                    o = ev.Started(o.t, o.seconds + bank / US, o.street, seat, bank / US)
+                else:
+                    o = ev.Started(o.t, o.seconds, o.street, seat)
+            elif cls is ev.Decision:
+                used_left = self._charge_bank(o) if self._bank is not None else (None, None)
+                o = ev.Decision(o.t, o.outcome, o.remaining, o.at_zero, o.by, self.on_clock, *used_left)
                 self.engine.last = o
                 if not o.quiet:
                     self.engine.last_shown = o
             out.append(o)
         return out
 
-    def _charge_bank(self, decision: ev.Decision) -> ev.Decision:
-        """Deduct what the decision used of the player's bank (the bank is the clock's last part)."""
+    def _charge_bank(self, decision: ev.Decision) -> tuple[float, float]:
+        """Deduct what the decision used of the player's bank (the bank is the clock's last part); returns the
+        seconds used and left."""
         seat, bank = self._bank
         self._bank = None
         if decision.outcome == ev.ACTED:
@@ -217,8 +238,7 @@ class SeatedEngine:
             left = 0.0  # ruled at 0: the whole bank went
         used = min(bank, max(0, bank - round(left * US)))
         self.banks[seat] = self.banks.get(seat, bank) - used
-        d = decision
-        return ev.Decision(d.t, d.outcome, d.remaining, d.at_zero, d.by, d.seat, used / US, self.banks[seat] / US)
+        return used / US, self.banks[seat] / US
 
     def _timers(self, outputs: list[ev.Output]) -> list[ev.Output]:
         """The engine's own outputs (beeps, a ruling at 0, the bank's cue first): a ruling moves the turn on."""
@@ -294,7 +314,8 @@ class SeatedEngine:
         if self.engine.phase != IDLE:
             last = kind == "last_action" or seats.turn is None or seats.winner is not None
             # Never ignored: a running or paused clock takes an action in both modes (TRANSITIONS).
-            out = self._tag(self.engine.handle(ev.LastAction(t) if last else ev.Action(t)))
+            played = ev.LastAction(t) if last else event if event.__class__ is ev.Action else ev.Action(t)
+            out = self._tag(self.engine.handle(played))
             if self.engine.phase == IDLE:
                 self.on_clock = None
             # The next player's clock (the engine's last output) is put after the turn line.

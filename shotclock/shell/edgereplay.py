@@ -24,11 +24,12 @@ COMPARED = {"input": ("event", "t"), "start": ("t", "seconds"), "decision": ("t"
             "pause": ("t", "remaining"), "resume": ("t", "remaining"), "extended": ("t", "remaining")}
 
 
-def replay_session(rows: list[dict], session: dict) -> list[dict]:
+def replay_session(rows: list[dict], session: dict, types=None) -> list[dict]:
     """The records a session's edges and commands give through a fresh table (inputs and outputs).
 
     :param rows: the session's records, in id order.
     :param session: its ``session`` record (the configuration in force, the start time).
+    :param types: only records of these types (``--check`` builds only those it compares); None: all.
     """
     from shotclock.shell.device import make_table
 
@@ -37,7 +38,8 @@ def replay_session(rows: list[dict], session: dict) -> list[dict]:
     out: list[dict] = []
 
     def take(rounds) -> None:
-        out.extend(item.record() for round in rounds for item in round.sequence)
+        out.extend(item.record() for round in rounds for item in round.sequence
+                   if types is None or getattr(item, "TYPE", "input") in types)
 
     batch, batch_round, after = [], None, None
     for row in rows:
@@ -109,7 +111,8 @@ def cmd_replay_edges(args, out=None) -> int:
     if any(r["type"] == "input" for r in rows) and not any(r["type"] in ("edge", "command") for r in rows):
         # inputs with no raw edges: a log from before edges were kept (a session with no presses replays fine)
         raise LogError(f"session {session_id} has inputs but no recorded edges (written by an older shotclock?)")
-    replayed = replay_session([r for r in rows if r["type"] != "session"], sessions[session_id])
+    replayed = replay_session([r for r in rows if r["type"] != "session"], sessions[session_id],
+                              COMPARED if args.check else None)
     if args.check:
         difference = compare(replayed, rows)
         if difference:

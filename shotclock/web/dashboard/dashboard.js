@@ -307,6 +307,7 @@
     setText(card, "place", [table.room, table.section].filter(Boolean).join(" · "));
     card.dirty = false;
     for (var i = 0; i < cardHooks.length; i++) cardHooks[i](card.el, table, now);
+    if (S.seatPanel) S.seatPanel.draw(card.el, table, link, lang);  // seat tracking's controls (seats.js)
   }
 
   /** The bar under the seconds: a transform (no layout), in quarter percent steps (fewer style writes). */

@@ -214,6 +214,10 @@
     });
   }
 
+  /** More page texts ({nl: {key: text}, en: {…}}), for a page's own module (the dashboard's seats.js). */
+  S.addPageTexts = function (texts) {
+    for (var l in texts) for (var k in texts[l]) PAGE_TEXTS[l][k] = texts[l][k];
+  };
   S.LANGUAGES = ["nl", "en"];
   S.timelineRows = timelineRows;
   S.faultTexts = faultTexts;
