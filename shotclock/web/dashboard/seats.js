@@ -292,7 +292,13 @@
       panel = cardEl._seatPanel = build(cardEl, lang);
       panel.details.addEventListener("click", function (e) { onClick(e, panel, cardEl); });
       panel.details.addEventListener("submit", function (e) { e.preventDefault(); });
+      // The dashboard redraws a card only when a message changes it: opening the panel draws its rows now.
+      panel.details.addEventListener("toggle", function () {
+        var st = panel.table.state;
+        if (panel.details.open && st && st.seats) drawRows(panel, st, panel.lang);
+      });
     }
+    panel.table = table;
     panel.details.hidden = false;
     var summary = S.t(lang, "seats.title") + " · " + S.t(lang, "seats.summary",
       {n: s.seats.length, button: s.button === null ? "–" : s.button, turn: s.turn === null ? "–" : s.turn});
