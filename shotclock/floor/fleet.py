@@ -36,12 +36,15 @@ class SimulatedTable:
     ``engine``, ``boot`` and ``link``.
     """
 
-    def __init__(self, table_id: str, config_text: str, state_dir: Path):
+    def __init__(self, table_id: str, config_text: str, state_dir: Path, writer=None):
+        """``writer``: a :class:`~shotclock.floor.fleet_writer.SharedWriter` that writes this table's log
+        (None: a writer process of its own, as on a device)."""
         from shotclock.adapters.mqtt import new_boot_id
 
         self.id = table_id
         self.config = parse_config(config_text)
         self.state_dir = state_dir
+        self.writer = writer
         self.boot = new_boot_id()
         self.link = None
         self.loop: DeviceLoop | None = None
@@ -73,8 +76,13 @@ class SimulatedTable:
                           stuck_after=c["device.stuck_after"], edge_grace=c["device.edge_grace"])
             self.engine = table.engine
             self.loop = DeviceLoop(table)
-            attached = attach_log_and_network(self, c, self.state_dir)
+            attached = attach_log_and_network(self, c, self.state_dir,
+                                              make_writer=self.writer.sink if self.writer else None)
             self.recorder = attached.recorder
+            if self.recorder is not None and self.writer is not None:
+                # Heartbeats tell a writer process when its device died; the shared writer drops them (a
+                # simulated table dies with it), so the loop need not wake four times a second to send them.
+                self.recorder.builder.heartbeat = self.recorder.checkpoint_every
             self.loop.listeners = attached.listeners
         except Exception as exc:
             self.error = exc
@@ -240,6 +248,9 @@ def start_fleet(count: int, host: str, port: int, venue: str, credentials_dir: P
     with ``shot_extra`` instead."""
     if count > TABLES_PER_PROCESS:
         raise ShotclockError(f"at most {TABLES_PER_PROCESS} tables in one process (paho's select() limit)")
+    from shotclock.floor.fleet_writer import SharedWriter
+
+    writer = SharedWriter()  # one thread writes every table's log: no process per table
     tables = []
     for n in range(first, first + count):
         table_id = str(n)
@@ -249,7 +260,7 @@ def start_fleet(count: int, host: str, port: int, venue: str, credentials_dir: P
                                  f"(make them with 'shotclock broker-config --tables {first}-{first + count - 1}')")
         rules = shot_extra if n >= first + count - shot else extra
         table = SimulatedTable(table_id, fleet_config(table_id, host, port, venue, credentials, tls, ca_file, rules),
-                               state_root / table_id)
+                               state_root / table_id, writer)
         table.start(wait=False)  # all at once: each opens its own decision log
         tables.append(table)
     for table in tables:
