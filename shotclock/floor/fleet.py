@@ -2,7 +2,8 @@
 
 Each simulated table is the device without its pins, screen and sound: the same pure
 :class:`~shotclock.core.table.Table`, :class:`~shotclock.shell.loop.DeviceLoop`, decision log,
-recorder, outbox and MQTT link as ``shotclock run``, each loop in its own thread. A dealer
+recorder, outbox and MQTT link as ``shotclock run``, each loop in its own thread; the tables of one
+process share one log-writer thread (:mod:`shotclock.floor.fleet_writer`), not a process each. A dealer
 thread presses their buttons (pin edges posted to the loop, as gpiozero's callback does):
 now and then a clock is called, and the player acts in time or the clock runs out (shot-mode
 tables play betting rounds, streets and hands). The floor can command them like real tables.
