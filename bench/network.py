@@ -134,16 +134,18 @@ def stop_fleet(fleet) -> None:
 
 
 class Usage:
-    """CPU (% of one core) and peak memory (MB, summed) of a process and its children over a window."""
+    """CPU (% of one core) and peak memory (MB, summed) of a process (and its children, with ``tree``) over a
+    window."""
 
-    def __init__(self, pid: int):
+    def __init__(self, pid: int, tree: bool = True):
         self.pid = pid
+        self.tree = tree
         self.t0 = time.monotonic()
         self.cpu0 = self._cpu()
 
     def _cpu(self) -> dict[int, float]:
         out = {}
-        for p in children(self.pid):
+        for p in children(self.pid) if self.tree else [self.pid]:
             try:
                 out[p] = cpu_seconds(p)
             except OSError:
@@ -245,7 +247,7 @@ def latency_step(tmp: Path, tables: int, seconds: float) -> dict:
                 time.sleep(0.05)
             # What each part takes while the latencies are measured: the simulator, the broker, this process
             # (the measuring subscriber and the collector).
-            usage = {"fleet": Usage(fleet.pid), "broker": Usage(broker.process.pid), "bench": Usage(os.getpid())}
+            usage = {"fleet": Usage(fleet.pid), "broker": Usage(broker.process.pid), "bench": Usage(os.getpid(), tree=False)}
             stored_before = archive.added
             sent: dict[str, float] = {}
             props = Properties(PacketTypes.PUBLISH)
