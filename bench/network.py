@@ -295,7 +295,7 @@ def collector_process(broker, folder: Path, member: str | None):
     argv += ["--share", "bench", "--member", member] if member else []
     log = open(folder.parent / f"collector-{member or 'alone'}.log", "w+")
     proc = subprocess.Popen(argv, env=ENV, cwd=ROOT, stdout=subprocess.DEVNULL, stderr=log)
-    deadline = time.monotonic() + 60
+    deadline = time.monotonic() + 180  # bounds a hang only: a loaded machine can take long to start Python
     while "subscribed" not in Path(log.name).read_text():
         if proc.poll() is not None or time.monotonic() > deadline:
             raise SystemExit(f"bench: the collector did not subscribe:\n{Path(log.name).read_text()}")
