@@ -11,6 +11,8 @@ process on the machine shares, so an event's latency is its arrival here minus i
 from __future__ import annotations
 
 import json
+import os
+import resource
 import subprocess
 import sys
 import tempfile
@@ -24,10 +26,13 @@ sys.path.insert(0, str(HERE.parent / "tests"))  # the test suite's mosquitto run
 
 from mqtt_broker import MosquittoBroker  # noqa: E402
 
-from run import ENV, PY, ROOT, cpu_seconds, percentile  # noqa: E402
+from run import ENV, PY, ROOT, cpu_seconds, peak_rss_mb, percentile  # noqa: E402
 from shotclock.adapters.archive import Archive  # noqa: E402
 
 EVENT_GOAL_MS, ACK_GOAL_MS, ARCHIVE_GOAL_MS = 50.0, 100.0, 100.0
+# A thousand busy tables (the bench's pace) send a few hundred records a second: the archive keeps up with
+# twice that, so a backlog (a collector back from a restart) drains.
+ARCHIVE_RATE_GOAL = 1000.0
 GOALS = {
     "net_archive_latency_ms_p99": (ARCHIVE_GOAL_MS, "max", "ms"),
     "net_archive_latency_ms_p50": (None, "max", "ms"),
@@ -36,7 +41,14 @@ GOALS = {
     "net_cmd_ack_ms_p99": (ACK_GOAL_MS, "max", "ms"),
     "net_cmd_ack_ms_p50": (None, "max", "ms"),
     "net_cpu_cost_pct": (0.5, "max", "pp"),
-    "net_tables_per_broker": (200, "min", "tables"),
+    "net_tables_per_broker": (1000, "min", "tables"),
+    "net_fleet_cpu_pct": (None, "max", "%"),
+    "net_fleet_rss_mb": (None, "max", "MB"),
+    "net_broker_cpu_pct": (None, "max", "%"),
+    "net_broker_rss_mb": (None, "max", "MB"),
+    "net_fleet_records_per_s": (None, "max", "/s"),
+    "net_archive_rate_1": (ARCHIVE_RATE_GOAL, "min", "/s"),
+    "net_archive_rate_2": (None, "min", "/s"),
     "net_expiry_late_ms_p99": (2.0, "max", "ms"),
     "net_off_expiry_late_ms_p99": (None, "max", "ms"),
     "net_beep_late_ms_p99": (2.0, "max", "ms"),
@@ -52,8 +64,18 @@ WHAT = {
                                 "broker (loopback), 99th percentile",
     "net_cmd_ack_ms_p99": "a floor command to its ack at the floor, same load, 99th percentile",
     "net_cpu_cost_pct": "the device's CPU with the network on minus off, while a clock runs (percentage points)",
-    "net_tables_per_broker": "simulated tables one mosquitto on this machine keeps within both latency goals "
-                             "(largest step tried)",
+    "net_tables_per_broker": "simulated tables one mosquitto on this machine keeps within both latency goals, "
+                             "all online (steps up to 1,000)",
+    "net_fleet_cpu_pct": "CPU the fleet simulator itself takes at the largest step (% of one core; the machine "
+                         "has `nproc` × 100)",
+    "net_fleet_rss_mb": "the fleet simulator's peak memory at the largest step (all its processes)",
+    "net_broker_cpu_pct": "mosquitto's CPU at the largest step (% of one core)",
+    "net_broker_rss_mb": "mosquitto's peak memory at the largest step",
+    "net_fleet_records_per_s": "records the fleet's tables send at the largest step (what the archive must keep "
+                               "up with)",
+    "net_archive_rate_1": "records per second one collector stores, sustained (a backlog of 20,000 events "
+                          "drained into the archive)",
+    "net_archive_rate_2": "the same with two collectors in one MQTT 5 share group writing one archive",
     "net_expiry_late_ms_p99": "`expiry_late_ms_p99` with the network on (every record published)",
     "net_off_expiry_late_ms_p99": "the same device with the network off, run just before (this run's noise)",
     "net_beep_late_ms_p99": "`beep_late_ms_p99` with the network on",
@@ -75,6 +97,72 @@ def device_process(tmp: Path, name: str, script: list[dict], config: str):
 def network_section(broker, table: str) -> str:
     return (f'\n[network]\nenabled = true\nhost = "127.0.0.1"\nport = {broker.port}\ntls = false\n'
             f'venue = "{VENUE}"\ntable_id = "{table}"\ncredentials = "{broker.credentials_file("table-" + table)}"\n')
+
+
+def children(pid: int) -> list[int]:
+    """``pid`` and every process below it."""
+    parents = {}
+    for entry in os.listdir("/proc"):
+        if entry.isdigit():
+            try:
+                parents[int(entry)] = int(Path(f"/proc/{entry}/stat").read_text().rsplit(")", 1)[1].split()[1])
+            except (OSError, IndexError, ValueError):
+                pass
+    found, todo = [], [pid]
+    while todo:
+        p = todo.pop()
+        found.append(p)
+        todo += [c for c, parent in parents.items() if parent == p]
+    return found
+
+
+def stop_fleet(fleet) -> None:
+    """Stop the fleet (its processes stop their tables); kill what is left after two minutes, children too
+    (a fleet left running would load every step after it)."""
+    pids = children(fleet.pid)
+    fleet.terminate()
+    try:
+        fleet.wait(120)
+    except subprocess.TimeoutExpired:
+        print("bench: the fleet did not stop in 120 s; killed", file=sys.stderr, flush=True)
+    for pid in pids:
+        try:
+            os.kill(pid, 9)
+        except OSError:
+            pass
+    fleet.wait(10)
+
+
+class Usage:
+    """CPU (% of one core) and peak memory (MB, summed) of a process (and its children, with ``tree``) over a
+    window."""
+
+    def __init__(self, pid: int, tree: bool = True):
+        self.pid = pid
+        self.tree = tree
+        self.t0 = time.monotonic()
+        self.cpu0 = self._cpu()
+
+    def _cpu(self) -> dict[int, float]:
+        out = {}
+        for p in children(self.pid) if self.tree else [self.pid]:
+            try:
+                out[p] = cpu_seconds(p)
+            except OSError:
+                pass
+        return out
+
+    def done(self) -> tuple[float, float]:
+        """(CPU %, peak RSS MB) since this object was made."""
+        cpu1, elapsed = self._cpu(), time.monotonic() - self.t0
+        used = sum(c - self.cpu0.get(p, 0.0) for p, c in cpu1.items())
+        rss = 0.0
+        for p in cpu1:
+            try:
+                rss += peak_rss_mb(p)
+            except OSError:
+                pass
+        return 100 * used / elapsed, rss
 
 
 class Watcher:
@@ -157,6 +245,10 @@ def latency_step(tmp: Path, tables: int, seconds: float) -> dict:
             device = device_process(tmp, f"measured-{tables}", presses, network_section(broker, "1"))
             while "1" not in watcher.online and device.poll() is None:
                 time.sleep(0.05)
+            # What each part takes while the latencies are measured: the simulator, the broker, this process
+            # (the measuring subscriber and the collector).
+            usage = {"fleet": Usage(fleet.pid), "broker": Usage(broker.process.pid), "bench": Usage(os.getpid(), tree=False)}
+            stored_before = archive.added
             sent: dict[str, float] = {}
             props = Properties(PacketTypes.PUBLISH)
             props.MessageExpiryInterval = 5
@@ -172,21 +264,111 @@ def latency_step(tmp: Path, tables: int, seconds: float) -> dict:
             if device.returncode != 0:
                 raise SystemExit(f"bench: the measured device failed:\n{err}")
             time.sleep(0.5)
+            window = time.monotonic() - usage["fleet"].t0
+            used = {name: u.done() for name, u in usage.items()}
+            records_per_s = (archive.added - stored_before) / window
         finally:
-            fleet.terminate()
-            fleet.wait(60)
+            stop_fleet(fleet)
             collector.stop()
             archive.close()
     acks = [(watcher.acks[i] - t) * 1000 for i, t in sent.items() if i in watcher.acks]
-    if len(watcher.events) < len(presses) * 0.9 or len(acks) < len(sent) * 0.9:
-        raise SystemExit(f"bench: {tables} tables: only {len(watcher.events)} of {len(presses)} events and "
-                         f"{len(acks)} of {len(sent)} acks arrived")
-    return {"tables": tables, "online": online, "event_p50": percentile(watcher.events, 0.5),
-            "event_p99": percentile(watcher.events, 0.99), "ack_p50": percentile(acks, 0.5),
-            "ack_p99": percentile(acks, 0.99), "events": len(watcher.events), "acks": len(acks),
+    lost = len(watcher.events) < len(presses) * 0.9 or len(acks) < len(sent) * 0.9
+    if lost:  # a step past what the machine can do: it misses the goals, the figures before it stand
+        print(f"bench: {tables} tables: only {len(watcher.events)} of {len(presses)} events and "
+              f"{len(acks)} of {len(sent)} acks arrived", file=sys.stderr, flush=True)
+    p = lambda values, q: float("inf") if lost or not values else percentile(values, q)
+    return {"tables": tables, "online": online, "event_p50": p(watcher.events, 0.5),
+            "event_p99": p(watcher.events, 0.99), "ack_p50": p(acks, 0.5),
+            "ack_p99": p(acks, 0.99), "events": len(watcher.events), "acks": len(acks), "lost": lost,
             "archive_p50": percentile(archive.latencies, 0.5) if archive.latencies else float("nan"),
             "archive_p99": percentile(archive.latencies, 0.99) if archive.latencies else float("nan"),
-            "archived": len(archive.latencies)}
+            "archived": len(archive.latencies), "fleet_cpu": used["fleet"][0], "fleet_rss": used["fleet"][1],
+            "broker_cpu": used["broker"][0], "broker_rss": used["broker"][1], "bench_cpu": used["bench"][0],
+            "records_per_s": records_per_s, "load": os.getloadavg()[0]}
+
+
+def collector_process(broker, folder: Path, member: str | None):
+    """``shotclock floor collect`` in its own process (two of them use both cores), in share group
+    ``bench`` when ``member`` is given; returns the process once it is subscribed (its log says so)."""
+    argv = [PY, "-m", "shotclock", "floor", "collect", "--broker", f"127.0.0.1:{broker.port}", "--venue", VENUE,
+            "--credentials", str(broker.credentials_file("collector")), "--archive", str(folder)]
+    argv += ["--share", "bench", "--member", member] if member else []
+    log = open(folder.parent / f"collector-{member or 'alone'}.log", "w+")
+    proc = subprocess.Popen(argv, env=ENV, cwd=ROOT, stdout=subprocess.DEVNULL, stderr=log)
+    deadline = time.monotonic() + 180  # bounds a hang only: a loaded machine can take long to start Python
+    while "subscribed" not in Path(log.name).read_text():
+        if proc.poll() is not None or time.monotonic() > deadline:
+            raise SystemExit(f"bench: the collector did not subscribe:\n{Path(log.name).read_text()}")
+        time.sleep(0.05)
+    proc.log = log
+    return proc
+
+
+def stop_collector(proc) -> int:
+    """Stop a collector process; the events it stored this run (its last log line says)."""
+    proc.terminate()
+    proc.wait(60)
+    text = Path(proc.log.name).read_text()
+    proc.log.close()
+    stored = [line for line in text.splitlines() if "events stored this run" in line]
+    return int(stored[-1].split("stopped: ")[1].split()[0]) if stored else 0
+
+
+def backlog(broker, records: int, tables: int = 20) -> None:
+    """Publish ``records`` valid events (``tables`` tables, a hash chain each) and wait for the broker's PUBACKs."""
+    from shotclock.adapters.log import GENESIS, record_hash
+    from shotclock.core.wire import event_message
+
+    clients = [broker.client(f"table-{n}") for n in range(1, tables + 1)]
+    infos = []
+    for n, client in enumerate(clients, start=1):
+        prev = GENESIS
+        topic = f"shotclock/v1/{VENUE}/table/{n}/event"
+        for seq in range(1, records // tables + 1):
+            row = {"id": seq, "session": 1, "clock": None, "type": "beep", "t": float(seq),
+                   "utc": "2026-12-01T20:00:00.000000Z", "data": json.dumps({"remaining": 1}), "prev": prev}
+            row["hash"] = prev = record_hash(row)
+            message = event_message(str(n), f"{n:012x}", dict(row, data={"remaining": 1}))
+            infos.append(client.publish(topic, json.dumps(message, separators=(",", ":")), qos=1))
+    for info in infos:
+        info.wait_for_publish(120)
+    for client in clients:
+        client.disconnect()
+        client.loop_stop()
+
+
+def archive_rate(tmp: Path, collectors: int, records: int) -> dict:
+    """Records per second the archive stores, sustained, with ``collectors`` collector processes (a share
+    group when more than one) writing one archive: their sessions hold a backlog of ``records`` events
+    (published while they were away), and the rate is timed from the first record stored to the last."""
+    import sqlite3
+
+    with MosquittoBroker(tmp / f"broker-rate-{collectors}", venue=VENUE, tables=[str(n) for n in range(1, 21)],
+                         websockets=False, autosave=3600) as broker:
+        folder = tmp / f"rate-{collectors}" / "archive"
+        folder.mkdir(parents=True)
+        members = [str(n) for n in range(1, collectors + 1)] if collectors > 1 else [None]
+        for m in members:  # each makes its persistent session (subscribed), then goes away
+            stop_collector(collector_process(broker, folder, m))
+        backlog(broker, records)
+        procs = [collector_process(broker, folder, m) for m in members]
+        db = sqlite3.connect(f"file:{folder / 'collected.db'}?mode=ro", uri=True, timeout=30)
+        count = lambda: db.execute("SELECT COUNT(*) FROM events").fetchone()[0]
+        first = None
+        deadline = time.monotonic() + 120 + records / 100
+        while count() < records and time.monotonic() < deadline:
+            if first is None and count() > 0:
+                first = (time.monotonic(), count())
+            time.sleep(0.02)
+        end, stored = time.monotonic(), count()
+        db.close()
+        shares = [stop_collector(p) for p in procs]
+    if stored < records or first is None:
+        raise SystemExit(f"bench: {collectors} collector(s) stored {stored} of {records} records")
+    rate = (stored - first[1]) / max(end - first[0], 1e-6)
+    print(f"bench: archive, {collectors} collector(s): {rate:,.0f} records/s (stored by each: {shares})",
+          file=sys.stderr, flush=True)
+    return {"rate": rate, "shares": shares}
 
 
 def cpu_cost(tmp: Path, window: float) -> tuple[float, float]:
@@ -223,9 +405,45 @@ def timing_with_network(tmp: Path, clocks: int) -> dict:
             "net_off_expiry_late_ms_p99": off["expiry_late_ms_p99"]}
 
 
+def raise_fd_limit() -> None:
+    """A thousand tables are a thousand connections: mosquitto (started from here) inherits the limit.
+    (Its ``max_connections`` is unlimited unless set, so the open-file limit is the one that bites.)"""
+    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    if hard == resource.RLIM_INFINITY or hard > soft:
+        resource.setrlimit(resource.RLIMIT_NOFILE, (hard if hard != resource.RLIM_INFINITY else 65536, hard))
+
+
+def step_within(step: dict) -> bool:
+    """Every table online, both latency goals met."""
+    return (step["online"] >= step["tables"] and step["event_p99"] <= EVENT_GOAL_MS
+            and step["ack_p99"] <= ACK_GOAL_MS)
+
+
+def why(step: dict) -> str:
+    """What a step that missed its goals ran out of, from what each part took (CPU % of one core)."""
+    cores = os.cpu_count() or 1
+    parts = {"the fleet simulator": step["fleet_cpu"], "mosquitto": step["broker_cpu"],
+             "the measuring process (subscriber and collector)": step["bench_cpu"]}
+    busiest = max(parts, key=parts.get)
+    total = sum(parts.values())
+    said = ", ".join(f"{name} {cpu:.0f} %" for name, cpu in parts.items())
+    missed = [] if step["online"] >= step["tables"] else [f"only {step['online']} of {step['tables']} online"]
+    missed += [f"only {step['events']} events and {step['acks']} acks arrived"] if step.get("lost") else []
+    missed += [f"event p99 {step['event_p99']:.0f} ms"] if step["event_p99"] > EVENT_GOAL_MS else []
+    missed += [f"ack p99 {step['ack_p99']:.0f} ms"] if step["ack_p99"] > ACK_GOAL_MS else []
+    if total >= 80 * cores:
+        cause = f"the machine's {cores} cores are saturated, most by {busiest}"
+    elif step["broker_cpu"] >= 90:
+        cause = "mosquitto (one thread) is saturated"
+    else:
+        cause = f"no part is saturated (load average {step['load']:.1f})"
+    return f"{'; '.join(missed)}: {cause} ({said} of {cores * 100} %)"
+
+
 def bench_network(tmp: Path, quick: bool) -> dict:
     """Every network figure (keys of GOALS), plus the steps of the tables-per-broker search."""
-    steps = [5] if quick else [100, 200, 300, 400]
+    raise_fd_limit()
+    steps = [5] if quick else [100, 200, 400, 600, 800, 1000]
     seconds = 2.0 if quick else 20.0
     results = []
     for tables in steps:
@@ -233,9 +451,14 @@ def bench_network(tmp: Path, quick: bool) -> dict:
         step = latency_step(tmp, tables, seconds)
         print(f"bench: {step}", file=sys.stderr, flush=True)
         results.append(step)
-        if step["event_p99"] > EVENT_GOAL_MS or step["ack_p99"] > ACK_GOAL_MS:
+        if not step_within(step):
+            print(f"bench: {tables} tables miss the goals: {why(step)}", file=sys.stderr, flush=True)
             break
-    within = [s["tables"] for s in results if s["event_p99"] <= EVENT_GOAL_MS and s["ack_p99"] <= ACK_GOAL_MS]
+    within = [s["tables"] for s in results if step_within(s)]
+    largest = results[-1]
+    print("bench: the archive's sustained rate…", file=sys.stderr, flush=True)
+    backlog_records = 2_000 if quick else 20_000
+    rates = [archive_rate(tmp, n, backlog_records) for n in (1, 2)]
     print("bench: network CPU cost…", file=sys.stderr, flush=True)
     cost, running = cpu_cost(tmp, 2.0 if quick else 20.0)
     print("bench: timing with the network on…", file=sys.stderr, flush=True)
@@ -245,6 +468,12 @@ def bench_network(tmp: Path, quick: bool) -> dict:
             "net_event_latency_ms_p50": results[0]["event_p50"], "net_cmd_ack_ms_p50": results[0]["ack_p50"],
             "net_cpu_cost_pct": cost, "net_cpu_running_pct": running,
             "net_tables_per_broker": max(within, default=0), "net_steps": results,
+            "net_tables_why": "" if step_within(largest) else why(largest),
+            "net_fleet_cpu_pct": largest["fleet_cpu"], "net_fleet_rss_mb": largest["fleet_rss"],
+            "net_broker_cpu_pct": largest["broker_cpu"], "net_broker_rss_mb": largest["broker_rss"],
+            "net_fleet_records_per_s": largest["records_per_s"],
+            "net_archive_rate_1": rates[0]["rate"], "net_archive_rate_2": rates[1]["rate"],
+            "net_archive_shares_2": rates[1]["shares"],
             **timing_with_network(tmp, 5 if quick else 120)}
 
 
@@ -253,7 +482,7 @@ def rows(results: dict) -> str:
     lines = []
     for key, (goal, kind, unit) in GOALS.items():
         value = results[key]
-        shown = f"{value:,.0f}" if unit == "tables" else f"{value:.2f}"
+        shown = f"{value:,.0f}" if unit in ("/s", "tables") else f"{value:.2f}"
         goal_text = "(reference)" if goal is None else f"{'≤' if kind == 'max' else '≥'} {goal:,g} {unit}"
         lines.append(f"| `{key}` | {WHAT[key]} | {goal_text} | {shown} {unit} |")
     return "\n".join(lines)
@@ -266,6 +495,9 @@ def main(argv: list[str]) -> int:
         results = bench_network(Path(tmp), quick)
     print(json.dumps(results, indent=2))
     print(rows(results))
+    if results["net_tables_why"]:
+        print(f"tables per broker: stopped at the step after {results['net_tables_per_broker']}: "
+              f"{results['net_tables_why']}")
     latest = HERE / "latest.json"
     if not quick:
         merged = json.loads(latest.read_text()) if latest.exists() else {}

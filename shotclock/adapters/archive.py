@@ -28,6 +28,7 @@ from shotclock.core.wire import row_of_event
 from shotclock.errors import LogError
 
 ARCHIVE_NAME = "collected.db"
+BUSY_TIMEOUT = 30.0  # seconds a write waits for another collector's (a share group's members share the file)
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS events (
     table_id TEXT NOT NULL,
@@ -63,7 +64,9 @@ class Archive:
         self.path = archive_path(folder)
         try:
             self.path.parent.mkdir(parents=True, exist_ok=True)
-            self.db = sqlite3.connect(self.path, isolation_level=None, check_same_thread=False)
+            # Collectors of one share group write this file together: one waits for the other's commit.
+            self.db = sqlite3.connect(self.path, isolation_level=None, check_same_thread=False,
+                                      timeout=BUSY_TIMEOUT)
             self.db.execute("PRAGMA journal_mode=WAL")
             self.db.execute("PRAGMA synchronous=NORMAL")
             self.db.executescript(SCHEMA)

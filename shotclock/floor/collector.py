@@ -11,6 +11,12 @@ topic names (the ACL ties it to the credential), every field is checked
 (:mod:`shotclock.core.inbound`), and a bad message is refused, counted and acknowledged, never
 left to block the queue or end a thread. One collector per venue is active; a second one with
 another archive stands by (:meth:`Collector.start`).
+
+Past what one collector can store, several share the load: the members of one MQTT 5 shared
+subscription group (``$share/<group>/…``) each receive a part of the events, and all write the
+same archive file (SQLite in WAL mode, one writer at a time, each waiting its turn). Each member
+has its own persistent session (``member``), so what the broker gave a member that is away waits
+for it.
 """
 
 from __future__ import annotations
@@ -46,10 +52,12 @@ class Collector:
     :param venue: the venue's name in the topics.
     :param username: :param password: the collector's credential.
     :param tls: use TLS (with ``ca_file``, or the system's CAs).
+    :param share: an MQTT 5 shared-subscription group: this collector gets a part of the events, the
+        group's other members (same archive) the rest; ``member`` names this one (its session).
     """
 
     def __init__(self, archive: Archive, host: str, port: int, venue: str, username: str, password: str,
-                 tls: bool = False, ca_file: str = ""):
+                 tls: bool = False, ca_file: str = "", share: str = "", member: str = ""):
         import paho.mqtt.client as mqtt
         from paho.mqtt.packettypes import PacketTypes
         from paho.mqtt.properties import Properties
@@ -73,7 +81,9 @@ class Collector:
         self._probe_mid = -1
         self._login = (username, password)
         self._tls = None
-        self.client = mqtt.Client(mqtt.CallbackAPIVersion.VERSION2, client_id=private_client_id(f"shotclock-collector-{venue}", password),
+        self.share = share
+        session = f"shotclock-collector-{venue}" + (f"-{share}-{member}" if share else "")
+        self.client = mqtt.Client(mqtt.CallbackAPIVersion.VERSION2, client_id=private_client_id(session, password),
                                   protocol=mqtt.MQTTv5, manual_ack=True)
         self.client.username_pw_set(username, password)
         if tls:
@@ -136,6 +146,11 @@ class Collector:
         with self._role_lock:
             self._other = instance if online and instance != self.instance else None
             take_over = self.role == STANDBY and not self._other and self._looked.is_set()
+            # A member of a share group that left said "offline" for the archive the others still keep.
+            still_here = (self.share and self.role == ACTIVE and not online and instance == self.instance
+                          and self.client.is_connected())
+        if still_here and not self._stopping.is_set():
+            self.client.publish(collector_topic(self.venue), self._status(True), qos=1, retain=True)
         if take_over and not self._stopping.is_set():
             log.warning("the active collector went offline: this one takes over (archive %s)", self.archive.path)
             self._activate()
@@ -196,9 +211,11 @@ class Collector:
         if reason_code.is_failure:
             log.error("the broker refused the collector: %s", reason_code)
             return
-        client.subscribe([(all_tables(self.venue, "event"), 1), (archive_topic(self.venue, "get"), 1)])
+        shared = f"$share/{self.share}/" if self.share else ""  # each question answered once too
+        client.subscribe([(shared + all_tables(self.venue, "event"), 1), (shared + archive_topic(self.venue, "get"), 1)])
         client.publish(collector_topic(self.venue), self._status(True), qos=1, retain=True)
-        log.info("collecting venue %r from %s:%d%s", self.venue, self.host, self.port,
+        log.info("collecting venue %r from %s:%d%s%s", self.venue, self.host, self.port,
+                 f" (shared with group {self.share!r})" if self.share else "",
                  " (resumed session)" if flags.session_present else "")
 
     def _on_disconnect(self, client, userdata, flags, reason_code, properties):
@@ -326,11 +343,18 @@ def cmd_collect(args) -> int:
     problem = check_name("venue", args.venue)
     if problem:
         raise ShotclockError(problem)
+    share, member = getattr(args, "share", None) or "", getattr(args, "member", None) or ""
+    for option, value in (("--share", share), ("--member", member)):
+        problem = check_name(option, value) if value else None
+        if problem:
+            raise ShotclockError(problem)
+    if bool(share) != bool(member):
+        raise ShotclockError("--share GROUP and --member NAME go together (each member its own session)")
     endpoint = parse_endpoint(args.broker, "--broker")
     username, password = read_credentials(args.credentials)
     archive = Archive(args.archive)
     collector = Collector(archive, endpoint.host, endpoint.port, args.venue, username, password,
-                          tls=args.tls, ca_file=args.ca_file or "")
+                          tls=args.tls, ca_file=args.ca_file or "", share=share, member=member)
     stop = threading.Event()
     for s in (signal.SIGTERM, signal.SIGINT):
         signal.signal(s, lambda *a: stop.set())

@@ -82,6 +82,11 @@ def floor(add) -> None:
                                    "read it with 'shotclock log --collected DIR --table ID'")
     add_broker_options(c, "the collector's credentials (credentials/collector.toml from 'shotclock broker-config')")
     c.add_argument("--archive", required=True, metavar="DIR", help="where the archive (collected.db) lives")
+    c.add_argument("--share", metavar="GROUP",
+                   help="split the events among the collectors of this MQTT 5 shared-subscription group "
+                        "($share/GROUP/…), all writing the same --archive on this machine; needs --member")
+    c.add_argument("--member", metavar="NAME",
+                   help="this collector's name in its --share group (its own persistent session): 1, 2, …")
     i = sub.add_parser("idle", help="wait until a table is online with no clock open (a fleet update's step)",
                        description="exit 0 once the table's status is online and its state has no clock open "
                                    "(and, with --version, it runs that version); exit 1 after --wait seconds")

@@ -2,7 +2,8 @@
 
 Each simulated table is the device without its pins, screen and sound: the same pure
 :class:`~shotclock.core.table.Table`, :class:`~shotclock.shell.loop.DeviceLoop`, decision log,
-recorder, outbox and MQTT link as ``shotclock run``, each loop in its own thread. A dealer
+recorder, outbox and MQTT link as ``shotclock run``, each loop in its own thread; the tables of one
+process share one log-writer thread (:mod:`shotclock.floor.fleet_writer`), not a process each. A dealer
 thread presses their buttons (pin edges posted to the loop, as gpiozero's callback does):
 now and then a clock is called, and the player acts in time or the clock runs out (shot-mode
 tables play betting rounds, streets and hands). The floor can command them like real tables.
@@ -36,12 +37,15 @@ class SimulatedTable:
     ``engine``, ``boot`` and ``link``.
     """
 
-    def __init__(self, table_id: str, config_text: str, state_dir: Path):
+    def __init__(self, table_id: str, config_text: str, state_dir: Path, writer=None):
+        """``writer``: a :class:`~shotclock.floor.fleet_writer.SharedWriter` that writes this table's log
+        (None: a writer process of its own, as on a device)."""
         from shotclock.adapters.mqtt import new_boot_id
 
         self.id = table_id
         self.config = parse_config(config_text)
         self.state_dir = state_dir
+        self.writer = writer
         self.boot = new_boot_id()
         self.link = None
         self.loop: DeviceLoop | None = None
@@ -73,8 +77,13 @@ class SimulatedTable:
                           stuck_after=c["device.stuck_after"], edge_grace=c["device.edge_grace"])
             self.engine = table.engine
             self.loop = DeviceLoop(table)
-            attached = attach_log_and_network(self, c, self.state_dir)
+            attached = attach_log_and_network(self, c, self.state_dir,
+                                              make_writer=self.writer.sink if self.writer else None)
             self.recorder = attached.recorder
+            if self.recorder is not None and self.writer is not None:
+                # Heartbeats tell a writer process when its device died; the shared writer drops them (a
+                # simulated table dies with it), so the loop need not wake four times a second to send them.
+                self.recorder.builder.heartbeat = self.recorder.checkpoint_every
             self.loop.listeners = attached.listeners
         except Exception as exc:
             self.error = exc
@@ -97,12 +106,23 @@ class SimulatedTable:
         """A pin edge: ``button`` released at ``t``."""
         self.loop.post(Edge(t, button, False))
 
-    def stop(self) -> None:
-        """Stop the loop; the link says offline (clean) and closes."""
+    def stop(self, wait: bool = True) -> None:
+        """Stop the loop; the link says offline (clean) and closes. ``wait=False``: return at once (a fleet
+        stops every table first, then waits for them all: :func:`stop_all`)."""
         self._stop = True
         if self.loop:
             self.loop.waker.wake()
-        self.thread.join(10)
+        if wait:
+            self.thread.join(10)
+
+
+def stop_all(tables: list[SimulatedTable]) -> None:
+    """Stop every table at once and wait for them (one by one, a thousand tables took minutes)."""
+    for table in tables:
+        table.stop(wait=False)
+    deadline = time.monotonic() + 15
+    for table in tables:
+        table.thread.join(max(0.0, deadline - time.monotonic()))
 
 
 class Dealer:
@@ -227,7 +247,8 @@ def fleet_config(table_id: str, host: str, port: int, venue: str, credentials: P
     """A simulated table's configuration (clock mode, the network on), in a room and section of its own."""
     return (f'table = "Sim {table_id}"\nlanguage = "en"\n{extra}\n[network]\nenabled = true\nhost = "{host}"\n'
             f'port = {port}\ntls = {"true" if tls else "false"}\nca_file = "{ca_file}"\nvenue = "{venue}"\n'
-            f'table_id = "{table_id}"\ncredentials = "{credentials}"\n{fleet_place(table_id)}')
+            f'table_id = "{table_id}"\ncredentials = "{credentials}"\nkeepalive = {FLEET_KEEPALIVE}\n'
+            f'{fleet_place(table_id)}')
 
 
 def fleet_place(table_id: str) -> str:
@@ -236,6 +257,12 @@ def fleet_place(table_id: str) -> str:
         return ""
     n = int(table_id) - 1
     return f'room = "Room {n // 100 + 1}"\nsection = "{chr(ord("A") + n // 10 % 10)}"\n'
+
+
+# A device pings every 5 s, so the floor sees it gone within 8 s. A thousand simulated tables on a machine
+# that also runs the broker can be starved for longer than that: the broker then drops them, they reconnect,
+# and the reconnections load the machine more (a storm). Their pings do not weigh on the broker either way.
+FLEET_KEEPALIVE = 30
 
 
 def start_fleet(count: int, host: str, port: int, venue: str, credentials_dir: Path, state_root: Path,
@@ -248,6 +275,9 @@ def start_fleet(count: int, host: str, port: int, venue: str, credentials_dir: P
     with ``shot_extra`` instead."""
     if count > TABLES_PER_PROCESS:
         raise ShotclockError(f"at most {TABLES_PER_PROCESS} tables in one process (paho's select() limit)")
+    from shotclock.floor.fleet_writer import SharedWriter
+
+    writer = SharedWriter()  # one thread writes every table's log: no process per table
     tables = []
     for n in range(first, first + count):
         table_id = str(n)
@@ -257,7 +287,7 @@ def start_fleet(count: int, host: str, port: int, venue: str, credentials_dir: P
                                  f"(make them with 'shotclock broker-config --tables {first}-{first + count - 1}')")
         rules = shot_extra if n >= first + count - shot else extra
         table = SimulatedTable(table_id, fleet_config(table_id, host, port, venue, credentials, tls, ca_file, rules),
-                               state_root / table_id)
+                               state_root / table_id, writer)
         table.start(wait=False)  # all at once: each opens its own decision log
         tables.append(table)
     for table in tables:
@@ -321,7 +351,8 @@ def cmd_fleet(args) -> int:
     stop = threading.Event()
     for s in (signal.SIGTERM, signal.SIGINT):
         signal.signal(s, lambda *a: stop.set())
-    with tempfile.TemporaryDirectory(prefix="shotclock-fleet-") as temp:
+    # A table still stopping past stop_all's deadline may write into the folder while it is removed.
+    with tempfile.TemporaryDirectory(prefix="shotclock-fleet-", ignore_cleanup_errors=True) as temp:
         state_root = Path(args.state_dir) if args.state_dir else Path(temp)
         tables = start_fleet(args.tables, endpoint.host, endpoint.port, args.venue, Path(args.credentials),
                              state_root, first=args.first, tls=args.tls, ca_file=args.ca_file or "", shot=args.shot)
@@ -339,6 +370,5 @@ def cmd_fleet(args) -> int:
                      dealer.presses)
         if not args.idle:
             dealer.stop()
-        for table in tables:
-            table.stop()
+        stop_all(tables)
     return 0

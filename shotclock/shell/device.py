@@ -187,7 +187,7 @@ class LogAndNetwork:
         return [listener for listener in (self.recorder, self.network) if listener is not None]
 
 
-def attach_log_and_network(device, config, log_dir) -> LogAndNetwork:
+def attach_log_and_network(device, config, log_dir, make_writer=None) -> LogAndNetwork:
     """The decision log in ``log_dir`` (None: none) and, when ``[network] enabled``, the floor network.
 
     ``device`` needs ``loop``, ``engine``, ``boot`` and ``link`` (the fleet's simulated tables have
@@ -202,7 +202,8 @@ def attach_log_and_network(device, config, log_dir) -> LogAndNetwork:
     if log_dir is not None:
         from shotclock.shell.recorder import open_recorder
 
-        recorder = open_recorder(config, log_dir, device, on_written=link.offer_records if link else None)
+        recorder = open_recorder(config, log_dir, device, on_written=link.offer_records if link else None,
+                                 **({"make_writer": make_writer} if make_writer else {}))
     try:
         network = start_network(link, device, config, recorder) if link is not None else None
     except Exception:  # leave nothing open: the recorder is in no listener list yet

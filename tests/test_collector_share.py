@@ -1,0 +1,101 @@
+"""``shotclock floor collect --share GROUP --member NAME``: collectors that split a venue's events, one archive."""
+
+import json
+import sqlite3
+
+import pytest
+
+from helpers import wait_until
+from mqtt_broker import Inbox, MosquittoBroker
+from shotclock.adapters.archive import Archive, table_log
+from shotclock.cli import main
+from shotclock.core.topics import collector_topic
+from shotclock.floor.collector import Collector
+from shotclock.floor.fleet import Dealer, start_fleet, stop_all
+
+FAST = "[clock]\nseconds = 1.5\ncountdown = 1\n"
+TABLES = [str(n) for n in range(1, 7)]
+
+
+def member(broker, folder, name):
+    """A collector of share group ``g`` writing the archive in ``folder``."""
+    archive = Archive(folder)
+    collector = Collector(archive, "127.0.0.1", broker.port, broker.venue, "collector", broker.passwords["collector"],
+                          share="g", member=name)
+    collector.start()
+    assert collector.connected.wait(60)  # connected and subscribed
+    return archive, collector
+
+
+def device_records(state_dir):
+    """(seq of every record) in a simulated table's own decision log."""
+    db = sqlite3.connect(f"file:{state_dir / 'shotclock.db'}?mode=ro", uri=True)
+    try:
+        return {row[0] for row in db.execute("SELECT id FROM records")}
+    finally:
+        db.close()
+
+
+def archived_records(folder, table):
+    db = sqlite3.connect(f"file:{folder / 'collected.db'}?mode=ro", uri=True)
+    try:
+        return [row[0] for row in db.execute("SELECT seq FROM events WHERE table_id = ?", (table,))]
+    finally:
+        db.close()
+
+
+@pytest.mark.slow
+def test_two_collectors_in_one_share_group_archive_every_record_once(tmp_path):
+    folder = tmp_path / "archive"
+    with MosquittoBroker(tmp_path / "broker", tables=TABLES) as broker:
+        status = Inbox(broker.client("floor"), collector_topic(broker.venue))
+        one, two = member(broker, folder, "1"), member(broker, folder, "2")
+        tables = start_fleet(len(TABLES), "127.0.0.1", broker.port, broker.venue, broker.folder / "credentials",
+                             tmp_path / "fleet", extra=FAST)
+        dealer = Dealer(tables, seed=5, pace=0.05)
+        dealer.start()
+        try:
+            # Both members store a part (the broker deals the group's messages out one by one).
+            wait_until(lambda: one[0].added >= 20 and two[0].added >= 20, what="both collectors storing")
+            dealer.stop()
+
+            def all_stored():
+                return (all(t.link.status.connected and t.link.status.pending == 0 for t in tables)
+                        and all(sorted(archived_records(folder, t.id)) == sorted(device_records(t.state_dir))
+                                for t in tables))
+
+            # Every table's records, each exactly once, and every table told each one is stored (its outbox
+            # holds a record until the archive's word comes back: nothing pending).
+            wait_until(all_stored, what="every record archived once and acknowledged to its table")
+        finally:
+            dealer.stop()
+            stop_all(tables)
+        # Each event went to one member: a plain subscription would hand every event to both (one of the two
+        # storing it, the other finding it there already). A resend now and then is a duplicate too.
+        total = sum(len(archived_records(folder, t.id)) for t in tables)
+        assert one[0].duplicates + two[0].duplicates < total // 2, (one[0].duplicates, two[0].duplicates, total)
+        for t in tables:
+            records = archived_records(folder, t.id)
+            assert len(records) == len(set(records)) and len(records) > 3
+            log = table_log(folder, t.id)
+            try:
+                ok, message = log.verify()
+            finally:
+                log.close()
+            assert ok, message
+        # A member that leaves says "offline" for an archive the other still keeps: the other says online again.
+        two[1].stop()
+        two[0].close()
+        last = lambda: json.loads(status.messages[-1].payload) if status.messages else {}
+        wait_until(lambda: last().get("online") is True and len(status.messages) >= 3,
+                   what="the remaining member's status online again")
+        one[1].stop()
+        one[0].close()
+
+
+def test_share_and_member_go_together(tmp_path, capsys):
+    args = ["floor", "collect", "--venue", "v", "--credentials", str(tmp_path / "c.toml"), "--archive", str(tmp_path)]
+    assert main(args + ["--share", "g"]) == 2
+    assert "--member" in capsys.readouterr().err
+    assert main(args + ["--share", "a/b", "--member", "1"]) == 2
+    assert "--share" in capsys.readouterr().err
