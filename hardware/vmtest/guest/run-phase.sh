@@ -11,7 +11,8 @@ case "$phase" in
         start="$(cut -d' ' -f1 /proc/uptime)"
         # Raspberry Pi OS has e2fsprogs (mkfs.ext4, for --data-partition); the minimal Debian base does not.
         if [ -n "$data" ]; then
-            DEBIAN_FRONTEND=noninteractive apt-get install -y -qq e2fsprogs >"$out/e2fsprogs.log" 2>&1
+            { apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq e2fsprogs; } \
+                >"$out/e2fsprogs.log" 2>&1
         fi
         # From the offline bundle, with pip's own configuration off: the bundle alone must do. The
         # read-only-root run gives the log its own partition (shotclock.data=DEVICE).
