@@ -60,18 +60,7 @@ install -m 0644 "$here/guest/gpio-sim-table.service" "$here/guest/shotclock-vmte
 mkdir -p "$root/etc/systemd/system/multi-user.target.wants" "$root/mnt/vmtest"
 ln -sf ../gpio-sim-table.service "$root/etc/systemd/system/multi-user.target.wants/gpio-sim-table.service"
 ln -sf ../shotclock-vmtest.service "$root/etc/systemd/system/multi-user.target.wants/shotclock-vmtest.service"
-# The 9p share by a mount unit, not an fstab line: under the read-only-root run, overlayroot turns every
-# fstab mount into a RAM overlay, and the results would never reach the host.
-cat >"$root/etc/systemd/system/mnt-vmtest.mount" <<'UNIT'
-[Unit]
-Description=the appliance test's share with the host
-
-[Mount]
-What=vmtest
-Where=/mnt/vmtest
-Type=9p
-Options=trans=virtio,version=9p2000.L,msize=262144
-UNIT
+# The 9p share is mounted by shotclock-vmtest.service itself (see there why not in /etc/fstab).
 # The table's configuration, set before the install as an installer may: a generic board
 # (the gpio-sim chip), short clocks so the checks run quickly.
 install -D -m 0644 "$here/guest/config.toml" "$root/etc/shotclock/config.toml"
