@@ -208,12 +208,13 @@ if [ -n "$uninstall" ]; then
     esac
     if [ -n "$purge" ]; then
         say "removing the decision log, the configuration and the user"
-        run rm -rf "$STATE_DIR" "$CONFIG_DIR"
-        if [ -e "$DATA_UNIT" ]; then  # the log's partition stays, empty and unmounted
+        if [ -e "$DATA_UNIT" ]; then  # the log's own partition: emptied, unmounted, left as it is
+            run find "$STATE_DIR" -mindepth 1 -delete
             run systemctl disable --now "$(basename "$DATA_UNIT")" || true
             run rm -f "$DATA_UNIT"
             run systemctl daemon-reload
         fi
+        run rm -rf "$STATE_DIR" "$CONFIG_DIR"
         if id "$USER_NAME" >/dev/null 2>&1; then run userdel "$USER_NAME"; fi
     else
         say "kept the decision log in $STATE_DIR and the configuration in $CONFIG_DIR (--purge removes them)"

@@ -227,7 +227,9 @@ def test_install_script_dry_run_puts_the_log_on_its_own_partition():
 def test_install_script_data_partition_unit_is_kept_on_uninstall_and_removed_on_purge():
     install = (HARDWARE / "install.sh").read_text()
     purge = install[install.index('if [ -n "$purge" ]; then'):install.index('say "uninstalled"')]
-    assert 'rm -f "$DATA_UNIT"' in purge and purge.index('rm -rf "$STATE_DIR"') < purge.index('rm -f "$DATA_UNIT"')
+    # Emptied while mounted, then unmounted: 'rm -rf' on a mount point would stop at the busy directory.
+    assert purge.index('find "$STATE_DIR" -mindepth 1 -delete') < purge.index('disable --now') \
+        < purge.index('rm -f "$DATA_UNIT"') < purge.index('rm -rf "$STATE_DIR"')
     assert "WantedBy=local-fs.target" in install and "/etc/fstab" not in install.replace("an /etc/fstab line", "")
 
 
