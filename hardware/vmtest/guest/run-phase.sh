@@ -9,9 +9,10 @@ echo "vmtest: phase '$phase'"
 case "$phase" in
     install)
         start="$(cut -d' ' -f1 /proc/uptime)"
-        # Raspberry Pi OS has e2fsprogs (mkfs.ext4, for --data-partition); the minimal Debian base does not.
+        # Raspberry Pi OS has e2fsprogs (mkfs.ext4, for --data-partition) and busybox (the initramfs's grep,
+        # which overlayroot's script needs); the minimal Debian base has neither.
         if [ -n "$data" ]; then
-            { apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq e2fsprogs; } \
+            { apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq e2fsprogs busybox; } \
                 >"$out/e2fsprogs.log" 2>&1
         fi
         # From the offline bundle, with pip's own configuration off: the bundle alone must do. The
