@@ -267,19 +267,19 @@ def machine(arch: str) -> tuple[list[str], str]:
 
 
 def boot(phase: str, disk: Path, share: Path, timeout: float, timings: dict, arch: str = "x86_64",
-         data: Path | None = None, initrd: Path | None = None, append: str = "") -> bool:
+         data: Path | None = None, initrd: Path | None = None, append: str = "", root: str = "root=/dev/vda rw") -> bool:
     """Boot the VM for one phase; answer its screen-dump requests; return when it powers off.
 
     ``data``: a second disk (the log's partition, /dev/vdb); ``initrd``: another initramfs than the
     image's (the one the guest rebuilt with overlayroot's hook); ``append``: more kernel arguments (what a
-    Pi has in cmdline.txt). When the guest writes ``reset.request`` to the share, QEMU is killed with
+    Pi has in cmdline.txt); ``root``: how the root is named and mounted. When the guest writes ``reset.request`` to the share, QEMU is killed with
     SIGKILL at once, a power cut: returns True then, False after a power-off."""
     sock = share.parent / f"qmp-{phase}.sock"
     sock.unlink(missing_ok=True)
     qemu, kernel_args = machine(arch)
     cmd = [*qemu, "-smp", "2", "-m", "2048",
            "-kernel", str(disk / "vmlinuz"), "-initrd", str(initrd or disk / "initrd.img"),
-           "-append", f"{append + ' ' if append else ''}root=/dev/vda rw {kernel_args} shotclock.vmtest={phase} "
+           "-append", f"{append + ' ' if append else ''}{root} {kernel_args} shotclock.vmtest={phase} "
                       f"systemd.show_status=1",
            "-drive", f"file={disk / 'disk.img'},if=virtio,format=raw",
            *(["-drive", f"file={data},if=virtio,format=raw"] if data else []),
@@ -459,16 +459,19 @@ def read_only_run(disk: Path, share: Path, args, timings: dict, report: dict) ->
     timings["install_sh"] = {"seconds": round(end - start, 1)}
     start, end = (float(x) for x in (share / "overlayroot.uptime").read_text().split())
     timings["overlayroot_install"] = {"seconds": round(end - start, 1)}
-    # The kernel command line as raspi-config leaves cmdline.txt: 'overlayroot=tmpfs' in front.
+    # The kernel command line as raspi-config leaves cmdline.txt: 'overlayroot=tmpfs' in front, and the root
+    # named without 'rw' (a Pi's cmdline.txt has none: the initramfs mounts it read-only, and overlayroot keeps
+    # it so under the overlay; with 'rw' the lower root stayed writable).
     append = "overlayroot=tmpfs shotclock.data=/dev/vdb"
     initrd = share / "initrd-overlay.img"
-    reset = boot("readonly", disk, share, args.timeout, timings, args.arch, data=data, initrd=initrd, append=append)
+    ro = {"data": data, "initrd": initrd, "append": append, "root": "root=/dev/vda"}
+    reset = boot("readonly", disk, share, args.timeout, timings, args.arch, **ro)
     guest_results(share, "readonly", report)
     checks.append({"name": "hard reset (QEMU killed) in the middle of a running clock", "ok": reset,
                    "detail": (share / "reset.json").read_text() if (share / "reset.json").exists() else "no reset"})
     if not reset:
         return
-    boot("afterreset", disk, share, args.timeout, timings, args.arch, data=data, initrd=initrd, append=append)
+    boot("afterreset", disk, share, args.timeout, timings, args.arch, **ro)
     guest_results(share, "afterreset", report)
 
 
