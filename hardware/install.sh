@@ -8,6 +8,8 @@
 #   sudo sh hardware/install.sh --prepare     # build this version's environment, leave the running one
 #   sudo sh hardware/install.sh --switch      # then: start the prepared version (seconds; no self-test)
 #   sudo sh hardware/install.sh --time-server HOST   # keep the clock to HOST (else config's time.server)
+#   sudo sh hardware/install.sh --data-partition DEV # keep the decision log on partition DEV (for a
+#                                             # read-only root: see "A read-only root" in hardware/README.md)
 #   sudo sh hardware/install.sh --uninstall   # remove the service and /opt/shotclock; keep the
 #                                             # decision log (/var/lib/shotclock) and the config
 #   sudo sh hardware/install.sh --uninstall --purge   # ... and the log, the config and the user
@@ -32,6 +34,11 @@ UNIT=/etc/systemd/system/shotclock.service
 FIRSTBOOT_UNIT=/etc/systemd/system/shotclock-firstboot.service
 TIMESYNC_CONF=/etc/systemd/timesyncd.conf.d/shotclock.conf
 GPIO_RULE=/etc/udev/rules.d/60-shotclock-gpio.rules
+# The log's own partition is mounted by a systemd mount unit, not an /etc/fstab line: Raspberry Pi OS's
+# overlay file system (the overlayroot package) rewrites every fstab mount into a RAM overlay too, which
+# would lose the log at every power cut; it leaves mount units alone.
+DATA_UNIT=/etc/systemd/system/var-lib-shotclock.mount
+DATA_LABEL=shotlog
 USER_NAME=shotclock
 # python3-lgpio: the GPIO backend (Raspberry Pi OS's package; PyPI has no working wheel for
 # Python 3.13). SDL's kmsdrm driver loads libdrm, libgbm and EGL/GLES with a Mesa driver at run
@@ -53,6 +60,7 @@ rollback=""
 stage=full
 want_version=""
 time_server=""
+data_partition=""
 while [ $# -gt 0 ]; do
     case "$1" in
         --uninstall) uninstall=1 ;;
@@ -60,12 +68,16 @@ while [ $# -gt 0 ]; do
         --rollback) rollback=1 ;;
         --prepare) stage=prepare ;;
         --switch) stage=switch ;;
-        --version|--time-server)
+        --version|--time-server|--data-partition)
             [ $# -ge 2 ] && [ -n "$2" ] || { echo "install: $1 needs a value" >&2; exit 2; }
-            if [ "$1" = --version ]; then want_version="$2"; else time_server="$2"; fi
+            case "$1" in
+                --version) want_version="$2" ;;
+                --time-server) time_server="$2" ;;
+                *) data_partition="$2" ;;
+            esac
             shift ;;
-        -h|--help) sed -n '2,15p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
-        *) echo "install: unknown option '$1' (use --version, --prepare, --switch, --rollback, --time-server, --uninstall, --purge or --help)" >&2
+        -h|--help) sed -n '2,17p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+        *) echo "install: unknown option '$1' (use --version, --prepare, --switch, --rollback, --time-server, --data-partition, --uninstall, --purge or --help)" >&2
            exit 2 ;;
     esac
     shift
@@ -80,6 +92,10 @@ if [ -n "$rollback" ] && { [ -n "$uninstall" ] || [ -n "$want_version" ] || [ "$
 fi
 if [ "$stage" != full ] && [ -n "$uninstall" ]; then
     echo "install: --$stage does not go with --uninstall" >&2
+    exit 2
+fi
+if [ -n "$data_partition" ] && { [ -n "$uninstall" ] || [ -n "$rollback" ] || [ "$stage" != full ]; }; then
+    echo "install: --data-partition goes with a full install" >&2
     exit 2
 fi
 if [ -z "$DRY_RUN" ] && [ "$(id -u)" != 0 ]; then
@@ -106,6 +122,73 @@ else
     want_version="$checkout_version"
 fi
 
+# --data-partition DEV: the decision log on a partition of its own (a read-only root keeps nothing
+# written to it). A partition with no file system is made ext4 (label shotlog); an ext4 one is kept as it is
+# (a re-run, or a log moved from another card); anything else is refused: this script erases no data.
+# The log there now is copied across once; the partition is mounted at $STATE_DIR by $DATA_UNIT.
+setup_data_partition() {
+    dev="$1"
+    if [ -n "$DRY_RUN" ]; then
+        echo "+ $dev: mkfs.ext4 -L $DATA_LABEL if it holds no file system; copy $STATE_DIR onto it; mount it there ($DATA_UNIT)"
+        return 0
+    fi
+    [ -b "$dev" ] || die "--data-partition $dev is not a block device ('lsblk -o NAME,SIZE,FSTYPE,LABEL,MOUNTPOINTS' lists them)"
+    where="$(findmnt -n -o TARGET --source "$dev" 2>/dev/null | head -1)"
+    if [ -n "$where" ] && [ "$where" != "$STATE_DIR" ]; then
+        die "--data-partition $dev is mounted at $where: choose a partition of its own for the log"
+    fi
+    command -v mkfs.ext4 >/dev/null || [ -x /usr/sbin/mkfs.ext4 ] || [ -x /sbin/mkfs.ext4 ] ||
+        die "--data-partition needs mkfs.ext4: sudo apt-get install e2fsprogs (Raspberry Pi OS has it)"
+    fstype="$(blkid -p -o value -s TYPE "$dev" 2>/dev/null || true)"
+    case "$fstype" in
+        "")
+            say "$dev holds no file system: making it ext4 (label $DATA_LABEL) for the decision log"
+            mkfs.ext4 -q -L "$DATA_LABEL" "$dev" || die "mkfs.ext4 $dev failed"
+            udevadm settle 2>/dev/null || true ;;
+        ext4) say "$dev is ext4 already: keeping what it holds" ;;
+        *) die "--data-partition $dev holds a $fstype file system, and install.sh erases nothing: make it ext4 \
+yourself if nothing on it is needed ('sudo mkfs.ext4 -L $DATA_LABEL $dev' erases it), then run again" ;;
+    esac
+    uuid="$(blkid -p -o value -s UUID "$dev")" || die "cannot read the UUID of $dev"
+    if [ -z "$where" ]; then
+        tmp="$(mktemp -d)"
+        mount "$dev" "$tmp" || die "cannot mount $dev"
+        if [ -e "$STATE_DIR/shotclock.db" ] && [ ! -e "$tmp/shotclock.db" ]; then
+            say "copying the decision log in $STATE_DIR onto $dev"
+            cp -a "$STATE_DIR/." "$tmp/" || { umount "$tmp"; die "cannot copy $STATE_DIR onto $dev"; }
+        fi
+        chown "$USER_NAME:$USER_NAME" "$tmp"
+        umount "$tmp" && rmdir "$tmp"
+    fi
+    say "the decision log's partition: $dev (UUID $uuid) at $STATE_DIR ($DATA_UNIT)"
+    # Checked at boot before it is mounted, as an fstab line with pass 2 would be (after a power cut).
+    fsck_unit="systemd-fsck@$(systemd-escape --path "/dev/disk/by-uuid/$uuid").service"
+    cat >"$DATA_UNIT" <<UNIT
+# Written by shotclock install.sh --data-partition: the decision log's own partition, so it stays
+# writable (and survives power cuts) under a read-only root. A mount unit, not an /etc/fstab line, so
+# Raspberry Pi OS's overlay file system leaves it alone. shotclock.service waits for it (StateDirectory=).
+[Unit]
+Description=shotclock decision log partition
+Requires=$fsck_unit
+After=$fsck_unit
+Before=shotclock.service
+
+[Mount]
+What=/dev/disk/by-uuid/$uuid
+Where=$STATE_DIR
+Type=ext4
+Options=noatime
+
+[Install]
+WantedBy=local-fs.target
+UNIT
+    mkdir -p "$STATE_DIR"
+    systemctl daemon-reload
+    systemctl enable "$(basename "$DATA_UNIT")" >/dev/null 2>&1 || die "cannot enable $DATA_UNIT"
+    systemctl start "$(basename "$DATA_UNIT")" || die "cannot mount $dev at $STATE_DIR (journalctl -u $(basename "$DATA_UNIT"))"
+    chown "$USER_NAME:$USER_NAME" "$STATE_DIR"
+}
+
 current_version() { readlink "$PREFIX/current" 2>/dev/null || true; }
 previous_version() { readlink "$PREFIX/previous" 2>/dev/null || true; }
 
@@ -125,6 +208,12 @@ if [ -n "$uninstall" ]; then
     esac
     if [ -n "$purge" ]; then
         say "removing the decision log, the configuration and the user"
+        if [ -e "$DATA_UNIT" ]; then  # the log's own partition: emptied, unmounted, left as it is
+            run find "$STATE_DIR" -mindepth 1 -delete
+            run systemctl disable --now "$(basename "$DATA_UNIT")" || true
+            run rm -f "$DATA_UNIT"
+            run systemctl daemon-reload
+        fi
         run rm -rf "$STATE_DIR" "$CONFIG_DIR"
         if id "$USER_NAME" >/dev/null 2>&1; then run userdel "$USER_NAME"; fi
     else
@@ -318,6 +407,9 @@ say "systemd service"
 # the self-test sees the idle hardware, then start the new version.
 if [ -z "$DRY_RUN" ] && systemctl is-active --quiet shotclock.service; then
     run systemctl stop shotclock.service
+fi
+if [ -n "$data_partition" ]; then
+    setup_data_partition "$data_partition"
 fi
 if [ -n "$cur" ] && [ "$cur" != "$want_version" ]; then
     run ln -sfn "$cur" "$PREFIX/previous"

@@ -205,6 +205,34 @@ def test_install_script_options_are_checked_in_one_line():
         assert proc.returncode in (1, 2) and words in proc.stderr and proc.stderr.count("\n") == 1, (args, proc)
 
 
+def test_install_script_dry_run_puts_the_log_on_its_own_partition():
+    def dry(*args):
+        return subprocess.run(["sh", str(HARDWARE / "install.sh"), *args], env=dict(os.environ, DRY_RUN="1"),
+                              capture_output=True, text=True, timeout=60)
+
+    proc = dry("--data-partition", "/dev/mmcblk0p3")
+    assert proc.returncode == 0, proc.stderr
+    step = next(line for line in proc.stdout.splitlines() if line.startswith("+ /dev/mmcblk0p3:"))
+    # A mount unit, not an fstab line: overlayroot would put an fstab mount in RAM too.
+    assert "/etc/systemd/system/var-lib-shotclock.mount" in step and "mkfs.ext4 -L shotlog" in step
+    # Before the service starts again, so the log is written onto the partition from the first record.
+    assert proc.stdout.index(step) < proc.stdout.index("systemctl restart shotclock.service")
+    assert "mount" not in dry().stdout.replace("mountpoint", "")
+    for args in (("--data-partition",), ("--data-partition", "/dev/sda1", "--rollback"),
+                 ("--data-partition", "/dev/sda1", "--uninstall"), ("--data-partition", "/dev/sda1", "--prepare")):
+        wrong = dry(*args)
+        assert wrong.returncode == 2 and wrong.stderr.count("\n") == 1 and "--data-partition" in wrong.stderr, args
+
+
+def test_install_script_data_partition_unit_is_kept_on_uninstall_and_removed_on_purge():
+    install = (HARDWARE / "install.sh").read_text()
+    purge = install[install.index('if [ -n "$purge" ]; then'):install.index('say "uninstalled"')]
+    # Emptied while mounted, then unmounted: 'rm -rf' on a mount point would stop at the busy directory.
+    assert purge.index('find "$STATE_DIR" -mindepth 1 -delete') < purge.index('disable --now') \
+        < purge.index('rm -f "$DATA_UNIT"') < purge.index('rm -rf "$STATE_DIR"')
+    assert "WantedBy=local-fs.target" in install and "/etc/fstab" not in install.replace("an /etc/fstab line", "")
+
+
 def test_install_script_dry_run_points_time_sync_at_the_floor():
     proc = subprocess.run(["sh", str(HARDWARE / "install.sh"), "--time-server", "floor.local"],
                           env=dict(os.environ, DRY_RUN="1"), capture_output=True, text=True, timeout=60)

@@ -61,6 +61,25 @@ def test_report_ends_with_a_plain_count(vmtest, tmp_path, capsys):
 
 def test_guest_and_build_scripts_parse():
     py_compile.compile(str(VMTEST / "guest" / "checks.py"), doraise=True)
+    py_compile.compile(str(VMTEST / "guest" / "readonly.py"), doraise=True)
     for script in [*VMTEST.glob("*.sh"), *VMTEST.glob("*/*.sh")]:
         proc = subprocess.run(["sh", "-n", str(script)], capture_output=True, text=True)
         assert proc.returncode == 0, f"{script.name}: {proc.stderr}"
+
+
+def test_read_only_boots_add_their_checks_and_name_their_figures(vmtest, tmp_path):
+    (tmp_path / "results-readonly.json").write_text(
+        '{"checks": [{"name": "a", "ok": true, "detail": ""}], "figures": {"boot_to_ready_s": 40}}')
+    report = {"checks": [], "figures": {}}
+    vmtest.guest_results(tmp_path, "readonly", report)
+    vmtest.guest_results(tmp_path, "afterreset", report)  # wrote nothing: that is a failed check
+    assert [c["ok"] for c in report["checks"]] == [True, False]
+    assert "checks-afterreset.log" in report["checks"][1]["detail"]
+    assert report["figures"] == {"readonly_boot_to_ready_s": 40}
+
+
+def test_read_only_run_names_itself_in_the_report(vmtest, tmp_path, capsys):
+    report = {"suite": "trixie", "arch": "x86_64", "read_only": True, "timings": {}, "figures": {},
+              "checks": [{"name": "a", "ok": True, "detail": ""}]}
+    vmtest.write_report(tmp_path, report)
+    assert (tmp_path / "report.md").read_text().startswith("# shotclock appliance test (trixie, x86_64, read-only root)")

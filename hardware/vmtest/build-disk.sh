@@ -1,6 +1,6 @@
 #!/bin/sh
 # Stage 3: the disk the VM boots, made anew for each run from the cached stages.
-#   build-disk.sh BASE.tar EXTRAS_DIR WHEELS_DIR SOURCE_TREE.tar OUT_DIR BUNDLE.tar.gz
+#   build-disk.sh BASE.tar EXTRAS_DIR WHEELS_DIR SOURCE_TREE.tar OUT_DIR BUNDLE.tar.gz [OVERLAY_DEBS]
 # OUT_DIR gets disk.img (ext4, the whole root), vmlinuz and initrd.img. Offline in the guest:
 # apt reads the local repository, pip the wheel folder (no network at test time).
 set -eu
@@ -10,6 +10,7 @@ wheels="$3"
 source_tar="$4"
 out="$5"
 bundle="$6"
+overlay_debs="${7:-}"  # the read-only-root run: overlayroot's packages (build-overlay.sh)
 here="$(cd "$(dirname "$0")" && pwd)"
 work="$(mktemp -d "$out/.disk-XXXXXX")"
 trap 'rm -rf "$work"' EXIT
@@ -33,6 +34,10 @@ cp -r "$extras/debs" "$root/srv/offline/debs"
 cp -r "$wheels" "$root/srv/offline/wheels"
 rm -f "$root"/etc/apt/sources.list.d/*
 echo "deb [trusted=yes] file:/srv/offline/debs ./" >"$root/etc/apt/sources.list"
+if [ -n "$overlay_debs" ]; then
+    cp -r "$overlay_debs" "$root/srv/offline/overlayroot"
+    echo "deb [trusted=yes] file:/srv/offline/overlayroot ./" >>"$root/etc/apt/sources.list"
+fi
 printf '[global]\nno-index = true\nfind-links = /srv/offline/wheels\n' >"$root/etc/pip.conf"
 
 # The offline bundle ('./dev bundle'), unpacked as on a Pi: the first install comes from it.
@@ -50,11 +55,12 @@ grep -q '^__version__ = "[^"]*+update"' "$root/root/shotclock/shotclock/__init__
 install -D -m 0755 "$here/guest/gpio-sim-table.sh" "$root/usr/local/lib/shotclock-vmtest/gpio-sim-table.sh"
 install -D -m 0755 "$here/guest/run-phase.sh" "$root/usr/local/lib/shotclock-vmtest/run-phase.sh"
 install -D -m 0644 "$here/guest/checks.py" "$root/usr/local/lib/shotclock-vmtest/checks.py"
+install -D -m 0644 "$here/guest/readonly.py" "$root/usr/local/lib/shotclock-vmtest/readonly.py"
 install -m 0644 "$here/guest/gpio-sim-table.service" "$here/guest/shotclock-vmtest.service" "$root/etc/systemd/system/"
 mkdir -p "$root/etc/systemd/system/multi-user.target.wants" "$root/mnt/vmtest"
 ln -sf ../gpio-sim-table.service "$root/etc/systemd/system/multi-user.target.wants/gpio-sim-table.service"
 ln -sf ../shotclock-vmtest.service "$root/etc/systemd/system/multi-user.target.wants/shotclock-vmtest.service"
-echo "vmtest /mnt/vmtest 9p trans=virtio,version=9p2000.L,msize=262144,nofail 0 0" >>"$root/etc/fstab"
+# The 9p share is mounted by shotclock-vmtest.service itself (see there why not in /etc/fstab).
 # The table's configuration, set before the install as an installer may: a generic board
 # (the gpio-sim chip), short clocks so the checks run quickly.
 install -D -m 0644 "$here/guest/config.toml" "$root/etc/shotclock/config.toml"

@@ -13,6 +13,12 @@ Run it as ``./dev vmtest`` (as root: it uses debootstrap and chroot). Steps, eac
    QEMU monitor, compares one with ``shotclock screenshot`` of the same moment, and looks at the WAV
    file the emulated sound card played into.
 
+With ``--read-only`` the run is instead: an install boot that also gives the decision log a partition of its
+own (``install.sh --data-partition``, a second virtual disk) and installs overlayroot as Raspberry Pi OS's
+overlay file system option does; a boot with the root read-only (``overlayroot=tmpfs``) that runs a clock
+and asks for a hard reset in the middle of it (QEMU killed with SIGKILL); and a boot after it that checks
+nothing written to the root survived, the log verifies, and the clock comes back paused with its time.
+
 Prints a report with timings and writes it to OUT/report.json and OUT/report.md. Exit 0 when every
 check passed, 1 when one failed, 2 for bad arguments or a missing tool.
 """
@@ -182,7 +188,13 @@ class Image:
 
         return self.stage("wheels", self.cache / f"wheels-{digest(python, *reqs)}", build)
 
-    def disk(self, base: Path, extras: Path, wheels: Path) -> Path:
+    def overlay(self, base: Path) -> Path:
+        """overlayroot's packages as a local apt repository (the read-only-root run only)."""
+        script = HERE / "build-overlay.sh"
+        return self.stage("overlayroot", self.cache / f"overlayroot-{digest(base.name, script)}",
+                          lambda p: run(["sh", str(script), str(base), str(p)]))
+
+    def disk(self, base: Path, extras: Path, wheels: Path, overlay: Path | None = None) -> Path:
         def build(path: Path) -> None:
             path.mkdir(parents=True)
             files = run(["git", "ls-files", "-co", "--exclude-standard", "-z"], cwd=ROOT).stdout.split("\0")
@@ -199,7 +211,7 @@ class Image:
             if not bundle:
                 raise Fail(f"the bundle was not made: {made.stdout}")
             run(["sh", str(HERE / "build-disk.sh"), str(base), str(extras), str(wheels), str(tar), str(path),
-                 str(bundle[-1])])
+                 str(bundle[-1]), *([str(overlay)] if overlay else [])])
 
         target = self.out / "disk"
         shutil.rmtree(target, ignore_errors=True)
@@ -254,15 +266,23 @@ def machine(arch: str) -> tuple[list[str], str]:
     return (["qemu-system-x86_64", *accel(), "-machine", "q35", "-vga", "none"], "console=ttyS0")
 
 
-def boot(phase: str, disk: Path, share: Path, timeout: float, timings: dict, arch: str = "x86_64") -> None:
-    """Boot the VM for one phase; answer its screen-dump requests; return when it powers off."""
+def boot(phase: str, disk: Path, share: Path, timeout: float, timings: dict, arch: str = "x86_64",
+         data: Path | None = None, initrd: Path | None = None, append: str = "", root: str = "root=/dev/vda rw") -> bool:
+    """Boot the VM for one phase; answer its screen-dump requests; return when it powers off.
+
+    ``data``: a second disk (the log's partition, /dev/vdb); ``initrd``: another initramfs than the
+    image's (the one the guest rebuilt with overlayroot's hook); ``append``: more kernel arguments (what a
+    Pi has in cmdline.txt); ``root``: how the root is named and mounted. When the guest writes ``reset.request`` to the share, QEMU is killed with
+    SIGKILL at once, a power cut: returns True then, False after a power-off."""
     sock = share.parent / f"qmp-{phase}.sock"
     sock.unlink(missing_ok=True)
     qemu, kernel_args = machine(arch)
     cmd = [*qemu, "-smp", "2", "-m", "2048",
-           "-kernel", str(disk / "vmlinuz"), "-initrd", str(disk / "initrd.img"),
-           "-append", f"root=/dev/vda rw {kernel_args} shotclock.vmtest={phase} systemd.show_status=1",
+           "-kernel", str(disk / "vmlinuz"), "-initrd", str(initrd or disk / "initrd.img"),
+           "-append", f"{append + ' ' if append else ''}{root} {kernel_args} shotclock.vmtest={phase} "
+                      f"systemd.show_status=1",
            "-drive", f"file={disk / 'disk.img'},if=virtio,format=raw",
+           *(["-drive", f"file={data},if=virtio,format=raw"] if data else []),
            "-device", "bochs-display,xres=800,yres=480",
            "-audiodev", f"wav,id=snd0,path={share / f'sound-{phase}.wav'}",
            "-device", "intel-hda", "-device", "hda-duplex,audiodev=snd0",
@@ -273,9 +293,17 @@ def boot(phase: str, disk: Path, share: Path, timeout: float, timings: dict, arc
     t = time.monotonic()
     qemu = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
     qmp = None
+    reset = False
     try:
         qmp = Qmp(sock)
         while qemu.poll() is None:
+            if (share / "reset.request").exists():
+                qemu.kill()  # SIGKILL: no flush, no shutdown, as when the power goes
+                qemu.wait()
+                reset = True
+                (share / "reset.request").unlink()
+                say(f"{phase} boot: hard reset (QEMU killed) as the guest asked")
+                break
             if time.monotonic() - t > timeout:
                 raise Fail(f"{phase} boot: no power-off after {timeout:.0f} s (see {share}/console-{phase}.log)")
             for request in sorted(share.glob("*.request")):
@@ -294,8 +322,9 @@ def boot(phase: str, disk: Path, share: Path, timeout: float, timings: dict, arc
             qemu.kill()
         qemu.wait()
     timings[f"{phase}_boot"] = {"seconds": round(time.monotonic() - t, 1)}
-    if qemu.returncode != 0:
+    if qemu.returncode != 0 and not reset:
         raise Fail(f"QEMU exited with {qemu.returncode}: {qemu.stdout.read()[-2000:]}")
+    return reset
 
 
 def compare_screens(guest_png: Path, replay: Path, at: float, config: Path, out: Path) -> dict:
@@ -350,6 +379,9 @@ def main(argv=None) -> int:
                                                                           "/var/cache/shotclock-vmtest")))
     parser.add_argument("--out", type=Path, default=ROOT / "build" / "vmtest", help="results (default build/vmtest)")
     parser.add_argument("--build-only", action="store_true", help="build the image, boot nothing")
+    parser.add_argument("--read-only", action="store_true",
+                        help="the read-only-root run: the log on its own partition, the root an overlay "
+                             "(Raspberry Pi OS's overlay file system), a hard reset in the middle of a clock")
     parser.add_argument("--timeout", type=float, default=1200, help="seconds each boot may take (default 1200)")
     args = parser.parse_args(argv)
     if os.geteuid() != 0:
@@ -357,7 +389,8 @@ def main(argv=None) -> int:
         return 2
     t0 = time.monotonic()
     timings: dict = {}
-    report: dict = {"suite": args.suite, "arch": args.arch, "timings": timings, "checks": [], "figures": {}}
+    report: dict = {"suite": args.suite, "arch": args.arch, "timings": timings, "checks": [], "figures": {},
+                    "read_only": args.read_only}
     try:
         ensure_tools(args.arch)
         share = args.out / "share"
@@ -365,8 +398,11 @@ def main(argv=None) -> int:
         share.mkdir(parents=True)
         image = Image(args.suite, args.cache, args.out, timings, args.arch)
         base = image.base()
-        disk = image.disk(base, image.extras(base), image.wheels())
-        if not args.build_only:
+        overlay = image.overlay(base) if args.read_only else None
+        disk = image.disk(base, image.extras(base), image.wheels(), overlay)
+        if args.read_only and not args.build_only:
+            read_only_run(disk, share, args, timings, report)
+        elif not args.build_only:
             boot("install", disk, share, args.timeout, timings, args.arch)
             rc = (share / "install.rc").read_text().strip() if (share / "install.rc").exists() else "?"
             report["checks"].append({"name": "install.sh on the booted system", "ok": rc == "0",
@@ -390,6 +426,55 @@ def main(argv=None) -> int:
     return 0 if report["checks"] and all(c["ok"] for c in report["checks"]) else 1
 
 
+def guest_results(share: Path, phase: str, report: dict) -> None:
+    """Add a boot's checks and figures (results-PHASE.json) to the report, its figures prefixed by the phase."""
+    path = share / f"results-{phase}.json"
+    if not path.exists():
+        report["checks"].append({"name": f"{phase} boot: guest checks wrote results", "ok": False,
+                                 "detail": f"see {share / f'checks-{phase}.log'}"})
+        return
+    results = json.loads(path.read_text())
+    report["checks"] += results["checks"]
+    report["figures"].update({f"{phase}_{k}": v for k, v in results["figures"].items()})
+
+
+def read_only_run(disk: Path, share: Path, args, timings: dict, report: dict) -> None:
+    """Install with the log on its own partition and overlayroot; boot read-only; hard reset; boot again."""
+    checks = report["checks"]
+    data = args.out / "data.img"
+    with open(data, "wb") as f:  # an empty partition, as a new card's third partition or a new stick
+        f.truncate(512 * 1024 * 1024)
+    boot("install", disk, share, args.timeout, timings, args.arch, data=data, append="shotclock.data=/dev/vdb")
+    rc = (share / "install.rc").read_text().strip() if (share / "install.rc").exists() else "?"
+    log = (share / "install.log").read_text() if (share / "install.log").exists() else ""
+    checks.append({"name": "install.sh --data-partition on the booted system", "ok": rc == "0"
+                   and "the decision log's partition: /dev/vdb" in log,
+                   "detail": f"exit {rc}; " + next((l for l in log.splitlines() if "partition" in l), "")})
+    orc = (share / "overlayroot.rc").read_text().strip() if (share / "overlayroot.rc").exists() else "?"
+    checks.append({"name": "overlayroot installed (raspi-config's step), initramfs rebuilt", "ok": orc == "0"
+                   and (share / "initrd-overlay.img").exists(), "detail": f"exit {orc}; log: {share / 'overlayroot.log'}"})
+    if rc != "0" or orc != "0":
+        return
+    start, end = (float(x) for x in (share / "install.uptime").read_text().split())
+    timings["install_sh"] = {"seconds": round(end - start, 1)}
+    start, end = (float(x) for x in (share / "overlayroot.uptime").read_text().split())
+    timings["overlayroot_install"] = {"seconds": round(end - start, 1)}
+    # The kernel command line as raspi-config leaves cmdline.txt: 'overlayroot=tmpfs' in front, and the root
+    # named without 'rw' (a Pi's cmdline.txt has none: the initramfs mounts it read-only, and overlayroot keeps
+    # it so under the overlay; with 'rw' the lower root stayed writable).
+    append = "overlayroot=tmpfs shotclock.data=/dev/vdb"
+    initrd = share / "initrd-overlay.img"
+    ro = {"data": data, "initrd": initrd, "append": append, "root": "root=/dev/vda"}
+    reset = boot("readonly", disk, share, args.timeout, timings, args.arch, **ro)
+    guest_results(share, "readonly", report)
+    checks.append({"name": "hard reset (QEMU killed) in the middle of a running clock", "ok": reset,
+                   "detail": (share / "reset.json").read_text() if (share / "reset.json").exists() else "no reset"})
+    if not reset:
+        return
+    boot("afterreset", disk, share, args.timeout, timings, args.arch, **ro)
+    guest_results(share, "afterreset", report)
+
+
 def host_checks(share: Path, report: dict) -> None:
     """What is judged from outside: the screen against shotclock screenshot, the sound played."""
     checks = report["checks"]
@@ -411,7 +496,8 @@ def host_checks(share: Path, report: dict) -> None:
 def write_report(out: Path, report: dict) -> None:
     out.mkdir(parents=True, exist_ok=True)
     (out / "report.json").write_text(json.dumps(report, indent=2))
-    lines = [f"# shotclock appliance test ({report['suite']}, {report.get('arch', 'x86_64')})", "", "| check | result | detail |", "|---|---|---|"]
+    title = f"{report['suite']}, {report.get('arch', 'x86_64')}{', read-only root' if report.get('read_only') else ''}"
+    lines = [f"# shotclock appliance test ({title})", "", "| check | result | detail |", "|---|---|---|"]
     for c in report["checks"]:
         detail = c["detail"].replace("|", "/").replace("\n", " ")[:200]
         lines.append(f"| {c['name']} | {'PASS' if c['ok'] else 'FAIL'} | {detail} |")

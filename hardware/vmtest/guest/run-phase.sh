@@ -1,20 +1,44 @@
 #!/bin/sh
-# This boot's phase, from the kernel command line (shotclock.vmtest=install|check); results go to
-# the 9p share /mnt/vmtest, then the VM powers off.
+# This boot's phase, from the kernel command line (shotclock.vmtest=install|check|readonly|afterreset);
+# results go to the 9p share /mnt/vmtest, then the VM powers off (the readonly phase instead asks the host
+# for a hard reset and waits for it).
 out=/mnt/vmtest
 phase="$(sed -n 's/.*shotclock\.vmtest=\([a-z]*\).*/\1/p' /proc/cmdline)"
+data="$(sed -n 's/.*shotclock\.data=\([^ ]*\).*/\1/p' /proc/cmdline)"
 echo "vmtest: phase '$phase'"
 case "$phase" in
     install)
         start="$(cut -d' ' -f1 /proc/uptime)"
-        # From the offline bundle, with pip's own configuration off: the bundle alone must do.
-        cd /srv/offline/shotclock-*/ && PIP_CONFIG_FILE=/dev/null sh hardware/install.sh >"$out/install.log" 2>&1
+        # Raspberry Pi OS has e2fsprogs (mkfs.ext4, for --data-partition) and busybox (the initramfs's grep,
+        # which overlayroot's script needs); the minimal Debian base has neither.
+        if [ -n "$data" ]; then
+            { apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq e2fsprogs busybox; } \
+                >"$out/e2fsprogs.log" 2>&1
+        fi
+        # From the offline bundle, with pip's own configuration off: the bundle alone must do. The
+        # read-only-root run gives the log its own partition (shotclock.data=DEVICE).
+        cd /srv/offline/shotclock-*/ && PIP_CONFIG_FILE=/dev/null sh hardware/install.sh \
+            ${data:+--data-partition "$data"} >"$out/install.log" 2>&1
         echo $? >"$out/install.rc"
         echo "$start $(cut -d' ' -f1 /proc/uptime)" >"$out/install.uptime"
+        if [ -n "$data" ]; then
+            # Raspberry Pi OS's overlay file system, as 'raspi-config nonint do_overlayfs 0' sets it up:
+            # it installs overlayroot (whose hook rebuilds the initramfs) and puts 'overlayroot=tmpfs' on the
+            # kernel command line (cmdline.txt; here the host's -append, with the initramfs handed out).
+            start="$(cut -d' ' -f1 /proc/uptime)"
+            DEBIAN_FRONTEND=noninteractive apt-get install -y -qq overlayroot >"$out/overlayroot.log" 2>&1 &&
+                cp "/boot/initrd.img-$(uname -r)" "$out/initrd-overlay.img"
+            echo $? >"$out/overlayroot.rc"
+            echo "$start $(cut -d' ' -f1 /proc/uptime)" >"$out/overlayroot.uptime"
+        fi
         ;;
     check)
         python3 /usr/local/lib/shotclock-vmtest/checks.py "$out" >"$out/checks.log" 2>&1
         echo $? >"$out/checks.rc"
+        ;;
+    readonly|afterreset)
+        python3 /usr/local/lib/shotclock-vmtest/readonly.py "$out" "$phase" >"$out/checks-$phase.log" 2>&1
+        echo $? >"$out/checks-$phase.rc"
         ;;
     *) echo "vmtest: no phase on the kernel command line" ;;
 esac
