@@ -252,6 +252,11 @@ class Engine:
         self._countdown = settings.countdown
         self._table = TRANSITIONS[self.mode]
         self._methods = {tr.do: getattr(self, tr.method) for row in self._table.values() for tr in row.values()}
+        self.seating = None
+        """With seat tracking: the :class:`~shotclock.core.seated.SeatedEngine` around this engine. It names the
+        seat each clock is for and its time bank, which the engine adds as the clock's last part (``clock_starts``),
+        and charges the bank when the clock ends (``clock_ends``). Outputs are built once, seat included (replay's
+        hot path). None: the bare engine, which knows no seats."""
 
     # -- the public interface ------------------------------------------------------
 
@@ -435,15 +440,21 @@ class Engine:
         return out
 
     def _start(self, t: int, seconds: float, street: str | None) -> ev.Started:
-        self._seconds = _us(seconds)
+        seat, bank = self.seating.clock_starts() if self.seating is not None else (None, 0)
+        self._seconds = _us(seconds) + bank  # a player's time bank is the last part of the same clock
         self._deadline = t + self._seconds
         self._next_beep = self._first_beep(self._seconds)
         self.extensions = 0
         self._chips = []
-        return ev.Started(t / US, seconds, street)
+        if bank:
+            return ev.Started(t / US, seconds + bank / US, street, seat, bank / US)
+        return ev.Started(t / US, seconds, street, seat)
 
-    def _decide(self, t: int, outcome: str, **fields) -> ev.Decision:
-        self.last = ev.Decision(t / US, outcome, **fields)
+    def _decide(self, t: int, outcome: str, remaining: float | None = None, at_zero: bool | None = None,
+                by: str | None = None) -> ev.Decision:
+        seat, used, left = (self.seating.clock_ends(outcome, remaining) if self.seating is not None
+                            else (None, None, None))
+        self.last = ev.Decision(t / US, outcome, remaining, at_zero, by, seat, used, left)
         if not self.last.quiet:
             self.last_shown = self.last
         self._next_beep = None
