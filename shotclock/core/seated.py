@@ -96,26 +96,25 @@ class SeatedEngine:
 
     def handle(self, event: ev.Event) -> list[ev.Output]:
         """Take one event (see :meth:`Engine.handle <shotclock.core.engine.Engine.handle>`)."""
-        engine = self.engine
-        if round(event.t * US) < engine._now:
+        engine, t = self.engine, event.t
+        t_us = round(t * US)
+        if t_us < engine._now:
             engine.handle(event)  # raises the engine's own EventError, state untouched
             raise EventError("unreachable")
         # Timers due before the event first (the engine would run them itself; the seats must see them).
         out = []
         if engine.phase == RUNNING:
             if self._bank is not None and not self._cued:  # the cue first: the engine may rule the clock at 0
-                out = self._cue(event.t, False)
-            out += engine.catch_up(event.t)
-            if out:
-                out = self._timers(out)
+                out = self._cue(t, False)
+            timers = engine.catch_up(t)
+            if timers or out:
+                out = self._timers(out + timers)
         if self._bank is not None:  # a cancel deducts what was used of the bank up to here
-            self._left_before = self._left_at(round(event.t * US))
+            self._left_before = self._left_at(t_us)
         handler = self._handlers.get(event.__class__)
         if handler is None:
-            out += self.engine.handle(event)
-        else:
-            out += handler(event)
-        return out
+            return out + engine.handle(event) if out else engine.handle(event)
+        return out + handler(event) if out else handler(event)
 
     def advance(self, t: float, settle: float = 0.0, pending: float | None = None,
                 hold: float | None = None) -> list[ev.Output]:
@@ -148,8 +147,10 @@ class SeatedEngine:
     def _cue(self, t: float, inclusive: bool) -> list[ev.Output]:
         """The bank's cue when it falls due by ``t`` (a tie goes to the player: an input at the cue's own
         time is taken first). Like a beep, it never waits for late inputs."""
-        at = self._cue_at()
-        if at is None or at > t or (at == t and not inclusive):
+        if self._bank is None or self._cued or self.engine.phase != RUNNING:  # (_cue_at, written out: hot path)
+            return []
+        at = (self.engine._deadline - self._bank[1]) / US
+        if at > t or (at == t and not inclusive):
             return []
         self._cued = True
         return [ev.BankStarted(at, self._bank[0], self._bank[1] / US)]
