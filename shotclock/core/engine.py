@@ -374,10 +374,6 @@ class Engine:
         self.interrupted = True
         self._next_beep = self._first_beep(self._left)
 
-    def add_time(self, seconds: float) -> None:
-        """Lengthen the running or paused clock by ``seconds`` (a player's time bank, with seat tracking)."""
-        self._add_time(_us(seconds))
-
     def give_chips(self, seats, chips: int) -> None:
         """Give each of ``seats`` ``chips`` more extension chips (the floor's top-up; may go past the allowance)."""
         for seat in seats:
