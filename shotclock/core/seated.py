@@ -63,7 +63,9 @@ class SeatedEngine:
     """An engine that knows whose decision each clock is (see the module's description).
 
     Same interface as :class:`~shotclock.core.engine.Engine` (``handle``, ``advance``, ``catch_up``,
-    ``next_wake``, ``state``…); anything else is read from the wrapped engine.
+    ``next_wake``, ``state``…); anything else is read from the wrapped engine. The wrapped engine asks it
+    whose each clock is as it starts one (:meth:`clock_starts`) and ends one (:meth:`clock_ends`), so a start or a
+    decision is built once, seat and bank included.
     """
 
     def __init__(self, settings: Settings, start: float = 0.0):
