@@ -252,6 +252,11 @@ class Engine:
         self._countdown = settings.countdown
         self._table = TRANSITIONS[self.mode]
         self._methods = {tr.do: getattr(self, tr.method) for row in self._table.values() for tr in row.values()}
+        self.seating = None
+        """With seat tracking: the :class:`~shotclock.core.seated.SeatedEngine` around this engine. It names the
+        seat each clock is for and its time bank, which the engine adds as the clock's last part (``clock_starts``),
+        and charges the bank when the clock ends (``clock_ends``). Outputs are built once, seat included (replay's
+        hot path). None: the bare engine, which knows no seats."""
 
     # -- the public interface ------------------------------------------------------
 
@@ -306,7 +311,7 @@ class Engine:
         Timers due at ``t`` itself wait (a tie goes to the player). The engine's clock moves to
         ``t``, so a later event may not be dated before it.
         """
-        us = _us(t)
+        us = round(t * US)
         if us <= self._now:
             return []
         out = self._run_timers(us, inclusive=False) if self.phase == RUNNING else []
@@ -369,10 +374,6 @@ class Engine:
         self.interrupted = True
         self._next_beep = self._first_beep(self._left)
 
-    def add_time(self, seconds: float) -> None:
-        """Lengthen the running or paused clock by ``seconds`` (a player's time bank, with seat tracking)."""
-        self._add_time(_us(seconds))
-
     def give_chips(self, seats, chips: int) -> None:
         """Give each of ``seats`` ``chips`` more extension chips (the floor's top-up; may go past the allowance)."""
         for seat in seats:
@@ -403,16 +404,21 @@ class Engine:
 
     def _run_timers(self, t: int, inclusive: bool, settle: int = 0) -> list[ev.Output]:
         out: list[ev.Output] = []
-        while (due := self._next_timer()) is not None:
-            when, kind = due
-            if kind == "beep" and when <= t:
-                out.append(ev.Beep(when / US, self._next_beep))
-                self._next_beep = self._next_beep - 1 if self._next_beep > 0 else None
-            elif kind == EXPIRE and (when < t - settle or (inclusive and when <= t - settle)):
+        # The timers of _next_timer, written out: this runs before every event (replay's hot path).
+        while self.phase == RUNNING:
+            beep = self._next_beep
+            if beep is not None:
+                when = self._deadline - beep * US
+                if when > t:
+                    break
+                out.append(ev.Beep(when / US, beep))
+                self._next_beep = beep - 1 if beep > 0 else None
+            else:
+                when = self._deadline + self._tie
+                if not (when < t - settle or (inclusive and when <= t - settle)):
+                    break
                 self._now = max(self._now, when)
                 out.extend(self._apply(when, Expire(when / US)))
-            else:
-                break
         return out
 
     def _first_beep(self, left: int) -> int | None:
@@ -435,16 +441,22 @@ class Engine:
         return out
 
     def _start(self, t: int, seconds: float, street: str | None) -> ev.Started:
-        self._seconds = _us(seconds)
+        seat, bank = self.seating.clock_starts() if self.seating is not None else (None, 0)
+        self._seconds = round(seconds * US) + bank  # a player's time bank is the last part of the same clock
         self._deadline = t + self._seconds
         self._next_beep = self._first_beep(self._seconds)
         self.extensions = 0
         self._chips = []
-        return ev.Started(t / US, seconds, street)
+        if bank:
+            return ev.Started(t / US, seconds + bank / US, street, seat, bank / US)
+        return ev.Started(t / US, seconds, street, seat)
 
-    def _decide(self, t: int, outcome: str, **fields) -> ev.Decision:
-        self.last = ev.Decision(t / US, outcome, **fields)
-        if not self.last.quiet:
+    def _decide(self, t: int, outcome: str, remaining: float | None = None, at_zero: bool | None = None,
+                by: str | None = None) -> ev.Decision:
+        seat, used, left = (self.seating.clock_ends(outcome, remaining) if self.seating is not None
+                            else (None, None, None))
+        self.last = ev.Decision(t / US, outcome, remaining, at_zero, by, seat, used, left)
+        if by not in ev.QUIET_ENDS:  # not a quiet end (Decision.quiet)
             self.last_shown = self.last
         self._next_beep = None
         self.interrupted = False

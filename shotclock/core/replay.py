@@ -39,13 +39,13 @@ _BARE_TYPES = {name: cls for name, cls in ev.EVENT_TYPES.items() if name not in 
 _BET_TYPES = {name: ev.EVENT_TYPES[name] for name, fields in _FIELDS.items() if fields == {"facing_bet"}}
 _HEADER_FIELDS = {"config", "source"}
 
-# The lines replay reads 100,000s of ({"t":1.5,"event":"call"}, optionally "facing_bet"), matched
+# The lines replay reads 100,000s of ({"t":1.5,"event":"call"} or "all_in", optionally "facing_bet"), matched
 # without the JSON decoder. It accepts only valid JSON whose meaning is plain: t without a sign or
 # exponent and at most 9 digits before the point (so below T_LIMIT). Anything else takes the
 # decoder's path, which accepts the same and names what is wrong with the rest.
 _WS = r"[ \t]*"
 _FAST_LINE = re.compile(
-    rf'{_WS}\{{{_WS}"t"{_WS}:{_WS}((?:0|[1-9][0-9]{{0,8}})(?:\.[0-9]+)?){_WS},{_WS}"event"{_WS}:{_WS}"([a-z]+)"'
+    rf'{_WS}\{{{_WS}"t"{_WS}:{_WS}((?:0|[1-9][0-9]{{0,8}})(?:\.[0-9]+)?){_WS},{_WS}"event"{_WS}:{_WS}"([a-z_]+)"'
     rf'{_WS}(?:,{_WS}"facing_bet"{_WS}:{_WS}(true|false){_WS})?\}}[ \t\r]*').fullmatch
 
 

@@ -63,11 +63,14 @@ class SeatedEngine:
     """An engine that knows whose decision each clock is (see the module's description).
 
     Same interface as :class:`~shotclock.core.engine.Engine` (``handle``, ``advance``, ``catch_up``,
-    ``next_wake``, ``state``…); anything else is read from the wrapped engine.
+    ``next_wake``, ``state``…); anything else is read from the wrapped engine. The wrapped engine asks it
+    whose each clock is as it starts one (:meth:`clock_starts`) and ends one (:meth:`clock_ends`), so a start or a
+    decision is built once, seat and bank included.
     """
 
     def __init__(self, settings: Settings, start: float = 0.0):
         self.engine = Engine(settings, start)
+        self.engine.seating = self  # the engine asks whose each clock is (clock_starts, clock_ends)
         self.seats = Seats(settings.seats.count)
         for seat in range(1, settings.seats.count + 1):
             self.seats.players[seat] = ""  # a full table of unnamed players: the buttons-alone baseline
@@ -95,26 +98,25 @@ class SeatedEngine:
 
     def handle(self, event: ev.Event) -> list[ev.Output]:
         """Take one event (see :meth:`Engine.handle <shotclock.core.engine.Engine.handle>`)."""
-        engine = self.engine
-        if round(event.t * US) < engine._now:
+        engine, t = self.engine, event.t
+        t_us = round(t * US)
+        if t_us < engine._now:
             engine.handle(event)  # raises the engine's own EventError, state untouched
             raise EventError("unreachable")
         # Timers due before the event first (the engine would run them itself; the seats must see them).
         out = []
         if engine.phase == RUNNING:
             if self._bank is not None and not self._cued:  # the cue first: the engine may rule the clock at 0
-                out = self._cue(event.t, False)
-            out += engine.catch_up(event.t)
-            if out:
-                out = self._timers(out)
+                out = self._cue(t, False)
+            timers = engine.catch_up(t)
+            if timers or out:
+                out = self._timers(out + timers)
         if self._bank is not None:  # a cancel deducts what was used of the bank up to here
-            self._left_before = self._left_at(round(event.t * US))
+            self._left_before = self._left_at(t_us)
         handler = self._handlers.get(event.__class__)
         if handler is None:
-            out += self._tag(self.engine.handle(event))
-        else:
-            out += handler(event)
-        return out
+            return out + engine.handle(event) if out else engine.handle(event)
+        return out + handler(event) if out else handler(event)
 
     def advance(self, t: float, settle: float = 0.0, pending: float | None = None,
                 hold: float | None = None) -> list[ev.Output]:
@@ -147,8 +149,10 @@ class SeatedEngine:
     def _cue(self, t: float, inclusive: bool) -> list[ev.Output]:
         """The bank's cue when it falls due by ``t`` (a tie goes to the player: an input at the cue's own
         time is taken first). Like a beep, it never waits for late inputs."""
-        at = self._cue_at()
-        if at is None or at > t or (at == t and not inclusive):
+        if self._bank is None or self._cued or self.engine.phase != RUNNING:  # (_cue_at, written out: hot path)
+            return []
+        at = (self.engine._deadline - self._bank[1]) / US
+        if at > t or (at == t and not inclusive):
             return []
         self._cued = True
         return [ev.BankStarted(at, self._bank[0], self._bank[1] / US)]
@@ -202,43 +206,33 @@ class SeatedEngine:
 
     # -- outputs -------------------------------------------------------------------------
 
-    def _tag(self, outputs: list[ev.Output]) -> list[ev.Output]:
-        """Name the seat in the engine's starts and decisions (each rebuilt once: replay's hot path)."""
-        out = []
-        for o in outputs:
-            cls = o.__class__
-            if cls is ev.Started:
-                seat = self.on_clock = self.seats.turn
-                bank = self.banks.get(seat, 0) if self.banks else 0
-                self._bank, self._cued = ((seat, bank) if bank > 0 else None), False
-                if bank > 0:  # the player's bank is the last part of the same clock
-                    self.engine.add_time(bank / US)
-                    o = ev.Started(o.t, o.seconds + bank / US, o.street, seat, bank / US)
-                else:
-                    o = ev.Started(o.t, o.seconds, o.street, seat)
-            elif cls is ev.Decision:
-                used_left = self._charge_bank(o) if self._bank is not None else (None, None)
-                o = ev.Decision(o.t, o.outcome, o.remaining, o.at_zero, o.by, self.on_clock, *used_left)
-                self.engine.last = o
-                if not o.quiet:
-                    self.engine.last_shown = o
-            out.append(o)
-        return out
+    def clock_starts(self) -> tuple[int | None, int]:
+        """The engine starts a clock: it is the seat on turn's. Returns (the seat, its time bank in µs, 0 for
+        none): the engine adds the bank as the last part of the same clock."""
+        seat = self.on_clock = self.seats.turn
+        bank = self.banks.get(seat, 0) if self.banks else 0
+        if bank > 0:
+            self._bank, self._cued = (seat, bank), False
+            return seat, bank
+        self._bank, self._cued = None, False
+        return seat, 0
 
-    def _charge_bank(self, decision: ev.Decision) -> tuple[float, float]:
-        """Deduct what the decision used of the player's bank (the bank is the clock's last part); returns the
-        seconds used and left."""
+    def clock_ends(self, outcome: str, remaining: float | None) -> tuple[int | None, float | None, float | None]:
+        """The engine ends the clock with ``outcome``: the seat it was for and, in time bank mode, the seconds
+        of the player's bank it used and what is left (deducted here; the bank is the clock's last part)."""
+        if self._bank is None:
+            return self.on_clock, None, None
         seat, bank = self._bank
         self._bank = None
-        if decision.outcome == ev.ACTED:
-            left = decision.remaining
-        elif decision.outcome == ev.CANCELLED:
+        if outcome == ev.ACTED:
+            left = remaining
+        elif outcome == ev.CANCELLED:
             left = self._left_before or 0.0
         else:
             left = 0.0  # ruled at 0: the whole bank went
         used = min(bank, max(0, bank - round(left * US)))
         self.banks[seat] = self.banks.get(seat, bank) - used
-        return used / US, self.banks[seat] / US
+        return self.on_clock, used / US, self.banks[seat] / US
 
     def _timers(self, outputs: list[ev.Output]) -> list[ev.Output]:
         """The engine's own outputs (beeps, a ruling at 0, the bank's cue first): a ruling moves the turn on."""
@@ -247,7 +241,7 @@ class SeatedEngine:
         if outputs[0].__class__ is ev.BankStarted:
             outputs = sorted(outputs, key=lambda o: o.t)  # stable: the cue before a beep at the same time
         out = []
-        for o in self._tag(outputs):
+        for o in outputs:
             out.append(o)
             if o.__class__ is ev.Decision and o.outcome in (ev.HAND_DEAD, ev.CHECK):
                 seat, turn = o.seat, self.seats.turn
@@ -269,7 +263,7 @@ class SeatedEngine:
         if self.seats.winner is not None:
             out.append(ev.HandOver(t, self.seats.winner))
             if self.engine.mode == "shot" and self.engine.phase != IDLE:
-                out += self._tag(self.engine.handle(ev.Stop(t)))  # nobody left to play against: end it quietly
+                out += self.engine.handle(ev.Stop(t))  # nobody left to play against: end it quietly
         return out
 
     @staticmethod
@@ -279,14 +273,14 @@ class SeatedEngine:
     # -- the events ----------------------------------------------------------------------
 
     def _hand(self, event: ev.Hand) -> list[ev.Output]:
-        out = self._tag(self.engine.handle(event))
+        out = self.engine.handle(event)
         if self._ignored(out):
             return out
         self.seats.new_hand()
         return out + [self._turn(event.t, "hand", self.seats.button)]
 
     def _street(self, event: ev.Street) -> list[ev.Output]:
-        out = self._tag(self.engine.handle(event))
+        out = self.engine.handle(event)
         if self._ignored(out):
             return out
         self.seats.new_street()
@@ -315,7 +309,7 @@ class SeatedEngine:
             last = kind == "last_action" or seats.turn is None or seats.winner is not None
             # Never ignored: a running or paused clock takes an action in both modes (TRANSITIONS).
             played = ev.LastAction(t) if last else event if event.__class__ is ev.Action else ev.Action(t)
-            out = self._tag(self.engine.handle(played))
+            out = self.engine.handle(played)
             if self.engine.phase == IDLE:
                 self.on_clock = None
             # The next player's clock (the engine's last output) is put after the turn line.
@@ -343,7 +337,7 @@ class SeatedEngine:
     def _extend(self, event: ev.Extend) -> list[ev.Output]:
         if event.seat is None and self.on_clock is not None and self.engine.phase != IDLE:
             event = ev.Extend(event.t, self.on_clock)  # charged to the seat on the clock
-        out = self._tag(self.engine.handle(event))
+        out = self.engine.handle(event)
         if event.seat is not None and self._ignored(out) and self._chips(event.seat) == 0:
             self._notice = (event.t, "no_chips", event.seat)  # the dealer sees why the chip did nothing
         return out
