@@ -250,6 +250,17 @@ def bench_startup(tmp: Path, runs: int) -> dict:
     return {"startup_s": statistics.median(times)}
 
 
+def replay_rates(path: Path, events: int, runs: int) -> list[float]:
+    """Events per second of ``shotclock replay`` on ``path`` (``events`` events), once per run."""
+    rates = []
+    for _ in range(runs):
+        t0 = time.monotonic()
+        subprocess.run([PY, "-m", "shotclock", "replay", str(path)], env=ENV, cwd=ROOT, check=True,
+                       stdout=subprocess.DEVNULL, timeout=300)
+        rates.append(events / (time.monotonic() - t0))
+    return rates
+
+
 def bench_replay(tmp: Path, events: int, runs: int = 5) -> dict:
     """``shotclock replay`` on a file of ``events`` events (clocks called, paused, acted on).
 
@@ -265,12 +276,7 @@ def bench_replay(tmp: Path, events: int, runs: int = 5) -> dict:
             t += 0.7
             lines.append(json.dumps({"t": round(t, 3), "event": name, **fields}))
     path.write_text("\n".join(lines[:events]) + "\n")
-    rates = []
-    for _ in range(runs):
-        t0 = time.monotonic()
-        subprocess.run([PY, "-m", "shotclock", "replay", str(path)], env=ENV, cwd=ROOT, check=True,
-                       stdout=subprocess.DEVNULL, timeout=300)
-        rates.append(events / (time.monotonic() - t0))
+    rates = replay_rates(path, events, runs)
     return {"replay_events_per_s": statistics.median(rates), "replay_events_per_s_best": max(rates),
             "replay_events": events}
 
@@ -295,12 +301,7 @@ def bench_replay_seats(tmp: Path, events: int, runs: int = 5) -> dict:
             t += 40 if name == "action" and len(lines) % 3 == 0 else 0.7
             lines.append(json.dumps({"t": round(t, 3), "event": name, **fields}))
     path.write_text("\n".join(lines[:events + 1]) + "\n")
-    rates = []
-    for _ in range(runs):
-        t0 = time.monotonic()
-        subprocess.run([PY, "-m", "shotclock", "replay", str(path)], env=ENV, cwd=ROOT, check=True,
-                       stdout=subprocess.DEVNULL, timeout=300)
-        rates.append(events / (time.monotonic() - t0))
+    rates = replay_rates(path, events, runs)
     return {"replay_seats_events_per_s": statistics.median(rates), "replay_seats_events_per_s_best": max(rates)}
 
 
