@@ -203,7 +203,7 @@ def attach_log_and_network(device, config, log_dir, make_writer=None) -> LogAndN
         from shotclock.shell.recorder import open_recorder
 
         recorder = open_recorder(config, log_dir, device, on_written=link.offer_records if link else None,
-                                 **({"make_writer": make_writer} if make_writer else {}))
+                                 make_writer=make_writer)
     try:
         network = start_network(link, device, config, recorder) if link is not None else None
     except Exception:  # leave nothing open: the recorder is in no listener list yet

@@ -259,14 +259,14 @@ class Recorder:
 
 
 def open_recorder(config, state_dir, device, utcnow=lambda: datetime.now(timezone.utc),
-                  on_written=None, make_writer=WriterProcess) -> Recorder | None:
+                  on_written=None, make_writer=None) -> Recorder | None:
     """Lock ``state_dir``, import records a failed writer kept, archive old records, recover an
     interrupted clock, start the writer process and the session.
 
     ``on_written`` (the floor network's link) is told of the rows each commit stored, each with the
     recorder's ``boot``; without it the writer does not report them.
 
-    ``make_writer`` makes the sink (:class:`~shotclock.adapters.logwriter.WriterProcess`'s arguments); the
+    ``make_writer`` makes the sink (None: a :class:`~shotclock.adapters.logwriter.WriterProcess`; same arguments); the
     fleet's simulated tables share one writer thread (:mod:`shotclock.floor.fleet_writer`).
 
     A second device on the same state directory is refused (:class:`~shotclock.errors.LogError`).
@@ -307,7 +307,7 @@ def open_recorder(config, state_dir, device, utcnow=lambda: datetime.now(timezon
         else:
             device.loop.set_fault(LogFault(fault, status.get("detail", "")))
 
-    writer = make_writer(state_dir, on_status, lock_fd=lock_fd, report_rows=on_written is not None)
+    writer = (make_writer or WriterProcess)(state_dir, on_status, lock_fd=lock_fd, report_rows=on_written is not None)
     recorder = Recorder(writer, config, utcnow, boot=getattr(device, "boot", None), on_written=on_written)
     recorder.lock_fd = lock_fd
     recorder.state_dir = Path(state_dir)
