@@ -93,3 +93,18 @@ def web():
     b = Browser()
     yield b
     b.close()
+
+
+@pytest.fixture
+def certificate(tmp_path):
+    """A self-signed certificate for localhost and 127.0.0.1, as a floor laptop would make one (TLS tests)."""
+    import shutil
+    import subprocess
+
+    if not shutil.which("openssl"):
+        pytest.skip("openssl is not installed (./dev installs it as root)")
+    cert, key = tmp_path / "cert.pem", tmp_path / "key.pem"
+    subprocess.run(["openssl", "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-days", "2", "-subj", "/CN=localhost",
+                    "-addext", "subjectAltName=DNS:localhost,IP:127.0.0.1", "-keyout", str(key), "-out", str(cert)],
+                   check=True, capture_output=True)
+    return str(cert), str(key)

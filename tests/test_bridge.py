@@ -22,21 +22,6 @@ from shotclock.floor.collector import Collector
 VENUE = "test"
 
 
-@pytest.fixture
-def certificate(tmp_path):
-    """The venue broker's self-signed certificate (localhost, 127.0.0.1): the bridge runs over TLS."""
-    import shutil
-    import subprocess
-
-    if not shutil.which("openssl"):
-        pytest.skip("openssl is not installed (./dev installs it as root)")
-    cert, key = tmp_path / "cert.pem", tmp_path / "key.pem"
-    subprocess.run(["openssl", "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-days", "2", "-subj", "/CN=localhost",
-                    "-addext", "subjectAltName=DNS:localhost,IP:127.0.0.1", "-keyout", str(key), "-out", str(cert)],
-                   check=True, capture_output=True)
-    return str(cert), str(key)
-
-
 class Pair:
     """A venue broker and one room broker bridged to it (room ``east``: tables 1 and 2)."""
 

@@ -1,8 +1,6 @@
 """TLS to the broker, and the configuration's checks of the [network] section."""
 
 import json
-import shutil
-import subprocess
 
 import pytest
 
@@ -11,18 +9,6 @@ from network_device import RunningDevice, network_config
 from shotclock.config import parse_config
 from shotclock.core.topics import table_topic
 from shotclock.errors import ConfigError
-
-
-@pytest.fixture
-def certificate(tmp_path):
-    """A self-signed certificate for localhost and 127.0.0.1, as a floor laptop would make one."""
-    if not shutil.which("openssl"):
-        pytest.skip("openssl is not installed (./dev installs it as root)")
-    cert, key = tmp_path / "cert.pem", tmp_path / "key.pem"
-    subprocess.run(["openssl", "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-days", "2", "-subj", "/CN=localhost",
-                    "-addext", "subjectAltName=DNS:localhost,IP:127.0.0.1", "-keyout", str(key), "-out", str(cert)],
-                   check=True, capture_output=True)
-    return str(cert), str(key)
 
 
 def test_device_connects_over_tls(tmp_path, certificate):
