@@ -214,6 +214,8 @@ def test_cli_writes_both_sides_and_the_venue_keeps_its_rooms(tmp_path, capsys):
                                                                               "the venue broker first"),
     (["--bridge-to", "127.0.0.1", "--room", "west", "--venue-dir", "VENUE"], "tables already in another room: 2 (room east)"),
     (["--bridge-to", "127.0.0.1", "--room", "a/b", "--venue-dir", "VENUE"], "room 'a/b' must be"),
+    (["--room", "east"], "--room: only with --bridge-to HOST"),
+    (["--venue-dir", "VENUE", "--ca-file", "x.pem"], "--venue-dir and --ca-file: only with --bridge-to HOST"),
 ])
 def test_cli_refuses_a_bridge_it_cannot_write_in_one_line(tmp_path, capsys, args, says):
     from shotclock.cli import main

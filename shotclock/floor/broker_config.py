@@ -483,9 +483,13 @@ def cmd_broker_config(args) -> int:
         websockets=parse_endpoint(args.websockets, "--websockets") if args.websockets != "none" else None,
         certfile=args.certfile, keyfile=args.keyfile, run_as=args.run_as,
         pages=None if args.no_pages else str(web_dir()))
-    bridge_to = getattr(args, "bridge_to", None)
-    if bridge_to:
+    if args.bridge_to:
         plan.bridge = parse_bridge(args)
+    else:
+        alone = [flag for flag, value in (("--room", args.room), ("--venue-dir", args.venue_dir),
+                                          ("--ca-file", args.ca_file)) if value]
+        if alone:  # a bridge option without the bridge would be silently ignored
+            raise ShotclockError(f"{' and '.join(alone)}: only with --bridge-to HOST (a room broker's bridge)")
     for path in (plan.certfile, plan.keyfile, plan.bridge and plan.bridge.cafile):
         if path and not Path(path).is_file():
             raise ShotclockError(f"no such file: {path}")
