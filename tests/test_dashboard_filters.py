@@ -49,13 +49,19 @@ def floor(tmp_path_factory, web):
     f.close()
 
 
-def open_dashboard(web, floor, hash_: str = "", width: int = 1024, height: int = 768):
+def open_dashboard_of(web, floor, tables: int, hash_: str = "", width: int = 1024, height: int = 768):
+    """The dashboard, logged in, once ``tables`` cards are drawn."""
     page = web.page(width, height, has_touch=True)
     page.goto(f"{floor.base}/dashboard/?lang=en{hash_}")
     page.fill("input[name=user]", "floor-tester")
     page.fill("input[name=password]", floor.passwords["floor-tester"])
     page.click("button[type=submit]")
-    page.wait_for_function(f"document.querySelectorAll('article.table').length === {len(TABLES)}", timeout=WAIT)
+    page.wait_for_function(f"document.querySelectorAll('article.table').length === {tables}", timeout=WAIT)
+    return page
+
+
+def open_dashboard(web, floor, hash_: str = "", width: int = 1024, height: int = 768):
+    page = open_dashboard_of(web, floor, len(TABLES), hash_, width, height)
     page.wait_for_function(f"Shotclock.phase(window.shotclockLink.tables['test/{RUNNING}'], performance.now())"
                            " === 'running'", timeout=WAIT)
     return page
@@ -205,3 +211,23 @@ def test_the_counts_and_filters_speak_dutch(web, floor):
     assert page.text_content("#shown") == "2 van 8 getoond"
     assert page.get_attribute("#search", "placeholder") == "Zoek tafel of speler"
     page.context.close()
+
+
+def test_a_room_a_table_cannot_have_is_not_offered(web, tmp_path):
+    """A table's credential may write its own status: a room or section no device could send (too long, not a
+    text) is not offered as a filter; the table still shows, under no room."""
+    f = InjectedFloor(tmp_path / "broker")
+    try:
+        f.status("1", name="Tafel 1", room="Zaal 1", section="A")
+        f.status("2", name="Tafel 2", room="x" * 5000, section={"nested": ["a"]})
+        f.status("3", name="Tafel 3", room=17, section="B" * 33)
+        for table in ("1", "2", "3"):
+            f.state(table, name=f"Tafel {table}")
+        page = open_dashboard_of(web, f, 3)
+        options = lambda sel: page.eval_on_selector_all(f"#{sel} option", "os => os.map(o => o.value)")
+        assert options("room") == ["", "Zaal 1"]
+        assert options("section") == ["", "A"]
+        assert page.text_content("article.table[data-table='2'] .place") == ""
+        page.context.close()
+    finally:
+        f.close()

@@ -102,6 +102,13 @@
    *  card alone), nothing when more may have (the connection, the feature table, the feed). */
   Link.prototype.changed = function (table) { if (this.options.onChange) this.options.onChange(table); };
 
+  /** A room's or section's name from a table's status: a device sends at most PLACE_MAX characters, and
+   *  anything else (a number, an object, a longer text from a table's own credential) is not shown as one. */
+  var PLACE_MAX = 32;
+  function place(value) {
+    return typeof value === "string" && value.length <= PLACE_MAX ? value : "";
+  }
+
   Link.prototype.table = function (venue, id) {
     var key = venue + "/" + id;
     return this.tables[key] || (this.tables[key] = {venue: venue, id: id, name: id, online: null, room: "",
@@ -139,8 +146,8 @@
       if (msg.version) table.version = msg.version;  // the dashboard shows each table's release
       // Where it stands (its [network] room and section): an online status says it, an offline one (the
       // broker's Last Will) too since room and section exist; what fails on its link only while online.
-      if (msg.online === true || "room" in msg) table.room = msg.room || "";
-      if (msg.online === true || "section" in msg) table.section = msg.section || "";
+      if (msg.online === true || "room" in msg) table.room = place(msg.room);
+      if (msg.online === true || "section" in msg) table.section = place(msg.section);
       table.degraded = msg.online === true && msg.degraded || "";
     } else if (leaf === "state") {
       if (table.online === null) table.online = true;
