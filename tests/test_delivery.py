@@ -225,3 +225,22 @@ def test_end_to_end_the_archive_moves_the_watermark_and_a_reconnect_sends_what_i
     d.sent(204, 4)
     d.acked(202), d.acked(204)
     assert (d.delivered, d.pending) == (4, 0)
+
+
+def test_a_collector_back_online_gets_what_was_published_and_not_stored_again():
+    """Behind a room broker's bridge the device's own connection holds while the venue broker restarts:
+    the collector's return is the only sign that the published records may be lost."""
+    d = Delivery(end_to_end=True, window=5)
+    d.written([{"id": i} for i in (1, 2, 3)])
+    d.connected()
+    assert [r["id"] for r in d.next()] == [1, 2, 3]
+    for key, record in ((11, 1), (12, 2), (13, 3)):
+        d.sent(key, record)
+        d.acked(key)
+    d.stored([1])
+    assert d.next() == []  # published, waiting for the archive's word
+    d.resend()
+    assert [r["id"] for r in d.next()] == [2, 3]
+    d.disconnected()
+    d.resend()  # offline: nothing to do until the next connection
+    assert d.next() == []

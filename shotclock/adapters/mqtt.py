@@ -688,6 +688,8 @@ class Sender:
             self.end_to_end = isinstance(status, dict)
             if d is not None:
                 d.set_end_to_end(self.end_to_end)
+                if self.end_to_end and status.get("online") is True:
+                    d.resend()
         elif kind == "clone":
             now = time.monotonic()
             self.clone_seen = now

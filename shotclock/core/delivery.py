@@ -120,6 +120,13 @@ class Delivery:
         self._published.clear()  # the broker may have lost them (a crash): they go again
         self._next = self.delivered + 1
 
+    def resend(self) -> None:
+        """A collector came (back) online: it may have missed what was published and not yet stored (a venue
+        broker that restarted behind a room broker's bridge, while this device's own connection held), so that
+        goes again, in order, as after a reconnect. The archive keeps each record once."""
+        if self.online:
+            self.connected()
+
     def disconnected(self) -> None:
         """The connection is lost: nothing goes until the next one."""
         self.online = False
