@@ -272,8 +272,9 @@ class Engine:
                 f"event '{event.NAME}' at t={event.t} lies before the engine's clock "
                 f"(t={self._now / US}); events must come in time order"
             )
-        # A tie goes to the player: timers due at t itself wait until after the event.
-        out = self._run_timers(t, inclusive=False) if self.phase == RUNNING else []
+        # A tie goes to the player: timers due at t itself wait until after the event. Those due before the
+        # engine's clock have run (an event at the same time as the last finds none).
+        out = self._run_timers(t, inclusive=False) if self.phase == RUNNING and t > self._now else []
         self._now = t
         out.extend(self._apply(t, event))
         return out

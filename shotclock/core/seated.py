@@ -81,7 +81,6 @@ class SeatedEngine:
             self.banks = {seat: self._bank_us for seat in self.seats.players}
         self._bank: tuple[int, int] | None = None  # (seat, its bank at the start) of the clock running now
         self._cued = False  # the bank's cue has sounded for this clock
-        self._left_before: float | None = None  # time left before the event being handled (for a cancel)
         self._notice: tuple[float, str, int] | None = None  # a refusal the screen shows for a while
         self._handlers = {
             ev.Hand: self._hand, ev.Street: self._street, ev.Action: self._decision, ev.LastAction: self._decision,
@@ -108,11 +107,12 @@ class SeatedEngine:
         if engine.phase == RUNNING:
             if self._bank is not None and not self._cued:  # the cue first: the engine may rule the clock at 0
                 out = self._cue(t, False)
-            timers = engine.catch_up(t)
-            if timers or out:
-                out = self._timers(out + timers)
-        if self._bank is not None:  # a cancel deducts what was used of the bank up to here
-            self._left_before = self._left_at(t_us)
+            if t_us > engine._now:  # (the engine's timers before its own clock have run)
+                timers = engine.catch_up(t)
+                if timers:
+                    out = out + timers
+            if out:
+                out = self._timers(out)
         handler = self._handlers.get(event.__class__)
         if handler is None:
             return out + engine.handle(event) if out else engine.handle(event)
@@ -226,8 +226,8 @@ class SeatedEngine:
         self._bank = None
         if outcome == ev.ACTED:
             left = remaining
-        elif outcome == ev.CANCELLED:
-            left = self._left_before or 0.0
+        elif outcome == ev.CANCELLED:  # what was used of the bank up to now (the engine's clock is the event's)
+            left = self._left_at(self.engine._now) or 0.0
         else:
             left = 0.0  # ruled at 0: the whole bank went
         used = min(bank, max(0, bank - round(left * US)))

@@ -142,6 +142,11 @@ class Seats:
         if not MIN_SEATS <= count <= MAX_SEATS:
             raise SeatError(f"a table has {MIN_SEATS} to {MAX_SEATS} seats, not {count}")
         self.count = count
+        # The seats clockwise after each seat, itself last (seat 0: from seat 1), and counter-clockwise before it.
+        self._clockwise = {seat: tuple((seat + step - 1) % count + 1 for step in range(1, count + 1))
+                           for seat in range(count + 1)}
+        self._counter_clockwise = {seat: tuple((seat - step - 1) % count + 1 for step in range(1, count + 1))
+                                   for seat in range(count + 1)}
         self.players: dict[int, str] = {}  # occupied seat -> name ("" when unknown)
         self.button: int | None = None
         self._button_placed = False  # the floor set the button since the last hand: the next hand keeps it
@@ -317,22 +322,23 @@ class Seats:
 
     def _move_on(self, seat: int) -> None:
         """The turn passes from ``seat`` to the next active seat; None when only ``seat`` (or nobody) can act."""
-        active = self._active()
-        nxt = self._next(seat, active) if active else None
-        self.turn = None if nxt is None or nxt == seat else nxt
+        in_hand, all_in = self.in_hand, self.all_in
+        for s in self._clockwise[seat]:  # (_next over _active, written out: every decision moves the turn)
+            if s in in_hand and s not in all_in:
+                self.turn = None if s == seat else s
+                return
+        self.turn = None
 
     def _next(self, seat: int, among) -> int | None:
         """The first seat of ``among`` clockwise after ``seat`` (``seat`` itself last)."""
-        for step in range(1, self.count + 1):
-            s = (seat + step - 1) % self.count + 1
+        for s in self._clockwise[seat]:
             if s in among:
                 return s
         return None
 
     def _previous(self, seat: int, among) -> int | None:
         """The first seat of ``among`` counter-clockwise before ``seat`` (``seat`` itself last)."""
-        for step in range(1, self.count + 1):
-            s = (seat - step - 1) % self.count + 1
+        for s in self._counter_clockwise[seat]:
             if s in among:
                 return s
         return None
