@@ -91,6 +91,12 @@ def test_action_while_paused_counts_with_frozen_remaining():
     ]
 
 
+def test_shot_action_while_paused_rules_the_frozen_remaining_and_starts_the_next_clock(shot):
+    out = run([(0, "start"), (2.5, "pause"), (60, "action")], shot)
+    assert out[2] == {"t": 60, "type": "decision", "outcome": "acted", "remaining": 12.5, "at_zero": False}
+    assert out[3] == {"t": 60, "type": "start", "seconds": 15, "street": "preflop"}
+
+
 def test_pause_in_countdown_shifts_the_remaining_beeps():
     out = run([(0, "call", {"facing_bet": True}), (26.5, "pause"), (40, "resume")])
     assert out == [

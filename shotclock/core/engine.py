@@ -250,6 +250,7 @@ class Engine:
         self.interrupted = False  # a clock restored after a power cut, until resumed or ended
         self._tie = _us(settings.tie_window)
         self._countdown = settings.countdown
+        self._street_seconds = {street: settings.shot.seconds_for(street) for street in STREETS}
         self._table = TRANSITIONS[self.mode]
         self._methods = {tr.do: getattr(self, tr.method) for row in self._table.values() for tr in row.values()}
         self.seating = None
@@ -274,10 +275,12 @@ class Engine:
             )
         # A tie goes to the player: timers due at t itself wait until after the event. Those due before the
         # engine's clock have run (an event at the same time as the last finds none).
-        out = self._run_timers(t, inclusive=False) if self.phase == RUNNING and t > self._now else []
+        if self.phase == RUNNING and t > self._now:
+            out = self._run_timers(t, inclusive=False)
+            self._now = t
+            return out + self._apply(t, event) if out else self._apply(t, event)
         self._now = t
-        out.extend(self._apply(t, event))
-        return out
+        return self._apply(t, event)
 
     def advance(self, t: float, settle: float = 0.0, pending: float | None = None,
                 hold: float | None = None) -> list[ev.Output]:
@@ -445,7 +448,7 @@ class Engine:
         seat, bank = self.seating.clock_starts() if self.seating is not None else (None, 0)
         self._seconds = round(seconds * US) + bank  # a player's time bank is the last part of the same clock
         self._deadline = t + self._seconds
-        self._next_beep = self._first_beep(self._seconds)
+        self._next_beep = min(self._countdown, self._seconds // US) if self._seconds >= 0 else None  # _first_beep
         self.extensions = 0
         self._chips = []
         if bank:
@@ -474,7 +477,7 @@ class Engine:
         return [self._start(t, self.settings.clock.seconds, None)]
 
     def _start_shot(self, t, event):
-        return [self._start(t, self.settings.shot.seconds_for(self.street), self.street)]
+        return [self._start(t, self._street_seconds[self.street], self.street)]
 
     def _set_bet(self, t, event: ev.Bet):
         if event.facing_bet == self.facing_bet:
@@ -488,8 +491,9 @@ class Engine:
         return [self._decide(t, ev.ACTED, remaining=max(0, left) / US, at_zero=left <= 0)]
 
     def _acted_next_player(self, t, event):
-        decision = self._rule_acted(t, event)
-        return decision + [self._start(t, self.settings.shot.seconds_for(self.street), self.street)]
+        left = self._deadline - t if self.phase == RUNNING else self._left  # (_rule_acted, written out: hot path)
+        return [self._decide(t, ev.ACTED, remaining=max(0, left) / US, at_zero=left <= 0),
+                self._start(t, self._street_seconds[self.street], self.street)]
 
     def _rule_expired(self, t, event):
         return [self._decide(t, ev.HAND_DEAD if self.facing_bet else ev.CHECK)]

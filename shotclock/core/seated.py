@@ -105,8 +105,9 @@ class SeatedEngine:
         # Timers due before the event first (the engine would run them itself; the seats must see them).
         out = []
         if engine.phase == RUNNING:
-            if self._bank is not None and not self._cued:  # the cue first: the engine may rule the clock at 0
-                out = self._cue(t, False)
+            bank = self._bank
+            if bank is not None and not self._cued and engine._deadline - bank[1] <= t_us:
+                out = self._cue(t, False)  # the cue first: the engine may rule the clock at 0
             if t_us > engine._now:  # (the engine's timers before its own clock have run)
                 timers = engine.catch_up(t)
                 if timers:
@@ -259,7 +260,8 @@ class SeatedEngine:
 
     def _after(self, t: float, turn_before: int | None, why: str) -> list[ev.Output]:
         """The turn line when the turn moved, and the end of the hand when one player is left."""
-        out = [self._turn(t, why)] if self.seats.turn != turn_before else []
+        turn = self.seats.turn
+        out = [ev.Turn(t, turn, why, self.seats.players.get(turn) or None)] if turn != turn_before else []  # _turn
         if self.seats.winner is not None:
             out.append(ev.HandOver(t, self.seats.winner))
             if self.engine.mode == "shot" and self.engine.phase != IDLE:
