@@ -273,6 +273,11 @@ class Engine:
                 f"event '{event.NAME}' at t={event.t} lies before the engine's clock "
                 f"(t={self._now / US}); events must come in time order"
             )
+        return self.handle_at(t, event)
+
+    def handle_at(self, t: int, event: ev.Event) -> list[ev.Output]:
+        """:meth:`handle` for an event at ``t`` µs, not before the engine's clock (the caller checked, as the
+        :class:`~shotclock.core.seated.SeatedEngine` around it does: the time is worked out once per event)."""
         # A tie goes to the player: timers due at t itself wait until after the event. Those due before the
         # engine's clock have run (an event at the same time as the last finds none).
         if self.phase == RUNNING and t > self._now:
@@ -457,7 +462,7 @@ class Engine:
 
     def _decide(self, t: int, outcome: str, remaining: float | None = None, at_zero: bool | None = None,
                 by: str | None = None) -> ev.Decision:
-        seat, used, left = (self.seating.clock_ends(outcome, remaining) if self.seating is not None
+        seat, used, left = (self.seating.clock_ends(outcome, self._left_at(t)) if self.seating is not None
                             else (None, None, None))
         self.last = ev.Decision(t / US, outcome, remaining, at_zero, by, seat, used, left)
         if by not in ev.QUIET_ENDS:  # not a quiet end (Decision.quiet)

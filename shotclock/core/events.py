@@ -32,7 +32,7 @@ def _frozen(cls):
     descriptor skips the frozen ``__setattr__`` (as ``object.__setattr__`` does) at half the cost. Equality,
     hashing, ``repr``, ``replace`` and the refusal to assign stay the dataclass's.
     """
-    cls = dataclass(frozen=True, slots=True)(cls)
+    cls = dataclass(frozen=True, slots=True, init=False)(cls)
     params, body, namespace = [], [], {}
     for f in fields(cls):
         if f.default_factory is not MISSING:

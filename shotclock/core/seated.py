@@ -81,6 +81,7 @@ class SeatedEngine:
             self.banks = {seat: self._bank_us for seat in self.seats.players}
         self._bank: tuple[int, int] | None = None  # (seat, its bank at the start) of the clock running now
         self._cued = False  # the bank's cue has sounded for this clock
+        self._t_us = 0  # the time of the event being handled (µs), worked out once and handed to the engine
         self._notice: tuple[float, str, int] | None = None  # a refusal the screen shows for a while
         self._handlers = {
             ev.Hand: self._hand, ev.Street: self._street, ev.Action: self._decision, ev.LastAction: self._decision,
@@ -109,14 +110,16 @@ class SeatedEngine:
             if bank is not None and not self._cued and engine._deadline - bank[1] <= t_us:
                 out = self._cue(t, False)  # the cue first: the engine may rule the clock at 0
             if t_us > engine._now:  # (the engine's timers before its own clock have run)
-                timers = engine.catch_up(t)
+                timers = engine._run_timers(t_us, inclusive=False)  # (engine.catch_up, written out: hot path)
+                engine._now = t_us
                 if timers:
                     out = out + timers
             if out:
                 out = self._timers(out)
+        self._t_us = t_us
         handler = self._handlers.get(event.__class__)
         if handler is None:
-            return out + engine.handle(event) if out else engine.handle(event)
+            return out + engine.handle_at(t_us, event) if out else engine.handle_at(t_us, event)
         return out + handler(event) if out else handler(event)
 
     def advance(self, t: float, settle: float = 0.0, pending: float | None = None,
@@ -139,13 +142,6 @@ class SeatedEngine:
         if self._bank is None or self._cued or self.engine.phase != RUNNING:
             return None
         return (self.engine._deadline - self._bank[1]) / US  # the bank is the clock's last part
-
-    def _left_at(self, t_us: int) -> float | None:
-        """Seconds left on the running or paused clock at ``t_us`` (None: no clock)."""
-        engine = self.engine
-        if engine.phase == RUNNING:
-            return max(0, engine._deadline - t_us) / US
-        return max(0, engine._left) / US if engine.phase == PAUSED else None
 
     def _cue(self, t: float, inclusive: bool) -> list[ev.Output]:
         """The bank's cue when it falls due by ``t`` (a tie goes to the player: an input at the cue's own
@@ -218,20 +214,17 @@ class SeatedEngine:
         self._bank, self._cued = None, False
         return seat, 0
 
-    def clock_ends(self, outcome: str, remaining: float | None) -> tuple[int | None, float | None, float | None]:
-        """The engine ends the clock with ``outcome``: the seat it was for and, in time bank mode, the seconds
-        of the player's bank it used and what is left (deducted here; the bank is the clock's last part)."""
+    def clock_ends(self, outcome: str, left: int) -> tuple[int | None, float | None, float | None]:
+        """The engine ends the clock with ``outcome`` and ``left`` µs on it (negative in the tie window): the
+        seat it was for and, in time bank mode, the seconds of the player's bank it used and what is left
+        (deducted here; the bank is the clock's last part)."""
         if self._bank is None:
             return self.on_clock, None, None
         seat, bank = self._bank
         self._bank = None
-        if outcome == ev.ACTED:
-            left = remaining
-        elif outcome == ev.CANCELLED:  # what was used of the bank up to now (the engine's clock is the event's)
-            left = self._left_at(self.engine._now) or 0.0
-        else:
-            left = 0.0  # ruled at 0: the whole bank went
-        used = min(bank, max(0, bank - round(left * US)))
+        if outcome != ev.ACTED and outcome != ev.CANCELLED:
+            left = 0  # ruled at 0: the whole bank went
+        used = min(bank, max(0, bank - left))
         self.banks[seat] = self.banks.get(seat, bank) - used
         return self.on_clock, used / US, self.banks[seat] / US
 
@@ -275,14 +268,14 @@ class SeatedEngine:
     # -- the events ----------------------------------------------------------------------
 
     def _hand(self, event: ev.Hand) -> list[ev.Output]:
-        out = self.engine.handle(event)
+        out = self.engine.handle_at(self._t_us, event)
         if self._ignored(out):
             return out
         self.seats.new_hand()
         return out + [self._turn(event.t, "hand", self.seats.button)]
 
     def _street(self, event: ev.Street) -> list[ev.Output]:
-        out = self.engine.handle(event)
+        out = self.engine.handle_at(self._t_us, event)
         if self._ignored(out):
             return out
         self.seats.new_street()
@@ -311,7 +304,7 @@ class SeatedEngine:
             last = kind == "last_action" or seats.turn is None or seats.winner is not None
             # Never ignored: a running or paused clock takes an action in both modes (TRANSITIONS).
             played = ev.LastAction(t) if last else event if event.__class__ is ev.Action else ev.Action(t)
-            out = self.engine.handle(played)
+            out = self.engine.handle_at(self._t_us, played)
             if self.engine.phase == IDLE:
                 self.on_clock = None
             # The next player's clock (the engine's last output) is put after the turn line.
@@ -339,7 +332,7 @@ class SeatedEngine:
     def _extend(self, event: ev.Extend) -> list[ev.Output]:
         if event.seat is None and self.on_clock is not None and self.engine.phase != IDLE:
             event = ev.Extend(event.t, self.on_clock)  # charged to the seat on the clock
-        out = self.engine.handle(event)
+        out = self.engine.handle_at(self._t_us, event)
         if event.seat is not None and self._ignored(out) and self._chips(event.seat) == 0:
             self._notice = (event.t, "no_chips", event.seat)  # the dealer sees why the chip did nothing
         return out
