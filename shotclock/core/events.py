@@ -534,10 +534,18 @@ def _json_value(v) -> str:
     return json.dumps(v, separators=(",", ":"), ensure_ascii=False)
 
 
+_NUMBER_TEXTS: dict[float, str] = {}  # float -> its JSON text: the records of one event share times and lengths
+
+
 def _num(x) -> str:
     """A number as JSON text, whole numbers without a decimal point (as :func:`number` and json.dumps give)."""
     if x.__class__ is float:
-        return str(int(x)) if x.is_integer() else repr(x)
+        text = _NUMBER_TEXTS.get(x)
+        if text is None:
+            if len(_NUMBER_TEXTS) >= 1024:
+                _NUMBER_TEXTS.clear()
+            text = _NUMBER_TEXTS[x] = str(int(x)) if x.is_integer() else repr(x)
+        return text
     return str(x)
 
 
