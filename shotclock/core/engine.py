@@ -462,8 +462,11 @@ class Engine:
 
     def _decide(self, t: int, outcome: str, remaining: float | None = None, at_zero: bool | None = None,
                 by: str | None = None) -> ev.Decision:
-        seat, used, left = (self.seating.clock_ends(outcome, self._left_at(t)) if self.seating is not None
-                            else (None, None, None))
+        if self.seating is None:
+            seat = used = left = None
+        else:  # (the time left: _left_at, written out)
+            seat, used, left = self.seating.clock_ends(
+                outcome, self._deadline - t if self.phase == RUNNING else self._left)
         self.last = ev.Decision(t / US, outcome, remaining, at_zero, by, seat, used, left)
         if by not in ev.QUIET_ENDS:  # not a quiet end (Decision.quiet)
             self.last_shown = self.last
@@ -497,7 +500,7 @@ class Engine:
 
     def _acted_next_player(self, t, event):
         left = self._deadline - t if self.phase == RUNNING else self._left  # (_rule_acted, written out: hot path)
-        return [self._decide(t, ev.ACTED, remaining=max(0, left) / US, at_zero=left <= 0),
+        return [self._decide(t, ev.ACTED, max(0, left) / US, left <= 0),
                 self._start(t, self._street_seconds[self.street], self.street)]
 
     def _rule_expired(self, t, event):

@@ -312,14 +312,16 @@ class Started(Output):
     TYPE: ClassVar[str] = "start"
 
     def to_json(self) -> str:
+        # (_text(x) or _num(x): a number already written costs no call; replay writes a start per decision)
+        t, seconds = _text(self.t) or _num(self.t), _text(self.seconds) or _num(self.seconds)
         street = "" if self.street is None else f',"street":"{self.street}"'
         if self.bank is not None:
             seat = "" if self.seat is None else f',"seat":{self.seat}'
-            return (f'{{"t":{_num(self.t)},"type":"start","seconds":{_num(self.seconds)}{street}{seat},'
-                    f'"bank":{_num(self.bank)}}}')
+            bank = _text(self.bank) or _num(self.bank)
+            return f'{{"t":{t},"type":"start","seconds":{seconds}{street}{seat},"bank":{bank}}}'
         if self.seat is not None:
-            return f'{{"t":{_num(self.t)},"type":"start","seconds":{_num(self.seconds)}{street},"seat":{self.seat}}}'
-        return f'{{"t":{_num(self.t)},"type":"start","seconds":{_num(self.seconds)}{street}}}'
+            return f'{{"t":{t},"type":"start","seconds":{seconds}{street},"seat":{self.seat}}}'
+        return f'{{"t":{t},"type":"start","seconds":{seconds}{street}}}'
 
 
 @_frozen
@@ -358,19 +360,21 @@ class Decision(Output):
     TYPE: ClassVar[str] = "decision"
 
     def to_json(self) -> str:
+        t = _text(self.t) or _num(self.t)  # (as in Started.to_json)
         seat = "" if self.seat is None else f',"seat":{self.seat}'
         if self.bank_used is not None:  # time bank mode: what this decision used of the bank, and what is left
-            seat += f',"bank_used":{_num(self.bank_used)}'
+            seat += f',"bank_used":{_text(self.bank_used) or _num(self.bank_used)}'
             if self.bank_left is not None:
-                seat += f',"bank_left":{_num(self.bank_left)}'
+                seat += f',"bank_left":{_text(self.bank_left) or _num(self.bank_left)}'
         # outcome and by are plain words: no escaping needed
         if self.remaining is None:
             by = "" if self.by is None else f',"by":"{self.by}"'
-            return f'{{"t":{_num(self.t)},"type":"decision","outcome":"{self.outcome}"{by}{seat}}}'
+            return f'{{"t":{t},"type":"decision","outcome":"{self.outcome}"{by}{seat}}}'
         if self.by is not None or self.at_zero is None:
             return Output.to_json(self)  # no such decision is made; written by the general writer all the same
-        return (f'{{"t":{_num(self.t)},"type":"decision","outcome":"{self.outcome}",'
-                f'"remaining":{_num(self.remaining)},"at_zero":{"true" if self.at_zero else "false"}{seat}}}')
+        return (f'{{"t":{t},"type":"decision","outcome":"{self.outcome}",'
+                f'"remaining":{_text(self.remaining) or _num(self.remaining)},'
+                f'"at_zero":{"true" if self.at_zero else "false"}{seat}}}')
 
     @property
     def is_ruling(self) -> bool:
@@ -459,7 +463,7 @@ class Turn(Output):
         seat = "" if self.seat is None else f',"seat":{self.seat}'
         name = "" if self.name is None else f',"name":{_encode_string(self.name)}'  # a name is escaped
         button = "" if self.button is None else f',"button":{self.button}'
-        return f'{{"t":{_num(self.t)},"type":"turn"{seat},"why":"{self.why}"{name}{button}}}'
+        return f'{{"t":{_text(self.t) or _num(self.t)},"type":"turn"{seat},"why":"{self.why}"{name}{button}}}'
 
 
 @_frozen
@@ -476,7 +480,7 @@ class SeatChanged(Output):
 
     def to_json(self) -> str:
         if self.name is None and self.bank is None and self.chips is None:  # a fold, an all-in, the button
-            return f'{{"t":{_num(self.t)},"type":"seat","seat":{self.seat},"change":"{self.change}"}}'
+            return f'{{"t":{_text(self.t) or _num(self.t)},"type":"seat","seat":{self.seat},"change":"{self.change}"}}'
         return Output.to_json(self)
 
 
@@ -535,6 +539,7 @@ def _json_value(v) -> str:
 
 
 _NUMBER_TEXTS: dict[float, str] = {}  # float -> its JSON text: the records of one event share times and lengths
+_text = _NUMBER_TEXTS.get  # "_text(x) or _num(x)" in the hot writers above: a known number costs no call of _num
 
 
 def _num(x) -> str:

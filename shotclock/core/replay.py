@@ -309,15 +309,22 @@ def replay(events: Iterable[ev.Event], settings: Settings) -> Iterator[ev.Output
     Stops at an ``end`` event (after letting time pass to it), or else once no clock is
     running (a clock left paused stays paused).
     """
+    for outputs in replay_steps(events, settings):
+        yield from outputs
+
+
+def replay_steps(events: Iterable[ev.Event], settings: Settings) -> Iterator[list[ev.Output]]:
+    """:func:`replay`, a list of outputs at a time (what each event or wake caused; some lists are empty):
+    for a caller that handles outputs in bulk (``shotclock replay`` writes them)."""
     engine = make_engine(settings)
     handle = engine.handle
     for event in events:
         if event.__class__ is ev.End:
-            yield from engine.advance(event.t)
+            yield engine.advance(event.t)
             return
-        yield from handle(event)
+        yield handle(event)
     while (wake := engine.next_wake()) is not None:
-        yield from engine.advance(wake)
+        yield engine.advance(wake)
 
 
 def _closest(word: str, candidates: Iterable[str]) -> str | None:

@@ -225,8 +225,9 @@ class SeatedEngine:
         if outcome != ev.ACTED and outcome != ev.CANCELLED:
             left = 0  # ruled at 0: the whole bank went
         used = min(bank, max(0, bank - left))
-        self.banks[seat] = self.banks.get(seat, bank) - used
-        return self.on_clock, used / US, self.banks[seat] / US
+        banks = self.banks
+        after = banks[seat] = banks.get(seat, bank) - used
+        return self.on_clock, used / US, after / US
 
     def _timers(self, outputs: list[ev.Output]) -> list[ev.Output]:
         """The engine's own outputs (beeps, a ruling at 0, the bank's cue first): a ruling moves the turn on."""
@@ -308,9 +309,13 @@ class SeatedEngine:
             if self.engine.phase == IDLE:
                 self.on_clock = None
             # The next player's clock (the engine's last output) is put after the turn line.
-            if out and out[-1].__class__ is ev.Started:
-                return out[:-1] + marks + self._after(t, turn, kind) + out[-1:]
-            return out + marks + self._after(t, turn, kind)
+            started = out.pop() if out and out[-1].__class__ is ev.Started else None
+            if marks:
+                out += marks
+            out += self._after(t, turn, kind)
+            if started is not None:
+                out.append(started)
+            return out
         return marks + self._after(t, turn, kind)
 
     def _mark(self, event, seat: int) -> list[ev.Output]:

@@ -102,7 +102,7 @@ def cmd_replay(args) -> int:
     The output is held back (in memory, on disk past 16 MB) until the whole input has been read
     and checked, so a bad line leaves nothing on standard output.
     """
-    from shotclock.core.replay import replay
+    from shotclock.core.replay import replay_steps
 
     source = ReplayFile(args.file, args)
     if source.input.empty:  # 'log export --replay N | shotclock replay' after the export failed
@@ -111,8 +111,8 @@ def cmd_replay(args) -> int:
         batch: list[str] = []
         with source.named():
             events = source.events()
-            for output in replay(events, source.config.settings):
-                batch.append(output.to_json())
+            for outputs in replay_steps(events, source.config.settings):
+                batch += [output.to_json() for output in outputs]
                 if len(batch) >= 4096:  # one write per few thousand lines, not one per line
                     held.write("\n".join(batch) + "\n")
                     batch.clear()
