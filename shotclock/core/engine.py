@@ -251,8 +251,9 @@ class Engine:
         self._tie = _us(settings.tie_window)
         self._countdown = settings.countdown
         self._street_seconds = {street: settings.shot.seconds_for(street) for street in STREETS}
-        self._table = TRANSITIONS[self.mode]
-        self._methods = {tr.do: getattr(self, tr.method) for row in self._table.values() for tr in row.values()}
+        # This mode's rows of TRANSITIONS with each method bound: phase -> event class -> (method, next phase)
+        self._rows = {phase: {cls: (getattr(self, tr.method), tr.to) for cls, tr in row.items()}
+                      for phase, row in TRANSITIONS[self.mode].items()}
         self.seating = None
         """With seat tracking: the :class:`~shotclock.core.seated.SeatedEngine` around this engine. It names the
         seat each clock is for and its time bank, which the engine adds as the clock's last part (``clock_starts``),
@@ -439,14 +440,15 @@ class Engine:
     # -- applying the table --------------------------------------------------------
 
     def _apply(self, t: int, event: ev.Event) -> list[ev.Output]:
-        transition = self._table[self.phase].get(type(event))
+        transition = self._rows[self.phase].get(event.__class__)
         if transition is None:
             return [ev.Ignored(t / US, event.NAME, ignore_reason(self.mode, self.phase, event.NAME, self.last))]
+        method, to = transition
         try:
-            out = self._methods[transition.do](t, event)
+            out = method(t, event)
         except _Refused as refusal:
             return [ev.Ignored(t / US, event.NAME, str(refusal))]
-        self.phase = transition.to
+        self.phase = to
         return out
 
     def _start(self, t: int, seconds: float, street: str | None) -> ev.Started:
