@@ -47,10 +47,13 @@ from __future__ import annotations
 from dataclasses import replace
 
 from shotclock.core import events as ev
-from shotclock.core.engine import IDLE, PAUSED, RUNNING, US, Engine, Snapshot
+from shotclock.core.engine import IDLE, PAUSED, RUNNING, TRANSITIONS, US, Engine, Snapshot, Transition
 from shotclock.core.seats import SeatError, Seats, SeatsView
 from shotclock.core.settings import Settings
 from shotclock.errors import EventError
+
+
+PASS_ON = Transition("acted_next_player", RUNNING)  # the transition SeatedEngine._pass_on writes out
 
 
 def make_engine(settings: Settings, start: float = 0.0):
@@ -82,6 +85,10 @@ class SeatedEngine:
         self._bank: tuple[int, int] | None = None  # (seat, its bank at the start) of the clock running now
         self._cued = False  # the bank's cue has sounded for this clock
         self._t_us = 0  # the time of the event being handled (µs), worked out once and handed to the engine
+        # A decision of the seat on turn on a running or paused clock goes to _pass_on when the mode's transitions
+        # rule it acted and start the next player's clock (shot mode); the general path otherwise.
+        rows = TRANSITIONS[settings.mode]
+        self._passes_on = all(rows[phase].get(ev.Action) == PASS_ON for phase in (RUNNING, PAUSED))
         self._notice: tuple[float, str, int] | None = None  # a refusal the screen shows for a while
         self._handlers = {
             ev.Hand: self._hand, ev.Street: self._street, ev.Action: self._decision, ev.LastAction: self._decision,
@@ -303,6 +310,8 @@ class SeatedEngine:
         out: list[ev.Output] = []
         if self.engine.phase != IDLE:
             last = kind == "last_action" or seats.turn is None or seats.winner is not None
+            if not last and self._passes_on:
+                return self._pass_on(t, turn, kind, marks)
             # Never ignored: a running or paused clock takes an action in both modes (TRANSITIONS).
             played = ev.LastAction(t) if last else event if event.__class__ is ev.Action else ev.Action(t)
             out = self.engine.handle_at(self._t_us, played)
@@ -317,6 +326,41 @@ class SeatedEngine:
                 out.append(started)
             return out
         return marks + self._after(t, turn, kind)
+
+    def _pass_on(self, t: float, turn: int, kind: str, marks: list[ev.Output]) -> list[ev.Output]:
+        """A decision on a running or paused shot clock with another seat to act next: the most frequent event
+        at a seated table. What the general path does (the engine's ``acted_next_player`` transition: rule the
+        clock acted, start the next player's; the seats' part around it), written out: output for output the
+        same (tests/test_seated_pass_on.py replays random sessions both ways)."""
+        engine, t_us = self.engine, self._t_us
+        engine._now = t_us  # (Engine.handle_at: a paused clock's engine has not come this far yet)
+        # The ruling: Engine._acted_next_player, _decide and clock_ends.
+        left = engine._deadline - t_us if engine.phase == RUNNING else engine._left
+        used = bank_left = None
+        if self._bank is not None:
+            seat, bank = self._bank
+            spent = min(bank, max(0, bank - left))
+            after = self.banks[seat] = self.banks.get(seat, bank) - spent
+            used, bank_left = spent / US, after / US
+        decision = engine.last = engine.last_shown = ev.Decision(
+            t_us / US, ev.ACTED, max(0, left) / US, left <= 0, None, self.on_clock, used, bank_left)
+        engine.interrupted = False
+        # The next player's clock: Engine._start and clock_starts.
+        seat = self.on_clock = self.seats.turn
+        bank = self.banks.get(seat, 0) if self.banks else 0
+        self._bank, self._cued = ((seat, bank) if bank > 0 else None), False
+        street = engine.street
+        seconds = engine._street_seconds[street]
+        length = engine._seconds = round(seconds * US) + bank
+        engine._deadline = t_us + length
+        engine._next_beep = min(engine._countdown, length // US) if length >= 0 else None
+        engine.extensions = 0
+        engine._chips = []
+        engine.phase = RUNNING
+        started = (ev.Started(t_us / US, seconds + bank / US, street, seat, bank / US) if bank
+                   else ev.Started(t_us / US, seconds, street, seat))
+        turn_line = ev.Turn(t, seat, kind, self.seats.players.get(seat) or None)  # _after: the turn moved on
+        return [decision, *marks, turn_line, started] if marks else [decision, turn_line, started]
 
     def _mark(self, event, seat: int) -> list[ev.Output]:
         """A fold or all-in marked on a seat that is not on turn (the action button's hold, the floor)."""

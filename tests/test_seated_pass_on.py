@@ -1,0 +1,70 @@
+"""SeatedEngine._pass_on (a decision on a shot clock, written out for speed) gives what the general path gives.
+
+Random seat-aware sessions run twice, once with the written-out path and once through the engine's transition
+table; every output line, every wake-up time and the state after each event must be the same.
+"""
+
+from hypothesis import given, settings as hsettings, strategies as st
+
+from shotclock.core import events as ev
+from shotclock.core.seated import SeatedEngine
+from shotclock.core.settings import ClockSettings, SeatSettings, Settings, ShotSettings
+from shotclock.errors import EventError
+
+# Decisions, clocks, pauses and extensions often; the floor's seat commands now and then.
+COMMON = ["action"] * 6 + ["fold"] * 3 + ["all_in", "start", "start", "start", "hand", "hand", "street", "pause",
+                                          "resume", "resume", "extend", "undo", "bet", "last_action", "stop", "cancel"]
+RARE = ["seat", "empty", "button", "rename", "top_up", "turn_back", "turn_forward", "reset_chips"]
+
+
+def _event(t: float, name: str, seat: int, flag: bool) -> ev.Event:
+    cls = ev.EVENT_TYPES[name]
+    if name == "bet":
+        return cls(t, flag)
+    if name in ("seat", "empty", "button"):
+        return cls(t, seat)
+    if name == "rename":
+        return cls(t, seat, "Ana")
+    if name == "top_up":
+        return cls(t, 1 if flag else None, 7.5)
+    if name in ("fold", "all_in", "extend") and flag:
+        return cls(t, seat)  # a mark on a named seat (maybe not the one on turn)
+    return cls(t)
+
+
+steps = st.lists(st.tuples(st.sampled_from([0, 0, 0.25, 0.7, 3, 12.5, 40]), st.sampled_from(COMMON + RARE),
+                           st.integers(1, 6), st.booleans()), max_size=60)
+tables = st.builds(
+    lambda count, bank, allowance, countdown, tie: Settings(
+        mode="shot", shot=ShotSettings(preflop=8, flop=9.5, turn=10, river=12, countdown=countdown, extension=5,
+                                       tie_window=tie, allowance=allowance),
+        seats=SeatSettings(track=True, count=count, bank=bank)),
+    st.integers(2, 6), st.sampled_from([0, 6, 20.5]), st.sampled_from([0, 2]), st.sampled_from([0, 3]),
+    st.sampled_from([0, 0.25]))
+
+
+def _session(settings: Settings, items, passes_on: bool) -> list[str]:
+    engine = SeatedEngine(settings)
+    engine._passes_on = passes_on
+    lines, t = [], 0.0
+    for dt, name, seat, flag in items:
+        t = round(t + dt, 6)
+        try:
+            lines += [o.to_json() for o in engine.handle(_event(t, name, seat, flag))]
+        except EventError as exc:
+            lines.append(f"refused: {exc}")
+        lines += [repr(engine.next_wake()), repr(engine.state)]
+    while (wake := engine.next_wake()) is not None:
+        lines += [o.to_json() for o in engine.advance(wake)]
+    return lines + [repr(engine.state)]
+
+
+def test_a_shot_table_with_seats_takes_the_written_out_path():
+    assert SeatedEngine(Settings(mode="shot", seats=SeatSettings(track=True)))._passes_on
+    assert not SeatedEngine(Settings(mode="clock", clock=ClockSettings(), seats=SeatSettings(track=True)))._passes_on
+
+
+@given(tables, steps)
+@hsettings(max_examples=300, deadline=None)
+def test_the_written_out_decision_gives_what_the_transition_table_gives(settings, items):
+    assert _session(settings, items, True) == _session(settings, items, False)
