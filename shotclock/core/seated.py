@@ -117,10 +117,13 @@ class SeatedEngine:
             if bank is not None and not self._cued and engine._deadline - bank[1] <= t_us:
                 out = self._cue(t, False)  # the cue first: the engine may rule the clock at 0
             if t_us > engine._now:  # (the engine's timers before its own clock have run)
-                timers = engine._run_timers(t_us, inclusive=False)  # (engine.catch_up, written out: hot path)
+                beep = engine._next_beep  # the next timer's time (Engine._next_timer, written out: hot path)
+                due = engine._deadline - beep * US if beep is not None else engine._deadline + engine._tie
+                if due <= t_us:
+                    timers = engine._run_timers(t_us, inclusive=False)  # (engine.catch_up, written out)
+                    if timers:
+                        out = out + timers
                 engine._now = t_us
-                if timers:
-                    out = out + timers
             if out:
                 out = self._timers(out)
         self._t_us = t_us
