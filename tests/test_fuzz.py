@@ -89,6 +89,9 @@ def event_lines(draw):
         obj = {"t": t, "event": draw(names)}
         if draw(st.integers(0, 3)) == 0:
             obj["facing_bet"] = draw(st.one_of(st.booleans(), json_scalars))
+        if draw(st.integers(0, 3)) == 0:  # a seat event's field, plainly valid or not (the fast path takes one)
+            obj[draw(st.sampled_from(["seat", "chips", "seconds", "bank"]))] = draw(st.sampled_from(
+                [0, 1, 3, 10, 11, 2.0, 5.5, 0.25, 36000, 36000.5, 36001, 99999, 100000, -1, True, "3", None]))
         if draw(st.integers(0, 9)) == 0:
             obj[draw(st.text(max_size=5))] = draw(json_values)
         if draw(st.integers(0, 9)) == 0:

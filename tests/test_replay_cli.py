@@ -132,3 +132,35 @@ def test_fast_json_writer_matches_json_dumps():
                Paused(3, 27.5), Extended(4, 30, 56.25), Ignored(5, "call", "a 'clock' is \"already\" running\\ é")]
     for out in outputs:
         assert out.to_json() == json.dumps(out.record(), separators=(",", ":"), ensure_ascii=False)
+
+
+def test_fast_line_reader_reads_a_field_as_the_json_decoder_does():
+    """A line with one field ("seat", "chips", "seconds", "bank", "facing_bet") is read without the JSON decoder:
+    every such line gives the decoder's event, values of the same types, or its error (the decoder's path says)."""
+    import itertools
+
+    from shotclock.core.replay import _FAST_LINE, ReplayInput, _with_field, decode_line, parse_event
+    from shotclock.errors import ReplayFormatError
+
+    def read(line, reader):
+        try:
+            return [(e, [type(v) for v in vars_of(e)]) for e in reader(line)]
+        except ReplayFormatError as exc:
+            return str(exc)
+
+    def vars_of(event):
+        return [getattr(event, name) for name in event.__dataclass_fields__]
+
+    names = ["fold", "all_in", "extend", "seat", "empty", "button", "rename", "top_up", "bet", "call", "action"]
+    keys = ["seat", "chips", "seconds", "bank", "facing_bet", "name"]
+    values = ["0", "1", "3", "10", "11", "2.0", "5.5", "0.25", "36000", "36000.5", "36001", "99999", "100000",
+              "01", "-1", "1e3", "true", "false", "null", '"3"']
+    fast = lambda line: list(ReplayInput([line.encode() + b"\n"]).events())  # noqa: E731
+    slow = lambda line: [parse_event(decode_line(1, line), 1)]  # noqa: E731
+    checked = 0
+    for name, key, value, space in itertools.product(names, keys, values, ["", " "]):
+        line = f'{{"t":{space}2.5,{space}"event":{space}"{name}",{space}"{key}":{space}{value}}}'
+        assert read(line, fast) == read(line, slow), line
+        match = _FAST_LINE(line)
+        checked += match is not None and _with_field(2.5, *match.groups()[1:]) is not None
+    assert checked > 60  # the fast reader took many of them itself

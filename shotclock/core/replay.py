@@ -38,17 +38,36 @@ _BARE = frozenset({"t", "event"})
 _BARE_TYPES = {name: cls for name, cls in ev.EVENT_TYPES.items() if name not in _REQUIRED}
 _BET_TYPES = {name: ev.EVENT_TYPES[name] for name, fields in _FIELDS.items() if fields == {"facing_bet"}}
 _HEADER_FIELDS = {"config", "source"}
+_NONE: frozenset[str] = frozenset()
 
-# The lines replay reads 100,000s of ({"t":1.5,"event":"call"} or "all_in", optionally "facing_bet"), matched
-# without the JSON decoder. It accepts only valid JSON whose meaning is plain: t without a sign or
-# exponent and at most 9 digits before the point (so below T_LIMIT). Anything else takes the
-# decoder's path, which accepts the same and names what is wrong with the rest.
+# The lines replay reads 100,000s of ({"t":1.5,"event":"call"} or "all_in", optionally one more field: "facing_bet",
+# "seat", "chips" or "seconds"), matched without the JSON decoder. It accepts only valid JSON whose meaning is plain:
+# t without a sign or exponent and at most 9 digits before the point (so below T_LIMIT), a field's number without
+# a sign or exponent and at most 5 digits before the point. Anything else, and a field that is not plainly valid
+# (_with_field), takes the decoder's path, which accepts the same and names what is wrong with the rest.
 # The quantifiers are possessive (*+): what they took is never given back, which changes no match here (each
 # is followed by a character it cannot take) and spares the backtracking.
 _WS = r"[ \t]*+"
 _FAST_LINE = re.compile(
     rf'{_WS}\{{{_WS}"t"{_WS}:{_WS}((?:0|[1-9][0-9]{{0,8}}+)(?:\.[0-9]++)?+){_WS},{_WS}"event"{_WS}:{_WS}"([a-z_]+)"'
-    rf'{_WS}(?:,{_WS}"facing_bet"{_WS}:{_WS}(true|false){_WS})?\}}[ \t\r]*').fullmatch
+    rf'{_WS}(?:,{_WS}"([a-z_]+)"{_WS}:{_WS}(true|false|(?:0|[1-9][0-9]{{0,4}}+)(?:\.[0-9]++)?+){_WS})?\}}[ \t\r]*'
+).fullmatch
+
+
+def _with_field(t: float, name: str, key: str, value: str) -> ev.Event | None:
+    """The event of a fast line with one field (``key``: ``value`` as written), or None when the decoder's path
+    must decide: the field is not one the event takes, or its value is not plainly valid (that path names why)."""
+    if key == "facing_bet":
+        cls = _BET_TYPES.get(name)
+        return cls(t, value == "true") if cls is not None and value in ("true", "false") else None
+    if key not in _FIELDS.get(name, ()) or not _REQUIRED.get(name, _NONE) <= {key} or value in ("true", "false"):
+        return None
+    number = float(value) if "." in value else int(value)
+    if key == "seat":
+        valid = number.__class__ is int and number in SEATS
+    else:  # chips (whole), seconds and bank: from 0 to 36000
+        valid = number <= 36000 and (key != "chips" or number.__class__ is int)
+    return ev.EVENT_TYPES[name](t, **{key: number}) if valid else None
 
 
 def _no_constant(name: str):
@@ -190,21 +209,26 @@ class ReplayInput:
     def events(self, mode: str | None = None) -> Iterator[ev.Event]:
         """The events in order; ``mode``: note in :attr:`foreign` the first event of the other mode."""
         foreign = MODE_EVENTS["shot" if mode == "clock" else "clock"] if mode else ()
-        fast, bare, with_bet = _FAST_LINE, _BARE_TYPES, _BET_TYPES
+        fast, bare = _FAST_LINE, _BARE_TYPES
         previous = 0.0
         for start, lines in self._all_batches():
             for number, text in enumerate(lines, start):
                 match = fast(text)
                 if match is not None:
-                    t_text, name, bet = match.groups()
+                    t_text, name, key, value = match.groups()
                     t = float(t_text)
-                    cls = bare.get(name) if bet is None else with_bet.get(name)
-                    if cls is not None and t >= previous:
-                        if name in foreign and self.foreign is None:
-                            self.foreign = (number, name)
-                        previous = t
-                        yield cls(t) if bet is None else cls(t, bet == "true")
-                        continue
+                    if t >= previous:
+                        if key is None:
+                            cls = bare.get(name)
+                            event = cls(t) if cls is not None else None
+                        else:
+                            event = _with_field(t, name, key, value)
+                        if event is not None:
+                            if name in foreign and self.foreign is None:
+                                self.foreign = (number, name)
+                            previous = t
+                            yield event
+                            continue
                 if not text or text.isspace():
                     continue
                 event = parse_event(decode_line(number, text), number, previous)
