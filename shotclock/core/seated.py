@@ -314,7 +314,7 @@ class SeatedEngine:
         if self.engine.phase != IDLE:
             last = kind == "last_action" or seats.turn is None or seats.winner is not None
             if not last and self._passes_on:
-                return self._pass_on(t, turn, kind, marks)
+                return self._pass_on(t, kind, marks)
             # Never ignored: a running or paused clock takes an action in both modes (TRANSITIONS).
             played = ev.LastAction(t) if last else event if event.__class__ is ev.Action else ev.Action(t)
             out = self.engine.handle_at(self._t_us, played)
@@ -330,7 +330,7 @@ class SeatedEngine:
             return out
         return marks + self._after(t, turn, kind)
 
-    def _pass_on(self, t: float, turn: int, kind: str, marks: list[ev.Output]) -> list[ev.Output]:
+    def _pass_on(self, t: float, kind: str, marks: list[ev.Output]) -> list[ev.Output]:
         """A decision on a running or paused shot clock with another seat to act next: the most frequent event
         at a seated table. What the general path does (the engine's ``acted_next_player`` transition: rule the
         clock acted, start the next player's; the seats' part around it), written out: output for output the
