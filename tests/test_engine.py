@@ -97,6 +97,24 @@ def test_shot_action_while_paused_rules_the_frozen_remaining_and_starts_the_next
     assert out[3] == {"t": 60, "type": "start", "seconds": 15, "street": "preflop"}
 
 
+def test_a_beep_due_at_an_events_own_time_sounds_before_the_next_event_at_that_time():
+    """A 5 s clock with a 5 s countdown beeps 5 at its start; a second event at that same time finds the beep
+    first (the engine's clock is already there: the timers must still be looked at)."""
+    five = Settings(mode="clock", clock=ClockSettings(seconds=5, countdown=5))
+    out = run([(0, "call"), (0, "pause"), (10, "resume"), (11, "action")], five)
+    assert [(r["t"], r["type"]) for r in out] == [(0, "start"), (0, "beep"), (0, "pause"), (10, "resume"),
+                                                  (11, "beep"), (11, "decision")]
+    out = run([(0, "call"), (0, "call")], five)
+    assert [r["type"] for r in out[:3]] == ["start", "beep", "ignored"]
+
+
+def test_a_beep_due_at_an_undo_sounds_before_an_action_at_the_same_time(shot):
+    out = run([(0, "start"), (12, "extend"), (12, "undo"), (12, "action")], shot)
+    at = [r["type"] for r in out].index("undo")
+    assert [r["type"] for r in out[at:at + 4]] == ["undo", "beep", "decision", "start"]
+    assert out[at + 1] == {"t": 12, "type": "beep", "remaining": 3}
+
+
 def test_pause_in_countdown_shifts_the_remaining_beeps():
     out = run([(0, "call", {"facing_bet": True}), (26.5, "pause"), (40, "resume")])
     assert out == [

@@ -164,3 +164,19 @@ def test_fast_line_reader_reads_a_field_as_the_json_decoder_does():
         match = _FAST_LINE(line)
         checked += match is not None and _with_field(2.5, *match.groups()[1:]) is not None
     assert checked > 60  # the fast reader took many of them itself
+
+
+def test_a_line_with_two_problems_names_the_same_one_on_every_run():
+    """The first wrong field in the line's order, the required fields in their documented order (not in the
+    order of a set, which changes with the string hash seed from run to run)."""
+    from shotclock.core.replay import decode_line, parse_event
+    from shotclock.errors import ReplayFormatError
+
+    def problem(line):
+        with pytest.raises(ReplayFormatError) as caught:
+            parse_event(decode_line(1, line), 1)
+        return str(caught.value)
+
+    assert "no field 'zz'" in problem('{"t":0,"event":"call","zz":1,"aa":2}')
+    assert "no field 'aa'" in problem('{"t":0,"event":"call","aa":1,"zz":2}')
+    assert problem('{"t":0,"event":"rename"}').endswith("'rename' needs 'seat'")

@@ -64,6 +64,19 @@ def test_a_shot_table_with_seats_takes_the_written_out_path():
     assert not SeatedEngine(Settings(mode="clock", clock=ClockSettings(), seats=SeatSettings(track=True)))._passes_on
 
 
+def test_a_beep_due_at_the_decisions_own_time_comes_before_it():
+    """A 5 s shot clock with a 5 s countdown beeps 5 at its start; a decision at that same time (the written-out
+    path) sounds it first, as the engine does for any event."""
+    engine = SeatedEngine(Settings(mode="shot", shot=ShotSettings(preflop=5, countdown=5),
+                                   seats=SeatSettings(track=True, count=3)))
+    engine.handle(ev.Hand(0))
+    started = engine.handle(ev.Start(0))
+    out = [o.to_json() for o in engine.handle(ev.Action(0))]
+    assert [o.TYPE for o in started] == ["start"]
+    assert out[0] == '{"t":0,"type":"beep","remaining":5}'
+    assert [line.split('"type":"')[1].split('"')[0] for line in out] == ["beep", "decision", "turn", "start"]
+
+
 @given(tables, steps)
 @hsettings(max_examples=300, deadline=None)
 def test_the_written_out_decision_gives_what_the_transition_table_gives(settings, items):

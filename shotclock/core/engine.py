@@ -279,12 +279,14 @@ class Engine:
     def handle_at(self, t: int, event: ev.Event) -> list[ev.Output]:
         """:meth:`handle` for an event at ``t`` µs, not before the engine's clock (the caller checked, as the
         :class:`~shotclock.core.seated.SeatedEngine` around it does: the time is worked out once per event)."""
-        # A tie goes to the player: timers due at t itself wait until after the event. Those due before the
-        # engine's clock have run (an event at the same time as the last finds none).
-        if self.phase == RUNNING and t > self._now:
-            out = self._run_timers(t, inclusive=False)
-            self._now = t
-            return out + self._apply(t, event) if out else self._apply(t, event)
+        # The timers due by t first: beeps at t itself too, but a tie goes to the player: the ruling at the end
+        # of the tie window waits until after an event at its time (_run_timers).
+        if self.phase == RUNNING:
+            beep = self._next_beep  # the next timer's time (_next_timer, written out: every event asks)
+            if (self._deadline - beep * US if beep is not None else self._deadline + self._tie) <= t:
+                out = self._run_timers(t, inclusive=False)
+                self._now = t
+                return out + self._apply(t, event) if out else self._apply(t, event)
         self._now = t
         return self._apply(t, event)
 

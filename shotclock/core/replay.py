@@ -32,13 +32,14 @@ _FIELDS = {"call": {"facing_bet"}, "bet": {"facing_bet"}, "extend": {"seat"},
            "seat": {"seat", "name", "bank", "chips"}, "empty": {"seat"}, "button": {"seat"}, "fold": {"seat"},
            "all_in": {"seat"}, "top_up": {"chips", "seconds"}, "seating": {"players"}, "rename": {"seat", "name"}}
 SEATS = range(1, 11)  # a poker table seats at most ten
-_REQUIRED = {"bet": {"facing_bet"}, "seat": {"seat"}, "empty": {"seat"}, "button": {"seat"}, "seating": {"players"},
-             "rename": {"seat", "name"}}
+# The fields an event cannot do without, in the order a line missing several names them (a tuple: the same
+# message on every run, whatever the string hash seed).
+_REQUIRED = {"bet": ("facing_bet",), "seat": ("seat",), "empty": ("seat",), "button": ("seat",),
+             "seating": ("players",), "rename": ("seat", "name")}
 _BARE = frozenset({"t", "event"})
 _BARE_TYPES = {name: cls for name, cls in ev.EVENT_TYPES.items() if name not in _REQUIRED}
 _BET_TYPES = {name: ev.EVENT_TYPES[name] for name, fields in _FIELDS.items() if fields == {"facing_bet"}}
 _HEADER_FIELDS = {"config", "source"}
-_NONE: frozenset[str] = frozenset()
 
 # The lines replay reads 100,000s of ({"t":1.5,"event":"call"} or "all_in", optionally one more field: "facing_bet",
 # "seat", "chips" or "seconds"), matched without the JSON decoder. It accepts only valid JSON whose meaning is plain:
@@ -60,7 +61,7 @@ def _with_field(t: float, name: str, key: str, value: str) -> ev.Event | None:
     if key == "facing_bet":
         cls = _BET_TYPES.get(name)
         return cls(t, value == "true") if cls is not None and value in ("true", "false") else None
-    if key not in _FIELDS.get(name, ()) or not _REQUIRED.get(name, _NONE) <= {key} or value in ("true", "false"):
+    if key not in _FIELDS.get(name, ()) or any(k != key for k in _REQUIRED.get(name, ())) or value in ("true", "false"):
         return None
     number = float(value) if "." in value else int(value)
     if key == "seat":
@@ -129,8 +130,8 @@ def parse_event(obj: object, line: int, previous_t: float | None = None) -> ev.E
             problem = f"'event' must be a name, not {_json_type(name)}"
         raise ReplayFormatError(line, f"{problem} (known: {known})")
     allowed = _FIELDS.get(name, set())
-    for key in obj.keys() - _BARE:
-        if key not in allowed:
+    for key in obj:  # in the line's order: a line with two wrong fields names the first
+        if key not in allowed and key not in _BARE:
             hint = _closest(key, allowed) or ""
             raise ReplayFormatError(line, f"'{name}' takes no field {shown(key)}{hint}")
     for key in _REQUIRED.get(name, ()):

@@ -336,7 +336,15 @@ class SeatedEngine:
         clock acted, start the next player's; the seats' part around it), written out: output for output the
         same (tests/test_seated_pass_on.py replays random sessions both ways)."""
         engine, t_us = self.engine, self._t_us
-        engine._now = t_us  # (Engine.handle_at: a paused clock's engine has not come this far yet)
+        # As Engine.handle_at: a beep due at the event's own time sounds first (handle caught up to the event
+        # only when it came later than the last: two events at one time find the beep here; never a ruling,
+        # which waits for the time after its own). A paused clock's engine has not come this far yet.
+        timers = []
+        if engine.phase == RUNNING:
+            beep = engine._next_beep
+            if (engine._deadline - beep * US if beep is not None else engine._deadline + engine._tie) <= t_us:
+                timers = engine._run_timers(t_us, inclusive=False)
+        engine._now = t_us
         # The ruling: Engine._acted_next_player, _decide and clock_ends.
         left = engine._deadline - t_us if engine.phase == RUNNING else engine._left
         used = bank_left = None
@@ -363,7 +371,7 @@ class SeatedEngine:
         started = (ev.Started(t_us / US, seconds + bank / US, street, seat, bank / US) if bank
                    else ev.Started(t_us / US, seconds, street, seat))
         turn_line = ev.Turn(t, seat, kind, self.seats.players.get(seat) or None)  # _after: the turn moved on
-        return [decision, *marks, turn_line, started] if marks else [decision, turn_line, started]
+        return [*timers, decision, *marks, turn_line, started] if timers or marks else [decision, turn_line, started]
 
     def _mark(self, event, seat: int) -> list[ev.Output]:
         """A fold or all-in marked on a seat that is not on turn (the action button's hold, the floor)."""
