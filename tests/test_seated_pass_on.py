@@ -35,12 +35,12 @@ def _event(t: float, name: str, seat: int, flag: bool) -> ev.Event:
 steps = st.lists(st.tuples(st.sampled_from([0, 0, 0.25, 0.7, 3, 12.5, 40]), st.sampled_from(COMMON + RARE),
                            st.integers(1, 6), st.booleans()), max_size=60)
 tables = st.builds(
-    lambda count, bank, allowance, countdown, tie: Settings(
-        mode="shot", shot=ShotSettings(preflop=8, flop=9.5, turn=10, river=12, countdown=countdown, extension=5,
-                                       tie_window=tie, allowance=allowance),
+    lambda count, bank, allowance, countdown, tie, preflop: Settings(
+        mode="shot", shot=ShotSettings(preflop=preflop, flop=9.5, turn=10, river=12, countdown=countdown,
+                                       extension=5, tie_window=tie, allowance=allowance),
         seats=SeatSettings(track=True, count=count, bank=bank)),
     st.integers(2, 6), st.sampled_from([0, 6, 20.5]), st.sampled_from([0, 2]), st.sampled_from([0, 3]),
-    st.sampled_from([0, 0.25]))
+    st.sampled_from([0, 0.25]), st.sampled_from([3, 8]))  # 3 s: a countdown as long as the clock beeps at its start
 
 
 def _session(settings: Settings, items, passes_on: bool) -> list[str]:
