@@ -376,14 +376,14 @@ class Decision(Output):
             if self.bank_left is not None:
                 seat += f',"bank_left":{_text(self.bank_left) or _num(self.bank_left)}'
         # outcome and by are plain words: no escaping needed
+        if self.remaining is not None and self.by is None and self.at_zero is not None:  # acted
+            return (f'{{"t":{t},"type":"decision","outcome":"{self.outcome}",'
+                    f'"remaining":{_text(self.remaining) or _num(self.remaining)},'
+                    f'"at_zero":{"true" if self.at_zero else "false"}{seat}}}')
         if self.remaining is None:
             by = "" if self.by is None else f',"by":"{self.by}"'
             return f'{{"t":{t},"type":"decision","outcome":"{self.outcome}"{by}{seat}}}'
-        if self.by is not None or self.at_zero is None:
-            return Output.to_json(self)  # no such decision is made; written by the general writer all the same
-        return (f'{{"t":{t},"type":"decision","outcome":"{self.outcome}",'
-                f'"remaining":{_text(self.remaining) or _num(self.remaining)},'
-                f'"at_zero":{"true" if self.at_zero else "false"}{seat}}}')
+        return Output.to_json(self)  # no such decision is made; written by the general writer all the same
 
     @property
     def is_ruling(self) -> bool:

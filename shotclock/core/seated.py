@@ -274,7 +274,10 @@ class SeatedEngine:
 
     @staticmethod
     def _ignored(outputs: list[ev.Output]) -> bool:
-        return any(o.__class__ is ev.Ignored for o in outputs)
+        for o in outputs:  # (a loop, not any() over a generator: every hand and street asks)
+            if o.__class__ is ev.Ignored:
+                return True
+        return False
 
     # -- the events ----------------------------------------------------------------------
 
