@@ -32,6 +32,7 @@ _FIELDS = {"call": {"facing_bet"}, "bet": {"facing_bet"}, "extend": {"seat"},
            "seat": {"seat", "name", "bank", "chips"}, "empty": {"seat"}, "button": {"seat"}, "fold": {"seat"},
            "all_in": {"seat"}, "top_up": {"chips", "seconds"}, "seating": {"players"}, "rename": {"seat", "name"}}
 SEATS = range(1, 11)  # a poker table seats at most ten
+FIELD_MAX = 36000  # chips, and seconds of time bank: ten hours is more than any tournament day
 # The fields an event cannot do without, in the order a line missing several names them (a tuple: the same
 # message on every run, whatever the string hash seed).
 _REQUIRED = {"bet": ("facing_bet",), "seat": ("seat",), "empty": ("seat",), "button": ("seat",),
@@ -64,11 +65,17 @@ def _with_field(t: float, name: str, key: str, value: str) -> ev.Event | None:
     if key not in _FIELDS.get(name, ()) or any(k != key for k in _REQUIRED.get(name, ())) or value in ("true", "false"):
         return None
     number = float(value) if "." in value else int(value)
+    return ev.EVENT_TYPES[name](t, **{key: number}) if _field_valid(key, number) else None
+
+
+def _field_valid(key: str, value: object) -> bool:
+    """A seat field's value as the replay format allows it: ``seat`` 1-10, ``chips`` a whole number from 0 to
+    FIELD_MAX, ``seconds`` and ``bank`` a number from 0 to FIELD_MAX (both readers, fast and decoded, ask this)."""
     if key == "seat":
-        valid = number.__class__ is int and number in SEATS
-    else:  # chips (whole), seconds and bank: from 0 to 36000
-        valid = number <= 36000 and (key != "chips" or number.__class__ is int)
-    return ev.EVENT_TYPES[name](t, **{key: number}) if valid else None
+        return value.__class__ is int and value in SEATS
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        return False
+    return 0 <= value <= FIELD_MAX and (key != "chips" or value.__class__ is int)
 
 
 def _no_constant(name: str):
@@ -139,14 +146,12 @@ def parse_event(obj: object, line: int, previous_t: float | None = None) -> ev.E
             raise ReplayFormatError(line, f"'{name}' needs {key!r}")
     if "facing_bet" in obj and not isinstance(obj["facing_bet"], bool):
         raise ReplayFormatError(line, f"'facing_bet' must be true or false, not {_js(obj['facing_bet'])}")
-    if "seat" in obj and (obj["seat"].__class__ is not int or obj["seat"] not in SEATS):
+    if "seat" in obj and not _field_valid("seat", obj["seat"]):
         raise ReplayFormatError(line, f"'seat' must be a seat number from 1 to 10, not {_js(obj['seat'])}")
     for key in ("chips", "bank", "seconds"):
-        value = obj.get(key)
-        if key in obj and (isinstance(value, bool) or not isinstance(value, (int, float)) or not 0 <= value <= 36000
-                           or (key == "chips" and value.__class__ is not int)):
+        if key in obj and not _field_valid(key, obj[key]):
             what = "a whole number of chips" if key == "chips" else "a number of seconds"
-            raise ReplayFormatError(line, f"'{key}' must be {what} from 0 to 36000, not {_js(value)}")
+            raise ReplayFormatError(line, f"'{key}' must be {what} from 0 to {FIELD_MAX}, not {_js(obj[key])}")
     if "name" in obj and (problem := name_problem(obj["name"])) is not None:
         raise ReplayFormatError(line, f"'name': {problem}")
     fields = {k: v for k, v in obj.items() if k not in _BARE}
