@@ -61,7 +61,7 @@ def test_a_corrected_turn_gives_the_right_player_their_own_clock_and_bank_and_ch
     if 1 in banks:
         assert banks[1] == 20  # the wrong seat's bank was never charged
     lines = ledger_of(out)
-    assert 1 not in lines  # the time on the wrong seat is nobody's
+    assert 1 not in lines or (lines[1]["decisions"], lines[1]["bank_used_s"]) == (0, 0)  # the wrong seat: nobody's
     assert (lines[right]["decisions"], lines[right]["bank_used_s"], lines[right]["max_s"]) == (1, 6, 16)
 
 
@@ -140,3 +140,13 @@ def test_emptying_a_seat_after_the_hand_is_over_writes_no_second_hand_over():
     out = run(BANK, *HAND, {"t": 2, "event": "fold"}, {"t": 3, "event": "fold"}, {"t": 4, "event": "empty", "seat": 1},
               {"t": 5, "event": "empty", "seat": 2}, {"t": 6, "event": "end"})
     assert of(out, "hand_over") == [{"t": 3, "type": "hand_over", "seat": 3}]
+
+
+def test_a_clock_topped_up_then_cut_off_comes_back_with_the_longer_clock():
+    from shotclock.core.restore import at_stop
+
+    rows = [{"id": 1, "session": 1, "clock": 1, "type": "start", "t": 0.0, "seconds": 30.0},
+            {"id": 2, "session": 1, "clock": 1, "type": "top_up", "t": 14.0, "seconds": 10, "remaining": 26.0},
+            {"id": 3, "session": 1, "clock": 1, "type": "lost", "t": 20.0}]
+    point = at_stop(rows)
+    assert (point.remaining, point.seconds) == (20.0, 40.0)
