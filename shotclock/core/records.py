@@ -134,10 +134,14 @@ class RecordBuilder:
             data = item.record()
             if isinstance(item, Input):
                 data.update(facing_bet=item.facing_bet, street=item.street, round=round.now)
-                clock = self._clock_of_input(sequence, index)
+                clock = self._clock_of_input(round, index)
                 self._last_input = item
             else:
                 if isinstance(item, Started):
+                    seats = round.seats_at_start.get(id(item))
+                    if seats is not None and seats != self._seats:  # the seats this clock starts with, before it
+                        add(None, "seats", item.t, seats.record())
+                        self._seats = seats
                     self.current_clock = {"seq": self._seq + 1}  # this record's own
                     if self._last_input is not None:
                         data["facing_bet"] = self._last_input.facing_bet
@@ -200,13 +204,16 @@ class RecordBuilder:
         self._alive_t = t
         return {"control": "alive", "t": t, "clock": self.current_clock if self._running else None}
 
-    def _clock_of_input(self, sequence, index) -> dict | None:
+    def _clock_of_input(self, round: Round, index: int) -> dict | None:
         """An input belongs to the clock it ends, else the clock it starts, else the current one."""
+        sequence = round.sequence
         for offset, item in enumerate(sequence[index + 1:], start=1):
             if isinstance(item, Input):
                 break
             if isinstance(item, Decision):
                 return self.current_clock
             if isinstance(item, Started):
-                return {"seq": self._seq + 1 + offset}
+                seats = round.seats_at_start.get(id(item))
+                ahead = seats is not None and seats != self._seats  # its seats record comes first
+                return {"seq": self._seq + 1 + offset + ahead}
         return self.current_clock
