@@ -15,6 +15,7 @@ from shotclock.core.inputs import Command
 from shotclock.core.ledger import ledger
 from shotclock.core.replay import ReplayInput, replay
 from shotclock.shell.device import Device
+from shotclock.shell.edgereplay import cmd_replay_edges
 from shotclock.shell.logcmd import cmd_export, cmd_list
 from shotclock.shell.recorder import DirectSink, Recorder
 
@@ -121,6 +122,12 @@ class Bench:
         cmd_export(self.args(replay=number), out)
         return out.getvalue()
 
+    def check_all(self) -> tuple[int, str]:
+        """``log replay --check --all``: every session's edges and commands against the log."""
+        out = io.StringIO()
+        code = cmd_replay_edges(self.args(session=None, check=True, all=True), out)
+        return code, out.getvalue()
+
     def listing(self) -> str:
         out = io.StringIO()
         cmd_list(self.args(), out)
@@ -148,7 +155,8 @@ def pick(record: dict | None, keys) -> dict | None:
 def disagreements(bench: Bench) -> list[str]:
     """Every place where a clock's accounts differ (empty: the evidence holds)."""
     rows = bench.rows()
-    problems = []
+    code, said = bench.check_all()
+    problems = [] if code == 0 else [line for line in said.splitlines() if line.startswith("FAIL")]
     clocks = logged_clocks(rows)
     for number, (start, decision) in enumerate(clocks, 1):
         out = replayed(bench.export(number))

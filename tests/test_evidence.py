@@ -123,3 +123,21 @@ def test_the_listing_shows_each_clocks_seat_and_player(bench):
     lines = b.listing().splitlines()
     assert "SEAT" in lines[0] and "PLAYER" in lines[0]
     assert lines[1].endswith("   4  Ana Costa") and lines[2].endswith("   1  -")
+
+
+def test_log_replay_check_all_holds_every_session_and_refuses_a_session_with_all(bench, capsys):
+    from shotclock.cli import main
+
+    b = bench(TEMPO)
+    b.press("street", hold=2.1)
+    b.press("action")
+    b.wait(5)
+    b.crash(down=3)
+    b.press("floor")
+    b.press("action")
+    state = str(b.state)
+    assert main(["log", "--state-dir", state, "replay", "--check", "--all"]) == 0
+    said = capsys.readouterr().out.splitlines()
+    assert len(said) == 2 and all(line.startswith("OK: session ") for line in said)
+    assert main(["log", "--state-dir", state, "replay", "1", "--check", "--all"]) == 2
+    assert capsys.readouterr().err.splitlines() == ["shotclock: give a session or --all, not both"]
