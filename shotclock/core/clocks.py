@@ -209,9 +209,12 @@ def replay_events(clock: Clock, seats: dict | None = None, settings: Settings | 
             if fb != (clock.street == STREETS[0]):
                 events.append({"t": 0, "event": "bet", "facing_bet": fb})
         events.append({"t": 0, "event": "start"})
-    # Replay time: from the start, and across a restart from where the device stopped (its last record then).
+    # Replay time: from the start, and across a restart from where the device stopped: its last record then (a
+    # lost record may come after an input it is dated before: the restore counts the clock to the lost record's
+    # time, so the replay takes such inputs at that time too).
+    stopped_at = {r["session"]: round(r["t"] * US) for r in clock.records}
     session, base_t, base_rel = clock.session, round(clock.started_t * US), 0
-    rel = lambda t: base_rel + round(t * US) - base_t
+    rel = lambda t: base_rel + min(round(t * US), stopped_at[session]) - base_t
     started = running = False
     last = 0
     decided = None
