@@ -212,9 +212,12 @@ def replay_events(clock: Clock, seats: dict | None = None, settings: Settings | 
     # Replay time: from the start, and across a restart from where the device stopped: its last record then (a
     # lost record may come after an input it is dated before: the restore counts the clock to the lost record's
     # time, so the replay takes such inputs at that time too).
-    stopped_at = {r["session"]: round(r["t"] * US) for r in clock.records}
+    stopped_at: dict[int, float] = {}  # session -> its last record before the next session's (the stop)
+    for before, after in zip(clock.records, clock.records[1:]):
+        if after["session"] != before["session"]:
+            stopped_at[before["session"]] = round(before["t"] * US)
     session, base_t, base_rel = clock.session, round(clock.started_t * US), 0
-    rel = lambda t: base_rel + min(round(t * US), stopped_at[session]) - base_t
+    rel = lambda t: base_rel + min(round(t * US), stopped_at.get(session, float("inf"))) - base_t
     started = running = False
     last = 0
     decided = None
@@ -283,8 +286,8 @@ def seat_prologue(clock: Clock, seats: dict, settings: Settings) -> list[dict]:
         event = {"t": 0, "event": "seat", "seat": seat}
         if name:
             event["name"] = name
-        if bank and banks.get(seat, bank) != bank:
-            event["bank"] = banks.get(seat, bank)
+        if seat in banks and banks[seat] != (bank or None):  # (a player moved in may bring a bank to any table)
+            event["bank"] = banks[seat]
         if allowance and used.get(seat):
             event["chips"] = max(0, allowance - used[seat])
         if len(event) > 3:
@@ -297,11 +300,16 @@ def seat_prologue(clock: Clock, seats: dict, settings: Settings) -> list[dict]:
     engine = SeatedEngine(settings)
     for e in events:
         engine.handle(_event(e))
+    active = engine.state.seats.in_hand - engine.state.seats.all_in
+    # Nobody on turn with one player still able to act: that player has just acted (the turn then moves to nobody).
+    target = next(iter(active)) if view.turn is None and len(active) == 1 else view.turn
     for _ in range(view.count):
-        if engine.state.seats.turn == view.turn:
+        if engine.state.seats.turn == target:
             break
         events.append({"t": 0, "event": "turn_forward"})
         engine.handle(_event(events[-1]))
+    if target != view.turn:
+        events.append({"t": 0, "event": "action"})
     return events
 
 
