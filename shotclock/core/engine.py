@@ -326,6 +326,20 @@ class Engine:
         self._now = t
         return self._apply(t, event)
 
+    def take_time(self, event: ev.Event) -> tuple[int, list[ev.Output]]:
+        """Bring the engine's clock to ``event``'s time for a caller that handles the event in parts (the
+        :class:`~shotclock.core.seated.SeatedEngine` around it): returns the time in µs (for :meth:`handle_at`)
+        and the timers due before it (:meth:`catch_up`). Raises :class:`~shotclock.errors.EventError`, the
+        state untouched, when the event's time lies before the engine's clock."""
+        t = round(event.t * US)
+        if t < self._now:
+            self.handle(event)  # raises the error with its message
+        if t == self._now:
+            return t, []
+        out = self._run_timers(t, inclusive=False) if self.phase == RUNNING else []
+        self._now = t
+        return t, out
+
     def advance(self, t: float, settle: float = 0.0, pending: float | None = None,
                 hold: float | None = None) -> list[ev.Output]:
         """Let time pass to ``t`` (inclusive) and return the beeps and rulings that fell due.

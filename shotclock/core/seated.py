@@ -92,12 +92,12 @@ class TableSeats:
             return self.on_clock, None, None
         seat, bank = self.bank
         self.bank = None
-        if by in ev.NOBODYS:
-            used = 0
+        if left >= bank or (by is not None and by in ev.NOBODYS):
+            used = 0  # acted before the bank began; or nobody's clock
+        elif outcome != ev.ACTED and outcome != ev.CANCELLED:
+            used = bank  # ruled at 0: the whole bank went
         else:
-            if outcome != ev.ACTED and outcome != ev.CANCELLED:
-                left = 0  # ruled at 0: the whole bank went
-            used = min(bank, max(0, bank - left))
+            used = bank - left if left > 0 else bank
         after = self.banks[seat] = self.banks.get(seat, bank) - used
         return self.on_clock, used / US, after / US
 
@@ -115,6 +115,7 @@ class SeatedEngine:
         self.engine = Engine(settings, start, seat_side=self.book)
         self.seats = self.book.seats
         self._notice: tuple[float, str, int] | None = None  # a refusal the screen shows for a while
+        self._t_us = 0  # the time of the event being handled (µs), worked out once per event
         self._handlers = {
             ev.Hand: self._hand, ev.Street: self._street, ev.Action: self._decision, ev.LastAction: self._decision,
             ev.Fold: self._decision, ev.AllIn: self._decision, ev.Extend: self._extend,
@@ -139,15 +140,21 @@ class SeatedEngine:
 
     def handle(self, event: ev.Event) -> list[ev.Output]:
         """Take one event (see :meth:`Engine.handle <shotclock.core.engine.Engine.handle>`)."""
-        engine = self.engine
-        if round(event.t * US) < round(engine.now * US):
-            engine.handle(event)  # raises the engine's own EventError, state untouched
-            raise EventError("unreachable")
         # Timers due before the event first (the bank's cue first: the engine may rule the clock at 0), so the
         # seats see a ruling before the event.
-        out = self._timers(self._cue(event.t, False) + engine.catch_up(event.t))
+        book, engine = self.book, self.engine
+        bank = book.bank
+        cue = self._cue_at() if bank is not None and not book.cued else None
+        self._t_us, timers = engine.take_time(event)  # (raises for an event dated before the engine's clock)
+        if cue is not None and cue < event.t:  # (a tie goes to the player: an input at the cue's time comes first)
+            book.cued = True
+            out = self._timers([ev.BankStarted(cue, bank[0], bank[1] / US)] + timers)
+        else:
+            out = self._timers(timers) if timers else timers
         handler = self._handlers.get(event.__class__)
-        return out + (engine.handle(event) if handler is None else handler(event))
+        if handler is None:
+            return out + engine.handle_at(self._t_us, event) if out else engine.handle_at(self._t_us, event)
+        return out + handler(event) if out else handler(event)
 
     def advance(self, t: float, settle: float = 0.0, pending: float | None = None,
                 hold: float | None = None) -> list[ev.Output]:
@@ -255,33 +262,41 @@ class SeatedEngine:
 
     def _after(self, t: float, turn_before: int | None, why: str, winner_before: int | None) -> list[ev.Output]:
         """The turn line when the turn moved, and the end of the hand when one player is left (once a hand)."""
-        out = [self._turn(t, why)] if self.seats.turn != turn_before else []
-        winner = self.seats.winner
+        seats = self.seats
+        out = [self._turn(t, why)] if seats.turn != turn_before else []
+        winner = seats.winner
         if winner is not None and winner_before is None:
             out.append(ev.HandOver(t, winner))
             if self.engine.mode == "shot" and self.engine.phase != IDLE:
-                out += self.engine.handle(ev.Stop(t))  # nobody left to play against: end it quietly
+                out += self._engine(ev.Stop(t))  # nobody left to play against: end it quietly
         return out
 
     @staticmethod
     def _ignored(outputs: list[ev.Output]) -> bool:
-        return any(o.__class__ is ev.Ignored for o in outputs)
+        for o in outputs:  # (a loop, not any() over a generator: every hand and street asks)
+            if o.__class__ is ev.Ignored:
+                return True
+        return False
+
+    def _engine(self, event: ev.Event) -> list[ev.Output]:
+        """The engine takes ``event`` at the time :meth:`handle` worked out for it."""
+        return self.engine.handle_at(self._t_us, event)
 
     def _end_quietly(self, t: float, by: str) -> list[ev.Output]:
         """End the running or paused clock charged to nobody (an emptied seat, a reseated table)."""
-        return self.engine.handle(EndQuietly(t, by)) if self.engine.phase != IDLE else []
+        return self._engine(EndQuietly(t, by)) if self.engine.phase != IDLE else []
 
     # -- the events ----------------------------------------------------------------------
 
     def _hand(self, event: ev.Hand) -> list[ev.Output]:
-        out = self.engine.handle(event)
+        out = self._engine(event)
         if self._ignored(out):
             return out
         self.seats.new_hand()
         return out + [self._turn(event.t, "hand", self.seats.button)]
 
     def _street(self, event: ev.Street) -> list[ev.Output]:
-        out = self.engine.handle(event)
+        out = self._engine(event)
         if self._ignored(out):
             return out
         self.seats.new_street()
@@ -304,19 +319,22 @@ class SeatedEngine:
         else:
             seats.acted()
         marks = [ev.SeatChanged(t, turn, "folded" if kind == "fold" else "all_in")] \
-            if kind in ("fold", "all_in") and turn is not None else []
-        if self.engine.phase == IDLE:
-            return marks + self._after(t, turn, kind, winner)
+            if kind != "action" and kind != "last_action" and turn is not None else None
+        engine = self.engine
+        if engine.phase == IDLE:
+            return marks + self._after(t, turn, kind, winner) if marks else self._after(t, turn, kind, winner)
         # Never ignored: a running or paused clock takes an action in both modes (TRANSITIONS). Nobody left to
         # act: the last action, which starts no next clock.
         last = kind == "last_action" or seats.turn is None or seats.winner is not None
         played = ev.LastAction(t) if last else event if event.__class__ is ev.Action else ev.Action(t)
-        out = self.engine.handle(played)
-        if self.engine.phase == IDLE:
+        out = engine.handle_at(self._t_us, played)
+        if engine.phase == IDLE:
             self.book.on_clock = None
         # The next player's clock (the engine's last output) is put after the turn line.
-        started = out.pop() if out and out[-1].__class__ is ev.Started else None
-        out += marks + self._after(t, turn, kind, winner)
+        started = out.pop() if out[-1].__class__ is ev.Started else None
+        if marks:
+            out += marks
+        out += self._after(t, turn, kind, winner)
         if started is not None:
             out.append(started)
         return out
@@ -340,7 +358,7 @@ class SeatedEngine:
     def _extend(self, event: ev.Extend) -> list[ev.Output]:
         if event.seat is None and self.book.on_clock is not None and self.engine.phase != IDLE:
             event = ev.Extend(event.t, self.book.on_clock)  # charged to the seat on the clock
-        out = self.engine.handle(event)
+        out = self._engine(event)
         if event.seat is not None and self._ignored(out) and self._chips(event.seat) == 0:
             self._notice = (event.t, "no_chips", event.seat)  # the dealer sees why the chip did nothing
         return out
@@ -360,7 +378,7 @@ class SeatedEngine:
         line = self._turn(t, "back" if event.__class__ is ev.TurnBack else "forward")
         if self.engine.phase == IDLE:
             return [line]
-        ended, started = self.engine.handle(TurnCorrected(t))
+        ended, started = self._engine(TurnCorrected(t))
         return [ended, line, started]
 
     def _seat_player(self, event: ev.SeatPlayer) -> list[ev.Output]:
