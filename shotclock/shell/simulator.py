@@ -17,12 +17,12 @@ import threading
 import time
 
 from shotclock.config import BUTTONS
+from shotclock.core.button_card import KEYS, buttons_for
 from shotclock.errors import HardwareError
 from shotclock.shell.device import build_device, log_dir_for
 
 log = logging.getLogger("shotclock.simulator")
 
-KEYS = {"f": "floor", "a": "action", "space": "action", "b": "bet", "e": "extend", "s": "street"}
 PANEL_BG, BUTTON_BG, BUTTON_DOWN, BUTTON_INK = (28, 28, 34), (60, 62, 74), (240, 200, 40), (245, 245, 245)
 
 
@@ -115,12 +115,8 @@ class Simulator:
 
     def _layout(self):
         """One rectangle per button the mode uses (clock mode has no extension chips)."""
-        from shotclock.core.gestures import MODE_BUTTONS
-
         pygame = self._pygame
-        buttons = MODE_BUTTONS[self.config["mode"]]
-        if self.config["seats.track"] and "extend" not in buttons:  # bet held + extend: the turn one seat forward
-            buttons = (*buttons[:-1], "extend", buttons[-1])
+        buttons = buttons_for(self.config["mode"], self.config["seats.track"])
         n = len(buttons)
         gap = self.panel_area.width * 0.015
         w = (self.panel_area.width - gap * (n + 1)) / n
