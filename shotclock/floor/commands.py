@@ -147,6 +147,7 @@ def send(add) -> None:
     p.add_argument("--seats", type=int, default=10, metavar="N",
                    help="with --seating: the table's seats, to check the file against (default 10)")
     p.add_argument("--wait", type=float, default=5.0, metavar="SECONDS", help="how long to wait for the answer")
+    p.add_argument("--json", action="store_true", help="print the table's ack as JSON (docs/network.md, 'ack')")
 
 
 REGISTER: list = [broker_config, provision, floor, fleet, floor_demo, send]
