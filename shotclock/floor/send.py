@@ -18,7 +18,7 @@ import queue
 import time
 import uuid
 
-from shotclock.errors import ShotclockError, one_line
+from shotclock.errors import ShotclockError
 
 
 def build_message(args, sender: str, now_ms: int) -> dict:
@@ -33,16 +33,9 @@ def build_message(args, sender: str, now_ms: int) -> dict:
     if args.facing_bet is not None:
         message["facing_bet"] = args.facing_bet == "true"
     if args.seating is not None:
-        from shotclock.core.seats import SeatError, parse_seating
+        from shotclock.shell.seatingcmd import read_seating
 
-        try:
-            with open(args.seating, encoding="utf-8-sig", newline="") as f:
-                players = parse_seating(f.read().splitlines(), args.seats)
-        except (OSError, UnicodeDecodeError) as exc:
-            raise ShotclockError(f"cannot read {one_line(args.seating)}: {getattr(exc, 'strerror', None) or exc}") \
-                from None
-        except SeatError as exc:
-            raise ShotclockError(f"{one_line(args.seating)} {one_line(str(exc))}") from None
+        players = read_seating(args.seating, args.seats)
         message["players"] = [[seat, name] for seat, name in players]
     problem = command_problem(message)
     if problem:
