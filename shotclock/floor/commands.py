@@ -126,6 +126,9 @@ def floor_demo(add) -> None:
                    help="the simulated tables press nothing: only what you command from the dashboard happens")
     p.add_argument("--shot", type=int, metavar="N",
                    help="the last N tables run the shot clock (default: a quarter of them, at least one of two)")
+    p.add_argument("--no-feature", action="store_true",
+                   help="no feature table (by default one more table, a real device with seat tracking and a time "
+                        "bank, Tempo, and six named players)")
 
 
 def send(add) -> None:
