@@ -102,3 +102,14 @@ def test_every_figure_in_the_benchmarks_is_tied_to_a_version():
     history = doc[doc.index("## History"):]
     entries = re.findall(r"^\*\*(.+?)\*\*", history, re.M)
     assert entries and all(re.match(r"(\d+\.\d+\.\d+|Unreleased), \d{4}-\d\d-\d\d", e) for e in entries), entries
+
+
+def test_every_file_the_readme_and_the_guide_name_in_backquotes_exists():
+    """A new user pastes the README's commands: each repository path they name is there."""
+    missing = []
+    for name in ("README.md", "hardware/README.md", "docs/device.md", "docs/appliance-test.md"):
+        text = (ROOT / name).read_text()
+        for path in re.findall(r"(?<![\w/.-])((?:docs|hardware|tests|tools|bench|sounds)/[\w./-]+\.\w+)", text):
+            if "*" not in path and not (ROOT / path).exists():
+                missing.append(f"{name}: {path}")
+    assert missing == []
