@@ -73,7 +73,8 @@ def test_a_seat_tracked_card_says_fold_all_in_and_the_turn_moves():
     assert "fold" in seats["action"].hold and "nobody left" not in seats["action"].hold
     assert seats["action"].chord.startswith("all-in")
     assert "back" in seats["street"].chord and "forward" in seats["extend"].chord
-    assert "fold" in button_rows("clock", seats=True)["action"].hold
+    clock_seats = button_rows("clock", seats=True)["action"]
+    assert "fold" in clock_seats.hold and clock_seats.press.startswith("idle: the player acted: the turn moves on")
     plain = button_rows("shot")
     assert "nobody left to act" in plain["action"].hold and plain["action"].chord == ""
     assert "extend" not in button_rows("clock") and "extend" in button_rows("clock", seats=True)

@@ -28,8 +28,8 @@ KEYS = {"f": "floor", "a": "action", "space": "action", "b": "bet", "e": "extend
 # Who presses each button at the table.
 WHO = {"floor": "floor", "action": "dealer", "bet": "dealer", "extend": "dealer", "street": "dealer"}
 
-# What each event means to the person pressing the button, in the words of the card; a mode's own wording
-# first (``(event, mode)``), else the event's.
+# What each event means to the person pressing the button, in the words of the card; a phase's own wording
+# first (``(event, mode, phase)``), then a mode's (``(event, mode)``), else the event's.
 MEANINGS = {
     "call": "call the clock",
     "pause": "pause the clock",
@@ -38,6 +38,7 @@ MEANINGS = {
     "reset_chips": "every player's extension chips back",
     "start": "start the clock",
     ("action", CLOCK): "the player acted (ruled at this press)",
+    ("action", CLOCK, IDLE): "the player acted: the turn moves on (seat tracking; no clock runs)",
     ("action", SHOT): "the player acted (ruled at this press): the next player's clock starts",
     "stop": "nobody left to act (an all-in called): the clock ends quietly",
     "toggle bet": "toggle facing a bet: HAND DOOD or CHECK at 0",
@@ -70,9 +71,9 @@ class ButtonRow:
     chord: str
 
 
-def meaning(name: str, mode: str) -> str:
-    """The card's words for the event ``name`` in ``mode``."""
-    return MEANINGS.get((name, mode)) or MEANINGS[name]
+def meaning(name: str, mode: str, phase=None) -> str:
+    """The card's words for the event ``name`` in ``mode`` (and ``phase``, where that changes them)."""
+    return MEANINGS.get((name, mode, phase)) or MEANINGS.get((name, mode)) or MEANINGS[name]
 
 
 def _takes(mode: str, phase, make, seats: bool) -> bool:
@@ -99,7 +100,7 @@ def _cell(button: str, kinds: tuple[str, ...], mode: str, seats: bool) -> str:
             make = lookup(row, mode, phase)
             if make is None or not _takes(mode, phase, make, seats):
                 continue
-            text = meaning(make.__name__, mode) + (" (on release)" if kind == TAP else "")
+            text = meaning(make.__name__, mode, phase) + (" (on release)" if kind == TAP else "")
             same = next((p for p in parts if p[1] == text), None)
             if same:
                 same[0].append(phase)
