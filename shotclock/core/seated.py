@@ -1,11 +1,15 @@
 """The engine with seat tracking: the clock's rules, and whose decision each clock is.
 
-:class:`SeatedEngine` wraps an :class:`~shotclock.core.engine.Engine` with the table's
-:class:`~shotclock.core.seats.Seats`. It takes the same events and gives the same outputs, with the
-seat added: a ``start`` and a ``decision`` name the seat on the clock, ``turn`` lines say who is to act
-next, and the seat events (``seat``, ``empty``, ``button``, ``fold``, ``all_in``, ``turn_back``,
-``turn_forward``) change the seats. The engine's timing rules are untouched: a seat changes *who* a
-clock is for, never *how long* it runs or how it is ruled.
+:class:`SeatedEngine` holds an :class:`~shotclock.core.engine.Engine` and the table's seats
+(:class:`TableSeats`, the engine's :class:`~shotclock.core.engine.SeatSide`: it answers whose each clock is
+and what bank it carries). It takes the same events and gives the same outputs, with the seat added: a
+``start`` and a ``decision`` name the seat on the clock, ``turn`` lines say who is to act next, and the
+seat events (``seat``, ``empty``, ``button``, ``fold``, ``all_in``, ``turn_back``, ``turn_forward``) change
+the seats. Every clock is one player's: the engine's timing rules are untouched, and a seat event on a
+running clock is ruled once, here (docs/rules.md, "Seat changes on a running clock"): a turn correction
+ends the wrong seat's clock charged to nobody and starts the right player's own; an ``empty`` of the seat
+on the clock or a ``seating`` ends it quietly, charged to nobody; a ``top_up`` of the banks lengthens the
+running clock by as much (the bank is its last part); ``rename``, ``button`` and ``seat`` change nothing of it.
 
 Only ``seats.track = true`` builds one (:func:`make_engine`); off, the table runs the bare engine, as
 before seat tracking existed, so its outputs stay byte for byte the same.
