@@ -160,7 +160,7 @@ def test_a_replaced_device_or_a_wiped_log_starts_a_new_chain_and_every_clock_kee
     assert cli(capsys, "--collected", folder, "--table", "8", "show", 3) == (0, before)  # the same clock
     code, listing = cli(capsys, "--collected", folder, "--table", "8")
     assert code == 0 and [line.split()[0] for line in listing.splitlines()[1:]] == ["1", "2", "3", "4", "5"]
-    assert [line.split()[-3] for line in listing.splitlines()[1:]] == ["28.00", "27.00", "28.00", "28.00", "27.00"]
+    assert [line.split()[-5] for line in listing.splitlines()[1:]] == ["28.00", "27.00", "28.00", "28.00", "27.00"]
     code, shown = cli(capsys, "--collected", folder, "--table", "8", "show", 5)
     assert code == 0 and "remaining=27 s" in shown and "warning" not in shown
     code, out = cli(capsys, "--collected", folder, "--table", "8", "stats", "--json")

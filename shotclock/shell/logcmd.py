@@ -127,7 +127,7 @@ def cmd_list(args, out=None) -> int:
     return 0
 
 
-LIST_FIXED = 82  # the list's width without its TABLE column
+LIST_FIXED = 89  # the list's width without its TABLE column and the PLAYER name at its end
 TABLE_MIN = 12  # the TABLE column is never narrower, nor wider than a table name may be (TABLE_NAME_MAX)
 
 
