@@ -78,6 +78,9 @@ TEXTS = {
         "seat.to_act": "Aan de beurt: stoel {seat}",
         "bank": "Bank: {s}",
         "notice.no_chips": "Stoel {seat}: geen chips meer",
+        "bank.running": "TIJDBANK: {s}",
+        "folded": "Stoel {seat} fold",
+        "folded.named": "{name} (stoel {seat}) fold",
     },
     "en": {
         "mode.clock": "Clock",
@@ -154,6 +157,9 @@ TEXTS = {
         "seat.to_act": "To act: seat {seat}",
         "bank": "Bank: {s}",
         "notice.no_chips": "Seat {seat}: no chips left",
+        "bank.running": "TIME BANK: {s}",
+        "folded": "Seat {seat} folded",
+        "folded.named": "{name} (seat {seat}) folded",
     },
 }
 LANGUAGES = tuple(TEXTS)

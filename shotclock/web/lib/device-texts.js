@@ -3,6 +3,7 @@
  "en": {
   "at_zero": "{bet} · at 0: {ruling}",
   "bank": "Bank: {s}",
+  "bank.running": "TIME BANK: {s}",
   "bet.no": "No bet",
   "bet.yes": "Facing a bet",
   "button.action": "action",
@@ -19,6 +20,8 @@
   "fault.log.write_failed": "Log: cannot write",
   "fault.no_sound": "No sound",
   "fault.stuck": "Button '{button}' stuck · ignored",
+  "folded": "Seat {seat} folded",
+  "folded.named": "{name} (seat {seat}) folded",
   "hint.clock": "F: call · pause · resume   B: bet on/off   S: street   Esc: quit",
   "hint.seats": "A: action (hold: fold)   B+A: all-in   B+S / B+E: turn back / forward   Esc: quit",
   "hint.shot": "A: start · action   B: bet on/off   E: extension   S: street   Esc: quit",
@@ -79,6 +82,7 @@
  "nl": {
   "at_zero": "{bet} · bij 0: {ruling}",
   "bank": "Bank: {s}",
+  "bank.running": "TIJDBANK: {s}",
   "bet.no": "Geen inzet",
   "bet.yes": "Tegen inzet",
   "button.action": "actie",
@@ -95,6 +99,8 @@
   "fault.log.write_failed": "Logboek: schrijven mislukt",
   "fault.no_sound": "Geen geluid",
   "fault.stuck": "Knop '{button}' zit vast · genegeerd",
+  "folded": "Stoel {seat} fold",
+  "folded.named": "{name} (stoel {seat}) fold",
   "hint.clock": "F: klok · pauze · hervat   B: inzet aan/uit   S: straat   Esc: stoppen",
   "hint.seats": "A: actie (vasthouden: fold)   B+A: all-in   B+S / B+E: beurt terug / vooruit   Esc: stoppen",
   "hint.shot": "A: start · actie   B: inzet aan/uit   E: extensie   S: straat   Esc: stoppen",
