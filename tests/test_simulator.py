@@ -178,3 +178,60 @@ def test_with_seats_the_simulator_plays_a_fold_and_an_all_in_with_its_keys(vcloc
     finally:
         sim.device.pins.close()
         pygame.display.quit()
+
+
+def test_with_visual_cues_the_window_flashes_and_the_panel_shows_the_lights(vclock, mock_factory):
+    from shotclock.core.tones import TONES
+    from shotclock.shell.simulator import LED_STROBE
+
+    config = parse_config("[screen]\nvisual_cues = true\n[pins]\nstrobe = 13\n")
+    s = Simulator(config, clock=vclock, pin_factory=mock_factory)
+    try:
+        key(s, "f", True)
+        vclock.now += 0.2
+        key(s, "f", False)
+        s.device.loop.run_once()
+        call = s.device.engine.state.deadline - 30
+        vclock.now = call + 25.1  # the first countdown second's pulse
+        s.device.loop.run_once()
+        assert tuple(s.screen.surface.get_at((3, 3)))[:3] == TONES["flash"].background
+        assert (LED_STROBE, True) in s.lights() and s.device.pins.led_running.is_lit
+        lit = s.screen.surface.get_at(_strobe_dot(s))[:3]
+        vclock.now = call + 25.5  # between pulses
+        s.device.loop.run_once()
+        assert tuple(s.screen.surface.get_at((3, 3)))[:3] == TONES["urgent"].background
+        assert (LED_STROBE, False) in s.lights() and not s.device.pins.led_running.is_lit
+        assert s.screen.surface.get_at(_strobe_dot(s))[:3] != lit  # the panel's dot went dark
+    finally:
+        s.device.pins.close()
+        pygame.display.quit()
+
+
+def _strobe_dot(s):
+    r = max(4, int(s.panel_height * 0.05))
+    return (int(s.panel_area.width * 0.02) + r + 6 * r, int(s.panel_area.top + s.panel_height * 0.88))
+
+
+def test_the_dealer_check_runs_in_the_window_with_the_action_key(vclock, mock_factory):
+    from shotclock.core.tones import TONES
+    from shotclock.shell.simulator import DealerCheckSimulator
+
+    lines = []
+    s = DealerCheckSimulator(Config(), clock=vclock, pin_factory=mock_factory, seed=5, out=lines.append)
+    run = s.run_check
+    try:
+        assert list(s.buttons) == ["action"]
+        for i, cue in enumerate(run.check.cues):
+            vclock.now = cue
+            run.step()  # the cue: the screen lights up
+            assert tuple(s.screen.surface.get_at((3, 3)))[:3] == TONES["flash"].background
+            vclock.now = cue + 0.2 + i * 0.01
+            key(s, "space", True)
+            vclock.now += 0.1
+            key(s, "space", False)
+            run.step()
+        result = s.run()
+    finally:
+        s.close()
+    assert result.missed == 0 and result.early == 0
+    assert result.median == pytest.approx(0.255, abs=1e-6) and len(lines) == 12

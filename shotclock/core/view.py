@@ -303,3 +303,31 @@ def _next_change(state: Snapshot, now: float, display: Display) -> float | None:
             if end > now:
                 return end
     return None
+
+
+def _ms(seconds: float) -> int:
+    return round(seconds * 1000)
+
+
+def dealer_check_view(check, language: str = "nl") -> View:
+    """What the screen shows during a dealer check (:class:`~shotclock.core.dealer_check.DealerCheck`): the
+    cue (the whole screen white, "NOW") while it waits for the press, else the count and the last reaction;
+    at the end the median, the middle half and the slowest press. Changes only at the check's own moments."""
+    t = lambda key, **v: texts.text(language, key, **v)
+    result = check.result()
+    title = t("dealer.title")
+    counts = t("dealer.counts", early=result.early, missed=result.missed)
+    if check.done:
+        if result.median is None:
+            return View("dealer", "neutral", t("dealer.none"), title, t("dealer.ready"), counts)
+        low, high = result.spread or (result.median, result.median)
+        sub = t("dealer.spread", low=_ms(low), high=_ms(high), slowest=_ms(max(result.times)))
+        return View("dealer", "good", t("dealer.median", ms=_ms(result.median)), title, sub, counts)
+    n = len(result.reactions) + (0 if check.waiting else 1)
+    info = t("dealer.round", n=n, of=len(check.cues))
+    if check.waiting:
+        return View("dealer", "flash", t("dealer.now"), title, t("dealer.press"), info)
+    if result.reactions:
+        last = result.reactions[-1]
+        info += " · " + (t("dealer.last.missed") if last is None else t("dealer.last", ms=_ms(last)))
+    return View("dealer", "neutral", "…", title, t("dealer.ready"), f"{info} · {counts}")
