@@ -117,7 +117,8 @@ def test_the_check_in_pure_code():
     check = DealerCheck((5.0, 10.0, 15.0))
     assert check.next_wake() == 5.0 and check.press(4.0) == "early"
     assert check.advance(5.0) == [("cue", 0, 5.0)] and check.next_wake() == 5.0 + TIMEOUT
-    assert dealer_check_view(check, "en").tone == "flash"
+    cue = dealer_check_view(check, "en")
+    assert cue.tone == "flash" and cue.big == "NOW" and cue.info == "Cue 1 of 3"
     assert check.press(5.25) == "reaction"
     assert check.advance(12.5) == [("cue", 1, 10.0), ("missed", 1, 12.0)]
     check.advance(15.0)

@@ -323,7 +323,7 @@ def dealer_check_view(check, language: str = "nl") -> View:
         low, high = result.spread or (result.median, result.median)
         sub = t("dealer.spread", low=_ms(low), high=_ms(high), slowest=_ms(max(result.times)))
         return View("dealer", "good", t("dealer.median", ms=_ms(result.median)), title, sub, counts)
-    n = len(result.reactions) + (0 if check.waiting else 1)
+    n = len(result.reactions) + 1  # the cue given, or the next one
     info = t("dealer.round", n=n, of=len(check.cues))
     if check.waiting:
         return View("dealer", "flash", t("dealer.now"), title, t("dealer.press"), info)
