@@ -198,6 +198,13 @@
     return (ms > 0 ? "+" : "\u2212") + (Math.abs(ms) / 1000).toFixed(3) + " s";
   }
 
+  /** A record's field as the timeline shows it: a number to the millisecond, as the offsets ("remaining
+   *  9.99982005…" as 10, 2.5 as 2.5), anything else as JSON. */
+  function fieldText(v) {
+    if (typeof v === "number" && isFinite(v)) return String(Math.round(v * 1000) / 1000);
+    return JSON.stringify(v);
+  }
+
   /** An archived clock's records as the timeline's rows: [utc time, offset from the start, type, fields]
    *  (fields with no value, such as a clock mode's street null, are left out). */
   function timelineRows(records) {
@@ -207,7 +214,7 @@
       var rec = r.record, rest = [];
       for (var k in rec) {
         if (k !== "t" && k !== "type" && rec[k] !== null && rec[k] !== undefined) {
-          rest.push(k + " " + JSON.stringify(rec[k]));
+          rest.push(k + " " + fieldText(rec[k]));
         }
       }
       return [(r.utc || "").slice(11, 23), offsetText(rec.t - t0), rec.type, rest.join(", ")];
