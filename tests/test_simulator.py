@@ -235,3 +235,22 @@ def test_the_dealer_check_runs_in_the_window_with_the_action_key(vclock, mock_fa
         s.close()
     assert result.missed == 0 and result.early == 0
     assert result.median == pytest.approx(0.255, abs=1e-6) and len(lines) == 12
+
+
+def test_the_terminal_view_marks_a_visual_cues_pulse_and_names_a_fold():
+    from shotclock.core.engine import Engine
+    from shotclock.core.events import Call, SeatChanged
+    from shotclock.core.settings import Settings
+    from shotclock.core.table import Round
+    from shotclock.core.view import Display
+
+    e = Engine(Settings())
+    outputs = e.handle(Call(0, facing_bet=True)) + e.advance(25.1)
+    out = io.StringIO()
+    presenter = TerminalPresenter(out, Display(language="en"), visual_cues=True)
+    presenter.update(Round(now=25.1, state=e.state, outputs=outputs))
+    assert out.getvalue().splitlines()[1].startswith("*** shotclock")
+    assert presenter.next_wake(25.1) == pytest.approx(25.25)  # a ring step, then the pulse's end at 25.3
+    presenter.update(Round(now=25.3, state=e.state, outputs=e.advance(25.3)))
+    titles = [line for line in out.getvalue().splitlines() if "shotclock · " in line]
+    assert len(titles) == 2 and titles[0].startswith("*** ") and not titles[1].startswith("*** ")

@@ -39,29 +39,27 @@ class SoundPresenter:
         self.player.close()
 
 
-class ScreenPresenter:
-    """Draws the view model; redraws only when the view changes, and asks to be woken when it will.
+class ViewFollower:
+    """What a screen shows, round by round: the view model for each round (with the last fold, the visual
+    cue's pulse and the floor network's corner mark) and when it will next change by itself. The window's,
+    the Pi's and the terminal's presenters share it.
 
-    ``visual_cues``: the screen flashes with each cue (:mod:`shotclock.core.cues`), timed by the outputs."""
+    ``visual_cues``: the view flashes with each cue (:mod:`shotclock.core.cues`), timed by the outputs."""
 
-    def __init__(self, screen, display: Display, area=None, visual_cues: bool = False):
-        self.screen = screen
+    def __init__(self, display: Display, visual_cues: bool = False):
         self.display = display
-        self.area = area
-        self.view = None
         self.cues = Cues() if visual_cues else None
         self._state = None
         self._holds = ()
         self._fold = None
-        self.frames = 0
         self._corner = lambda: ""
 
     def set_corner(self, mark) -> None:
         """Show ``mark()`` (the floor network's small mark, see shell/network.py) in a corner of each frame."""
         self._corner = mark
 
-    def update(self, round) -> None:
-        """Draw the view for this round if it differs from what is on screen."""
+    def view_for(self, round):
+        """The view for this round."""
         self._state, self._holds = round.state, round.holds
         self._fold = last_fold(round.outputs, self._fold)
         cue = ""
@@ -70,12 +68,7 @@ class ScreenPresenter:
             cue = self.cues.lit(round.now)
         view = view_at(round.state, round.now, self.display, round.faults, round.holds, self._fold, cue)
         corner = self._corner()
-        if corner:
-            view = dataclasses.replace(view, corner=corner)
-        if view != self.view:
-            self.screen.show(view, self.area)
-            self.view = view
-            self.frames += 1
+        return dataclasses.replace(view, corner=corner) if corner else view
 
     def next_wake(self, now: float) -> float | None:
         """When the view will next change by itself (a second, a ring step, a ruling fading, a cue's pulse)."""
@@ -85,6 +78,25 @@ class ScreenPresenter:
                  self.cues.next_change(now) if self.cues is not None else None]
         wakes = [w for w in wakes if w is not None]
         return min(wakes) if wakes else None
+
+
+class ScreenPresenter(ViewFollower):
+    """Draws the view model; redraws only when the view changes, and asks to be woken when it will."""
+
+    def __init__(self, screen, display: Display, area=None, visual_cues: bool = False):
+        super().__init__(display, visual_cues)
+        self.screen = screen
+        self.area = area
+        self.view_shown = None
+        self.frames = 0
+
+    def update(self, round) -> None:
+        """Draw the view for this round if it differs from what is on screen."""
+        view = self.view_for(round)
+        if view != self.view_shown:
+            self.screen.show(view, self.area)
+            self.view_shown = view
+            self.frames += 1
 
     def close(self) -> None:
         """Close the display."""

@@ -19,6 +19,7 @@ import time
 from shotclock.config import BUTTONS
 from shotclock.errors import HardwareError
 from shotclock.shell.device import build_device, log_dir_for
+from shotclock.shell.presenters import ViewFollower
 
 log = logging.getLogger("shotclock.simulator")
 
@@ -340,7 +341,7 @@ class TerminalSimulator:
         self.config = config
         self.out = out
         self.inp = inp
-        self.presenter = TerminalPresenter(out, display_for(config))
+        self.presenter = TerminalPresenter(out, display_for(config), config["screen.visual_cues"])
         player, problem = make_sound(config)  # the same speaker as the window, where there is one
         self.device = build_device(config, pin_factory, sound=[SoundPresenter(player)] if player else [],
                                    screens=[self.presenter], sound_problem=problem, log_dir=log_dir)
@@ -389,23 +390,16 @@ class TerminalSimulator:
         self.device.run(lambda round: self.quit)
 
 
-class TerminalPresenter:
-    """Writes the view as a few lines of text whenever it changes."""
+class TerminalPresenter(ViewFollower):
+    """Writes the view as a few lines of text whenever it changes (a visual cue's pulse as ``***``)."""
 
     LEGEND = "keys: f floor · a action · b bet · e extend · s street (upper case: hold 2.5 s) · q quit"
 
-    def __init__(self, out, display):
+    def __init__(self, out, display, visual_cues: bool = False):
+        super().__init__(display, visual_cues)
         self.out = out
-        self.display = display
         self.last = None
-        self._state = None
-        self._holds = ()
-        self._corner = lambda: ""
         self.tty = hasattr(out, "isatty") and out.isatty()
-
-    def set_corner(self, mark) -> None:
-        """Show ``mark()`` (the floor network's small mark) after the title."""
-        self._corner = mark
 
     def render(self, view) -> str:
         """The text for a view."""
@@ -415,7 +409,8 @@ class TerminalPresenter:
             bar = "[" + "#" * filled + "." * (30 - filled) + "]"
         title = "" if view.title == self.display.table else f" · {view.title}"
         corner = f"   [{view.corner}]" if view.corner else ""
-        lines = [f"shotclock · {self.display.table}{title}{corner}",
+        flash = "*** " if view.tone == "flash" else ""
+        lines = [f"{flash}shotclock · {self.display.table}{title}{corner}",
                  f"   {view.big:>4}  {bar}  {view.sub}".rstrip()]
         if view.info:
             lines.append(f"   {view.info}")
@@ -428,24 +423,12 @@ class TerminalPresenter:
 
     def update(self, round) -> None:
         """Print the view when it changed."""
-        from shotclock.core.view import view_at
-
-        self._state, self._holds = round.state, round.holds
-        view = view_at(round.state, round.now, self.display, round.faults, round.holds)
-        corner = self._corner()
-        if corner:
-            view = dataclasses.replace(view, corner=corner)
+        view = self.view_for(round)
         if view != self.last:
             self.last = view
             clear = "\x1b[2J\x1b[H" if self.tty else "\n"
             self.out.write(clear + self.render(view) + "\n")
             self.out.flush()
-
-    def next_wake(self, now):
-        """When the text will next change."""
-        from shotclock.core.view import next_change
-
-        return None if self._state is None else next_change(self._state, now, self.display, self._holds)
 
 
 def cmd_simulate(args) -> int:
