@@ -66,3 +66,15 @@ def test_the_seat_marks_are_glyphs_debians_dejavu_font_has():
     marks = re.search(r'var marks = (.*);', source).group(1)
     glyphs = [c for c in marks if ord(c) > 0x2000]
     assert glyphs and all(font.metrics(c)[0] != missing for c in glyphs), glyphs
+
+
+def test_the_overlay_says_time_bank_in_the_bank_tone_once_the_bank_runs(web, floor):
+    overlay = web.page(1920, 1080)
+    overlay.goto(f"{floor.base}/overlay/?password={floor.passwords['overlay']}&table=5&language=en")
+    graphic = overlay.locator("#graphic:not(.hidden)")
+    graphic.wait_for(timeout=WAIT)
+    overlay.wait_for_function("document.querySelector('#graphic .state').textContent.startsWith('TIME BANK: ')",
+                              timeout=WAIT)
+    assert "tone-bank" in graphic.get_attribute("class")
+    assert overlay.locator("#graphic .name").text_content() == "Ana Costa · Seat 4"
+    overlay.context.close()
