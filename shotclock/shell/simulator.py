@@ -409,8 +409,7 @@ class TerminalPresenter(ViewFollower):
             bar = "[" + "#" * filled + "." * (30 - filled) + "]"
         title = "" if view.title == self.display.table else f" · {view.title}"
         corner = f"   [{view.corner}]" if view.corner else ""
-        flash = "*** " if view.tone == "flash" else ""
-        lines = [f"{flash}shotclock · {self.display.table}{title}{corner}",
+        lines = [f"shotclock · {self.display.table}{title}{corner}",
                  f"   {view.big:>4}  {bar}  {view.sub}".rstrip()]
         if view.info:
             lines.append(f"   {view.info}")
@@ -419,6 +418,8 @@ class TerminalPresenter(ViewFollower):
             filled = round((view.hold_progress or 0) * 20)
             lines.append(f"   {view.hold}  [" + "=" * filled + " " * (20 - filled) + "]")
         lines.append(self.LEGEND)
+        if view.tone == "flash":  # a visual cue's pulse
+            lines[0] = "*** " + lines[0]
         return "\n".join(lines)
 
     def update(self, round) -> None:

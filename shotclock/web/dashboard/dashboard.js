@@ -255,7 +255,7 @@
       setClass(card, "phase-" + p, p === phase);
     });
     var tone = S.clockTone(table, now);
-    ["calm", "warn", "urgent", "paused", "bank"].forEach(function (x) { setClass(card, "tone-" + x, x === tone); });
+    ["calm", "warn", "urgent", "paused"].forEach(function (x) { setClass(card, "tone-" + x, x === tone); });
     setText(card, "name", table.name || table.id);
     setText(card, "phase", t("phase." + phase));
     setText(card, "mode", s.mode ? t("mode." + s.mode) : "");
