@@ -272,3 +272,18 @@ def test_heartbeats_that_come_a_little_late_still_confirm_the_clock(js):
         for (let n = 1; n <= 8; n++) Shotclock.applyState(t, s(n), (n - 1) * 1000);
         return [t.receivedAt, Shotclock.phase(t, 7500)]; }""")
     assert got == [0, "running"]
+
+
+def test_a_refusal_reads_in_the_pages_language_from_its_code_and_parameters(js):
+    from shotclock.core.reasons import explain
+
+    reason = "seat 2 is taken by Ana Costa: empty it first"
+    code, params = explain(reason)
+    ack = {"outcome": "ignored", "reason": reason, "code": code, "params": params}
+    got = js.evaluate("""ack => [Shotclock.reasonText("nl", ack), Shotclock.reasonText("en", ack),
+        Shotclock.reasonText("nl", {outcome: "ignored", reason: "an older device's words"}),
+        Shotclock.reasonText("nl", {outcome: "ignored", reason: "new words", code: "not_a_template", params: {}}),
+        Shotclock.reasonText("nl", {outcome: "refused"})]""", ack)
+    assert got == [texts.text("nl", "reason.seat_taken_by", seat=2, name="Ana Costa"), reason,
+                   "an older device's words", "new words", "refused"]
+    assert got[0] == "stoel 2 is bezet door Ana Costa: maak hem eerst leeg"

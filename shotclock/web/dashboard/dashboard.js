@@ -223,7 +223,7 @@
     if (!p.ack) return t("ack.waiting", {cmd: cmd});
     if (p.ack.outcome === "timeout") return t("ack.timeout", {cmd: cmd});
     return p.ack.outcome === "done" ? t("ack.ok", {cmd: cmd})
-                                    : t("ack.refused", {cmd: cmd, reason: p.ack.reason || p.ack.outcome});
+                                    : t("ack.refused", {cmd: cmd, reason: S.reasonText(lang, p.ack)});
   }
 
   /** Street and extensions; the bet too when no clock runs (a running clock's line says it with the

@@ -261,7 +261,7 @@
       if (!ack) return true;
       var t = m.t, toName = m.to.name || m.to.id;
       if (ack.outcome !== "done") {
-        var reason = ack.reason || ack.outcome;
+        var reason = S.reasonText(m.panel.lang, ack);  // in the page's language (lib/texts.js)
         if (m.step === "seat") {
           note(m.panel, t("seats.move_refused", {name: m.name, to: toName, reason: reason, seat: m.seat}), true);
           m.p = link.command(m.from, "seat", Object.assign({seat: m.seat}, m.carried));

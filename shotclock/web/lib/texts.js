@@ -221,12 +221,22 @@
     });
   }
 
+  /** Why a table refused a command, in the page's language: the ack's `code` and `params` through the device's
+   *  own templates (reason.<code> in core/texts.py, through device-texts.js); else its reason as the table wrote
+   *  it (an older device, a reason with no template), else its outcome. */
+  function reasonText(lang, ack) {
+    var key = "reason." + ack.code, texts = S.DEVICE_TEXTS[PAGE_TEXTS[lang] ? lang : "nl"] || {};
+    if (ack.code && texts[key] !== undefined) return t(lang, key, ack.params || {});
+    return ack.reason || ack.outcome;
+  }
+
   /** More page texts ({nl: {key: text}, en: {…}}), for a page's own module (the dashboard's seats.js). */
   S.addPageTexts = function (texts) {
     for (var l in texts) for (var k in texts[l]) PAGE_TEXTS[l][k] = texts[l][k];
   };
   S.LANGUAGES = ["nl", "en"];
   S.timelineRows = timelineRows;
+  S.reasonText = reasonText;
   S.faultTexts = faultTexts;
   S.consequenceText = consequenceText;
   S.t = t;
