@@ -254,3 +254,17 @@ def test_the_terminal_view_marks_a_visual_cues_pulse_and_names_a_fold():
     presenter.update(Round(now=25.3, state=e.state, outputs=e.advance(25.3)))
     titles = [line for line in out.getvalue().splitlines() if "shotclock · " in line]
     assert len(titles) == 2 and titles[0].startswith("*** ") and not titles[1].startswith("*** ")
+
+
+def test_the_dealer_check_without_a_window_says_where_to_run_it(monkeypatch, capsys):
+    import shotclock.shell.simulator as simulator
+    from shotclock.cli import main
+    from shotclock.errors import HardwareError
+
+    def no_window(*a, **kw):
+        raise HardwareError("no display found")
+
+    monkeypatch.setattr(simulator, "DealerCheckSimulator", no_window)
+    assert main(["simulate", "--dealer-check", "--no-log"]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "--dealer-check needs a window" in err and "selftest --dealer" in err

@@ -439,7 +439,11 @@ def cmd_simulate(args) -> int:
     config = load_for(args)
     log_dir = log_dir_for(args)
     if getattr(args, "dealer_check", False):
-        simulator = DealerCheckSimulator(config, out=print)  # a window is needed: a HardwareError says so
+        try:
+            simulator = DealerCheckSimulator(config, out=print)
+        except HardwareError as exc:
+            raise HardwareError(f"{exc}: --dealer-check needs a window (at the table: shotclock selftest "
+                                "--dealer)") from None
         try:
             result = simulator.run()
         finally:
