@@ -76,7 +76,7 @@ def add_broker_options(p, credentials_help: str, credentials_metavar: str = "FIL
 def floor(add) -> None:
     p = add("floor", "shotclock.floor.collector:cmd_collect", "the floor's tools: collect every table's rulings",
             config=False)
-    sub = p.add_subparsers(dest="floor_command", required=True, metavar="{collect,idle}")
+    sub = p.add_subparsers(dest="floor_command", required=True, metavar="{collect,idle,report}")
     c = sub.add_parser("collect", help="keep every table's records in one archive (SQLite), deduplicated",
                        description="subscribe to every table's events and keep them in DIR/collected.db; "
                                    "read it with 'shotclock log --collected DIR --table ID'")
@@ -95,6 +95,26 @@ def floor(add) -> None:
     i.add_argument("--table", required=True, metavar="ID", help="the table's id")
     i.add_argument("--version", metavar="V", help="also wait until the table runs this version")
     i.add_argument("--wait", type=float, default=600, metavar="SECONDS", help="how long to wait (default 600)")
+    report(sub)
+
+
+def report(sub) -> None:
+    from shotclock.core.slowplay import COLUMNS, DEFAULT_SORT
+
+    r = sub.add_parser("report", help="the slow-play report: each player's decision times, clocks, rulings",
+                       description="per player across every table and day of the archive: decisions, median, 95th "
+                                   "percentile and longest decision time, clocks called on them, extensions, bank "
+                                   "used, rulings against them (docs/report.md). Exit 2: no archive, a bad --day, "
+                                   "an unknown --table.")
+    r.set_defaults(func="shotclock.floor.report:cmd_report")
+    r.add_argument("--archive", required=True, metavar="DIR", help="the collector's archive (its folder, or collected.db)")
+    r.add_argument("--day", metavar="YYYY-MM-DD", help="one floor day (06:00 to 06:00 local time)")
+    r.add_argument("--table", metavar="ID", help="one table")
+    r.add_argument("--sort", choices=COLUMNS, default=DEFAULT_SORT, metavar="COLUMN",
+                   help=f"sort by this column, largest first (default {DEFAULT_SORT}; one of {', '.join(COLUMNS)})")
+    out = r.add_mutually_exclusive_group()
+    out.add_argument("--csv", metavar="FILE", help="write CSV to FILE (- for standard output)")
+    out.add_argument("--json", action="store_true", help="print JSON")
 
 
 def fleet(add) -> None:

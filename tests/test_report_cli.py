@@ -1,0 +1,142 @@
+"""``shotclock floor report``: the slow-play report from a floor archive, as a table, CSV and JSON; bad input in
+one line, exit 2."""
+
+import csv
+import io
+import json
+
+import pytest
+
+from shotclock.adapters.archive import Archive
+from shotclock.cli import main
+
+
+def device_log(state_dir, table, boot, records, utc="2026-12-01T20:00:00.000000Z"):
+    """``records`` (type, clock offset or None, fields) written to a real decision log in ``state_dir``, as the
+    ``event`` messages the device sends the collector; a clock offset names the record that many before."""
+    from shotclock.adapters.log import DecisionLog
+    from shotclock.core.wire import event_message
+
+    log = DecisionLog(state_dir)
+    session = log.new_session(0.0, utc, {"table": f"Tafel {table}", "mode": "shot", "config": {}, "boot": boot})
+    rows = list(log.last_written)
+    starts = []
+    for n, (kind, fields) in enumerate(records, start=1):
+        if kind == "start":
+            starts.append(log.next_id())
+        clock = starts[-1] if kind in ("start", "extended", "decision", "pause", "resume") else None
+        log.append([{"session": session, "clock": clock, "type": kind, "t": float(n), "utc": fields.pop("utc", utc),
+                     "data": fields}])
+        rows += log.last_written
+    log.close()
+    return [event_message(table, boot, row) for row in rows]
+
+
+def build_archive(folder, tmp_path):
+    """Table 1: Ana (two decisions, one a dead hand) and "=Bo" (one); table 2 on the next floor day: Ana again."""
+    archive = Archive(folder)
+    one = [("seat", {"seat": 4, "change": "seated", "name": "Ana"}),
+           ("seat", {"seat": 5, "change": "seated", "name": "=Bo"}),
+           ("start", {"seconds": 30, "street": "flop", "seat": 4}),
+           ("decision", {"outcome": "acted", "remaining": 21.5, "at_zero": False, "seat": 4}),   # 8.5 s
+           ("start", {"seconds": 20, "street": "turn", "seat": 5}),
+           ("decision", {"outcome": "acted", "remaining": 19, "at_zero": False, "seat": 5}),    # 1 s
+           ("start", {"seconds": 20, "street": "river", "seat": 4}),
+           ("extended", {"seconds": 30, "seat": 4}),
+           ("decision", {"outcome": "hand_dead", "seat": 4})]                                  # 50 s
+    two = [("seat", {"seat": 1, "change": "seated", "name": "Ana"}),
+           ("start", {"seconds": 30, "street": "flop", "seat": 1, "utc": "2026-12-02T20:00:00.000000Z"}),
+           ("decision", {"outcome": "acted", "remaining": 2, "at_zero": False, "seat": 1})]     # 28 s
+    for event in device_log(tmp_path / "one", "1", "0123456789ab", one) + device_log(tmp_path / "two", "2",
+                                                                                     "ba9876543210", two):
+        archive.add(event)
+    archive.close()
+    return str(folder)
+
+
+@pytest.fixture
+def archive(tmp_path, monkeypatch):
+    monkeypatch.setenv("TZ", "UTC")  # the floor day is read in local time
+    import time
+
+    time.tzset()
+    yield build_archive(tmp_path / "floor", tmp_path)
+    monkeypatch.delenv("TZ")
+    time.tzset()
+
+
+def run(capsys, *argv):
+    code = main(["floor", "report", *argv])
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def test_the_report_as_a_table_sorted_by_median(archive, capsys):
+    code, out, err = run(capsys, "--archive", archive)
+    assert code == 0, err
+    lines = out.splitlines()
+    assert lines[0] == "slow-play report: every table, every day; sorted by median_s"
+    assert lines[1].split()[:6] == ["player", "tables", "decisions", "median", "s", "p95"]
+    ana, bo = lines[2].split(), lines[3].split()
+    assert ana[:5] == ["Ana", "1,", "2", "3", "28.0"]  # 8.5, 28, 50: median 28
+    assert bo[:5] == ["=Bo", "1", "1", "1.0", "1.0"]
+
+
+def test_the_csv_for_the_tournament_director(archive, capsys, tmp_path):
+    path = tmp_path / "report.csv"
+    code, out, _ = run(capsys, "--archive", archive, "--csv", str(path))
+    assert code == 0 and out == f"2 players written to {path}\n"
+    rows = list(csv.DictReader(io.StringIO(path.read_text(encoding="utf-8"), newline="")))
+    assert rows[0] == {"player": "Ana", "tables": "1, 2", "decisions": "3", "median_s": "28.0", "p95_s": "47.8",
+                       "max_s": "50.0", "clocks_called": "0", "extensions": "1", "bank_used_s": "0.0",
+                       "rulings_against": "1", "hands_dead": "1", "checks": "0"}
+    assert rows[1]["player"] == "'=Bo"  # a name a spreadsheet would take for a formula stays text
+    code, out, _ = run(capsys, "--archive", archive, "--csv", "-", "--day", "2026-12-02")
+    assert list(csv.reader(io.StringIO(out)))[1][:4] == ["Ana", "2", "1", "28.0"]
+
+
+def test_filters_by_floor_day_and_table(archive, capsys):
+    code, out, _ = run(capsys, "--archive", archive, "--json", "--table", "1", "--day", "2026-12-01")
+    got = json.loads(out)
+    assert [(p["player"], p["decisions"], p["median_s"]) for p in got["players"]] == [("Ana", 2, 29.25),
+                                                                                       ("=Bo", 1, 1.0)]
+    assert got["days"] == ["2026-12-01"] and got["tables"] == ["1", "2"]  # the days of that table
+    code, out, _ = run(capsys, "--archive", archive, "--day", "2026-12-03")
+    assert code == 0 and "no decisions of a named player" in out
+
+
+def test_a_floor_day_runs_from_six_to_six_local_time(archive, capsys, monkeypatch):
+    import time
+
+    monkeypatch.setenv("TZ", "Pacific/Kiritimati")  # UTC+14: 20:00 UTC is 10:00 the next day
+    time.tzset()
+    code, out, _ = run(capsys, "--archive", archive, "--json")
+    assert json.loads(out)["days"] == ["2026-12-02", "2026-12-03"]
+    monkeypatch.setenv("TZ", "America/Los_Angeles")  # UTC-8: 20:00 UTC is 12:00 the same day
+    time.tzset()
+    code, out, _ = run(capsys, "--archive", archive, "--json")
+    assert json.loads(out)["days"] == ["2026-12-01", "2026-12-02"]
+    monkeypatch.setenv("TZ", "<M15>+15")  # 20:00 UTC is 05:00 local: still the day before
+    time.tzset()
+    code, out, _ = run(capsys, "--archive", archive, "--json")
+    assert json.loads(out)["days"] == ["2026-11-30", "2026-12-01"]
+
+
+@pytest.mark.parametrize("argv, message", [
+    (["--day", "1-12-2026"], "shotclock: --day '1-12-2026' is not a date as YYYY-MM-DD (for example 2026-12-01)"),
+    (["--day", "2026-02-30"], "shotclock: --day '2026-02-30' is not a date as YYYY-MM-DD (for example 2026-12-01)"),
+    (["--table", "9"], "shotclock: --table '9': no such table in the archive (tables: 1, 2)"),
+])
+def test_bad_input_is_one_line_and_exit_2(archive, capsys, argv, message):
+    code, out, err = run(capsys, "--archive", archive, *argv)
+    assert (code, out, err.strip()) == (2, "", message)
+
+
+def test_a_missing_archive_is_one_line_and_exit_2(tmp_path, capsys):
+    code, out, err = run(capsys, "--archive", str(tmp_path / "nowhere"))
+    assert code == 2 and out == ""
+    assert err.strip() == f"shotclock: no archive at {tmp_path / 'nowhere' / 'collected.db'} (see 'shotclock floor " \
+                          "collect')"
+    with pytest.raises(SystemExit) as exit_:
+        main(["floor", "report", "--archive", str(tmp_path), "--sort", "speed"])
+    assert exit_.value.code == 2 and "invalid choice: 'speed'" in capsys.readouterr().err
