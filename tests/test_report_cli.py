@@ -140,3 +140,43 @@ def test_a_missing_archive_is_one_line_and_exit_2(tmp_path, capsys):
     with pytest.raises(SystemExit) as exit_:
         main(["floor", "report", "--archive", str(tmp_path), "--sort", "speed"])
     assert exit_.value.code == 2 and "invalid choice: 'speed'" in capsys.readouterr().err
+
+
+def test_the_dashboards_report_question_answers_from_the_archive(archive):
+    import sqlite3
+
+    from shotclock.floor.answers import answer
+
+    db = sqlite3.connect(f"{archive}/collected.db")
+    got = answer(db, {"what": "report"})
+    assert got["ok"] and got["columns"][:4] == ["player", "tables", "decisions", "median_s"]
+    assert [row[:4] for row in got["players"]] == [["Ana", "1, 2", 3, 28.0], ["=Bo", "1", 1, 1.0]]
+    assert (got["total"], got["days"], got["tables"]) == (2, ["2026-12-01", "2026-12-02"], ["1", "2"])
+    assert [row[:3] for row in answer(db, {"what": "report", "day": "2026-12-02"})["players"]] == [["Ana", "2", 1]]
+    assert answer(db, {"what": "report", "day": "2026-13-01"}) == {
+        "ok": False, "reason": "day '2026-13-01' is not a date as YYYY-MM-DD (for example 2026-12-01)"}
+    assert answer(db, {"what": "report", "table": "9"}) == {"ok": False, "reason": "no table '9' in the archive"}
+    db.close()
+
+
+def test_a_report_answer_fits_one_message_and_says_how_many_players_it_left_out(tmp_path, monkeypatch):
+    from shotclock.core.inbound import check_question
+    from shotclock.floor import report as floor_report
+
+    rows = []
+    for n in range(2000):  # 2,000 players with 40-character names, one decision each
+        rows += [{"table": "1", "chain": 1, "type": "seat", "seat": 1, "change": "seated", "name": f"{n:040d}"},
+                 {"table": "1", "chain": 1, "clock": 2 * n, "type": "start", "seconds": 30, "seat": 1,
+                  "street": "flop", "utc": "2026-12-01T20:00:00Z"},
+                 {"table": "1", "chain": 1, "clock": 2 * n, "type": "decision", "outcome": "acted",
+                  "remaining": n % 30, "seat": 1}]
+    monkeypatch.setattr(floor_report, "archive_rows", lambda db: rows)
+    Archive(tmp_path).close()
+    db = floor_report.open_archive(tmp_path)
+    got = floor_report.answer_report(db, {"what": "report", "table": "1"})
+    db.close()
+    body = json.dumps(got, ensure_ascii=False).encode()
+    assert got["total"] == 2000 and 300 < len(got["players"]) < 2000 and len(body) < 65_536 - 1024
+    assert got["players"][0][3] == 30.0  # the slowest are the ones kept
+    assert check_question({"what": "report", "day": "1.12.2026"}) == "a report question's day is a date as YYYY-MM-DD"
+    assert check_question({"what": "report", "day": "2026-12-01", "table": "7"}) is None

@@ -27,6 +27,8 @@ import math
 import re
 from dataclasses import dataclass
 
+from shotclock.core.slowplay import DAY
+
 MAX_PAYLOAD = 65_536  # the broker's max_packet_size: nothing larger can arrive
 MAX_DEPTH = 8  # an event's record is flat; a question is one level
 MAX_TEXT = 4_096  # characters in one string
@@ -135,6 +137,9 @@ def check_question(question) -> str | None:
         return "a question's clock is a whole number from 1 (a clock's id in the table's log)"
     if boot is not None and (not isinstance(boot, str) or not BOOT.fullmatch(boot)):
         return "a clock question's boot is 12 hex digits (a ruling's boot)"
+    day = question.get("day")
+    if day is not None and (not isinstance(day, str) or not DAY.fullmatch(day)):
+        return "a report question's day is a date as YYYY-MM-DD"
     return None
 
 
