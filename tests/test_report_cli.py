@@ -180,3 +180,21 @@ def test_a_report_answer_fits_one_message_and_says_how_many_players_it_left_out(
     assert got["players"][0][3] == 30.0  # the slowest are the ones kept
     assert check_question({"what": "report", "day": "1.12.2026"}) == "a report question's day is a date as YYYY-MM-DD"
     assert check_question({"what": "report", "day": "2026-12-01", "table": "7"}) is None
+
+
+def test_a_report_answer_is_reused_for_a_while_then_shows_what_arrived(archive, tmp_path):
+    from shotclock.floor.report import REUSE_SECONDS, answer_report, open_archive
+
+    db = open_archive(archive)
+    first = answer_report(db, {"what": "report", "table": "2"}, now=1000.0)
+    writer = Archive(archive)
+    more = [("seat", {"seat": 3, "change": "seated", "name": "Cy"}), ("start", {"seconds": 30, "seat": 3}),
+            ("decision", {"outcome": "hand_dead", "seat": 3})]
+    for event in device_log(tmp_path / "three", "2", "cccccccccccc", more):
+        writer.add(event)
+    writer.close()
+    assert answer_report(db, {"what": "report", "table": "2"}, now=1000.0 + REUSE_SECONDS / 2) is first
+    later = answer_report(db, {"what": "report", "table": "2"}, now=1000.0 + REUSE_SECONDS)
+    db.close()
+    assert [row[0] for row in first["players"]] == ["Ana"]
+    assert [row[0] for row in later["players"]] == ["Cy", "Ana"] and later["players"][0][6] == 1  # called on him

@@ -14,7 +14,7 @@ import csv
 import json
 import sqlite3
 import sys
-from datetime import date, datetime, timedelta
+from datetime import date, datetime, timedelta, timezone
 from pathlib import Path
 
 from shotclock.adapters.archive import _connect_readonly, archive_path, chains
@@ -142,35 +142,45 @@ def print_table(result: Report, args, out) -> None:
 
 
 MAX_ANSWER_BYTES = 60_000  # the answer's lines stay inside the broker's 64 KiB packets (with room for the rest)
-_answers: dict[tuple, dict] = {}  # (archive file, its newest record, day, table) → the answer: asked again, not redone
+REUSE_SECONDS = 30.0  # an answer is reused this long though new records arrived (a report of a big archive
+                      # takes the collector's thread about 2 s: bench/report_speed.py)
 KEEP_ANSWERS = 16
+_answers: dict[tuple, tuple[int | None, float, dict]] = {}  # (archive, day, table) → (newest record, when, answer)
 
 
-def answer_report(db: sqlite3.Connection, question: dict) -> dict:
+def answer_report(db: sqlite3.Connection, question: dict, now: float | None = None) -> dict:
     """The dashboard's ``report`` question (``day``, ``table``: both optional) answered from the archive ``db``:
     ``columns`` (:data:`COLUMNS`), ``players`` (a list of values a player, the longest median first, as many as
     fit in one message), ``total`` (every player), ``unnamed_decisions``, ``days`` and ``tables`` (the filters'
-    choices). The same answer is kept until the archive has a new record."""
+    choices), ``as_of`` (UTC). An answer is reused until the archive has a new record and it is
+    :data:`REUSE_SECONDS` old (``now``: the monotonic time, seconds)."""
+    import time
+
+    now = time.monotonic() if now is None else now
     day, table = question.get("day"), question.get("table")
     if day is not None and day_problem(day):
         return {"ok": False, "reason": day_problem(day).replace("--day", "day", 1)}
     (newest,) = db.execute("SELECT MAX(rowid) FROM events").fetchone()
     (path,) = [row[2] for row in db.execute("PRAGMA database_list") if row[1] == "main"]
-    key = (path, newest, day, table)
-    if key not in _answers:
-        result = archive_report(db, day, table)
-        if table is not None and table not in result.tables:
-            return {"ok": False, "reason": f"no table {table!r} in the archive"}
-        lines, size = [], 0
-        for line in result.players:
-            values = [line[c] for c in COLUMNS]
-            size += len(json.dumps(values, ensure_ascii=False)) + 1
-            if size > MAX_ANSWER_BYTES:
-                break
-            lines.append(values)
-        while len(_answers) >= KEEP_ANSWERS:
-            _answers.pop(next(iter(_answers)))
-        _answers[key] = {"ok": True, "columns": list(COLUMNS), "players": lines, "total": len(result.players),
-                         "unnamed_decisions": result.unnamed_decisions, "days": result.days,
-                         "tables": result.tables, "day": day, "table": table}
-    return _answers[key]
+    key = (path, day, table)
+    kept = _answers.get(key)
+    if kept is not None and (kept[0] == newest or now - kept[1] < REUSE_SECONDS):
+        return kept[2]
+    result = archive_report(db, day, table)
+    if table is not None and table not in result.tables:
+        return {"ok": False, "reason": f"no table {table!r} in the archive"}
+    lines, size = [], 0
+    for line in result.players:
+        values = [line[c] for c in COLUMNS]
+        size += len(json.dumps(values, ensure_ascii=False)) + 1
+        if size > MAX_ANSWER_BYTES:
+            break
+        lines.append(values)
+    answer = {"ok": True, "columns": list(COLUMNS), "players": lines, "total": len(result.players),
+              "unnamed_decisions": result.unnamed_decisions, "days": result.days, "tables": result.tables,
+              "day": day, "table": table, "as_of": datetime.now(timezone.utc).isoformat(timespec="seconds")}
+    _answers.pop(key, None)
+    while len(_answers) >= KEEP_ANSWERS:
+        _answers.pop(next(iter(_answers)))
+    _answers[key] = (newest, now, answer)
+    return answer
