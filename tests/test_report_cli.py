@@ -7,51 +7,9 @@ import json
 
 import pytest
 
+from report_archive import build_archive, device_log
 from shotclock.adapters.archive import Archive
 from shotclock.cli import main
-
-
-def device_log(state_dir, table, boot, records, utc="2026-12-01T20:00:00.000000Z"):
-    """``records`` (type, clock offset or None, fields) written to a real decision log in ``state_dir``, as the
-    ``event`` messages the device sends the collector; a clock offset names the record that many before."""
-    from shotclock.adapters.log import DecisionLog
-    from shotclock.core.wire import event_message
-
-    log = DecisionLog(state_dir)
-    session = log.new_session(0.0, utc, {"table": f"Tafel {table}", "mode": "shot", "config": {}, "boot": boot})
-    rows = list(log.last_written)
-    starts = []
-    for n, (kind, fields) in enumerate(records, start=1):
-        if kind == "start":
-            starts.append(log.next_id())
-        clock = starts[-1] if kind in ("start", "extended", "decision", "pause", "resume") else None
-        log.append([{"session": session, "clock": clock, "type": kind, "t": float(n), "utc": fields.pop("utc", utc),
-                     "data": fields}])
-        rows += log.last_written
-    log.close()
-    return [event_message(table, boot, row) for row in rows]
-
-
-def build_archive(folder, tmp_path):
-    """Table 1: Ana (two decisions, one a dead hand) and "=Bo" (one); table 2 on the next floor day: Ana again."""
-    archive = Archive(folder)
-    one = [("seat", {"seat": 4, "change": "seated", "name": "Ana"}),
-           ("seat", {"seat": 5, "change": "seated", "name": "=Bo"}),
-           ("start", {"seconds": 30, "street": "flop", "seat": 4}),
-           ("decision", {"outcome": "acted", "remaining": 21.5, "at_zero": False, "seat": 4}),   # 8.5 s
-           ("start", {"seconds": 20, "street": "turn", "seat": 5}),
-           ("decision", {"outcome": "acted", "remaining": 19, "at_zero": False, "seat": 5}),    # 1 s
-           ("start", {"seconds": 20, "street": "river", "seat": 4}),
-           ("extended", {"seconds": 30, "seat": 4}),
-           ("decision", {"outcome": "hand_dead", "seat": 4})]                                  # 50 s
-    two = [("seat", {"seat": 1, "change": "seated", "name": "Ana"}),
-           ("start", {"seconds": 30, "street": "flop", "seat": 1, "utc": "2026-12-02T20:00:00.000000Z"}),
-           ("decision", {"outcome": "acted", "remaining": 2, "at_zero": False, "seat": 1})]     # 28 s
-    for event in device_log(tmp_path / "one", "1", "0123456789ab", one) + device_log(tmp_path / "two", "2",
-                                                                                     "ba9876543210", two):
-        archive.add(event)
-    archive.close()
-    return str(folder)
 
 
 @pytest.fixture

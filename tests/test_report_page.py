@@ -1,0 +1,116 @@
+"""The slow-play report page in a real browser (Debian's chromium through Playwright), served by a real Mosquitto,
+answered by the real collector from a real archive: the numbers the CLI prints, sortable, filtered by day and
+table, opened from the dashboard."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from mqtt_broker import MosquittoBroker
+from report_archive import sample_archive
+from shotclock.cli import main
+from shotclock.web import web_dir
+
+WAIT = 30_000  # ms: only bounds a hang
+
+
+@pytest.fixture(scope="module")
+def floor(tmp_path_factory, web):
+    from test_collector import start_collector
+
+    folder = tmp_path_factory.mktemp("report")
+    broker = MosquittoBroker(folder / "broker", venue="test", tables=["1", "2", "7"], pages=web_dir(),
+                             floor=["tester"]).start()
+    archive_dir = folder / "archive"
+    sample_archive(archive_dir, folder)
+    archive, collector = start_collector(broker, archive_dir)
+    broker.archive_dir = archive_dir
+    yield broker
+    collector.stop()
+    archive.close()
+    broker.close()
+
+
+def cli_report(capsys, broker, *argv) -> dict:
+    capsys.readouterr()
+    assert main(["floor", "report", "--archive", str(broker.archive_dir), "--json", *argv]) == 0
+    return json.loads(capsys.readouterr().out)
+
+
+def log_in(page, broker):
+    page.fill("input[name=user]", "floor-tester")
+    page.fill("input[name=password]", broker.passwords["floor-tester"])
+    page.click("button[type=submit]")
+
+
+def shown(page) -> list[dict]:
+    """The report's rows as the page shows them: column → text."""
+    return page.eval_on_selector_all("#rows tr", "trs => trs.map(tr => Object.fromEntries("
+                                                 "[...tr.cells].map(td => [td.dataset.column, td.textContent])))")
+
+
+def seconds(value) -> str:
+    return "–" if value is None else f"{value:.1f} s"
+
+
+def test_the_report_shows_the_clis_numbers_and_sorts_by_any_column(floor, web, capsys):
+    page = web.page(1280, 900)
+    page.goto(f"http://127.0.0.1:{floor.ws_port}/report/index.html?lang=en&venue=test")
+    log_in(page, floor)
+    want = cli_report(capsys, floor)["players"]
+    page.wait_for_function(f"document.querySelectorAll('#rows tr').length === {len(want)}", timeout=WAIT)
+    rows = shown(page)
+    assert [r["player"] for r in rows] == [p["player"] for p in want]  # the longest median first, as the CLI
+    for row, p in zip(rows, want):
+        assert (row["tables"], row["decisions"], row["median_s"], row["p95_s"], row["max_s"]) == (
+            p["tables"], str(p["decisions"]), seconds(p["median_s"]), seconds(p["p95_s"]), seconds(p["max_s"]))
+        assert (row["extensions"], row["rulings_against"], row["hands_dead"], row["checks"]) == tuple(
+            str(p[c]) for c in ("extensions", "rulings_against", "hands_dead", "checks"))
+    page.click("th[data-column=decisions] button")
+    by_decisions = [int(r["decisions"]) for r in shown(page)]
+    assert by_decisions == sorted(by_decisions, reverse=True) and len(set(by_decisions)) > 1
+    assert page.get_attribute("th[data-column=decisions]", "aria-sort") == "descending"
+    page.click("th[data-column=decisions] button")  # again: the other way round
+    assert [int(r["decisions"]) for r in shown(page)] == sorted(by_decisions)
+    page.click("th[data-column=player] button")
+    assert [r["player"] for r in shown(page)] == sorted(p["player"] for p in want)
+    assert "sort=player" in page.evaluate("location.hash")
+    page.context.close()
+
+
+def test_the_day_and_table_filters_ask_the_archive_again(floor, web, capsys):
+    page = web.page(1280, 900)
+    page.goto(f"http://127.0.0.1:{floor.ws_port}/report/index.html?lang=en&venue=test")
+    log_in(page, floor)
+    page.wait_for_selector("#rows tr", timeout=WAIT)
+    assert page.eval_on_selector_all("#day option", "os => os.map(o => o.value)") == ["", *cli_report(
+        capsys, floor)["days"]]
+    day = cli_report(capsys, floor)["days"][-1]
+    want = cli_report(capsys, floor, "--day", day, "--table", "7")["players"]
+    page.select_option("#day", day)
+    page.wait_for_function("document.querySelector('#day').value !== '' && "
+                           "!document.querySelector('#status').textContent", timeout=WAIT)
+    page.select_option("#table", "7")
+    page.wait_for_function(f"[...document.querySelectorAll('#rows td[data-column=tables]')]"
+                           f".every(td => td.textContent === '7') && "
+                           f"document.querySelectorAll('#rows tr').length === {len(want)}", timeout=WAIT)
+    assert [(r["player"], r["decisions"]) for r in shown(page)] == [(p["player"], str(p["decisions"])) for p in want]
+    assert f"day={day}" in page.evaluate("location.hash") and "table=7" in page.evaluate("location.hash")
+    page.reload()  # the filters stay (the hash), the login too (the tab's session)
+    page.wait_for_function(f"document.querySelectorAll('#rows tr').length === {len(want)}", timeout=WAIT)
+    assert page.input_value("#table") == "7"
+    page.context.close()
+
+
+def test_the_floor_opens_the_report_from_the_dashboard(floor, web):
+    page = web.page(1280, 900)
+    page.goto(f"http://127.0.0.1:{floor.ws_port}/dashboard/?lang=en&venue=test")
+    log_in(page, floor)
+    page.click("#to-report")
+    page.wait_for_selector("#rows tr", timeout=WAIT)  # no second login: the tab's session
+    assert page.text_content("h1") == "Shotclock Slow play" and "venue=test" in page.url
+    assert "marks or warnings" in page.text_content(".notes")
+    assert not web.errors, web.errors
+    page.context.close()
