@@ -105,8 +105,13 @@ def test_the_dashboards_report_question_answers_from_the_archive(archive):
 
     from shotclock.floor.answers import answer
 
+    from network_schemas import check
+
     db = sqlite3.connect(f"{archive}/collected.db")
     got = answer(db, {"what": "report"})
+    check("answer", got)  # as docs/network.md says
+    check("answer", answer(db, {"what": "report", "day": "2026-12-01", "table": "1"}))
+    check("question", {"what": "report", "day": "2026-12-01", "table": "1"})
     assert got["ok"] and got["columns"][:4] == ["player", "tables", "decisions", "median_s"]
     assert [row[:4] for row in got["players"]] == [["Ana", "1, 2", 3, 28.0], ["=Bo", "1", 1, 1.0]]
     assert (got["total"], got["days"], got["tables"]) == (2, ["2026-12-01", "2026-12-02"], ["1", "2"])

@@ -178,7 +178,8 @@ def answer_report(db: sqlite3.Connection, question: dict, now: float | None = No
         lines.append(values)
     answer = {"ok": True, "columns": list(COLUMNS), "players": lines, "total": len(result.players),
               "unnamed_decisions": result.unnamed_decisions, "days": result.days, "tables": result.tables,
-              "day": day, "table": table, "as_of": datetime.now(timezone.utc).isoformat(timespec="seconds")}
+              **({"day": day} if day else {}), **({"table": table} if table else {}),
+              "as_of": datetime.now(timezone.utc).isoformat(timespec="seconds")}
     _answers.pop(key, None)
     while len(_answers) >= KEEP_ANSWERS:
         _answers.pop(next(iter(_answers)))
