@@ -113,7 +113,7 @@ def ledger(rows, by_name: bool = False) -> list[Entry]:
             who.decisions += 1
             who.times.append(max(0.0, clock["seconds"] - left))
             who.bank_used += float(row.get("bank_used") or 0)
-            who.rulings_against += outcome in RULINGS_AGAINST
             who.hands_dead += outcome == "hand_dead"
             who.checks += outcome == "check"
+            who.rulings_against += outcome in RULINGS_AGAINST
     return sorted(entries.values(), key=lambda e: (e.seat, e.player))

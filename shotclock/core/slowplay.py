@@ -39,7 +39,7 @@ from shotclock.core.ledger import Entry, ledger
 
 COLUMNS = ("player", "tables", "decisions", "median_s", "p95_s", "max_s", "clocks_called", "extensions",
            "bank_used_s", "rulings_against", "hands_dead", "checks")
-CLOCK_RECORDS = ("start", "extended", "undo", "decision")  # what the day filter keeps or drops, clock by clock
+CLOCK_RECORDS = ("start", "extended", "undo", "top_up", "decision")  # the day filter keeps or drops them by clock
 RECORDS = CLOCK_RECORDS + ("seat", "seats", "seats_restored")  # every record the report reads (names, clocks)
 DAY = re.compile(r"\d{4}-\d{2}-\d{2}")  # a floor day as the filters name it: YYYY-MM-DD
 DAY_TURNS_AT_HOUR = 6  # local time: a floor day runs from 06:00 to 06:00
