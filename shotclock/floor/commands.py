@@ -76,7 +76,7 @@ def add_broker_options(p, credentials_help: str, credentials_metavar: str = "FIL
 def floor(add) -> None:
     p = add("floor", "shotclock.floor.collector:cmd_collect", "the floor's tools: collect every table's rulings",
             config=False)
-    sub = p.add_subparsers(dest="floor_command", required=True, metavar="{collect,idle,report}")
+    sub = p.add_subparsers(dest="floor_command", required=True, metavar="{collect,idle}")
     c = sub.add_parser("collect", help="keep every table's records in one archive (SQLite), deduplicated",
                        description="subscribe to every table's events and keep them in DIR/collected.db; "
                                    "read it with 'shotclock log --collected DIR --table ID'")
@@ -91,16 +91,18 @@ def floor(add) -> None:
                        description="exit 0 once the table's status is online and its state has no clock open "
                                    "(and, with --version, it runs that version); exit 1 after --wait seconds")
     i.set_defaults(func="shotclock.floor.update:cmd_idle")
+    report(sub)
     add_broker_options(i, "the floor's credentials (credentials/floor.toml from 'shotclock broker-config')")
     i.add_argument("--table", required=True, metavar="ID", help="the table's id")
     i.add_argument("--version", metavar="V", help="also wait until the table runs this version")
     i.add_argument("--wait", type=float, default=600, metavar="SECONDS", help="how long to wait (default 600)")
-    report(sub)
 
 
 def report(sub) -> None:
+    """``shotclock floor report`` (docs/report.md)."""
     from shotclock.core.slowplay import COLUMNS, DEFAULT_SORT
 
+    sub.metavar = sub.metavar[:-1] + ",report}"  # the usage line names every floor command
     r = sub.add_parser("report", help="the slow-play report: each player's decision times, clocks, rulings",
                        description="per player across every table and day of the archive: decisions, median, 95th "
                                    "percentile and longest decision time, clocks called on them, extensions, bank "
