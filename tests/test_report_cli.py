@@ -95,6 +95,10 @@ def test_a_missing_archive_is_one_line_and_exit_2(tmp_path, capsys):
     assert code == 2 and out == ""
     assert err.strip() == f"shotclock: no archive at {tmp_path / 'nowhere' / 'collected.db'} (see 'shotclock floor " \
                           "collect')"
+    (tmp_path / "collected.db").write_text("not a database")
+    code, out, err = run(capsys, "--archive", str(tmp_path))
+    assert (code, out, err.strip()) == (2, "", f"shotclock: cannot read the archive {tmp_path / 'collected.db'}: "
+                                                "file is not a database")
     with pytest.raises(SystemExit) as exit_:
         main(["floor", "report", "--archive", str(tmp_path), "--sort", "speed"])
     assert exit_.value.code == 2 and "invalid choice: 'speed'" in capsys.readouterr().err

@@ -86,11 +86,12 @@ def cmd_report(args, out=None) -> int:
     out = out or sys.stdout
     if args.day is not None and day_problem(args.day):
         raise ShotclockError(day_problem(args.day))
-    db = open_archive(args.archive)
+    path = Path(args.archive) if Path(args.archive).is_file() else archive_path(args.archive)
+    db = open_archive(path)
     try:
         result = archive_report(db, args.day, args.table, args.sort)
-    except sqlite3.Error as exc:
-        raise LogError(f"cannot read the archive {args.archive}: {exc}") from None
+    except sqlite3.Error as exc:  # not a database, damaged
+        raise LogError(f"cannot read the archive {path}: {exc}") from None
     finally:
         db.close()
     if args.table is not None and args.table not in result.tables:
