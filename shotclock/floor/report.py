@@ -74,10 +74,15 @@ def archive_report(db: sqlite3.Connection, day: str | None = None, table: str | 
         raise LogError(f"a record's UTC time in the archive is damaged: {exc}") from None
 
 
-def open_archive(path: str | Path) -> sqlite3.Connection:
-    """The archive at ``path`` (its folder, as ``floor collect --archive`` takes it, or the file), read-only."""
+def archive_file(path: str | Path) -> Path:
+    """The archive's file at ``path``: its folder (as ``floor collect --archive`` takes it), or the file itself."""
     path = Path(path)
-    return _connect_readonly(path if path.is_file() else archive_path(path))
+    return path if path.is_file() else archive_path(path)
+
+
+def open_archive(path: str | Path) -> sqlite3.Connection:
+    """The archive at ``path`` (see :func:`archive_file`), read-only."""
+    return _connect_readonly(archive_file(path))
 
 
 def cmd_report(args, out=None) -> int:
@@ -86,7 +91,7 @@ def cmd_report(args, out=None) -> int:
     out = out or sys.stdout
     if args.day is not None and day_problem(args.day):
         raise ShotclockError(day_problem(args.day))
-    path = Path(args.archive) if Path(args.archive).is_file() else archive_path(args.archive)
+    path = archive_file(args.archive)
     db = open_archive(path)
     try:
         result = archive_report(db, args.day, args.table, args.sort)
