@@ -92,7 +92,7 @@ def cmd_report(args, out=None) -> int:
     if args.day is not None and day_problem(args.day):
         raise ShotclockError(day_problem(args.day))
     path = archive_file(args.archive)
-    db = open_archive(path)
+    db = _connect_readonly(path)
     try:
         result = archive_report(db, args.day, args.table, args.sort)
     except sqlite3.Error as exc:  # not a database, damaged
