@@ -40,9 +40,17 @@ def cli_report(capsys, broker, *argv) -> dict:
 
 
 def log_in(page, broker):
+    """Log in on the dashboard: the report page takes the tab's login."""
+    page.goto(f"http://127.0.0.1:{broker.ws_port}/dashboard/?lang=en&venue=test")
     page.fill("input[name=user]", "floor-tester")
     page.fill("input[name=password]", broker.passwords["floor-tester"])
     page.click("button[type=submit]")
+    page.wait_for_selector("#to-report", state="visible", timeout=WAIT)
+
+
+def open_report(page, broker):
+    log_in(page, broker)
+    page.goto(f"http://127.0.0.1:{broker.ws_port}/report/index.html?lang=en&venue=test")
 
 
 def shown(page) -> list[dict]:
@@ -57,8 +65,7 @@ def seconds(value) -> str:
 
 def test_the_report_shows_the_clis_numbers_and_sorts_by_any_column(floor, web, capsys):
     page = web.page(1280, 900)
-    page.goto(f"http://127.0.0.1:{floor.ws_port}/report/index.html?lang=en&venue=test")
-    log_in(page, floor)
+    open_report(page, floor)
     want = cli_report(capsys, floor)["players"]
     page.wait_for_function(f"document.querySelectorAll('#rows tr').length === {len(want)}", timeout=WAIT)
     rows = shown(page)
@@ -82,8 +89,7 @@ def test_the_report_shows_the_clis_numbers_and_sorts_by_any_column(floor, web, c
 
 def test_the_day_and_table_filters_ask_the_archive_again(floor, web, capsys):
     page = web.page(1280, 900)
-    page.goto(f"http://127.0.0.1:{floor.ws_port}/report/index.html?lang=en&venue=test")
-    log_in(page, floor)
+    open_report(page, floor)
     page.wait_for_selector("#rows tr", timeout=WAIT)
     assert page.eval_on_selector_all("#day option", "os => os.map(o => o.value)") == ["", *cli_report(
         capsys, floor)["days"]]
@@ -106,7 +112,13 @@ def test_the_day_and_table_filters_ask_the_archive_again(floor, web, capsys):
 
 def test_the_floor_opens_the_report_from_the_dashboard(floor, web):
     page = web.page(1280, 900)
-    page.goto(f"http://127.0.0.1:{floor.ws_port}/dashboard/?lang=en&venue=test")
+    page.goto(f"http://127.0.0.1:{floor.ws_port}/report/index.html?lang=en&venue=test")
+    page.wait_for_selector("#login", state="visible", timeout=WAIT)  # no login in this tab yet: the dashboard's
+    assert page.text_content("#login").startswith("Log in on the floor dashboard first")
+    assert page.is_hidden("#main") and page.is_hidden("#filters")
+    page.click("#to-login")
+    page.wait_for_selector("input[name=user]", timeout=WAIT)
+    assert "venue=test" in page.url
     log_in(page, floor)
     page.click("#to-report")
     page.wait_for_selector("#rows tr", timeout=WAIT)  # no second login: the tab's session

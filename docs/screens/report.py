@@ -42,10 +42,11 @@ def main() -> int:
             with sync_playwright() as pw:
                 browser = pw.chromium.launch(executable_path=chromium_path(), args=CHROMIUM_ARGS)
                 page = browser.new_page(viewport={"width": 1280, "height": 720})
-                page.goto(f"http://127.0.0.1:{broker.ws_port}/report/index.html?lang=en&venue=demo")
+                page.goto(f"http://127.0.0.1:{broker.ws_port}/dashboard/?lang=en&venue=demo")
                 page.fill("input[name=user]", "floor-anna")
                 page.fill("input[name=password]", broker.passwords["floor-anna"])
                 page.click("button[type=submit]")
+                page.click("#to-report")  # the tab's login goes along
                 page.wait_for_selector("#rows tr", timeout=30_000)
                 page.screenshot(path=str(OUT))
                 browser.close()

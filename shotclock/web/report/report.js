@@ -7,7 +7,7 @@
  *
  * URL parameters (all optional): lang=nl|en, venue=NAME (default: the venue of the tables it sees),
  * broker=ws://host:port/. The filters live in the hash (#day=…&table=…&sort=…&dir=…), so a reload or a link
- * keeps them. The login is the dashboard's (sessionStorage, per tab).
+ * keeps them. The login is the dashboard's (sessionStorage, per tab): without one the page sends the floor there.
  */
 (function () {
   "use strict";
@@ -24,7 +24,8 @@
 
   S.addPageTexts({
     nl: {"r.title": "Traag spel", "r.back": "← Floor", "r.refresh": "Vernieuwen", "r.all_days": "alle dagen",
-         "r.all_tables": "alle tafels", "r.table": "tafel {t}", "r.asking": "Het archief wordt gevraagd…",
+         "r.all_tables": "alle tafels", "r.login": "Log eerst in op het floor-dashboard (in dit tabblad).",
+         "r.to_login": "Naar het dashboard", "r.table": "tafel {t}", "r.asking": "Het archief wordt gevraagd…",
          "r.no_answer": "Het archief antwoordt niet: draait 'shotclock floor collect' voor deze venue?",
          "r.refused": "Het archief weigert: {reason}", "r.none": "Geen beslissingen van spelers met een naam.",
          "r.no_venue": "Nog geen tafel gezien: geef ?venue=NAAM in het adres.",
@@ -40,7 +41,8 @@
          "c.bank_used_s": "Bank gebruikt", "c.rulings_against": "Tegen", "c.hands_dead": "Hand dood",
          "c.checks": "Check"},
     en: {"r.title": "Slow play", "r.back": "← Floor", "r.refresh": "Refresh", "r.all_days": "every day",
-         "r.all_tables": "every table", "r.table": "table {t}", "r.asking": "Asking the archive…",
+         "r.all_tables": "every table", "r.login": "Log in on the floor dashboard first (in this tab).",
+         "r.to_login": "To the dashboard", "r.table": "table {t}", "r.asking": "Asking the archive…",
          "r.no_answer": "The archive does not answer: is 'shotclock floor collect' running for this venue?",
          "r.refused": "The archive refused: {reason}", "r.none": "No decisions of named players.",
          "r.no_venue": "No table seen yet: add ?venue=NAME to the address.",
@@ -80,10 +82,11 @@
   }
 
   function showLogin(message) {
+    if (link) link.end();
     $("main").hidden = true;
     $("filters").hidden = true;
     $("login").hidden = false;
-    $("login-error").textContent = message || "";
+    $("login").firstChild.textContent = message ? message + " " : t("r.login");
   }
 
   function start(login) {
@@ -105,13 +108,6 @@
     window.shotclockLink = link;  // for the browser tests
     say(t("r.asking"));
   }
-
-  $("login").addEventListener("submit", function (e) {
-    e.preventDefault();
-    var login = {user: this.user.value.trim(), password: this.password.value};
-    sessionStorage.setItem("shotclock.login", JSON.stringify(login));
-    start(login);
-  });
 
   // --- asking the archive -------------------------------------------------------------------------------
 
@@ -274,11 +270,11 @@
   function translate() {
     document.documentElement.lang = lang;
     document.querySelectorAll("[data-r]").forEach(function (el) {
-      var key = el.dataset.r;  // the login's words are the dashboard's (texts.js), the rest this page's own
-      el.textContent = t(/^(login|note)\./.test(key) ? key : "r." + key);
+      var key = el.dataset.r;
+      el.textContent = t(/^note\./.test(key) ? key : "r." + key);
     });
     $("language").textContent = t("language");
-    $("to-dashboard").href = "../dashboard/index.html" + location.search;
+    $("to-dashboard").href = $("to-login").href = "../dashboard/index.html" + location.search;
     document.title = "Shotclock · " + t("r.title");
     draw();
   }
