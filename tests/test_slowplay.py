@@ -109,3 +109,43 @@ def test_lines_sort_by_any_column():
     assert [line["player"] for line in sorted_lines(lines, "checks")] == ["Bo", "Ana"]
     with pytest.raises(ValueError, match="cannot sort by 'speed'"):
         sorted_lines(lines, "speed")
+
+
+def random_floor(draw_clocks):
+    """Records of random clocks: (table, day, seat, seconds, outcome, remaining, extended)."""
+    rows, names = [], ["Ana", "Bo", "Cy"]
+    for table in ("1", "2"):
+        rows += [seated(table, seat, names[seat - 1]) for seat in (1, 2, 3)]
+    for n, (table, day, seat, seconds, outcome, left, extended) in enumerate(draw_clocks, start=1):
+        start, end = clock(table, 2 * n, seat, seconds, outcome, day=day, remaining=min(left, seconds))
+        rows.append(start)
+        if extended:
+            rows.append({"table": table, "chain": 1, "clock": 2 * n, "type": "extended", "seconds": 15, "seat": seat})
+        rows.append(end)
+    return rows
+
+
+def test_the_days_and_the_tables_each_add_up_to_the_whole_report():
+    from hypothesis import given, settings, strategies as st
+
+    clocks = st.lists(st.tuples(st.sampled_from(["1", "2"]), st.sampled_from([DAY1, DAY2]), st.integers(1, 3),
+                                st.integers(1, 60), st.sampled_from(["acted", "hand_dead", "check", "cancelled"]),
+                                st.floats(0, 60, allow_nan=False), st.booleans()), max_size=30)
+
+    @settings(max_examples=150, deadline=None)
+    @given(clocks)
+    def check(drawn):
+        rows = random_floor(drawn)
+        whole = {p["player"]: p for p in report(rows, day_of=utc_day).players}
+        for split, values in (("day", (DAY1, DAY2)), ("table", ("1", "2"))):
+            parts = [report(rows, day_of=utc_day, **{split: v}).players for v in values]
+            for column in ("decisions", "extensions", "rulings_against", "hands_dead", "checks", "clocks_called"):
+                summed = {}
+                for part in parts:
+                    for p in part:
+                        summed[p["player"]] = summed.get(p["player"], 0) + p[column]
+                assert summed == {name: p[column] for name, p in whole.items()}, (split, column)
+        for p in whole.values():  # every time lies between nothing and the clock's longest length
+            assert p["max_s"] is None or 0 <= p["median_s"] <= p["p95_s"] <= p["max_s"] <= 75
+
+    check()
