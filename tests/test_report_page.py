@@ -95,9 +95,11 @@ def test_the_day_and_table_filters_ask_the_archive_again(floor, web, capsys):
         capsys, floor)["days"]]
     day = cli_report(capsys, floor)["days"][-1]
     want = cli_report(capsys, floor, "--day", day, "--table", "7")["players"]
+    on_day = cli_report(capsys, floor, "--day", day)["players"]
     page.select_option("#day", day)
-    page.wait_for_function("document.querySelector('#day').value !== '' && "
-                           "!document.querySelector('#status').textContent", timeout=WAIT)
+    page.wait_for_function(f"document.querySelectorAll('#rows tr').length === {len(on_day)} && "
+                           f"document.querySelector('#rows td[data-column=decisions]').textContent === "
+                           f"'{on_day[0]['decisions']}'", timeout=WAIT)
     page.select_option("#table", "7")
     page.wait_for_function(f"[...document.querySelectorAll('#rows td[data-column=tables]')]"
                            f".every(td => td.textContent === '7') && "
@@ -125,4 +127,29 @@ def test_the_floor_opens_the_report_from_the_dashboard(floor, web):
     assert page.text_content("h1") == "Shotclock Slow play" and "venue=test" in page.url
     assert "marks or warnings" in page.text_content(".notes")
     assert not web.errors, web.errors
+    page.context.close()
+
+
+def test_only_the_latest_questions_answer_is_drawn(floor, web):
+    """The floor changes a filter while the archive still works out the last one: the later answer wins, whichever
+    arrives first."""
+    page = web.page(1280, 900)
+    open_report(page, floor)
+    page.wait_for_selector("#rows tr", timeout=WAIT)
+    page.evaluate("""() => {
+        const link = window.shotclockLink, real = link.ask.bind(link);
+        window.held = [];
+        link.ask = (venue, question, timeout) => new Promise(resolve =>
+            window.held.push(() => real(venue, question, timeout).then(resolve)));
+    }""")
+    page.select_option("#table", "1")
+    page.select_option("#table", "7")
+    page.wait_for_function("window.held.length === 2", timeout=WAIT)
+    page.evaluate("window.held[1]()")  # table 7's answer first,
+    page.wait_for_function("[...document.querySelectorAll('#rows td[data-column=tables]')]"
+                           ".every(td => td.textContent === '7')", timeout=WAIT)
+    # then table 1's, late: the collector's answer is in, and the page has handled it
+    page.evaluate("async () => { await window.held[0](); await new Promise(r => setTimeout(r, 50)); }")
+    tables = page.eval_on_selector_all("#rows td[data-column=tables]", "tds => tds.map(td => td.textContent)")
+    assert tables and set(tables) == {"7"} and page.input_value("#table") == "7"
     page.context.close()

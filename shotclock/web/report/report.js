@@ -20,6 +20,7 @@
   var SECONDS = ["median_s", "p95_s", "max_s", "bank_used_s"];
   var AGAINST = ["rulings_against", "hands_dead", "checks"];
   var link = null, venue = params.get("venue"), answer = null, asking = false, timer = null;
+  var asked = 0;                // questions sent: only the latest one's answer is drawn (filters change quickly)
   var state = readHash();
 
   S.addPageTexts({
@@ -129,7 +130,9 @@
     if (state.day) question.day = state.day;
     if (state.table) question.table = state.table;
     asking = true;
+    var mine = ++asked;
     link.ask(venue, question, ASK_TIMEOUT_MS).then(function (got) {
+      if (mine !== asked) return;  // a later question (another filter) is on its way
       asking = false;
       if (!got || got.ok !== true) {
         var reason = got && got.reason;
