@@ -153,3 +153,22 @@ def test_only_the_latest_questions_answer_is_drawn(floor, web):
     tables = page.eval_on_selector_all("#rows td[data-column=tables]", "tds => tds.map(td => td.textContent)")
     assert tables and set(tables) == {"7"} and page.input_value("#table") == "7"
     page.context.close()
+
+
+def test_an_archive_that_does_not_answer_is_said_and_the_last_report_keeps_its_time(floor, web):
+    page = web.page(1280, 900)
+    open_report(page, floor)
+    page.wait_for_selector("#rows tr", timeout=WAIT)
+    as_of = page.text_content("#as-of")
+    page.evaluate("window.shotclockLink.ask = () => Promise.resolve({ok: false, reason: 'no answer'})")
+    page.click("#refresh")
+    page.wait_for_selector("#status.problem", timeout=WAIT)
+    assert page.text_content("#status") == ("The archive does not answer: is 'shotclock floor collect' running for "
+                                            "this venue?")
+    assert page.text_content("#as-of") == as_of and as_of.startswith("as of ")
+    page.evaluate("window.shotclockLink.ask = () => Promise.resolve({ok: false, reason: 'no table \\'9\\''})")
+    page.click("#refresh")
+    page.wait_for_function("document.querySelector('#status').textContent.startsWith('The archive refused')",
+                           timeout=WAIT)
+    assert page.text_content("#status") == "The archive refused: no table '9'"
+    page.context.close()

@@ -19,7 +19,7 @@
   var REFRESH_MS = 60000;       // asked again this often while the page is shown
   var SECONDS = ["median_s", "p95_s", "max_s", "bank_used_s"];
   var AGAINST = ["rulings_against", "hands_dead", "checks"];
-  var link = null, venue = params.get("venue"), answer = null, asking = false, timer = null;
+  var link = null, venue = params.get("venue"), answer = null;
   var asked = 0;                // questions sent: only the latest one's answer is drawn (filters change quickly)
   var state = readHash();
 
@@ -98,7 +98,8 @@
     link = new S.Link({
       url: S.brokerUrl(params), username: login.user, password: login.password, venue: venue,
       clientPrefix: "report",
-      onChange: function () { drawConnection(); if (!answer && !asking) ask(); },
+      // The first question once the connection (and a venue) is there; later ones on a filter, Refresh, each minute.
+      onChange: function () { drawConnection(); if (!asked) ask(); },
       onConnection: function (st) {
         if (st === "refused") {
           sessionStorage.removeItem("shotclock.login");
@@ -129,11 +130,9 @@
     var question = {what: "report"};
     if (state.day) question.day = state.day;
     if (state.table) question.table = state.table;
-    asking = true;
     var mine = ++asked;
     link.ask(venue, question, ASK_TIMEOUT_MS).then(function (got) {
       if (mine !== asked) return;  // a later question (another filter) is on its way
-      asking = false;
       if (!got || got.ok !== true) {
         var reason = got && got.reason;
         say(reason === "no answer" ? t("r.no_answer") : t("r.refused", {reason: reason || "?"}), true);
@@ -151,7 +150,7 @@
     $(id).addEventListener("change", function () { state[id] = this.value; writeHash(); refresh(); });
   });
   $("venue").addEventListener("change", function () { venue = this.value; state.table = ""; writeHash(); refresh(); });
-  timer = setInterval(function () { if (!document.hidden) refresh(); }, REFRESH_MS);
+  setInterval(function () { if (!document.hidden) refresh(); }, REFRESH_MS);
 
   // --- drawing ------------------------------------------------------------------------------------------
 
