@@ -103,6 +103,11 @@ def test_a_second_device_log_of_a_table_keeps_its_clocks_apart():
     assert ana["decisions"] == 2 and sorted([ana["median_s"] - 2.5, ana["median_s"] + 2.5]) == [5.0, 10.0]
 
 
+def test_tables_are_in_number_order():
+    rows = [dict(r, table=t) for t in ("10", "2", "feature") for r in clock(t, 2, 1, 30, "acted", remaining=1)]
+    assert report(rows, day_of=utc_day).tables == ["2", "10", "feature"]
+
+
 def test_lines_sort_by_any_column():
     lines = report(floor_rows(), day_of=utc_day).players
     assert [line["player"] for line in sorted_lines(lines, "player")] == ["Ana", "Bo"]

@@ -85,7 +85,7 @@ def report(rows, day: str | None = None, table: str | None = None,
             _merge(players.setdefault(entry.player, Entry(0, entry.player)), entry)
             seen_at.setdefault(entry.player, set()).add(table_id)
     lines = [_line(entry, seen_at[name]) for name, entry in players.items()]
-    return Report(sorted_lines(lines, sort), unnamed, sorted(days), sorted(by_table))
+    return Report(sorted_lines(lines, sort), unnamed, sorted(days), sorted(by_table, key=_table_order))
 
 
 def sorted_lines(lines: list[dict], by: str = DEFAULT_SORT) -> list[dict]:
