@@ -13,22 +13,30 @@ import json
 from shotclock.errors import ShotclockError, one_line
 
 
+def read_seating(path: str, count: int) -> list[tuple[int, str]]:
+    """The seating export at ``path`` checked against a table of ``count`` seats, as ``[(seat, name)]``;
+    ShotclockError naming the file and the first bad line (the one reading ``seating``, ``send --seating`` and
+    ``simulate --seating`` share)."""
+    from shotclock.core.seats import SeatError, parse_seating
+
+    try:
+        with open(path, encoding="utf-8-sig", newline="") as f:
+            lines = f.read().splitlines()
+    except (OSError, UnicodeDecodeError) as exc:
+        raise ShotclockError(f"cannot read {one_line(path)}: {getattr(exc, 'strerror', None) or exc}") from None
+    try:
+        return parse_seating(lines, count)
+    except SeatError as exc:
+        raise ShotclockError(f"{one_line(path)} {one_line(str(exc))}") from None
+
+
 def cmd_seating(args) -> int:
     """Check a seating CSV and print it as a ``seating`` event (or command)."""
     from shotclock.core.events import number
-    from shotclock.core.seats import SeatError, parse_seating
     from shotclock.shell.args import load_for
 
     config = load_for(args)
-    try:
-        with open(args.file, encoding="utf-8-sig", newline="") as f:
-            lines = f.read().splitlines()
-    except (OSError, UnicodeDecodeError) as exc:
-        raise ShotclockError(f"cannot read {one_line(args.file)}: {getattr(exc, 'strerror', None) or exc}") from None
-    try:
-        players = parse_seating(lines, config["seats.count"])
-    except SeatError as exc:
-        raise ShotclockError(f"{one_line(args.file)} {one_line(str(exc))}") from None
+    players = read_seating(args.file, config["seats.count"])
     pairs = [[seat, name] for seat, name in players]
     if args.command:
         print(json.dumps({"name": "seating", "players": pairs}, ensure_ascii=False))
