@@ -64,7 +64,7 @@ def test_events_after_end_are_checked_and_a_warning_says_they_were_not_replayed(
     ('{"t":5,"event":"call"}\n{"t":4,"event":"action"}\n', "line 2: 't' goes backwards"),
     ('{"event":"call"}\n', "line 1: missing 't'"),
     ('{"t":"0","event":"call"}\n', "line 1: 't' must be a number"),
-    ('{"t":0,"event":"bet"}\n', "line 1: 'bet' needs 'facing_bet'"),
+    ('{"t":0,"event":"bet"}\n', "line 1: the 'bet' event needs 'facing_bet' (true or false)"),
     ('{"t":0,"event":"call","facing_bte":true}\n', "did you mean 'facing_bet'?"),
     ('{"t":0,"event":"call","facing_bet":"yes"}\n', "'facing_bet' must be true or false"),
     ('[1,2]\n', "line 1: expected a JSON object"),
@@ -179,4 +179,4 @@ def test_a_line_with_two_problems_names_the_same_one_on_every_run():
 
     assert "no field 'zz'" in problem('{"t":0,"event":"call","zz":1,"aa":2}')
     assert "no field 'aa'" in problem('{"t":0,"event":"call","aa":1,"zz":2}')
-    assert problem('{"t":0,"event":"rename"}').endswith("'rename' needs 'seat'")
+    assert problem('{"t":0,"event":"rename"}').endswith("the 'rename' event needs 'seat' (a seat number from 1 to 10)")

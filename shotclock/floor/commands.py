@@ -143,6 +143,8 @@ def send(add) -> None:
     p.add_argument("--chips", type=int, metavar="N", help="seat: the chips a moved player brings; top_up: more each")
     p.add_argument("--seconds", type=float, metavar="S", help="top_up: more time bank each")
     p.add_argument("--seating", metavar="FILE.csv", help="seating: the table's seating export (seat,name a line)")
+    p.add_argument("--encoding", default="utf-8", metavar="NAME",
+                   help="with --seating: the file's encoding (default utf-8; an older program's export: cp1252)")
     p.add_argument("--facing-bet", choices=("true", "false"), help="call, bet: the bet state")
     p.add_argument("--seats", type=int, default=10, metavar="N",
                    help="with --seating: the table's seats, to check the file against (default 10)")

@@ -66,6 +66,7 @@ class DeviceLoop:
         self.waker = waker or Waker()
         self._inbox: collections.deque[Edge | Command] = collections.deque()
         self._changes: collections.deque = collections.deque()
+        self._failing: dict[int, int] = {}  # id(listener) -> rounds it has failed in a row
 
     @property
     def engine(self):
@@ -141,13 +142,24 @@ class DeviceLoop:
         return min(wakes) if wakes else None
 
     def run_once(self) -> Round:
-        """One round, handed to every listener. A listener that fails is logged, not fatal."""
+        """One round, handed to every listener. A listener that fails is logged, not fatal: once with its
+        traceback when it starts failing and once when it works again (never every round: a fault that
+        repeats must not fill the journal or starve the loop)."""
         round = self.step()
         for listener in self.listeners:
             try:
                 listener.update(round)
             except Exception:
-                log.exception("%s failed; carrying on", type(listener).__name__)
+                failed = self._failing.get(id(listener), 0)
+                if not failed:
+                    log.exception("%s failed; carrying on (said once until it works again)",
+                                  type(listener).__name__)
+                self._failing[id(listener)] = failed + 1
+            else:
+                if self._failing:
+                    failed = self._failing.pop(id(listener), 0)
+                    if failed:
+                        log.warning("%s works again (it failed %d rounds)", type(listener).__name__, failed)
         return round
 
     def run(self, should_stop: Callable[[Round], bool] = lambda round: False) -> None:
