@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable
 
+from shotclock.core.fields import BANK_MAX, CHIPS_MAX, MAX_SEATS, MIN_SEATS, NAME_MAX, PLACE_MAX, text_problem
 from shotclock.core.settings import (ALLOWANCE_RESETS, MODES, STREETS, ClockSettings, SeatSettings, Settings,
                                      ShotSettings)
 from shotclock.errors import ConfigError, PinConfigError, shown
@@ -106,33 +107,19 @@ def _name(v):
     return problem and "must be 1 to 32 letters, digits, '-' or '_'"
 
 
-TABLE_NAME_MAX = 40  # characters: the idle screen shows the name large; a longer one would be cut
+TABLE_NAME_MAX = NAME_MAX  # characters: the idle screen shows the name large, as a player's beside a seat
 
 
 def _table_name(v):
-    import unicodedata
-
-    if not v.strip():
-        return "must not be empty"
-    if any(unicodedata.category(c) in ("Cc", "Cf", "Zl", "Zp") for c in v):
-        return "must not hold control characters (newline, tab, direction marks)"
-    if len(v) > TABLE_NAME_MAX:
-        return f"must be at most {TABLE_NAME_MAX} characters ({len(v)} given)"
-    return None
-
-
-PLACE_MAX = 32  # characters: a room's or section's name on the dashboard's filter buttons
+    """A table's name: the one rule for text (core/fields.py), 1 to TABLE_NAME_MAX characters."""
+    problem = text_problem(v, TABLE_NAME_MAX, "it")
+    return problem and problem.removeprefix("it ")
 
 
 def _place(v):
-    """A room's or section's name: empty (none), or 1 to PLACE_MAX printable characters."""
-    if v == "":
-        return None
-    if not v.strip():
-        return "must be empty or hold a visible character"
-    if len(v) > PLACE_MAX:
-        return f"must be at most {PLACE_MAX} characters ({len(v)} given)"
-    return _table_name(v)
+    """A room's or section's name: empty (none), or 1 to PLACE_MAX characters by the one rule for text."""
+    problem = text_problem(v, PLACE_MAX, "it", empty=True)
+    return problem and problem.removeprefix("it ")
 
 
 def _not_true(v):
@@ -182,7 +169,7 @@ SCHEMA: list[Key] = [
     Key("shot.extension_limit", (int,), 4, "extension chips one decision may take (0: no limit)",
         range=Range(0, 20)),
     Key("shot.allowance", (int,), 0, "extension chips each player holds, counted by seat (0: not tracked)",
-        range=Range(0, 50)),
+        range=Range(0, CHIPS_MAX)),
     Key("shot.allowance_reset", (str,), "floor", "when players get their chips back: \"hand\" (every new hand) or "
         "\"floor\" (only when the floor resets them: a new day or stage)", _one_of(*ALLOWANCE_RESETS)),
     Key("shot.undo_seconds", NUM, 5, "seconds after an extension in which the dealer can take it back",
@@ -190,9 +177,9 @@ SCHEMA: list[Key] = [
     Key("seats.track", (bool,), False, "keep whose turn it is: seats, the button, folds and all-ins marked by the "
         "dealer (docs/rules.md, \"Seats\"); false: the clock knows no seats, as before"),
     Key("seats.count", (int,), 9, "seats at the table, all occupied at start (the floor empties, seats and "
-        "names players)", range=Range(2, 10, what="a number of seats")),
+        "names players)", range=Range(MIN_SEATS, MAX_SEATS, what="a number of seats")),
     Key("seats.bank", NUM, 0, "time bank mode: seconds of personal bank each player starts with, run after the "
-        "street's time is up (0: no time bank; needs seats.track)", range=Range(0, 36000)),
+        "street's time is up (0: no time bank; needs seats.track)", range=Range(0, BANK_MAX)),
     Key("pins.floor", (int,), 17, "BCM pin of the floor's button (to ground)", range=PIN),
     Key("pins.action", (int,), 27, "BCM pin of the dealer's action button", range=PIN),
     Key("pins.bet", (int,), 22, "BCM pin of the dealer's facing-a-bet button", range=PIN),

@@ -56,7 +56,7 @@ def text_problem(value: object, longest: int, what: str = "a name", empty: bool 
     if empty and value == "":
         return None
     if not value.strip():
-        return f"{what} must not be empty"
+        return f"{what} must be empty or hold a visible character" if empty else f"{what} must not be empty"
     categories = {unicodedata.category(c) for c in value}
     if "Cs" in categories:
         return f"{what} must be valid Unicode (a lone surrogate: was it typed on a terminal that is not UTF-8?)"
