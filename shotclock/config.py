@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable
 
-from shotclock.core.fields import BANK_MAX, CHIPS_MAX, MAX_SEATS, MIN_SEATS, NAME_MAX, PLACE_MAX, text_problem
+from shotclock.core.fields import BANK_MAX, CHIPS_MAX, FIELDS, MAX_SEATS, MIN_SEATS, text_problem
 from shotclock.core.settings import (ALLOWANCE_RESETS, MODES, STREETS, ClockSettings, SeatSettings, Settings,
                                      ShotSettings)
 from shotclock.errors import ConfigError, PinConfigError, shown
@@ -107,19 +107,18 @@ def _name(v):
     return problem and "must be 1 to 32 letters, digits, '-' or '_'"
 
 
-TABLE_NAME_MAX = NAME_MAX  # characters: the idle screen shows the name large, as a player's beside a seat
+TABLE_NAME_MAX = FIELDS["table"].high  # characters: the idle screen shows the name large
 
 
-def _table_name(v):
-    """A table's name: the one rule for text (core/fields.py), 1 to TABLE_NAME_MAX characters."""
-    problem = text_problem(v, TABLE_NAME_MAX, "it")
-    return problem and problem.removeprefix("it ")
+def _text(field: str):
+    """The check of a text key by its field in the table of fields (core/fields.py): the one rule for text."""
+    def check(v):
+        f = FIELDS[field]
+        problem = text_problem(v, f.high, "it", empty=f.low == 0)
+        return problem and problem.removeprefix("it ")
+    return check
 
 
-def _place(v):
-    """A room's or section's name: empty (none), or 1 to PLACE_MAX characters by the one rule for text."""
-    problem = text_problem(v, PLACE_MAX, "it", empty=True)
-    return problem and problem.removeprefix("it ")
 
 
 def _not_true(v):
@@ -154,7 +153,7 @@ SCHEMA: list[Key] = [
     Key("mode", (str,), "clock", "\"clock\" (rule 29 clock call) or \"shot\" (tour shot clock)", _one_of(*MODES)),
     Key("label", (str,), "", "the rule's name on screen after the mode (\"TDA 29\"); empty: the house rule 29"),
     Key("table", (str,), "Tafel 1", "the table's name, shown on the screen when idle (1 to 40 characters)",
-        _table_name),
+        _text("table")),
     Key("language", (str,), "nl", "screen and voice language: \"nl\" (Dutch, the official table language) or \"en\"",
         _one_of("nl", "en")),
     Key("clock.seconds", NUM, 30, "the whole clock in seconds, countdown included", range=SECONDS),
@@ -228,9 +227,9 @@ SCHEMA: list[Key] = [
     Key("network.venue", (str,), "venue", "the venue's name in the topics (letters, digits, - and _)", _name),
     Key("network.table_id", (str,), "1", "this table's id in the topics (letters, digits, - and _)", _name),
     Key("network.room", (str,), "", "the room this table stands in, for the floor dashboard's filters "
-        "(up to 32 characters; empty: none)", _place),
+        "(up to 32 characters; empty: none)", _text("room")),
     Key("network.section", (str,), "", "the section of the room (a row, a pit: up to 32 characters; empty: none)",
-        _place),
+        _text("section")),
     Key("network.credentials", (str,), "",
         "the TOML file with this table's username and password (from 'shotclock broker-config')"),
     Key("network.keepalive", (int,), 5,

@@ -120,7 +120,7 @@ class Field:
         if kind == "flag":
             return None if isinstance(value, bool) else f"must be true or false, not {shown(value)}"
         if kind == "text":
-            return text_problem(value, self.high, self.what)
+            return text_problem(value, self.high, self.what, empty=self.low == 0)
         if kind == "players":
             return _players_problem(value)
         if self.fits(value):
@@ -138,9 +138,10 @@ class Field:
             return self.low <= value <= self.high
         return False
 
-    def schema(self) -> dict:
-        """This field as a JSON Schema (docs/network.md's command schema is made of these)."""
-        doc = {"description": self.doc} if self.doc else {}
+    def schema(self, plain: bool = False) -> dict:
+        """This field as a JSON Schema (docs/network.md's command schema is made of these); ``plain``: without
+        its description."""
+        doc = {"description": self.doc} if self.doc and not plain else {}
         if self.kind == "flag":
             return {"type": "boolean", **doc}
         if self.kind == "text":
@@ -148,7 +149,7 @@ class Field:
         if self.kind == "players":
             name = FIELDS["player"]
             return {"type": "array", "maxItems": MAX_SEATS,
-                    "items": {"type": "array", "prefixItems": [FIELDS["seat"].schema(),
+                    "items": {"type": "array", "prefixItems": [FIELDS["seat"].schema(plain=True),
                                                                {"type": "string", "maxLength": name.high}],
                               "minItems": 2, "maxItems": 2}, **doc}
         number = "number" if self.kind == "seconds" else "integer"
@@ -176,6 +177,9 @@ FIELDS: dict[str, Field] = {f.key: f for f in (
     Field("seconds", "seconds", 0, BANK_MAX, "a number of seconds", "top_up: more time bank for everyone"),
     Field("players", "players", 0, MAX_SEATS, "a list of [seat, name] pairs",
           "seating: the whole table as [seat, name] pairs; every other seat is emptied"),
+    Field("table", "text", 1, NAME_MAX, "a table's name", "the configuration's `table`: its name on the screen"),
+    Field("room", "text", 0, PLACE_MAX, "a room", "`network.room`: the dashboard's filter (empty: none)"),
+    Field("section", "text", 0, PLACE_MAX, "a section", "`network.section`: the dashboard's filter (empty: none)"),
 )}
 
 # What each input takes beyond its time (a replay line) or its id, name, sender and sent_ms (a command):
@@ -234,13 +238,49 @@ def missing(kind: str, name: str, key: str) -> str:
 
 
 def command_schema(commands) -> dict:
-    """docs/network.md's ``command`` schema, from :data:`FIELDS` (``commands``: the names a command may have)."""
-    properties = {}
-    for key in COMMAND_FIELDS:
-        properties[key] = {"enum": list(commands)} if key == "name" else FIELDS[key].schema()
+    """docs/network.md's ``command`` schema, from :data:`FIELDS` and :data:`INPUT_FIELDS` (``commands``: the
+    names a command may have): each field's type and bounds, and for each command the fields it needs and takes."""
+    properties = {key: {"enum": list(commands)} if key == "name" else FIELDS[key].schema() for key in COMMAND_FIELDS}
     properties["sent_ms"] = {"type": "integer", "description": FIELDS["sent_ms"].doc}
+    per_command = []
+    for name in commands:
+        required, optional = input_fields(name, wire=True)
+        per_command.append({"if": {"properties": {"name": {"const": name}}},
+                            "then": {"required": list(required),
+                                     "propertyNames": {"enum": list(COMMAND_HEAD + required + optional)}}})
     return {"$schema": "https://json-schema.org/draft/2020-12/schema", "title": "command", "type": "object",
-            "required": list(COMMAND_HEAD), "additionalProperties": False, "properties": properties}
+            "required": list(COMMAND_HEAD), "additionalProperties": False, "properties": properties,
+            "allOf": per_command}
+
+
+def command_schema_text(commands) -> str:
+    """:func:`command_schema` as docs/network.md shows it (the body of its ```json schema=command block)."""
+    schema = command_schema(commands)
+    line = lambda value: json.dumps(value, ensure_ascii=False)  # noqa: E731
+    head = [f"  {line(k)}: {line(v)}," for k, v in schema.items() if k not in ("properties", "allOf")]
+    properties = ",\n".join(f"    {line(k)}: {line(v)}" for k, v in schema["properties"].items())
+    per_command = ",\n".join(f"    {line(v)}" for v in schema["allOf"])
+    return "\n".join(["{", *head, '  "properties": {', properties, "  },", '  "allOf": [', per_command, "  ]", "}"])
+
+
+def fields_table() -> str:
+    """docs/fields.md's table of every field (Markdown), from :data:`FIELDS`."""
+    kinds = {"seat": "whole number", "whole": "whole number", "seconds": "number (seconds)", "flag": "true or false",
+             "text": "text (the text rule)", "players": "list of [seat, name]", "int64": "whole number"}
+    rows = ["| field | type | bounds | carries |", "|---|---|---|---|"]
+    for f in FIELDS.values():
+        if f.kind in ("text",):
+            bounds = f"{f.low} to {f.high} characters" + (" (empty: none)" if f.low == 0 else "")
+        elif f.kind == "players":
+            bounds = f"at most {f.high} pairs; names as `name`, or \"\""
+        elif f.kind == "flag":
+            bounds = ""
+        elif f.kind == "int64":
+            bounds = "64 bits"
+        else:
+            bounds = f"{f.low} to {f.high:,}".replace(",", "\u202f")
+        rows.append(f"| `{f.key}` | {kinds[f.kind]} | {bounds} | {f.doc or f.what} |")
+    return "\n".join(rows)
 
 
 def page_bounds() -> dict:
