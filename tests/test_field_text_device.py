@@ -155,3 +155,29 @@ def test_sigterm_stops_a_device_whose_listener_raises_every_round(tmp_path, capl
     assert time.monotonic() - started < 30
     assert failing.rounds >= 1
     assert sum("Failing failed" in r.getMessage() for r in caplog.records) == 1
+
+
+def test_a_record_with_text_that_is_not_unicode_costs_none_of_the_rounds_other_records(tmp_path, caplog):
+    # The edge refuses such text (core/fields.py); should any slip past it, the log writer's pipe still takes
+    # every record of the round, the bad text as "?", and says so once.
+    import logging
+
+    from shotclock.adapters.logwriter import WriterProcess
+    from shotclock.core.records import RecordBuilder
+
+    caplog.set_level(logging.ERROR, "shotclock.logwriter")
+    builder, utc = RecordBuilder(), "2026-12-01T00:00:00.000Z"
+    writer = WriterProcess(tmp_path)
+    writer.put(builder.session(0.0, utc, {"table": "Tafel 1", "mode": "clock"}))
+    writer.put([builder.message(None, "seats", 1.0, utc, {"players": {"2": "M\udcf6ller"}}),
+                builder.message(None, "note", 1.0, utc, {"players": {"3": "M\udcf6ller"}}),
+                builder.message(None, "decision", 1.0, utc, {"outcome": "acted", "remaining": 3.0})])
+    assert writer.close()
+    db = sqlite3.connect(tmp_path / "shotclock.db")
+    try:
+        kinds = [(t, json.loads(d)) for t, d in db.execute("SELECT type, data FROM records ORDER BY id")]
+    finally:
+        db.close()
+    assert [k for k, _ in kinds] == ["session", "seats", "note", "decision"]
+    assert kinds[1][1]["players"]["2"] == "M?ller"
+    assert sum("not valid Unicode" in r.getMessage() for r in caplog.records) == 1
