@@ -67,6 +67,14 @@ def test_the_replay_format_and_the_wire_bound_a_field_alike(key, value):
     assert str(caught.value) == f"line 1: {wire}" == f"line 1: {FIELDS[key].problem(value)}"
 
 
+def test_a_field_an_input_does_not_take_is_named_alike_in_a_replay_line_and_a_command():
+    with pytest.raises(ReplayFormatError) as caught:
+        parse_events(['{"t":0,"event":"top_up","seat":3}'])
+    assert str(caught.value) == "line 1: the 'top_up' event takes no field 'seat' (it takes 'chips', 'seconds')"
+    assert command_problem(json.loads(command(name="top_up", seat=3))) == \
+        "the 'top_up' command takes no field 'seat' (it takes 'chips', 'seconds')"
+
+
 def test_a_float_seat_is_named_as_written_not_as_the_number_it_rounds_to():
     assert FIELDS["seat"].problem(4.0) == "'seat' must be a whole seat number from 1 to 10, not 4.0"
     with pytest.raises(ReplayFormatError, match=r"not 4\.0$"):

@@ -314,8 +314,8 @@ def test_the_wire_checks_seat_commands():
     assert check(name="seating", players=[[1, "Ana"], [2, ""]]).players == ((1, "Ana"), (2, ""))
     assert check(name="empty").detail == "the 'empty' command needs 'seat' (a seat number from 1 to 10)"
     assert check(name="seat", seat=3, player="a\nb").detail.startswith("'player': a name must not hold control")
-    assert check(name="top_up", seat=3).detail == "'seat' does not go with 'top_up' (it takes 'chips', 'seconds')"
-    assert check(name="pause", player="Ana").detail == "'player' does not go with 'pause' (it takes no field)"
+    assert check(name="top_up", seat=3).detail == "the 'top_up' command takes no field 'seat' (it takes 'chips', 'seconds')"
+    assert check(name="pause", player="Ana").detail == "the 'pause' command takes no field 'player' (it takes none)"
 
 
 def test_the_seating_csv_command_checks_every_line_first(tmp_path, capsys):

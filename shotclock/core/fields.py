@@ -29,6 +29,8 @@ import json
 import unicodedata
 from dataclasses import dataclass
 
+from shotclock.errors import shown as quoted  # a key as a message names it ('seat')
+
 MIN_SEATS, MAX_SEATS = 2, 10  # a poker table seats at most ten
 NAME_MAX = 40  # characters: the screen shows the name beside the seat
 ID_MAX = 64  # characters of a command's id or sender
@@ -235,6 +237,18 @@ def missing(kind: str, name: str, key: str) -> str:
     field = FIELDS[key]
     bounds = f" from {field.low} to {field.high}" if field.kind in ("seat", "whole", "seconds") else ""
     return f"the '{name}' {kind} needs '{key}' ({field.what}{bounds})"
+
+
+def unexpected(kind: str, name: str, key: str, hint: str = "", wire: bool = False) -> str:
+    """The message for a ``kind`` ("command", "event") ``name`` given a field ``key`` it does not take (``hint``:
+    a "did you mean" to add); it says what the input takes.
+
+    >>> unexpected("event", "top_up", "seat")
+    "the 'top_up' event takes no field 'seat' (it takes 'chips', 'seconds')"
+    """
+    required, optional = input_fields(name, wire)
+    takes = ", ".join(f"'{k}'" for k in required + optional)
+    return f"the '{name}' {kind} takes no field {quoted(key)}{hint} ({f'it takes {takes}' if takes else 'it takes none'})"
 
 
 def command_schema(commands) -> dict:

@@ -19,7 +19,7 @@ from collections.abc import Iterable, Iterator
 from shotclock.core import events as ev
 from shotclock.core.engine import MODE_EVENTS
 from shotclock.core.seated import make_engine
-from shotclock.core.fields import FIELDS, INPUT_FIELDS, missing
+from shotclock.core.fields import FIELDS, INPUT_FIELDS, missing, unexpected
 from shotclock.core.settings import Settings
 from shotclock.errors import ReplayFormatError, shown
 
@@ -128,8 +128,7 @@ def parse_event(obj: object, line: int, previous_t: float | None = None) -> ev.E
     allowed = _FIELDS.get(name, set())
     for key in obj:  # in the line's order: a line with two wrong fields names the first
         if key not in allowed and key not in _BARE:
-            hint = _closest(key, allowed) or ""
-            raise ReplayFormatError(line, f"'{name}' takes no field {shown(key)}{hint}")
+            raise ReplayFormatError(line, unexpected("event", name, key, _closest(key, allowed) or ""))
     for key in _REQUIRED.get(name, ()):
         if key not in obj:
             raise ReplayFormatError(line, missing("event", name, key))

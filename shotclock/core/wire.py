@@ -13,7 +13,7 @@ from typing import Iterable
 
 from shotclock.core.engine import IDLE, RUNNING
 from shotclock.core.faults import Fault
-from shotclock.core.fields import COMMAND_FIELDS, COMMAND_HEAD, FIELDS, input_fields, missing, text_problem
+from shotclock.core.fields import COMMAND_FIELDS, COMMAND_HEAD, FIELDS, input_fields, missing, text_problem, unexpected
 from shotclock.core.inputs import COMMANDS  # noqa: F401 (one list of commands, in the core; re-exported)
 
 # Refusal reasons (the ack's ``reason`` when ``outcome`` is ``refused``).
@@ -277,8 +277,8 @@ def command_problem(message: dict) -> str | None:
     the one table of fields (core/fields.py), the first problem in the message's order."""
     extra = set(message) - set(COMMAND_FIELDS)
     if extra:
-        unexpected = sorted(extra)[0]
-        return f"unexpected field {clean_text(unexpected, 32) or '(unprintable)'!r}"
+        first = sorted(extra)[0]
+        return f"unexpected field {clean_text(first, 32) or '(unprintable)'!r}"
     for key in ("id", "sender"):
         problem = FIELDS[key].problem(message.get(key))
         if problem:
@@ -293,8 +293,7 @@ def command_problem(message: dict) -> str | None:
     required, optional = input_fields(name, wire=True)
     for key in message:
         if key not in COMMAND_HEAD and key not in required and key not in optional:
-            takes = ", ".join(f"'{k}'" for k in required + optional) or "no field"
-            return f"'{key}' does not go with '{name}' (it takes {takes})"
+            return unexpected("command", name, key, wire=True)
     for key in required:
         if key not in message:
             return missing("command", name, key)
