@@ -106,6 +106,27 @@ def test_a_listener_that_raises_every_round_is_logged_once_and_when_it_works_aga
     assert said[0].exc_info is not None  # the first failure's traceback, once
 
 
+def test_the_screen_says_so_while_the_recorder_fails():
+    from shotclock.core.faults import LogFault
+    from shotclock.core.settings import Settings
+    from shotclock.core.table import Table
+    from shotclock.shell.loop import DeviceLoop
+    from shotclock.shell.recorder import Recorder
+
+    class BrokenRecorder(Failing):
+        failure_fault = Recorder.failure_fault
+
+    failing = BrokenRecorder()
+    now = [0.0]
+    loop = DeviceLoop(Table(Settings(), start=0.0), [failing], clock=lambda: now[0])
+    faults = []
+    for broken in (True, True, False, False):
+        failing.broken = broken
+        now[0] += 0.1
+        faults.append([f for f in loop.run_once().faults if isinstance(f, LogFault)])
+    assert faults == [[], [Recorder.failure_fault], [Recorder.failure_fault], []]  # shown from the next round on
+
+
 def test_the_network_presenter_acks_and_waits_a_heartbeat_when_its_state_cannot_be_offered():
     from types import SimpleNamespace
 

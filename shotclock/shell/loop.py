@@ -26,7 +26,8 @@ log = logging.getLogger("shotclock.loop")
 
 
 class Listener(Protocol):
-    """What the loop hands each round to (sound, LEDs, log, report, screen)."""
+    """What the loop hands each round to (sound, LEDs, log, report, screen). A listener may name the
+    ``failure_fault`` the screen shows while its ``update`` fails (the recorder: the log)."""
 
     def update(self, round: Round) -> None: ...
 
@@ -154,12 +155,18 @@ class DeviceLoop:
                 if not failed:
                     log.exception("%s failed; carrying on (said once until it works again)",
                                   type(listener).__name__)
+                    fault = getattr(listener, "failure_fault", None)  # what the screen says while it fails
+                    if fault is not None:
+                        self.set_fault(fault)
                 self._failing[id(listener)] = failed + 1
             else:
                 if self._failing:
                     failed = self._failing.pop(id(listener), 0)
                     if failed:
                         log.warning("%s works again (it failed %d rounds)", type(listener).__name__, failed)
+                        fault = getattr(listener, "failure_fault", None)
+                        if fault is not None:
+                            self.clear_fault(fault.key)
         return round
 
     def run(self, should_stop: Callable[[Round], bool] = lambda round: False) -> None:
