@@ -13,7 +13,7 @@ SEATS = '[shot]\nallowance = 3\n[seats]\ntrack = true\ncount = 6\nbank = 120\n'
 
 def send(capsys, broker, table, *argv):
     code = main(["send", "--broker", f"127.0.0.1:{broker.port}", "--venue", broker.venue, "--credentials",
-                 str(broker.credentials_file("floor")), "--table", table, *argv])
+                 str(broker.credentials_file("floor")), "--table", table, "--json", *argv])
     out, err = capsys.readouterr()
     return code, (json.loads(out) if out.strip() else None), err
 

@@ -31,4 +31,5 @@ run seats-bank    --scenario "$EX/tempo-bank.events.jsonl" --config "$EX/tempo-b
 .venv/bin/python docs/screens/floor.py
 .venv/bin/python docs/screens/seats_overlay.py
 .venv/bin/python docs/screens/dashboard_500.py
+.venv/bin/python docs/screens/demo_seats.py
 echo "wrote $S/*.png" >&2

@@ -1,4 +1,4 @@
-"""Replay: the public JSON Lines format in and out (see README, "Replay format").
+"""Replay: the public JSON Lines format in and out (see the README, "Replay", and docs/replay.md).
 
 Pure: :class:`ReplayInput` turns the bytes of a replay file into events, one line at a time
 (memory stays bounded however long the file), and :func:`replay` runs them through an

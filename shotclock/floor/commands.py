@@ -126,6 +126,9 @@ def floor_demo(add) -> None:
                    help="the simulated tables press nothing: only what you command from the dashboard happens")
     p.add_argument("--shot", type=int, metavar="N",
                    help="the last N tables run the shot clock (default: a quarter of them, at least one of two)")
+    p.add_argument("--no-feature", action="store_true",
+                   help="no feature table (by default one more table, a real device with seat tracking and a time "
+                        "bank, Tempo, and six named players)")
 
 
 def bounds(key: str) -> str:
@@ -158,6 +161,7 @@ def send(add) -> None:
     p.add_argument("--seats", type=int, default=10, metavar="N",
                    help="with --seating: the table's seats, to check the file against (default 10)")
     p.add_argument("--wait", type=float, default=5.0, metavar="SECONDS", help="how long to wait for the answer")
+    p.add_argument("--json", action="store_true", help="print the table's ack as JSON (docs/network.md, 'ack')")
 
 
 REGISTER: list = [broker_config, provision, floor, fleet, floor_demo, send]

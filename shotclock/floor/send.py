@@ -2,9 +2,10 @@
 
 The command is checked here as the device checks it (:func:`shotclock.core.wire.command_problem`), so a
 mistake is one line and exit 2 before anything is sent. It goes to the table's ``cmd`` topic with a 5 s
-message expiry, as the dashboard sends it; the table's ``cmd/ack`` is printed as one JSON line. A seat
-command the table cannot carry out (a seat out of range, an empty seat, seat tracking off) comes back
-``ignored`` with the reason: exit 1.
+message expiry, as the dashboard sends it; the table's ``cmd/ack`` is printed as one line
+(``table 7: ok: pause: pause (remaining 12.48)``, or ``table 7: refused: …`` with the table's reason), or as the
+ack's JSON with ``--json``. A seat command the table cannot carry out (a seat out of range, an empty seat,
+seat tracking off) comes back ``ignored`` with the reason: exit 1.
 
 To move a player to another table with their chips and time bank: ``send … --table 3 empty --seat 5`` prints
 the ``bank`` and ``chips`` they leave with; ``send … --table 8 seat --seat 2 --player NAME --bank B --chips C``.
@@ -43,6 +44,34 @@ def build_message(args, sender: str, now_ms: int) -> dict:
     if problem:
         raise ShotclockError(problem if problem.startswith("the ") else f"the command: {problem}")
     return message
+
+
+def _value(value) -> str:
+    if isinstance(value, float):
+        return f"{round(value, 2):g}"
+    if isinstance(value, (list, dict)):
+        return json.dumps(value, ensure_ascii=False)
+    return str(value)
+
+
+def ack_line(table: str, ack: dict) -> str:
+    """The table's answer as one line for a person: ``ok`` with what the command did (each output record's
+    type and fields), or ``refused`` with the table's reason.
+
+    >>> ack_line("7", {"name": "empty", "outcome": "done",
+    ...                "outputs": [{"t": 8.1, "type": "seat", "seat": 4, "change": "emptied", "bank": 150.0}]})
+    'table 7: ok: empty: seat (seat 4, change emptied, bank 150)'
+    >>> ack_line("7", {"name": "seat", "outcome": "ignored", "reason": "seat 2 is taken by Ana Costa"})
+    'table 7: refused: seat: seat 2 is taken by Ana Costa'
+    """
+    name = ack.get("name") or "the command"
+    if ack.get("outcome") != "done":
+        return f"table {table}: refused: {name}: {ack.get('reason') or ack.get('outcome') or 'no reason given'}"
+    did = []
+    for record in ack.get("outputs") or []:
+        fields = ", ".join(f"{k} {_value(v)}" for k, v in record.items() if k not in ("t", "type"))
+        did.append(f"{record.get('type')} ({fields})" if fields else str(record.get("type")))
+    return f"table {table}: ok: {name}" + (f": {'; '.join(did)}" if did else ": nothing changed")
 
 
 def cmd_send(args) -> int:
@@ -91,5 +120,5 @@ def cmd_send(args) -> int:
     finally:
         client.loop_stop()
         client.disconnect()
-    print(json.dumps(ack, ensure_ascii=False))
+    print(json.dumps(ack, ensure_ascii=False) if args.json else ack_line(args.table, ack))
     return 0 if ack.get("outcome") == "done" else 1

@@ -71,6 +71,9 @@ def simulate(add) -> None:
     p = add("simulate", "shotclock.shell.simulator:cmd_simulate",
             "the device on a desktop: its screen and a panel of the table's buttons", state_dir=True)
     p.add_argument("--terminal", action="store_true", help="use the terminal view even where a window could open")
+    p.add_argument("--seating", metavar="FILE.csv",
+                   help="seat and name the players at the start, from a seating export (seat,name a line; needs "
+                        "[seats] track = true, as in docs/examples/tempo-bank.toml)")
     add_no_log(p)
 
 
