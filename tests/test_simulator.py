@@ -219,4 +219,4 @@ def test_simulate_seating_refuses_a_table_without_seats_and_a_bad_file_in_one_li
     config = tmp_path / "t.toml"
     config.write_text('preset = "tempo"\n', encoding="utf-8")
     assert main(["simulate", "--terminal", "--no-log", "--config", str(config), "--seating", str(csv)]) == 2
-    assert capsys.readouterr().err.strip() == f"shotclock: {csv} line 2: seat 1 is given twice (line 1 too)"
+    assert capsys.readouterr().err.strip() == f"shotclock: {csv}: line 2: seat 1 is given twice (line 1 too)"

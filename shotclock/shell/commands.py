@@ -172,6 +172,8 @@ def seating(add) -> None:
     p.add_argument("--at", type=seconds, default=0, metavar="T", help="the event's time (default 0)")
     p.add_argument("--command", action="store_true",
                    help="print the floor command's fields (docs/network.md) instead of a replay event")
+    p.add_argument("--encoding", default="utf-8", metavar="NAME",
+                   help="the file's encoding (default utf-8; an export from an older program: cp1252 or latin-1)")
 
 
 def firstboot(add) -> None:
