@@ -31,7 +31,9 @@ run seats-folded  --scenario "$EX/tempo-bank.events.jsonl" --config "$EX/tempo-b
 run cue-flash     --scenario "$EX/clock-dead-hand.events.jsonl" --config docs/screens/visual-cues.toml --at 27.1
 .venv/bin/python docs/screens/dealer_check.py
 # The floor pages (dashboard, overlay): a real broker, fleet and chromium; about 45 s.
+.venv/bin/python docs/screens/report.py
 .venv/bin/python docs/screens/floor.py
 .venv/bin/python docs/screens/seats_overlay.py
 .venv/bin/python docs/screens/dashboard_500.py
+.venv/bin/python docs/screens/demo_seats.py
 echo "wrote $S/*.png" >&2
