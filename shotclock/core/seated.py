@@ -52,6 +52,7 @@ from dataclasses import replace
 
 from shotclock.core import events as ev
 from shotclock.core.engine import IDLE, PAUSED, RUNNING, US, EndQuietly, Engine, Snapshot, TurnCorrected
+from shotclock.core.fields import BANK_MAX, CHIPS_MAX
 from shotclock.core.seats import SeatError, Seats, SeatsView
 from shotclock.core.settings import Settings
 from shotclock.errors import EventError
@@ -462,14 +463,17 @@ class SeatedEngine:
         if seconds and not self.book.bank_at_start:
             return [ev.Ignored(event.t, event.NAME, "this table runs no time bank (seats.bank)")]
         seated = list(self.seats.players)
-        if chips:
-            self.engine.give_chips(seated, chips)
-        more = round(seconds * US)
-        for seat in seated if seconds else ():
-            self.book.banks[seat] = self.book.banks.get(seat, 0) + more
-        book, remaining = self.book, None
-        if more and self.engine.phase != IDLE and book.on_clock in self.seats.players:
-            left = self.engine.add_time(seconds)
+        for seat in seated if chips else ():  # no player holds more than the field's bound (core/fields.py)
+            self.engine.give_chips([seat], max(0, min(chips, CHIPS_MAX - (self._chips(seat) or 0))))
+        book, grew = self.book, {}
+        for seat in seated if seconds else ():  # nor more bank than the field's bound
+            before = book.banks.get(seat, 0)
+            book.banks[seat] = min(BANK_MAX * US, before + round(seconds * US))
+            grew[seat] = book.banks[seat] - before
+        remaining = None
+        more = grew.get(book.on_clock, 0)
+        if more > 0 and self.engine.phase != IDLE:
+            left = self.engine.add_time(more / US)
             if book.bank is None:  # no bank when the clock started: the base is up once less than it is left
                 book.cued = left * US <= more
             book.bank = (book.on_clock, (book.bank[1] if book.bank else 0) + more)
