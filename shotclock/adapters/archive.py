@@ -46,6 +46,13 @@ CREATE TABLE IF NOT EXISTS events (
     PRIMARY KEY (table_id, boot, seq)
 );
 CREATE INDEX IF NOT EXISTS events_table_seq ON events (table_id, seq);
+CREATE TABLE IF NOT EXISTS network (
+    kind TEXT NOT NULL,
+    name TEXT NOT NULL,
+    up INTEGER NOT NULL,
+    utc TEXT NOT NULL,
+    detail TEXT NOT NULL
+);
 """
 
 
@@ -91,6 +98,22 @@ class Archive:
             return True
         self.duplicates += 1
         return False
+
+    def note(self, kind: str, name: str, up: bool, detail: str = "", when: datetime | None = None) -> bool:
+        """Record that a part of the floor network went down or came back: ``kind`` ``bridge`` (a room broker's
+        bridge, ``name`` its room; ``detail`` the tables it hides) or ``member`` (a share group's member,
+        ``group/member``). Only a change is kept: False when the last row for it says ``up`` already (the members
+        of a share group all see it; one statement, so two of them cannot both add it)."""
+        cursor = self.db.execute(
+            "INSERT INTO network (kind, name, up, utc, detail) SELECT ?, ?, ?, ?, ? WHERE coalesce((SELECT up FROM "
+            "network WHERE kind = ? AND name = ? ORDER BY rowid DESC LIMIT 1), -1) != ?",
+            (kind, name, int(up), utc_iso(when or datetime.now(timezone.utc)), detail, kind, name, int(up)))
+        return cursor.rowcount > 0
+
+    def network(self) -> list[tuple[str, str, bool, str, str]]:
+        """Every change :meth:`note` kept, oldest first: (kind, name, up, utc, detail)."""
+        return [(k, n, bool(u), t, d) for k, n, u, t, d in
+                self.db.execute("SELECT kind, name, up, utc, detail FROM network ORDER BY rowid")]
 
     def count(self) -> int:
         """Records stored."""

@@ -290,6 +290,7 @@ class MqttLink:
         self._unreachable_since: float | None = None  # paho's thread only
         self._clone_seen: float | None = None  # paho's thread only: the last sign of another device as this table
         self._connections = 0  # paho's thread only: connections made by this run
+        self.bridge = ""  # the room broker's bridge this table reaches the venue through (paho's thread writes it)
         s = settings
         self.topic = lambda leaf: topics.table_topic(s.venue, s.table, leaf)
         self.client = mqtt.Client(mqtt.CallbackAPIVersion.VERSION2, client_id=private_client_id(f"shotclock-{s.venue}-{s.table}", s.password),
@@ -327,6 +328,16 @@ class MqttLink:
     def status(self) -> LinkStatus:
         """Connected, records waiting and dropped (read by the loop for the screen's mark)."""
         return self._status
+
+    def online_status(self, degraded: str = "") -> bytes:
+        """The retained online status: name, mode, version, place; the bridge this table's broker reaches the
+        venue through (a page there shows the table unreachable while that bridge is down); what fails."""
+        extra = dict(self.status_extra)
+        if self.bridge:
+            extra["bridge"] = self.bridge
+        if degraded:
+            extra["degraded"] = degraded
+        return dumps(status_message(self.settings.table, self.boot, True, **extra))
 
     def place(self) -> dict:
         """Where the table stands (room, section), also in its offline status: a page that opens while the
@@ -405,9 +416,8 @@ class MqttLink:
         client.subscribe([(self.topic("cmd"), 1), (topics.venue_cmd_topic(s.venue), 1),
                           (topics.collector_topic(s.venue), 1), (self.topic("stored"), 1),
                           (self.topic("status"), 1), (topics.command_topic(s.venue, s.table, "+"), 1),
-                          (topics.command_topic(s.venue, None, "+"), 1)])
-        client.publish(self.topic("status"), dumps(status_message(s.table, self.boot, True, **self.status_extra)),
-                       qos=1, retain=True)
+                          (topics.command_topic(s.venue, None, "+"), 1), (topics.bridge_topic(s.venue, "+"), 1)])
+        client.publish(self.topic("status"), self.online_status(), qos=1, retain=True)
         log.info("connected to the broker %s:%d as %s", s.host, s.port, s.username)
         self.handover.signal("connected")
 
@@ -446,6 +456,13 @@ class MqttLink:
             if (isinstance(status, dict) and status.get("boot") != self.boot
                     and (not message.retain or self._connections > 1)):
                 self._clone(str(status.get("boot"))[:32])
+            return
+        room = topics.bridge_room(message.topic)
+        if room is not None:
+            # Only a room broker lets its tables read its bridge's state (the ACL): this table is behind it.
+            if room != self.bridge:
+                self.bridge = room
+                self.handover.signal("restatus")
             return
         if message.topic == topics.collector_topic(self.settings.venue):
             self.handover.signal("collector", message.payload)
@@ -698,6 +715,8 @@ class Sender:
                 log.error("another device uses table %s's identity%s (a cloned SD card, or two devices given one "
                           "table_id): give each its own table id and credential", self.link.settings.table,
                           f" (boot {args[0]})" if args[0] else ", and took this one's session")
+        elif kind == "restatus":
+            self.degraded_sent = None  # the status changed (its bridge became known): report() publishes it
         elif kind == "stop":
             self.stopping = True
 
@@ -715,10 +734,8 @@ class Sender:
         self.link._set_status(LinkStatus(self.online, pending, d.dropped if d is not None else 0, self.refused,
                                          fault, detail, clone))
         if self.online and detail != self.degraded_sent:
-            s, link = self.link.settings, self.link
-            extra = dict(link.status_extra, degraded=detail) if detail else link.status_extra
-            link.client.publish(link.topic("status"), dumps(status_message(s.table, link.boot, True, **extra)),
-                                qos=1, retain=True)
+            link = self.link
+            link.client.publish(link.topic("status"), link.online_status(detail), qos=1, retain=True)
             self.degraded_sent = detail
 
     def send_records(self) -> None:

@@ -67,6 +67,32 @@ def collector_topic(venue: str) -> str:
     return f"{PREFIX}/{venue}/collector/status"
 
 
+def bridge_topic(venue: str, room: str) -> str:
+    """A room broker's bridge's own retained state, ``1`` connected or ``0`` not (Mosquitto's bridge
+    notification, on both brokers; at the venue ``0`` is also the bridge's Last Will). ``room`` ``+``: every
+    room's. A table on a room broker reads its own bridge's here and names the room in its status, so a page
+    at the venue knows which tables a dead bridge hides."""
+    return f"{PREFIX}/{venue}/bridge/{room}/state"
+
+
+def bridge_room(topic: str) -> str | None:
+    """The room a bridge state topic names, or None for any other topic.
+
+        >>> bridge_room("shotclock/v1/casino/bridge/east/state"), bridge_room("shotclock/v1/casino/cmd")
+        ('east', None)
+    """
+    parts = topic.split("/")
+    if len(parts) != 6 or "/".join(parts[:2]) != PREFIX or parts[3] != "bridge" or parts[5] != "state":
+        return None
+    return parts[4] if NAME.fullmatch(parts[4]) else None
+
+
+def member_topic(venue: str, group: str, member: str) -> str:
+    """A share group member's retained status (``+`` for every group or member): online, or gone (its Last
+    Will, sent when its session ends: the broker gave its share of the events to the group's others)."""
+    return f"{PREFIX}/{venue}/collector/member/{group}/{member}"
+
+
 def archive_topic(venue: str, leaf: str) -> str:
     """The collector's archive questions (``get``) and answers (``reply/<client id>``): the dashboard's
     rulings feed and timelines (MQTT 5 request/response, see docs/network.md)."""
