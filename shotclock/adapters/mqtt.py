@@ -468,11 +468,11 @@ class MqttLink:
             self.handover.signal("collector", message.payload)
             return
         payload = message.payload
-        user = topics.command_sender(message.topic)
-        if user is not None:  # …/cmd/by/<user>: the broker let only that user publish here, so that is the sender
-            command = parse_json(payload)
-            if isinstance(command, dict):
-                payload = dumps(dict(command, sender=user))
+        # The sender is the login the broker let publish on this topic (…/cmd/by/<user>: that user; a plain …/cmd:
+        # the shared floor login), never what the payload claims.
+        command = parse_json(payload)
+        if isinstance(command, dict):
+            payload = dumps(dict(command, sender=topics.command_sender(message.topic)))
         try:
             self._on_command(payload, message.properties)
         except Exception:

@@ -14,6 +14,9 @@ NAME = re.compile(r"[A-Za-z0-9_-]{1,32}")
 # Per table: what it publishes, and what it reads.
 TABLE_PUBLISHES = ("status", "state", "event", "cmd/ack")
 TABLE_READS = ("cmd", "cmd/by/+", "stored", "status")
+# The shared floor login: the only one the generated ACL lets write a plain ``…/cmd`` topic, so a command
+# there is this login's, whatever ``sender`` its payload claims.
+SHARED_FLOOR = "floor"
 
 
 def check_name(kind: str, value: str) -> str | None:
@@ -46,14 +49,15 @@ def command_topic(venue: str, table: str | None, user: str) -> str:
     return f"{where}/by/{user}"
 
 
-def command_sender(topic: str) -> str | None:
-    """The user a command's topic names (``…/cmd/by/<user>``), or None for the shared floor login's ``…/cmd``.
+def command_sender(topic: str) -> str:
+    """The login the broker proved sent a command: the user a ``…/cmd/by/<user>`` topic names (the ACL lets only
+    that user write it), else the shared floor login (the only one that may write a plain ``…/cmd``).
 
         >>> command_sender("shotclock/v1/casino/table/7/cmd/by/floor-anna"), command_sender("shotclock/v1/casino/cmd")
-        ('floor-anna', None)
+        ('floor-anna', 'floor')
     """
     head, sep, user = topic.rpartition("/cmd/by/")
-    return user if sep and head.startswith(PREFIX + "/") and "/" not in user else None
+    return user if sep and head.startswith(PREFIX + "/") and "/" not in user else SHARED_FLOOR
 
 
 def venue_cmd_topic(venue: str) -> str:

@@ -33,12 +33,13 @@ import tomllib
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
+from shotclock.core import topics
 from shotclock.core.topics import (all_tables, archive_topic, bridge_topic, check_name, collector_topic, command_topic,
                                    feature_topic, member_topic, table_topic, venue_cmd_topic, venue_root)
 from shotclock.errors import ShotclockError
 from shotclock.web import web_dir
 
-FLOOR, OVERLAY, COLLECTOR = "floor", "overlay", "collector"
+FLOOR, OVERLAY, COLLECTOR = topics.SHARED_FLOOR, "overlay", "collector"
 ROOMS_MARK = "# Bridged rooms (shotclock broker-config --bridge-to): each room broker's bridge, its tables only."
 PBKDF2_ITERATIONS = 101  # mosquitto_passwd's own default; passwords here are random 128-bit tokens
 
