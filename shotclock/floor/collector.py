@@ -77,6 +77,7 @@ class Collector:
         from paho.mqtt.properties import Properties
 
         self.archive = archive
+        archive.checkpoint_apart()  # no store waits for the WAL to be copied into the file
         self.venue = venue
         self.host, self.port = host, port
         self.connected = threading.Event()
