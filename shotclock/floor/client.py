@@ -18,7 +18,7 @@ def floor_client(args, client_id: str | None = None):
     """
     import paho.mqtt.client as mqtt
 
-    from shotclock.adapters.mqtt import read_credentials
+    from shotclock.adapters.mqtt_login import read_credentials
     from shotclock.core.topics import check_name
     from shotclock.floor.broker_config import parse_endpoint
 

@@ -42,7 +42,7 @@ import threading
 import time
 from datetime import datetime, timezone
 
-from shotclock.adapters.mqtt import no_delay, private_client_id
+from shotclock.adapters.mqtt_login import no_delay, private_client_id
 from shotclock.core.inbound import Refused, check_event, check_question, event_id, parse_json
 from shotclock.core.topics import (all_tables, archive_topic, bridge_room, bridge_topic, check_name,
                                    collector_topic, member_topic, split_table_topic, table_topic)
@@ -455,7 +455,7 @@ class Collector:
 
 def cmd_collect(args) -> int:
     """``shotclock floor collect``: run until interrupted."""
-    from shotclock.adapters.mqtt import read_credentials
+    from shotclock.adapters.mqtt_login import read_credentials
     from shotclock.floor.broker_config import parse_endpoint
     from shotclock.errors import ShotclockError
 
