@@ -6,11 +6,14 @@ venue as they were (online, a clock paused with seconds left); only the bridge's
 
 from __future__ import annotations
 
+import json
+
 import pytest
 
 from helpers import start_device
 from mqtt_broker import MosquittoBroker
 from network_device import network_config
+from shotclock.core.topics import member_topic
 from shotclock.floor.demo import end
 from shotclock.web import web_dir
 
@@ -21,6 +24,7 @@ WAIT = 30_000  # ms: only bounds a hang (a loaded 2-core machine takes seconds f
 
 class BridgedFloor:
     def __init__(self, folder):
+        self.folder = folder
         self.venue = MosquittoBroker(folder / "venue", venue="test", tables=[EAST, "2", VENUE_TABLE],
                                      pages=web_dir(), floor=["tester"])
         self.room = MosquittoBroker(folder / "room", venue="test", tables=[EAST, "2"], websockets=False,
@@ -77,7 +81,9 @@ def test_tables_behind_a_dead_room_broker_show_unreachable_on_every_page(floor, 
     floor.room.kill()  # kill -9: the table's Last Will dies with its broker
 
     page.wait_for_selector(f"{card(EAST)}.phase-unreachable", timeout=WAIT)
-    assert page.text_content(f"{card(EAST)} .phase") == "unreachable: room east not connected"
+    assert page.text_content(f"{card(EAST)} .phase") == "unreachable"
+    assert page.text_content(f"{card(EAST)} .info") == "room east not connected"
+    assert page.text_content(f"{card(EAST)} .name") == "Tafel 1"  # still named
     assert page.text_content(f"{card(EAST)} .secs") == "–"  # no count from its last word
     assert page.locator(f"{card(EAST)} .cmds button").count() == 0
     # Its seats are its last word: shown as such, no seat command can go.
@@ -92,6 +98,12 @@ def test_tables_behind_a_dead_room_broker_show_unreachable_on_every_page(floor, 
     overlay.wait_for_function("window.shotclockOverlay.phase === 'unreachable' && !window.shotclockOverlay.visible",
                               timeout=WAIT)
     assert "unreachable: room east not connected" in overlay.text_content("#notice")
+    # A share group's member gone (its Last Will, as the broker sends it when its session ends) shows too.
+    collector = floor.venue.client("collector")
+    collector.publish(member_topic("test", "g", "2"), json.dumps({"online": False, "group": "g", "member": "2",
+                                                                 "clean": False}), qos=1, retain=True).wait_for_publish(30)
+    page.wait_for_function("document.getElementById('links').textContent.includes('archive: g/2 gone')", timeout=WAIT)
+    page.screenshot(path=str(floor.folder / "dashboard.png"))
     # A page opened after the crash reads it from the retained messages.
     late = dashboard(floor, web)
     late.wait_for_selector(f"{card(EAST)}.phase-unreachable", timeout=WAIT)

@@ -256,13 +256,15 @@
     var tone = S.clockTone(table, now);
     ["calm", "warn", "urgent", "paused"].forEach(function (x) { setClass(card, "tone-" + x, x === tone); });
     setText(card, "name", table.name || table.id);
-    setText(card, "phase", t("phase." + phase, {room: table.unreachable}));
+    setText(card, "phase", t("phase." + phase));
     setText(card, "mode", s.mode ? t("mode." + s.mode) : "");
     setText(card, "version", table.version ? "shotclock " + table.version : "");
     setText(card, "secs", clockOn ? String(S.shownSeconds(ms)) : "–");
     drawRing(card, clockOn ? S.progress(table, now) : 0);
     setText(card, "consequence", clockOn ? S.consequenceText(lang, s) : "");
-    setText(card, "info", table.state && !gone ? infoText(s, clockOn) : "");
+    // Unreachable: why, in the line the table's details take (they are its last word, not now).
+    setText(card, "info", phase === "unreachable" ? t("unreachable.why", {room: table.unreachable})
+                          : table.state && !gone ? infoText(s, clockOn) : "");
     var r = table.ruling;
     var fresh = S.freshRuling(table, now);
     var words = r ? S.rulingWords(lang, r) : null;

@@ -309,8 +309,8 @@
       panel.details.classList.toggle("away", away);
       panel.details.querySelectorAll("button, input, select").forEach(function (c) { c.disabled = away; });
     }
-    var summary = S.t(lang, "seats.title") + " · " + (away ? S.t(lang, "phase." + S.phase(table, performance.now()),
-                                                                 {room: table.unreachable}) + " · " : "") +
+    var summary = S.t(lang, "seats.title") + " · " + (away ? S.t(lang, "phase." + S.phase(table, performance.now())) +
+                                                          " · " : "") +
       S.t(lang, "seats.summary",
       {n: s.seats.length, button: s.button === null ? "–" : s.button, turn: s.turn === null ? "–" : s.turn});
     if (panel.shownSummary !== summary) {
