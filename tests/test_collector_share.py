@@ -171,3 +171,21 @@ def test_a_killed_member_holds_nothing_back_the_live_one_archives_it_all(tmp_pat
             stop_all(tables)
             end(live)
             end(doomed)
+
+
+def test_a_member_that_stops_says_so_and_its_will_says_gone_when_its_session_ends(tmp_path):
+    from shotclock.core.topics import member_topic
+
+    with MosquittoBroker(tmp_path / "broker", tables=TABLES[:1]) as broker:
+        members = Inbox(broker.client("floor"), member_topic(broker.venue, "g", "+"))
+        archive = Archive(tmp_path / "archive")
+        collector = Collector(archive, "127.0.0.1", broker.port, broker.venue, "collector",
+                              broker.passwords["collector"], share="g", member="1", member_expiry=2)
+        collector.start()
+        assert collector.connected.wait(60)
+        collector.stop()  # a clean stop keeps its Will: its session may still be taken back by a restart
+        said = lambda clean: members.wait_for(lambda m: json.loads(m.payload) == {**json.loads(m.payload),
+                                                                                  "online": False, "clean": clean})
+        assert said(True) is not None, "the stop was not said"
+        assert said(False) is not None, "the Will did not say the session ended"
+        archive.close()

@@ -18,8 +18,8 @@ same archive file (SQLite in WAL mode, one writer at a time, each waiting its tu
 has its own session (``member``), so what the broker gave a member that is away a moment waits
 for it. Mosquitto deals a group's messages out in turn to every member whose session exists,
 connected or not, and drops what a session holds when it ends: so a member's session ends
-``member_expiry`` seconds after it is gone (or at once, when it stops), and its Last Will, sent
-then (its Will Delay Interval), says so on ``…/collector/member/<group>/<member>``. The others then
+``member_expiry`` seconds after it is gone (stopped or killed: a quick restart keeps its share), and
+its Last Will, sent then (its Will Delay Interval), says so on ``…/collector/member/<group>/<member>``. The others then
 say online again on the collector's status, and each table sends again what the archive has not
 confirmed (it keeps every record until the archive's word): the part the gone member held arrives
 through the members left, and the archive drops what it has twice.
@@ -53,6 +53,7 @@ log = logging.getLogger("shotclock.collector")
 ACTIVE, STANDBY = "active", "standby"
 SESSION_TAKEN_OVER = 0x8E  # MQTT 5 reason code: another client connected with this client id
 LOG_EVERY = 60.0  # seconds between two log lines about one table's refused messages of one kind
+DISCONNECT_WITH_WILL = 0x04  # MQTT 5 DISCONNECT reason code: keep the Will (sent after its delay)
 MEMBER_EXPIRY = 30  # seconds a share group member may be away before the broker ends its session (its share)
 
 
@@ -285,9 +286,10 @@ class Collector:
 
     def stop(self) -> None:
         """Disconnect; the broker keeps the session and queues events until the next start. A share group's
-        member leaves the group instead: its session ends now, so the others get every event from now on."""
+        member says it stopped and keeps its Last Will (MQTT 5's "disconnect with Will Message"): its session
+        waits ``member_expiry`` for a restart; past that the Will says it is gone and the others take over."""
         from paho.mqtt.packettypes import PacketTypes
-        from paho.mqtt.properties import Properties
+        from paho.mqtt.reasoncodes import ReasonCode
 
         self._stopping.set()
         end = None
@@ -297,14 +299,13 @@ class Collector:
             if self.share:
                 said.append(self.client.publish(member_topic(self.venue, self.share, self.member),
                                                 self._member_status(False, clean=True), qos=1, retain=True))
-                end = Properties(PacketTypes.DISCONNECT)
-                end.SessionExpiryInterval = 0
+                end = ReasonCode(PacketTypes.DISCONNECT, identifier=DISCONNECT_WITH_WILL)
             for info in said:
                 try:
                     info.wait_for_publish(2)
                 except (RuntimeError, ValueError):
                     pass
-        self.client.disconnect(properties=end)
+        self.client.disconnect(reasoncode=end)
         self.client.loop_stop()
         if self.watcher is not None:
             self.watcher.disconnect()
