@@ -100,6 +100,8 @@ def test_the_floor_seats_names_and_empties_a_player_and_sets_the_button_from_the
     wait_ack(page, "1", "✓ Empty")
     page.wait_for_selector("article.table[data-table='1'] tr[data-seat='5']", state="detached", timeout=WAIT)
     add = seats.locator("form.seat-add")
+    # The form's bounds are the device's (core/fields.py, through lib/device-rules.js).
+    assert [add.locator(f"[name={n}]").get_attribute("max") for n in ("seat", "chips", "bank")] == ["10", "50", "36000"]
     add.locator("[name=seat]").fill("5")
     add.locator("[name=player]").fill("Ana Costa")
     add.locator("button").click()

@@ -114,6 +114,10 @@ def test_terminal_view_renders_states():
     e.handle(Call(0, facing_bet=True))
     text = TerminalPresenter(out, Display()).render(view_at(e.state, 5, Display()))
     assert "25" in text and "bij 0: HAND DOOD" in text and "[" in text and "q quit" in text
+    import dataclasses
+
+    seated = dataclasses.replace(view_at(e.state, 5, Display()), seat="Stoel 4 · Ana Costa")
+    assert TerminalPresenter(out, Display()).render(seated).splitlines()[0].endswith(" · Stoel 4 · Ana Costa")
 
 
 def test_terminal_simulator_keys_drive_the_pins(mock_factory):
@@ -178,3 +182,41 @@ def test_with_seats_the_simulator_plays_a_fold_and_an_all_in_with_its_keys(vcloc
     finally:
         sim.device.pins.close()
         pygame.display.quit()
+
+
+def test_simulate_seating_names_the_players_at_the_start_and_the_seat_on_the_clock(vclock, mock_factory, tmp_path):
+    from shotclock.shell.simulator import seat_players, seating_for
+
+    csv = tmp_path / "players.csv"
+    csv.write_text('seat,name\n1,Ana Costa\n4,"Okafor, Ben"\n5,Eva Jansen\n', encoding="utf-8")
+    config = parse_config('preset = "tempo"\nlanguage = "en"\n[seats]\ncount = 6\n[device]\nhold = 0.5\n')
+    sim = Simulator(config, clock=vclock, pin_factory=mock_factory)
+    try:
+        seat_players(sim.device, seating_for(config, str(csv)))
+        assert [i.command.name for i in sim.device.loop.run_once().inputs] == ["seating"]
+        seats = sim.device.loop.table.state.seats
+        assert dict(seats.players) == {1: "Ana Costa", 4: "Okafor, Ben", 5: "Eva Jansen"}  # the rest emptied
+        for name, down, wait in [("s", True, 0.7), ("s", False, 0.1), ("a", True, 0.1), ("a", False, 0.1)]:
+            key(sim, name, down)
+            vclock.now += wait
+            sim.device.loop.run_once()
+        assert sim.device.loop.table.state.on_clock == 1  # button 1, blinds 4 and 5: seat 1 acts first
+        drawn = [text for text, _ in sim.screen.renderer.drawn]
+        assert any("Ana Costa" in text for text in drawn)
+    finally:
+        sim.device.pins.close()
+        pygame.display.quit()
+
+
+def test_simulate_seating_refuses_a_table_without_seats_and_a_bad_file_in_one_line(tmp_path, capsys):
+    from shotclock.cli import main
+
+    csv = tmp_path / "players.csv"
+    csv.write_text("1,Ana\n1,Bo\n", encoding="utf-8")
+    assert main(["simulate", "--terminal", "--no-log", "--seating", str(csv)]) == 2
+    assert capsys.readouterr().err.strip() == ("shotclock: --seating needs seat tracking: a configuration with "
+                                               "[seats] track = true (try --config docs/examples/tempo-bank.toml)")
+    config = tmp_path / "t.toml"
+    config.write_text('preset = "tempo"\n', encoding="utf-8")
+    assert main(["simulate", "--terminal", "--no-log", "--config", str(config), "--seating", str(csv)]) == 2
+    assert capsys.readouterr().err.strip() == f"shotclock: {csv}: line 2: seat 1 is given twice (line 1 too)"

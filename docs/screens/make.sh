@@ -28,7 +28,9 @@ run seats-small   --scenario "$EX/seats-6-handed.events.jsonl" --config "$EX/sea
 run seats-fold    --scenario "$EX/seats-6-handed.events.jsonl" --config "$EX/seats-6-handed.toml" --at 36 --hold action=1.2
 run seats-bank    --scenario "$EX/tempo-bank.events.jsonl" --config "$EX/tempo-bank.toml" --at 60
 # The floor pages (dashboard, overlay): a real broker, fleet and chromium; about 45 s.
+.venv/bin/python docs/screens/report.py
 .venv/bin/python docs/screens/floor.py
 .venv/bin/python docs/screens/seats_overlay.py
 .venv/bin/python docs/screens/dashboard_500.py
+.venv/bin/python docs/screens/demo_seats.py
 echo "wrote $S/*.png" >&2

@@ -74,6 +74,7 @@ class MqttLink:
         self.client = mqtt.Client(mqtt.CallbackAPIVersion.VERSION2, client_id=private_client_id(f"shotclock-{s.venue}-{s.table}", s.password),
                                   protocol=mqtt.MQTTv5)
         self._connecting = False  # set by the sender thread once the login could be read
+        self.login = settings.username  # the user the broker knows this table as (set again at connect)
         self.client.will_set(self.topic("status"), dumps(status_message(s.table, boot, False, clean=False,
                                                                         **self.place())),
                              qos=1, retain=True)
@@ -146,6 +147,7 @@ class MqttLink:
     def connect(self, username: str, password: str, context: ssl.SSLContext | None) -> None:
         """Start connecting in the background with this login (the sender thread, once)."""
         self.client.username_pw_set(username, password)
+        self.login = username  # as the credentials file gave it (the settings' own username is empty then)
         if context is not None:
             self.client.tls_set_context(context)
         self.client.connect_async(self.settings.host, self.settings.port, keepalive=self.settings.keepalive)
@@ -207,7 +209,7 @@ class MqttLink:
                           (self.topic("status"), 1), (topics.command_topic(s.venue, s.table, "+"), 1),
                           (topics.command_topic(s.venue, None, "+"), 1), (topics.bridge_topic(s.venue, "+"), 1)])
         client.publish(self.topic("status"), self.online_status(), qos=1, retain=True)
-        log.info("connected to the broker %s:%d as %s", s.host, s.port, s.username)
+        log.info("connected to the broker %s:%d as %s", s.host, s.port, self.login)
         self.handover.signal("connected")
 
     def _on_connect_fail(self, client, userdata):

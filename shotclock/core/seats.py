@@ -38,34 +38,13 @@ Example::
 from __future__ import annotations
 
 import csv
-import unicodedata
 from dataclasses import dataclass
 
-MIN_SEATS, MAX_SEATS = 2, 10
-NAME_MAX = 40  # characters: the screen shows the name beside the seat
+from shotclock.core.fields import MAX_SEATS, MIN_SEATS, NAME_MAX, name_problem  # noqa: F401 (one rule, in fields)
 
 
 class SeatError(ValueError):
     """A seat command that cannot be carried out (a seat out of range, an empty seat, a bad name)."""
-
-
-def name_problem(name: object) -> str | None:
-    """Why ``name`` cannot be a player's name (None when it can): 1 to 40 characters, no control characters.
-
-    >>> name_problem("Ana Costa") is None
-    True
-    >>> name_problem("a\\tb")
-    'a name must not hold control characters (tab, newline, direction marks)'
-    """
-    if not isinstance(name, str):
-        return "a name must be text"
-    if not name.strip():
-        return "a name must not be empty"
-    if any(unicodedata.category(c) in ("Cc", "Cf", "Zl", "Zp") for c in name):
-        return "a name must not hold control characters (tab, newline, direction marks)"
-    if len(name) > NAME_MAX:
-        return f"a name must be at most {NAME_MAX} characters ({len(name)} given)"
-    return None
 
 
 @dataclass(frozen=True)

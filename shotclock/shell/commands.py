@@ -71,6 +71,9 @@ def simulate(add) -> None:
     p = add("simulate", "shotclock.shell.simulator:cmd_simulate",
             "the device on a desktop: its screen and a panel of the table's buttons", state_dir=True)
     p.add_argument("--terminal", action="store_true", help="use the terminal view even where a window could open")
+    p.add_argument("--seating", metavar="FILE.csv",
+                   help="seat and name the players at the start, from a seating export (seat,name a line; needs "
+                        "[seats] track = true, as in docs/examples/tempo-bank.toml)")
     add_no_log(p)
 
 
@@ -169,6 +172,8 @@ def seating(add) -> None:
     p.add_argument("--at", type=seconds, default=0, metavar="T", help="the event's time (default 0)")
     p.add_argument("--command", action="store_true",
                    help="print the floor command's fields (docs/network.md) instead of a replay event")
+    p.add_argument("--encoding", default="utf-8", metavar="NAME",
+                   help="the file's encoding (default utf-8; an export from an older program: cp1252 or latin-1)")
 
 
 def firstboot(add) -> None:

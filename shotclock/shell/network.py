@@ -61,7 +61,15 @@ class NetworkPresenter:
         self.shown_status = None
 
     def update(self, round) -> None:
-        """Offer the state when it changed (or the heartbeat is due), and the acks of floor commands."""
+        """Offer the state when it changed (or the heartbeat is due), and the acks of floor commands: the acks go
+        even when the state could not be offered (a command is answered whatever else fails)."""
+        try:
+            self._offer_state(round)
+        finally:
+            for ack in getattr(round, "acks", ()):
+                self._ack(ack)
+
+    def _offer_state(self, round) -> None:
         status = self.link.status
         network = {"outbox": status.pending}
         if status.dropped:
@@ -76,14 +84,12 @@ class NetworkPresenter:
         self._running = round.state.phase == RUNNING
         due = self._sent_at is None or (self._running and round.now >= self._sent_at + self.interval - 0.01)
         if key != self._key or due:
+            self._sent_at = round.now  # before the offer: one that fails is tried again a heartbeat on, not at once
             self.seq += 1
             # A running clock's state expires at the broker a few heartbeats on: a table gone quiet leaves
             # no running clock retained for a page that connects later (docs/network.md, "state").
             self.link.offer_state(dumps(message), state_expiry(self.interval) if self._running else None)
             self._key = key
-            self._sent_at = round.now
-        for ack in getattr(round, "acks", ()):
-            self._ack(ack)
         self.shown_status = status
 
     def _ack(self, ack) -> None:

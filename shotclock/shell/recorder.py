@@ -96,6 +96,8 @@ class Recorder:
         taken as the reading's; tests that drive both clocks by hand).
     """
 
+    failure_fault = LogFault(LOG_WRITE_FAILED, "records could not be written")  # the loop shows it while update fails
+
     def __init__(self, sink, config, utcnow=lambda: datetime.now(timezone.utc),
                  checkpoint_every: float = CHECKPOINT_SECONDS, boot: str | None = None, on_written=None,
                  clock=None):

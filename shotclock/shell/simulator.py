@@ -17,12 +17,12 @@ import threading
 import time
 
 from shotclock.config import BUTTONS
+from shotclock.core.button_card import KEYS, buttons_for
 from shotclock.errors import HardwareError
 from shotclock.shell.device import build_device, log_dir_for
 
 log = logging.getLogger("shotclock.simulator")
 
-KEYS = {"f": "floor", "a": "action", "space": "action", "b": "bet", "e": "extend", "s": "street"}
 PANEL_BG, BUTTON_BG, BUTTON_DOWN, BUTTON_INK = (28, 28, 34), (60, 62, 74), (240, 200, 40), (245, 245, 245)
 
 
@@ -115,12 +115,8 @@ class Simulator:
 
     def _layout(self):
         """One rectangle per button the mode uses (clock mode has no extension chips)."""
-        from shotclock.core.gestures import MODE_BUTTONS
-
         pygame = self._pygame
-        buttons = MODE_BUTTONS[self.config["mode"]]
-        if self.config["seats.track"] and "extend" not in buttons:  # bet held + extend: the turn one seat forward
-            buttons = (*buttons[:-1], "extend", buttons[-1])
+        buttons = buttons_for(self.config["mode"], self.config["seats.track"])
         n = len(buttons)
         gap = self.panel_area.width * 0.015
         w = (self.panel_area.width - gap * (n + 1)) / n
@@ -299,7 +295,7 @@ class TerminalPresenter:
         if view.progress is not None:
             filled = round(view.progress * 30)
             bar = "[" + "#" * filled + "." * (30 - filled) + "]"
-        title = "" if view.title == self.display.table else f" · {view.title}"
+        title = f" · {view.seat}" if view.seat else "" if view.title == self.display.table else f" · {view.title}"
         corner = f"   [{view.corner}]" if view.corner else ""
         lines = [f"shotclock · {self.display.table}{title}{corner}",
                  f"   {view.big:>4}  {bar}  {view.sub}".rstrip()]
@@ -339,6 +335,7 @@ def cmd_simulate(args) -> int:
     from shotclock.shell.args import load_for
 
     config = load_for(args)
+    players = seating_for(config, getattr(args, "seating", None))
     log_dir = log_dir_for(args)
     if not args.terminal:
         try:
@@ -346,9 +343,35 @@ def cmd_simulate(args) -> int:
         except HardwareError as exc:
             log.warning("no window (%s): using the terminal view", exc)
         else:
+            seat_players(simulator.device, players)
             log.info("simulator window open: keys F A B E S (hold F or S for 2 s), Esc quits")
             simulator.run()
             return 0
     terminal = TerminalSimulator(config, log_dir=log_dir)
+    seat_players(terminal.device, players)
     terminal.run()
     return 0
+
+
+def seating_for(config, path: str | None) -> list[tuple[int, str]] | None:
+    """The players of ``--seating FILE.csv``, checked against the table's seats before anything opens; None
+    without it. ShotclockError (one line) when the table tracks no seats or the file is wrong."""
+    from shotclock.errors import ShotclockError
+    from shotclock.shell.seatingcmd import read_seating
+
+    if path is None:
+        return None
+    if not config["seats.track"]:
+        raise ShotclockError("--seating needs seat tracking: a configuration with [seats] track = true "
+                             "(try --config docs/examples/tempo-bank.toml)")
+    return read_seating(path, config["seats.count"])
+
+
+def seat_players(device, players: list[tuple[int, str]] | None) -> None:
+    """Seat the whole table as the floor's ``seating`` command does (recorded in the log as the simulator's)."""
+    if players is None:
+        return
+    from shotclock.core.inputs import Command
+
+    device.loop.post(Command(device.loop.clock(), "seating", id="simulate-seating", sender="simulator",
+                             players=tuple(players)))

@@ -67,6 +67,7 @@
     document.documentElement.lang = lang;
     document.querySelectorAll("[data-t]").forEach(function (el) { el.textContent = t(el.dataset.t); });
     $("language").textContent = t("language");
+    $("to-report").href = "../report/index.html" + location.search;  // the same venue, broker and language
     $("search").placeholder = t("filter.search");
     $("search").setAttribute("aria-label", t("filter.search"));
     $("room").setAttribute("aria-label", t("filter.rooms"));

@@ -10,6 +10,7 @@
 (function (root) {
   "use strict";
   var S = root.Shotclock;
+  var FIELDS = S.DEVICE_RULES.fields;  // each field's bounds, from the device's table of fields (core/fields.py)
 
   S.addPageTexts({
     nl: {
@@ -52,12 +53,14 @@
     return e;
   }
 
-  function numberInput(name, min, max, placeholder) {
+  /** A number field of a seat command, bounded as the device bounds it (``field``: its key in FIELDS). */
+  function numberInput(name, field, placeholder) {
     var i = el("input");
     i.type = "number";
     i.name = name;
-    i.min = min;
-    i.max = max;
+    i.min = FIELDS[field].min;
+    i.max = FIELDS[field].max;
+    i.step = FIELDS[field].kind === "seconds" ? "any" : 1;
     i.placeholder = placeholder || "";
     if (placeholder) i.setAttribute("aria-label", placeholder);
     return i;
@@ -78,21 +81,21 @@
     var rows = el("table", "seat-rows");
     d.appendChild(rows);
     var add = el("form", "seat-add");
-    add.append(numberInput("seat", 1, 10, t("seats.seat")), el("input"), numberInput("chips", 0, 50, t("seats.chips")),
-               numberInput("bank", 0, 36000, t("seats.bank")), button("add", t("seats.add")));
+    add.append(numberInput("seat", "seat", t("seats.seat")), el("input"), numberInput("chips", "chips", t("seats.chips")),
+               numberInput("bank", "bank", t("seats.bank")), button("add", t("seats.add")));
     add.children[1].name = "player";
     add.children[1].placeholder = t("seats.player");
     add.children[1].setAttribute("aria-label", t("seats.player"));
     var top = el("form", "seat-topup");
-    top.append(numberInput("chips", 0, 50, t("seats.more_chips")),
-               numberInput("seconds", 0, 36000, t("seats.more_seconds")), button("top_up", t("seats.topup")));
+    top.append(numberInput("chips", "chips", t("seats.more_chips")),
+               numberInput("seconds", "seconds", t("seats.more_seconds")), button("top_up", t("seats.topup")));
     var move = el("form", "seat-move");
     move.hidden = true;
     var label = el("span", "seat-move-who");
     var select = el("select");
     select.name = "table";
     move.append(label, el("span", "", t("seats.to_table")), select, el("span", "", t("seats.to_seat")),
-                numberInput("seat", 1, 10), button("move_go", t("seats.move_go")), button("move_back", t("seats.cancel")));
+                numberInput("seat", "seat"), button("move_go", t("seats.move_go")), button("move_back", t("seats.cancel")));
     d.append(add, top, move, el("p", "seat-note"));
     d.querySelector(".seat-note").setAttribute("role", "status");
     var anchor = cardEl.querySelector(".cmds");

@@ -1,5 +1,32 @@
-/* Generated from shotclock/core/tones.py and core/view.py by 'python -m shotclock.web': do not edit. */
+/* Generated from shotclock/core/tones.py, core/view.py and core/fields.py by 'python -m shotclock.web': do not edit. */
 (this.Shotclock = this.Shotclock || {}).DEVICE_RULES = {
+ "fields": {
+  "bank": {
+   "kind": "seconds",
+   "max": 36000,
+   "min": 0
+  },
+  "chips": {
+   "kind": "whole",
+   "max": 50,
+   "min": 0
+  },
+  "player": {
+   "kind": "text",
+   "max": 40,
+   "min": 1
+  },
+  "seat": {
+   "kind": "seat",
+   "max": 10,
+   "min": 1
+  },
+  "seconds": {
+   "kind": "seconds",
+   "max": 36000,
+   "min": 0
+  }
+ },
  "ruling_ms": 10000,
  "ruling_tones": {
   "acted": "good",
