@@ -42,19 +42,23 @@ class SessionUtc:
     """The wall-clock time of the log's records, which never goes back within a session.
 
     Each reading of the wall clock gives an offset from the table's monotonic clock; the records use
-    the largest offset seen so far. A wall clock stepped forward (NTP catching up after a boot with
-    no real-time clock) is followed; one stepped back is not: the session's times go on from where
-    they were, so ``utc`` never runs backwards within a session (a later session takes the new time).
+    the newest one, held so that ``utc`` never runs backwards: a wall clock stepped forward (NTP
+    catching up after a boot with no real-time clock) is followed at once; one stepped back holds the
+    session's time still until it has caught up, then is followed. So a wall clock wrong for a moment
+    (a glitch, or a reading paired with a stale monotonic time) costs the records of that moment, never
+    the rest of the session.
 
     Example::
 
         >>> utc = SessionUtc()
         >>> utc.at(10.0, wall=1000.0, t_now=10.0), utc.at(11.0, wall=1001.0, t_now=11.0)
         (1000.0, 1001.0)
-        >>> utc.at(12.0, wall=900.0, t_now=12.0)   # the wall clock stepped back 102 s: not followed
-        1002.0
+        >>> utc.at(12.0, wall=900.0, t_now=12.0)   # the wall clock stepped back 102 s: held, not followed back
+        1001.0
         >>> utc.at(13.0, wall=1500.0, t_now=13.0)  # stepped forward: followed
         1500.0
+        >>> utc.at(14.0, wall=1001.0, t_now=14.0), utc.at(600.0, wall=1587.0, t_now=600.0)  # back: held, then on
+        (1500.0, 1587.0)
     """
 
     def __init__(self):
@@ -63,12 +67,10 @@ class SessionUtc:
 
     def at(self, t: float, wall: float, t_now: float) -> float:
         """The Unix time of table time ``t``, given the wall clock ``wall`` (Unix seconds) read at ``t_now``."""
-        offset = wall - t_now
-        if self.offset is None or offset > self.offset:
-            self.offset = offset
+        self.offset = wall - t_now
         value = t + self.offset
         if self.last is not None and value < self.last:
-            value = self.last  # a record dated before the last one (a note from another thread): not before it
+            value = self.last  # not before a record already dated: held until the wall clock catches up
         self.last = value
         return value
 

@@ -49,6 +49,9 @@
     this.connection = "connecting";
     this.client = null;
     this.questions = {};     // correlation id → {resolve, timer}: requests to the collector's archive
+    this.bridges = {};       // "venue/room" → true (connected) or false: each room broker's bridge, as the venue
+                             // broker says (its Last Will says false the moment the bridge's connection drops)
+    this.members = {};       // "venue/group/member" → a share group member's status (the collector's archive)
   }
 
   Link.prototype.connect = function () {
@@ -71,6 +74,9 @@
       var leaves = o.readOnly ? ["status", "state", "event"] : ["status", "state", "event", "cmd/ack"];
       leaves.forEach(function (leaf) { topics[PREFIX + "/" + v + "/table/+/" + leaf] = {qos: 1}; });
       topics[PREFIX + "/" + v + "/feature"] = {qos: 1};
+      // A room broker's bridge: while it is down, its tables' retained messages here are old news.
+      topics[PREFIX + "/" + v + "/bridge/+/state"] = {qos: 1};
+      if (!o.readOnly) topics[PREFIX + "/" + v + "/collector/member/+/+"] = {qos: 1};
       if (!o.readOnly) topics[PREFIX + "/" + v + "/archive/reply/" + client.options.clientId] = {qos: 1};
       client.subscribe(topics, function (err) {
         self.setConnection(err ? "refused" : "online", err ? String(err.message || err) : "");
@@ -134,6 +140,10 @@
       if (this.options.onFeature) this.options.onFeature(parts[2], this.feature[parts[2]]);
       return this.changed();
     }
+    if (parts.length === 6 && parts[3] === "bridge" && parts[5] === "state") return this.bridge(parts[2], parts[4], payload);
+    if (parts.length === 7 && parts[3] === "collector" && parts[4] === "member") {
+      return this.member(parts[2], parts[5], parts[6], parseJson(payload));
+    }
     if (parts.length < 6 || parts[3] !== "table") return;
     var table = this.table(parts[2], parts[4]);
     var leaf = parts.slice(5).join("/");
@@ -149,6 +159,9 @@
       if (msg.online === true || "room" in msg) table.room = place(msg.room);
       if (msg.online === true || "section" in msg) table.section = place(msg.section);
       table.degraded = msg.online === true && msg.degraded || "";
+      // The room broker it reaches the venue through (its bridge's state says whether it can be heard at all).
+      if (msg.online === true || "bridge" in msg) table.bridge = place(msg.bridge);
+      table.unreachable = this.bridgeDown(table.venue, table.bridge);
     } else if (leaf === "state") {
       if (table.online === null) table.online = true;
       S.applyState(table, msg, now);
@@ -158,6 +171,42 @@
       this.ack(table, msg, now);
     }
     this.changed(table);
+  };
+
+  /** A bridge's state ("1" connected, "0" not): the tables behind it are unreachable while it is down, whatever
+   *  their last retained messages here say (the room broker holds their Last Wills; it may be dead). */
+  Link.prototype.bridge = function (venue, room, payload) {
+    var text = new TextDecoder().decode(payload);
+    if (text !== "0" && text !== "1") return;
+    this.bridges[venue + "/" + room] = text === "1";
+    for (var k in this.tables) {
+      var tb = this.tables[k];
+      if (tb.venue !== venue || tb.bridge !== room) continue;
+      tb.unreachable = this.bridgeDown(venue, room);
+      this.changed(tb);
+    }
+    this.changed();
+  };
+
+  /** The room name when the table's bridge is down, else "". */
+  Link.prototype.bridgeDown = function (venue, room) {
+    return room && this.bridges[venue + "/" + room] === false ? room : "";
+  };
+
+  /** A share group member's status (online, or gone: its session ended). */
+  Link.prototype.member = function (venue, group, name, msg) {
+    var key = venue + "/" + group + "/" + name;
+    if (msg && typeof msg.online === "boolean") this.members[key] = {venue: venue, group: group, member: name,
+                                                                        online: msg.online, since: msg.since || ""};
+    else delete this.members[key];
+    this.changed();
+  };
+
+  /** The share groups' members that are gone, as "group/member" names. */
+  Link.prototype.goneMembers = function () {
+    var out = [];
+    for (var k in this.members) if (!this.members[k].online) out.push(this.members[k].group + "/" + this.members[k].member);
+    return out.sort();
   };
 
   /** A decision record becomes a line of the rulings feed, with who on the floor commanded that clock (the

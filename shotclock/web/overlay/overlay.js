@@ -81,6 +81,10 @@
     var lines = [];
     var settled = link.connection === "online" && now - onlineAt > 2000;  // the retained messages are in
     var ids = link.list().map(function (tb) { return tb.id; });
+    var followed = current();
+    if (followed && followed.unreachable) {
+      lines.push(t("overlay.room_down", {table: followed.name || followed.id, room: followed.unreachable}));
+    }
     if (settled && fixedTable && ids.indexOf(fixedTable) < 0) {
       lines.push(t("overlay.table", {table: fixedTable, known: ids.sort(naturally).join(", ") || "–"}));
     }
@@ -136,7 +140,9 @@
     var ruling = table ? S.freshRuling(table, now) : null;
     var clockOn = phase === "running" || phase === "countdown" || phase === "paused" || phase === "interrupted";
     // A table gone quiet (lib/clock.js quiet()) shows nothing on the stream: no count nobody confirms.
-    var visible = clockOn || (!!ruling && phase !== "offline" && phase !== "quiet" && ruling.outcome !== "cancelled");
+    // Nor one behind a room broker whose bridge is down: its last clock here is old news (the notice says why).
+    var visible = clockOn || (!!ruling && phase !== "offline" && phase !== "quiet" && phase !== "unreachable" &&
+                              ruling.outcome !== "cancelled");
     setClass("hidden", !visible);
     drawNotice(now);
     window.shotclockOverlay = {table: table && table.id, phase: phase, visible: visible, notice: shown.notice};
