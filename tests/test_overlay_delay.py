@@ -1,0 +1,175 @@
+"""The broadcast overlay on a delay (``delay=SECONDS``, ``hold=1``): in Debian's chromium, against a real
+Mosquitto serving the pages, a real table device (fake pins, its real link) and a scripted one.
+
+The delayed overlay must show at time T what the live one showed at T − delay: the page samples both from
+the same link (the live record and the delayed one) and the test compares them, across a broker restart.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+
+import pytest
+
+from mqtt_broker import MosquittoBroker
+from network_device import RunningDevice, network_config
+from shotclock.core.topics import table_topic
+from shotclock.web import web_dir
+
+WAIT = 30_000   # ms: only bounds a hang (a loaded 2-core machine takes seconds for what takes ms)
+DELAY_S = 3
+BOOT = "0123456789ab"
+
+# Every 20 ms: the live count now, and the delayed overlay's count for now − delay (the same release the
+# overlay's own frame does, so a sample does not depend on when chromium runs a frame).
+SAMPLER = """delayS => {
+  const S = window.Shotclock, link = window.shotclockLink, view = window.shotclockView;
+  window.samples = [];
+  setInterval(() => {
+    const now = performance.now(), at = now - delayS * 1000;
+    window.shotclockDelay.release(at, view);
+    const live = link.tables["test/1"], past = view.tables["test/1"];
+    window.samples.push([now, live ? S.remainingMs(live, now) : null, past ? S.remainingMs(past, at) : null,
+                         link.connection]);
+  }, 20);
+}"""
+
+
+@pytest.fixture(scope="module")
+def broker(tmp_path_factory):
+    b = MosquittoBroker(tmp_path_factory.mktemp("broker"), tables=["1", "2"], pages=web_dir()).start()
+    yield b
+    b.close()
+
+
+def overlay_url(broker, **params) -> str:
+    query = "&".join(f"{k}={v}" for k, v in {"password": broker.passwords["overlay"], **params}.items())
+    return f"http://127.0.0.1:{broker.ws_port}/overlay/?{query}"
+
+
+def interpolate(samples, at):
+    """The live count at `at` from the two live samples around it (at most 100 ms apart), or None."""
+    for (t0, v0, *_), (t1, v1, *_) in zip(samples, samples[1:]):
+        if t0 <= at <= t1:
+            if v0 is None or v1 is None or t1 - t0 > 100:
+                return None
+            return v0 + (v1 - v0) * (at - t0) / (t1 - t0) if t1 > t0 else v0
+    return None
+
+
+def test_the_delayed_overlay_shows_the_clock_of_delay_ago_across_a_broker_restart(broker, web, tmp_path):
+    device = RunningDevice(network_config(broker, table="1", extra="[clock]\nseconds = 120\n"), tmp_path / "dev")
+    try:
+        page = web.page(1920, 1080)
+        page.goto(overlay_url(broker, table="1", delay=DELAY_S, language="en"))
+        page.wait_for_function("window.shotclockLink.connection === 'online'", timeout=WAIT)
+        # Less history than the delay: the page says how long until it can show the stream's clock.
+        notice = page.text_content("#notice")
+        assert notice.startswith("Building delay, 0:0") and notice.endswith(" to go"), notice
+        assert page.evaluate("window.shotclockOverlay.visible") is False
+        page.evaluate(SAMPLER, DELAY_S)
+        device.tap("floor")
+        page.wait_for_function("window.shotclockOverlay && window.shotclockOverlay.visible", timeout=WAIT)
+        assert not page.is_visible("#notice")
+        assert page.evaluate("(o => o.phase)(window.shotclockOverlay)") in ("running", "countdown")
+        time.sleep(1.5)
+        # The broker goes away and comes back (its retained states arrive again); the page keeps its buffer.
+        SEQ = "window.shotclockLink.tables['test/1'].state.seq"
+        stopped_at, seq = page.evaluate(f"[performance.now(), {SEQ}]")
+        broker.stop()
+        time.sleep(0.5)
+        broker.start()
+        page.wait_for_function("window.shotclockLink.connection === 'online'", timeout=WAIT)
+        back_at = page.evaluate("performance.now()")
+        # The device's own reconnection, then a delay's worth and a little of heartbeats after it.
+        page.wait_for_function(f"{SEQ} > {seq}", timeout=WAIT)
+        page.wait_for_timeout(DELAY_S * 1000 + 2500)
+        samples = page.evaluate("window.samples")
+        shown = page.evaluate("[document.querySelector('#graphic .secs').textContent, "
+                              "Shotclock.shownSeconds(window.shotclockOverlay.remaining_ms)]")
+        page.context.close()
+    finally:
+        device.stop()
+    assert shown[0] == str(shown[1])
+    compared, before, after, worst = 0, 0, 0, 0.0
+    for now, _live, delayed, _conn in samples:
+        if delayed is None:
+            continue
+        want = interpolate(samples, now - DELAY_S * 1000)
+        if want is None:
+            continue
+        compared += 1
+        before += now - DELAY_S * 1000 < stopped_at
+        after += now - DELAY_S * 1000 > back_at
+        worst = max(worst, abs(delayed - want))
+        assert abs(delayed - want) < 100, (now, delayed, want)
+    print(f"\ndelayed overlay: {compared} samples, worst {worst:.1f} ms from the live count {DELAY_S} s before")
+    assert before > 20 and after > 20, (before, after)
+
+
+class ScriptedTable:
+    """Table 2 spoken by the test with the table's own credential: states and event records with the
+    device's clock (time.monotonic()) as a device writes them."""
+
+    def __init__(self, broker):
+        self.broker = broker
+        self.client = broker.client("table-2")
+        self.seq = 0
+        self.record_seq = 0
+        self.publish("status", {"online": True, "table": "2", "boot": BOOT, "name": "Tafel 2"})
+
+    def publish(self, leaf, message):
+        self.client.publish(table_topic("test", "2", leaf), json.dumps(message), qos=1,
+                            retain=leaf in ("status", "state")).wait_for_publish(10)
+
+    def state(self, **kw):
+        self.seq += 1
+        s = {"table": "2", "boot": BOOT, "seq": self.seq, "t": time.monotonic(), "name": "Tafel 2", "mode": "clock",
+             "phase": "running", "facing_bet": True, "street": None, "extensions": 0, "seconds": 30,
+             "remaining_ms": 20000, "countdown": 5, "last_ruling": None, "faults": [], "network": {"outbox": 0}}
+        s.update(kw)
+        self.publish("state", s)
+
+    def record(self, **record):
+        self.record_seq += 1
+        self.publish("event", {"table": "2", "boot": BOOT, "seq": self.record_seq,
+                               "record": {"t": time.monotonic(), **record}})
+
+
+def test_hold_withholds_a_dead_hand_until_the_hand_is_over(broker, web):
+    table = ScriptedTable(broker)
+    table.state()
+    pages = {}
+    for hold in ("0", "1"):
+        pages[hold] = web.page(1280, 720)
+        pages[hold].goto(overlay_url(broker, table="2", delay=1, hold=hold, language="en"))
+    for page in pages.values():
+        page.wait_for_function("window.shotclockOverlay && window.shotclockOverlay.visible", timeout=WAIT)
+    table.state(phase="idle", seconds=None, remaining_ms=None,
+                last_ruling={"outcome": "hand_dead", "remaining_ms": 0, "at_zero": False, "age_ms": 0})
+    table.record(type="decision", outcome="hand_dead", remaining=0.0, at_zero=False)
+    pages["0"].wait_for_function("window.shotclockOverlay.ruling === 'hand_dead'", timeout=WAIT)
+    assert pages["0"].text_content("#graphic .words") == "HAND DEAD"
+    pages["1"].wait_for_timeout(1000)  # the hold page has had the ruling for as long again
+    assert pages["1"].evaluate("[window.shotclockOverlay.ruling, window.shotclockOverlay.visible]") == [None, False]
+    # The dealer's "new hand": the hand is over, the withheld ruling shows from there (a delay later).
+    table.record(type="input", event="hand")
+    pages["1"].wait_for_function("window.shotclockOverlay.ruling === 'hand_dead'", timeout=WAIT)
+    assert pages["1"].text_content("#graphic .words") == "HAND DEAD"
+    for page in pages.values():
+        page.context.close()
+
+
+def test_a_delay_it_cannot_read_shows_one_line_and_no_clock(broker, web):
+    table = ScriptedTable(broker)
+    table.state()
+    for bad in ("3601", "-1", "soon", "1e3"):
+        page = web.page(1280, 720)
+        page.goto(overlay_url(broker, table="2", delay=bad, language="en"))
+        page.wait_for_function("window.shotclockLink.connection === 'online'", timeout=WAIT)
+        page.wait_for_timeout(300)
+        assert page.text_content("#notice") == (f"Overlay: delay={bad} is not valid (expected: seconds, 0 – 3600); "
+                                                "the overlay shows nothing")
+        assert page.evaluate("window.shotclockOverlay.visible") is False
+        page.context.close()
