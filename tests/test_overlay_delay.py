@@ -173,3 +173,90 @@ def test_a_delay_it_cannot_read_shows_one_line_and_no_clock(broker, web):
                                                 "the overlay shows nothing")
         assert page.evaluate("window.shotclockOverlay.visible") is False
         page.context.close()
+
+
+@pytest.fixture(scope="module")
+def js(web):
+    page = web.page()
+    page.set_content("<!doctype html><title>delay.js</title>")
+    for name in ("lib/device-texts.js", "lib/device-rules.js", "lib/clock.js", "lib/tones.js", "lib/texts.js",
+                 "lib/link.js", "lib/delay.js"):
+        page.add_script_tag(path=str(web_dir() / name))
+    yield page
+    page.context.close()
+
+
+# A sink that records what the delay hands on: [topic, seq, date].
+RUN = """steps => {
+  const d = new Shotclock.Delay(3000), out = [], enc = new TextEncoder();
+  const sink = {receive: (topic, payload, packet, now) => {
+    const m = JSON.parse(new TextDecoder().decode(payload)); out.push([topic.split("/").pop(), m.seq, now]); }};
+  for (const [kind, arg, arrival] of steps) {
+    if (kind === "add") d.add(arg[0], enc.encode(JSON.stringify(arg[1])), {}, arrival);
+    else out.push(["released", d.release(arg, sink)]);
+  }
+  return {out: out, toGo: d.toGo(2000), pending: d.pending.length};
+}"""
+STATE = "shotclock/v1/test/table/1/state"
+STATUS = "shotclock/v1/test/table/1/status"
+
+
+def test_messages_are_dated_by_the_devices_clock_not_their_arrival(js):
+    # Device clock t = 100 s arrives at page time 5000 (offset 4 900 000 ms after t); seq 2 (t = 101 s) waited in a
+    # queue and arrives 2.5 s late, after seq 3 (t = 102 s): it is dated 6000 and handed on before seq 3.
+    got = js.evaluate(RUN, [
+        ["add", [STATE, {"boot": BOOT, "seq": 1, "t": 100.0}], 5000],
+        ["add", [STATE, {"boot": BOOT, "seq": 3, "t": 102.0}], 7000],
+        ["add", [STATE, {"boot": BOOT, "seq": 2, "t": 101.0}], 8500],
+        ["release", 6500], ["release", 9000]])
+    assert got["out"] == [["state", 1, 5000], ["state", 2, 6000], ["released", 2], ["state", 3, 7000],
+                          ["released", 1]]
+
+
+def test_the_fastest_message_sets_the_offset_for_the_whole_boot(js):
+    # The retained state arrives long after it was sent (a page that connects later); the next, live one
+    # shows the offset, and the retained one is dated where the device sent it.
+    got = js.evaluate(RUN, [
+        ["add", [STATE, {"boot": BOOT, "seq": 7, "t": 10.0}], 9000],
+        ["add", [STATE, {"boot": BOOT, "seq": 8, "t": 11.0}], 2000],
+        ["release", 10000]])
+    assert got["out"] == [["state", 7, 1000], ["state", 8, 2000], ["released", 2]]
+
+
+def test_repeated_messages_are_kept_once(js):
+    # QoS 1 twice, and the retained state and status again after a broker restart.
+    online = {"online": True, "table": "1", "boot": BOOT}
+    got = js.evaluate(RUN, [
+        ["add", [STATUS, online], 1000], ["add", [STATE, {"boot": BOOT, "seq": 1, "t": 1.0}], 1000],
+        ["add", [STATUS, online], 3000], ["add", [STATE, {"boot": BOOT, "seq": 1, "t": 1.0}], 3000],
+        ["add", [STATE, {"boot": "ba9876543210", "seq": 1, "t": 1.0}], 3000],
+        ["release", 5000]])
+    assert [o[:2] for o in got["out"]] == [["status", None], ["state", 1], ["state", 1], ["released", 3]]
+    assert got["toGo"] == 2000  # the history began at 1000: a 3 s delay is there at 4000
+
+
+def test_an_hour_of_messages_stays_within_its_bound(js):
+    got = js.evaluate("""() => {
+      const d = new Shotclock.Delay(3600 * 1000), enc = new TextEncoder(), n = Shotclock.DELAY_MAX_MESSAGES + 500;
+      for (let i = 1; i <= n; i++) {
+        d.add("shotclock/v1/test/table/1/state", enc.encode(JSON.stringify({boot: "0123456789ab", seq: i, t: i})),
+              {}, i * 1000);
+      }
+      return [d.pending.length, d.dropped, Object.keys(d.seen).length <= 2 * Shotclock.DELAY_MAX_MESSAGES,
+              JSON.parse(new TextDecoder().decode(d.pending[0].payload)).seq];
+    }""")
+    assert got == [20000, 500, True, 501]
+
+
+def test_a_state_carries_the_devices_clock_and_a_new_time_alone_is_no_change():
+    from network_schemas import check
+    from shotclock.core.engine import Engine
+    from shotclock.core.settings import Settings
+    from shotclock.core.wire import state_key, state_message
+
+    state = Engine(Settings()).state
+    a = state_message(state, 8123.4021, "7", BOOT, 1, "Tafel 7", [], {"outbox": 0})
+    b = state_message(state, 8124.5, "7", BOOT, 2, "Tafel 7", [], {"outbox": 0})
+    check("state", a)
+    assert (a["t"], b["t"]) == (8123.402, 8124.5)  # the event records' clock, in seconds
+    assert state_key(a) == state_key(b)  # only the heartbeat's due time sends an unchanged state again
