@@ -95,3 +95,14 @@ def test_broker_config_serves_the_pages_from_the_websockets_listener(tmp_path):
     # Mosquitto 2.0 ignores a websockets listener's address: the interface keeps it on loopback.
     assert "bind_interface lo" in ws
     assert "http_dir" not in conf_text(BrokerPlan("casino", ["1"]), tmp_path)
+
+
+def test_the_seat_forms_take_their_bounds_from_the_table_of_fields():
+    # One bound per field, in core/fields.py: the dashboard's seat forms take theirs from the generated rules.
+    from shotclock.core.fields import BANK_MAX, CHIPS_MAX, MAX_SEATS
+
+    seats = (WEB / "dashboard" / "seats.js").read_text(encoding="utf-8")
+    assert "S.DEVICE_RULES.fields" in seats
+    assert not re.findall(r"numberInput\([^)]*\d", seats), "a seat form's bound written by hand"
+    fields = device_rules()["fields"]
+    assert (fields["seat"]["max"], fields["chips"]["max"], fields["bank"]["max"]) == (MAX_SEATS, CHIPS_MAX, BANK_MAX)

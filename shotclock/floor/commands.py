@@ -153,6 +153,13 @@ def floor_demo(add) -> None:
                         "bank, Tempo, and six named players)")
 
 
+def bounds(key: str) -> str:
+    """A field's bounds in words, from the table of fields (core/fields.py)."""
+    from shotclock.core.fields import FIELDS
+
+    return f"{FIELDS[key].low} to {FIELDS[key].high}"
+
+
 def send(add) -> None:
     p = add("send", "shotclock.floor.send:cmd_send",
             "send one floor command to a table over the network and print its acknowledgement (exit 0: done; "
@@ -162,12 +169,16 @@ def send(add) -> None:
     p.add_argument("command", metavar="COMMAND",
                    help="call, pause, resume, cancel, …; the seat commands: seat, rename, empty, button, top_up, "
                         "seating, fold, all_in, turn_back, turn_forward (docs/network.md)")
-    p.add_argument("--seat", type=int, metavar="N", help="the seat (1 to 10)")
+    p.add_argument("--seat", type=int, metavar="N", help=f"the seat ({bounds('seat')})")
     p.add_argument("--player", metavar="NAME", help="seat, rename: the player's name")
-    p.add_argument("--bank", type=float, metavar="SECONDS", help="seat: the time bank a moved player brings")
-    p.add_argument("--chips", type=int, metavar="N", help="seat: the chips a moved player brings; top_up: more each")
-    p.add_argument("--seconds", type=float, metavar="S", help="top_up: more time bank each")
+    p.add_argument("--bank", type=float, metavar="SECONDS",
+                   help=f"seat: the time bank a moved player brings ({bounds('bank')})")
+    p.add_argument("--chips", type=int, metavar="N",
+                   help=f"seat: the chips a moved player brings; top_up: more each ({bounds('chips')})")
+    p.add_argument("--seconds", type=float, metavar="S", help=f"top_up: more time bank each ({bounds('seconds')})")
     p.add_argument("--seating", metavar="FILE.csv", help="seating: the table's seating export (seat,name a line)")
+    p.add_argument("--encoding", default="utf-8", metavar="NAME",
+                   help="with --seating: the file's encoding (default utf-8; an older program's export: cp1252)")
     p.add_argument("--facing-bet", choices=("true", "false"), help="call, bet: the bet state")
     p.add_argument("--seats", type=int, default=10, metavar="N",
                    help="with --seating: the table's seats, to check the file against (default 10)")

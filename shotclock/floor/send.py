@@ -23,23 +23,26 @@ from shotclock.errors import ShotclockError
 
 def build_message(args, sender: str, now_ms: int) -> dict:
     """The command message the arguments describe (ShotclockError naming what is wrong)."""
+    from shotclock.core.fields import FIELDS, SEAT_FIELDS
     from shotclock.core.wire import command_problem
 
     message = {"id": uuid.uuid4().hex[:16], "name": args.command, "sender": sender, "sent_ms": now_ms}
-    for key in ("seat", "player", "bank", "chips", "seconds"):
-        value = getattr(args, key)
+    for key in SEAT_FIELDS + ("seat",):
+        value = getattr(args, key, None)  # players come from --seating
         if value is not None:
+            problem = FIELDS[key].value_problem(value)  # named by its option: a name from argv is checked here
+            if problem:
+                raise ShotclockError(f"--{key}: {problem}")
             message[key] = value
     if args.facing_bet is not None:
         message["facing_bet"] = args.facing_bet == "true"
     if args.seating is not None:
         from shotclock.shell.seatingcmd import read_seating
 
-        players = read_seating(args.seating, args.seats)
-        message["players"] = [[seat, name] for seat, name in players]
+        message["players"] = [[seat, name] for seat, name in read_seating(args.seating, args.seats, args.encoding)]
     problem = command_problem(message)
     if problem:
-        raise ShotclockError(f"the command: {problem}")
+        raise ShotclockError(problem if problem.startswith("the ") else f"the command: {problem}")
     return message
 
 
