@@ -38,7 +38,8 @@
    * options: url, username, password (a floor person's own login: the device logs it as the sender),
  *          venue (null: every venue on the broker), clientPrefix,
    *          readOnly (true: no commands, acks or archive), onChange(), onAck(pending),
- *          onConnection(state, detail), onFeature(venue, tableId)
+ *          onConnection(state, detail), onFeature(venue, tableId),
+ *          onMessage(topic, payload, packet, now): every message as it arrives (the delayed overlay's buffer)
    */
   function Link(options) {
     this.options = options;
@@ -130,8 +131,11 @@
     return out;
   };
 
-  Link.prototype.receive = function (topic, payload, packet) {
-    var now = root.performance.now();
+  /** Fold one message into the page's record. `now` is when it counts as heard (default: this moment,
+   *  performance.now()); the delayed overlay (lib/delay.js) feeds a link of its own with earlier moments. */
+  Link.prototype.receive = function (topic, payload, packet, now) {
+    if (now === undefined) now = root.performance.now();
+    if (this.options.onMessage) this.options.onMessage(topic, payload, packet, now);
     var parts = topic.split("/");
     if (parts[3] === "archive" && parts[4] === "reply") return this.answer(packet, parseJson(payload));
     if (parts.length === 4 && parts[3] === "feature") {
@@ -217,6 +221,8 @@
       table.floorBy = table.floorBy || [];
       if (table.floorBy.indexOf(r.sender) < 0) table.floorBy.push(r.sender);
     }
+    // The hand is over (the dealer's "new hand"): the overlay's hold option releases what it withheld.
+    if ((r.type === "input" && r.event === "hand") || (r.type === "turn" && r.why === "hand")) table.handAt = now;
     if (r.type !== "decision") return;
     var log = msg.log || {};
     var ruling = {venue: table.venue, table: table.id, outcome: r.outcome, remaining: r.remaining,
