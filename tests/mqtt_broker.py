@@ -23,7 +23,8 @@ import uuid
 from pathlib import Path
 
 from helpers import wait_until
-from shotclock.floor.broker_config import BrokerPlan, Bridge, Endpoint, add_room, write_broker_config, write_rooms
+from shotclock.floor.broker_config import (BrokerPlan, Bridge, Endpoint, add_room, table_client_id, table_user,
+                                          write_broker_config, write_rooms)
 
 # Deadlines that only bound a hang: a loaded 2-core machine can take seconds for what takes ms.
 START_TIMEOUT = 30.0
@@ -193,6 +194,13 @@ class MosquittoBroker:
         """The credentials file (TOML) of ``user`` (``table-1``, ``floor``, ``overlay``, ``collector``)."""
         return self.folder / "credentials" / f"{user}.toml"
 
+    def bound_client_id(self, user: str | None, password: str | None = None) -> str | None:
+        """The one client id the broker lets a table's login use (dynamic-security.json), else None."""
+        if user is None or not user.startswith(table_user("")):
+            return None
+        return table_client_id(self.venue, user[len(table_user("")):],
+                               self.passwords.get(user, "") if password is None else password)
+
     def client(self, user: str | None, password: str | None = None, connect: bool = True, session: str = "",
                **kwargs):
         """A paho MQTT v5 client logged in as ``user`` (None: anonymous), its network thread running.
@@ -206,7 +214,8 @@ class MosquittoBroker:
         from paho.mqtt.packettypes import PacketTypes
         from paho.mqtt.properties import Properties
 
-        c = mqtt.Client(mqtt.CallbackAPIVersion.VERSION2, client_id=session or f"test-{uuid.uuid4().hex[:8]}",
+        c = mqtt.Client(mqtt.CallbackAPIVersion.VERSION2,
+                        client_id=session or self.bound_client_id(user, password) or f"test-{uuid.uuid4().hex[:8]}",
                         protocol=mqtt.MQTTv5, **kwargs)
         c.reconnect_delay_set(0.1, 0.5)
         from shotclock.adapters.mqtt import no_delay
