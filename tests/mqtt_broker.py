@@ -86,12 +86,14 @@ class MosquittoBroker:
         (the venue broker's passwd and acl get the room's bridge: make the room broker before starting it).
     :param room: the room's name for ``bridge_to``.
     :param cafile: with ``bridge_to``: bridge over TLS to its ``tls_port``, trusting this certificate.
+    :param bind_client_ids: load the dynamic-security plugin that ties each table's login to its client id
+        (False: the broker as it was without it, to show what the binding stops).
     """
 
     def __init__(self, folder: str | Path, venue: str = "test", tables=("1", "2"), websockets: bool = True,
                  persistence: bool = True, autosave: int = 1, tls: tuple[str, str] | None = None,
                  pages: str | Path | None = None, floor=(), bridge_to: "MosquittoBroker | None" = None,
-                 room: str = "room", cafile: str | None = None):
+                 room: str = "room", cafile: str | None = None, bind_client_ids: bool = True):
         self.binary = require_mosquitto()
         self.folder = Path(folder)
         self.venue = venue
@@ -106,6 +108,8 @@ class MosquittoBroker:
                           network=Endpoint("127.0.0.1", self.tls_port) if tls else None,
                           certfile=tls[0] if tls else None, keyfile=tls[1] if tls else None,
                           pages=str(pages) if pages else None)
+        if not bind_client_ids:
+            plan.dynsec_plugin = None
         if bridge_to is not None:
             password = add_room(bridge_to.folder, venue, room, self.tables)
             bridge_to.passwords.update(write_rooms(bridge_to.folder, venue))

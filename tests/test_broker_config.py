@@ -9,7 +9,7 @@ import pytest
 
 from mqtt_broker import Inbox, mosquitto_path
 from shotclock.core.topics import feature_topic, table_topic
-from shotclock.floor.broker_config import (BrokerPlan, Endpoint, check_password, hash_password, parse_tables,
+from shotclock.floor.broker_config import (BrokerPlan, Endpoint, check_password, conf_text, hash_password, parse_tables,
                                            write_broker_config)
 from shotclock.cli import main
 
@@ -153,3 +153,12 @@ def test_only_the_collector_speaks_for_the_archive_and_each_floor_person_only_fo
         assert publish_rc(anna, table_topic("test", "1", "cmd"), b"c") == NOT_AUTHORIZED  # no self-declared sender
         t1 = broker.client("table-1")
         assert publish_rc(t1, command_topic("test", "2", "table-1"), b"c") == NOT_AUTHORIZED
+
+
+def test_every_path_in_the_conf_is_absolute(tmp_path, monkeypatch):
+    # Issue 29, 1: certfile and keyfile were written as given, so mosquitto under systemd (in /) failed.
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "server.pem").write_text("x")
+    plan = BrokerPlan("v", ["1"], network=Endpoint("0.0.0.0", 8883), certfile="server.pem", keyfile="server.key")
+    text = conf_text(plan, tmp_path / "b")
+    assert f"certfile {tmp_path / 'server.pem'}" in text and f"keyfile {tmp_path / 'server.key'}" in text
