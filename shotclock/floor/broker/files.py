@@ -15,8 +15,8 @@ from shotclock.core.topics import check_name, venue_root
 from shotclock.errors import ShotclockError
 from shotclock.floor.broker.passwords import hash_password, new_password
 from shotclock.floor.broker.plan import COLLECTOR, FLOOR, OVERLAY, BrokerPlan, bridge_user, floor_user, table_user
-from shotclock.floor.broker.render import (DYNSEC_FILE, UNIT_FILE, acl_text, conf_text, dynsec_text, room_acl_text,
-                                           unit_text)
+from shotclock.floor.broker.render import (DYNSEC_FILE, SUMMARY_FILE, UNIT_FILE, acl_text, conf_text, dynsec_text,
+                                           room_acl_text, summary_text, unit_text)
 
 ROOMS_MARK = "# Bridged rooms (shotclock broker-config --bridge-to): each room broker's bridge, its tables only."
 # What mosquitto itself reads (its group gets them) and where it writes.
@@ -118,6 +118,7 @@ def write_broker_config(plan: BrokerPlan, folder: str | Path) -> dict[str, str]:
     # 0640 with a bridge: it holds the bridge's password
     _write(folder / "mosquitto.conf", conf_text(plan, folder), 0o640 if plan.bridge is not None else 0o644)
     _write(folder / UNIT_FILE, unit_text(plan.venue, folder, *broker_user(plan)))
+    _write(folder / SUMMARY_FILE, summary_text(plan))
     return passwords
 
 

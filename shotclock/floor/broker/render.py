@@ -20,6 +20,7 @@ from shotclock.floor.broker.plan import (COLLECTOR, FLOOR, OVERLAY, BrokerPlan, 
 
 DYNSEC_FILE = "dynamic-security.json"
 UNIT_FILE = "shotclock-broker.service"
+SUMMARY_FILE = "broker.toml"
 
 
 def template(name: str, **values) -> str:
@@ -164,6 +165,20 @@ def conf_text(plan: BrokerPlan, folder: Path) -> str:
     if plan.bridge is not None:
         lines += bridge_text(plan, folder)
     lines += plan.extra
+    return "\n".join(lines) + "\n"
+
+
+def summary_text(plan: BrokerPlan) -> str:
+    """``broker.toml``: what ``shotclock provision`` checks its first-boot files against (venue, tables,
+    the listeners, the certificate)."""
+    def endpoint(e):
+        return f"{e.host}:{e.port}" if e is not None else ""
+
+    values = {"venue": plan.venue, "tables": plan.tables, "local": endpoint(plan.local),
+              "listen": endpoint(plan.network), "websockets": endpoint(plan.websockets),
+              "certfile": str(Path(plan.certfile).resolve()) if plan.certfile else ""}
+    lines = ["# Written by 'shotclock broker-config': what 'shotclock provision' checks the tables' files against."]
+    lines += [f"{key} = {json.dumps(value)}" for key, value in values.items()]  # JSON strings and lists are TOML
     return "\n".join(lines) + "\n"
 
 
