@@ -232,3 +232,30 @@ def test_a_broken_first_boot_file_gets_one_line(tmp_path, capsys, text, message)
     err = capsys.readouterr().err
     assert message in err and "Traceback" not in err and err.count("\n") == 1
     assert message in firstboot.failure(root)
+
+
+def test_a_refused_first_boot_file_shows_on_the_tables_screen_and_fails_selftest(tmp_path, monkeypatch, mock_factory,
+                                                                                vclock):
+    # Issue 30, 3: a failed provisioning was said only in the unit's journal.
+    from shotclock.config import Config
+    from shotclock.core.faults import FirstBootFailed
+    from shotclock.core.view import view_at
+    from shotclock.shell.device import build_device
+    from shotclock.shell.selftest import check_firstboot
+
+    root = tmp_path / "root"
+    (root / "boot" / "firmware").mkdir(parents=True)
+    (root / "boot" / "firmware" / FILENAME).write_bytes(b"\xff\xfe")
+    assert main(["firstboot", "--root", str(root)]) == 2
+    monkeypatch.setattr(firstboot, "SYSTEM_ROOT", root)
+    check = check_firstboot()
+    assert check.status == "FAIL" and "not UTF-8" in check.line()
+    device = build_device(Config(), mock_factory, clock=vclock)
+    try:
+        r = device.loop.step()
+        [fault] = [f for f in r.faults if isinstance(f, FirstBootFailed)]
+        assert "not UTF-8" in fault.detail and fault.to_dict()["kind"] == "firstboot"
+        assert "Inrichting mislukt · zie shotclock selftest" in view_at(r.state, r.now, faults=r.faults).faults
+    finally:
+        device.close()
+    assert check_firstboot(tmp_path / "clean").status == "OK"

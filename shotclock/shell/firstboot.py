@@ -59,6 +59,7 @@ FILENAME = "shotclock-firstboot.toml"
 BOOT_DIRS = ("boot/firmware", "boot")  # Raspberry Pi OS bookworm and later; older images
 TIMESYNC_CONF = "etc/systemd/timesyncd.conf.d/shotclock.conf"
 FAILED = "etc/shotclock/firstboot-failed.txt"  # under the root: why the last first-boot file was not taken
+SYSTEM_ROOT = Path("/")  # where the device and selftest look for it (tests point it elsewhere)
 HOSTNAME = re.compile(r"[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?")
 
 
