@@ -23,6 +23,7 @@ import uuid
 from pathlib import Path
 
 from helpers import wait_until
+from shotclock.floor.broker.plan import bridge_client_id, bridge_user
 from shotclock.floor.broker_config import (BrokerPlan, Bridge, Endpoint, add_room, table_client_id, table_user,
                                           write_broker_config, write_rooms)
 
@@ -199,11 +200,13 @@ class MosquittoBroker:
         return self.folder / "credentials" / f"{user}.toml"
 
     def bound_client_id(self, user: str | None, password: str | None = None) -> str | None:
-        """The one client id the broker lets a table's login use (dynamic-security.json), else None."""
-        if user is None or not user.startswith(table_user("")):
-            return None
-        return table_client_id(self.venue, user[len(table_user("")):],
-                               self.passwords.get(user, "") if password is None else password)
+        """The one client id the broker lets a table's or room bridge's login use (dynamic-security.json), else None."""
+        password = self.passwords.get(user, "") if password is None else password
+        if user is not None and user.startswith(table_user("")):
+            return table_client_id(self.venue, user[len(table_user("")):], password)
+        if user is not None and user.startswith(bridge_user("")):
+            return bridge_client_id(self.venue, user[len(bridge_user("")):], password)
+        return None
 
     def client(self, user: str | None, password: str | None = None, connect: bool = True, session: str = "",
                **kwargs):
