@@ -46,3 +46,21 @@ def test_a_tables_login_with_another_client_id_is_refused(broker):
     assert broker.client("table-1", session="shotclock-test-1-0000000000000000").connack.is_failure
     assert not broker.client("table-1").connack.is_failure  # its own (bound) client id
     assert not broker.client("floor").connack.is_failure  # the shared logins keep any client id
+
+
+def test_a_table_removed_is_refused_after_a_reload_its_binding_holds_no_password(tmp_path):
+    # The plugin ties client ids only: passwords stay in passwd, read again on SIGHUP, so revoking a stolen
+    # card needs no restart (the plugin itself reads its file at start only).
+    import os
+    import signal
+
+    from shotclock.floor.broker_config import BrokerPlan, Endpoint, write_broker_config
+
+    with MosquittoBroker(tmp_path / "broker", venue="test", tables=["1", "2"], websockets=False) as broker:
+        assert not broker.client("table-2").connack.is_failure
+        assert '"password"' not in (broker.folder / "dynamic-security.json").read_text()
+        write_broker_config(BrokerPlan("test", ["1"], local=Endpoint("127.0.0.1", broker.port), websockets=None,
+                                       run_as="root" if os.geteuid() == 0 else None), broker.folder)
+        os.kill(broker.process.pid, signal.SIGHUP)
+        wait_until(lambda: broker.client("table-2").connack.is_failure, what="table 2 refused after the reload")
+        assert not broker.client("table-1").connack.is_failure

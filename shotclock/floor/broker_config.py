@@ -87,7 +87,7 @@ def cmd_broker_config(args) -> int:
     if plan.bridge is not None:
         print(f"bridged to {plan.bridge.venue_broker.host}:{plan.bridge.venue_broker.port} as "
               f"{bridge_user(plan.bridge.room)}; the venue broker's passwd and acl in {args.venue_dir} now allow it "
-              f"(kill -HUP the venue's mosquitto; restart it for the bridge's client-id binding)")
+              f"(reload the venue's broker; restart it for the bridge's client-id binding)")
     user, _ = broker_user(plan)
     folder = out.resolve()
     if not give_to_broker(folder, user) and user != "root" and os.geteuid() != 0:
@@ -97,8 +97,9 @@ def cmd_broker_config(args) -> int:
     print(f"start it with systemd: sudo cp {folder / UNIT_FILE} /etc/systemd/system/ && sudo systemctl disable "
           f"--now mosquitto && sudo systemctl enable --now {UNIT_FILE}")
     print(f"or by hand, as {user}: {'' if user == 'root' else f'sudo -u {user} '}mosquitto -c "
-          f"{folder / 'mosquitto.conf'} (passwd and acl are read again on SIGHUP; a new table's client-id "
-          "binding needs a restart)")
+          f"{folder / 'mosquitto.conf'}")
+    print("a running broker reads passwd and acl again on SIGHUP (systemctl reload shotclock-broker: a table "
+          "removed or a password changed); a new table's client-id binding needs a restart")
     return 0
 
 

@@ -1,7 +1,7 @@
 """The broker's secrets: random passwords and their hashes as Mosquitto reads them.
 
-Two readers take the same hash: the password file (``mosquitto_passwd``'s ``$7$`` lines) and the
-dynamic-security plugin's JSON (the same PBKDF2-SHA512 digest, its salt and iterations as fields).
+The password file holds them as ``mosquitto_passwd`` writes them (``$7$``, PBKDF2-SHA512): the only
+place a password is checked (the dynamic-security plugin ties client ids to logins, with no password).
 """
 
 from __future__ import annotations
@@ -38,11 +38,3 @@ def check_password(password: str, hashed: str) -> bool:
         return hash_password(password, base64.b64decode(salt), int(iterations)) == hashed
     except ValueError:
         return False
-
-
-def dynsec_password(password: str, salt: bytes | None = None, iterations: int = PBKDF2_ITERATIONS) -> dict:
-    """The password fields of a client in the dynamic-security plugin's JSON (``password``, ``salt``,
-    ``iterations``): the digest :func:`hash_password` writes, in that plugin's form."""
-    salt = salt if salt is not None else secrets.token_bytes(12)
-    return {"password": base64.b64encode(_digest(password, salt, iterations)).decode(),
-            "salt": base64.b64encode(salt).decode(), "iterations": iterations}

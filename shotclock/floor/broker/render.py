@@ -14,7 +14,6 @@ from pathlib import Path
 from shotclock.core.topics import (all_tables, archive_topic, collector_topic, command_topic, feature_topic,
                                    table_topic, venue_cmd_topic, venue_root)
 from shotclock.errors import ShotclockError
-from shotclock.floor.broker.passwords import dynsec_password
 from shotclock.floor.broker.plan import (COLLECTOR, FLOOR, OVERLAY, BrokerPlan, bridge_client_id, bridge_state_topic,
                                          bridge_topics, bridge_user, floor_user, table_client_id, table_user)
 
@@ -88,10 +87,12 @@ def dynsec_text(venue: str, passwords: dict[str, str]) -> str:
 
     Mosquitto's password file cannot tie a client id to a login, and a broker hands a session to whoever
     connects last with its client id. The plugin refuses a login that names another client id than its
-    own, so no table's credential can take another table's session. It grants nothing: no roles, every
-    default access off, so each check it does not answer falls through to ``passwd`` and ``acl``.
+    own, so no table's credential can take another table's session. It holds no password and grants
+    nothing (no roles, every default access off): the password is checked by ``passwd`` and every topic
+    by ``acl``, both read again on SIGHUP, so removing a table or changing its password takes effect
+    without a restart. The plugin reads this file at start only: a new table's binding needs a restart.
     """
-    clients = [{"username": user, "clientid": cid, "textname": f"shotclock {user}", **dynsec_password(passwords[user])}
+    clients = [{"username": user, "clientid": cid, "textname": f"shotclock {user}"}
                for user, cid in sorted(bound_client_ids(venue, passwords).items())]
     data = {"defaultACLAccess": {"publishClientSend": False, "publishClientReceive": False,
                                  "subscribe": False, "unsubscribe": False},
