@@ -22,7 +22,7 @@ from shotclock.cli import main
 from shotclock.floor.broker_config import UNIT_FILE, table_client_id
 from shotclock.adapters.mqtt import read_credentials
 
-pytestmark = pytest.mark.skipif(os.geteuid() != 0, reason="starts mosquitto as root, as systemd does")
+AS_ROOT = pytest.mark.skipif(os.geteuid() != 0, reason="starts mosquitto as root, as systemd does")
 
 
 def venue_folder() -> Path:
@@ -52,6 +52,7 @@ def tls_client(port: int, ca: Path, user: str, password: str, client_id: str):
     return result["rc"]
 
 
+@AS_ROOT
 @pytest.mark.parametrize("how", ["unit", "printed command as root"])
 def test_the_guides_broker_starts_from_any_folder_and_serves_tables_and_tablets(capsys, how):
     binary = require_mosquitto()
@@ -121,3 +122,13 @@ def test_wrong_broker_setup_options_get_one_line(tmp_path, capsys, args, message
                  "--listen", "0.0.0.0:8883", *args]) == 2
     err = capsys.readouterr().err
     assert message in err and "Traceback" not in err and len(err.strip().splitlines()) == 1
+
+
+def test_without_the_plugin_here_the_config_is_written_with_a_warning(tmp_path, capsys, monkeypatch):
+    # broker-config may run on a laptop without mosquitto (the appliance test's guest does).
+    monkeypatch.setattr("shotclock.floor.broker.plan.DYNSEC_PLUGIN_GLOBS", ())
+    monkeypatch.setattr("shotclock.floor.broker_config.find_dynsec_plugin", lambda: None)
+    assert main(["broker-config", str(tmp_path), "--venue", "v", "--tables", "1"]) == 0
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "will not tie each table's login to its client id" in err
+    assert "plugin " not in (tmp_path / "mosquitto.conf").read_text()

@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import os
+import sys
 from dataclasses import replace
 from pathlib import Path
 
@@ -31,10 +32,15 @@ def _dynsec(args) -> str | None:
     """The dynamic-security plugin to load: ``--dynsec-plugin PATH``, ``none``, or the one installed."""
     if args.dynsec_plugin == "none":
         return None
+    if args.dynsec_plugin is None and find_dynsec_plugin() is None:  # written here, run on another machine
+        print("warning: no Mosquitto dynamic-security plugin on this machine (apt-get install mosquitto): this "
+              "broker will not tie each table's login to its client id; give --dynsec-plugin PATH for the "
+              "broker's machine", file=sys.stderr)
+        return None
     path = args.dynsec_plugin or find_dynsec_plugin()
-    if not path or not Path(path).is_file():
-        raise ShotclockError(f"no Mosquitto dynamic-security plugin at {path or 'the usual places'}: install "
-                             "Debian's mosquitto package, or give --dynsec-plugin PATH (none: no client-id binding)")
+    if not Path(path).is_file():
+        raise ShotclockError(f"no Mosquitto dynamic-security plugin at {path}: install Debian's mosquitto "
+                             "package, or give another --dynsec-plugin PATH (none: no client-id binding)")
     return path
 
 
