@@ -86,8 +86,8 @@ def cmd_broker_config(args) -> int:
     print(f"wrote {out / 'mosquitto.conf'}, passwd, acl, {DYNSEC_FILE}, {UNIT_FILE} and credentials/ for "
           f"{len(plan.tables)} tables of venue {plan.venue!r}")
     if args.make_certs:
-        print(f"TLS: {out / 'tls/server.pem'} for {args.make_certs}; give the tables and tablets {ca} "
-              f"(provision --ca-file); keep {out / 'tls/ca.key'} off the network")
+        print(f"TLS: {out / 'tls/server.pem'} for {args.make_certs}; the tables trust {ca} ('shotclock provision' "
+              f"takes it from this folder), give it to the floor's tablets too; keep {out / 'tls/ca.key'} here only")
     if plan.floor:
         print(f"floor credentials: {', '.join(floor_user(n) for n in plan.floor)} (credentials/<user>.toml)")
     if plan.bridge is not None:

@@ -20,7 +20,7 @@ from shotclock.floor.broker.render import (DYNSEC_FILE, SUMMARY_FILE, UNIT_FILE,
 
 ROOMS_MARK = "# Bridged rooms (shotclock broker-config --bridge-to): each room broker's bridge, its tables only."
 # What mosquitto itself reads (its group gets them) and where it writes.
-BROKER_READS = ("mosquitto.conf", "passwd", "acl", DYNSEC_FILE, "tls/server.pem", "tls/server.key", "tls/ca.pem")
+BROKER_READS = ("mosquitto.conf", "passwd", "acl", DYNSEC_FILE, "tls/server.key")  # the certificates are public
 
 
 def _existing_password(path: Path) -> str | None:
