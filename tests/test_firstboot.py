@@ -168,10 +168,11 @@ def test_broker_config_writes_chrony_beside_mosquitto(tmp_path, capsys):
         chrony_text("not-a-network")
 
 
-def swap_identity(path: Path, table: str, from_file: Path) -> None:
+def swap_identity(path: Path, from_file: Path) -> None:
     """Put the [broker] credential (username, password, check) of ``from_file`` into ``path``."""
-    own, other = parse(path.read_text(), "a"), parse(from_file.read_text(), "b")
     import dataclasses
+
+    own, other = parse(path.read_text(), "a"), parse(from_file.read_text(), "b")
     path.write_text(render(dataclasses.replace(own, username=other.username, password=other.password,
                                                check=other.check)))
 
@@ -209,7 +210,7 @@ def test_a_credential_of_another_table_is_refused_at_first_boot(tmp_path, capsys
     # Issue 30, 3: id "1" with table 2's credential was taken; the broker then refused everything.
     out = provisioned(tmp_path)
     path = out / "1" / FILENAME
-    swap_identity(path, "1", out / "2" / FILENAME)
+    swap_identity(path, out / "2" / FILENAME)
     if what == "password":  # a hand-edited username: the check value still tells
         path.write_text(path.read_text().replace('username = "table-2"', 'username = "table-1"'))
     root = card(tmp_path, path)
