@@ -478,7 +478,7 @@ def bench_network(tmp: Path, quick: bool) -> dict:
 
 
 def rows(results: dict) -> str:
-    """The README table's rows for the network figures."""
+    """The rows of docs/benchmarks.md's table for the network figures."""
     lines = []
     for key, (goal, kind, unit) in GOALS.items():
         value = results[key]
@@ -489,7 +489,7 @@ def rows(results: dict) -> str:
 
 
 def main(argv: list[str]) -> int:
-    """Only the network figures: printed as JSON and as README rows, merged into bench/latest.json."""
+    """Only the network figures: printed as JSON and as rows of docs/benchmarks.md's table, merged into bench/latest.json."""
     quick = "--quick" in argv
     with tempfile.TemporaryDirectory() as tmp:
         results = bench_network(Path(tmp), quick)

@@ -225,3 +225,17 @@ def test_log_show_prints_times_and_seconds_as_a_person_reads_them(tmp_path, caps
     import re
 
     assert not re.search(r"=[-+]?\d+\.\d{4,}", out), out  # no raw float in any field
+
+
+def test_log_stats_heading_counts_a_cancel_apart_from_rulings_and_open_clocks():
+    """'0 without a decision' above a listed cancel read as a contradiction: each clock is counted once, as
+    ruled, cancelled by the floor, ended quietly or still open."""
+    from shotclock.core.clocks import Clock, stats
+    from shotclock.shell.logcmd import stats_heading, utc_seconds
+
+    kinds = [("acted", None), ("hand_dead", None), ("cancelled", "floor"), ("cancelled", "street"), (None, None)]
+    clocks = [Clock(i, 1, "clock", 0.0, f"2026-11-30T01:0{i}:00.000000Z", 30, None, True, outcome=o, by=by,
+                    running_seconds=5) for i, (o, by) in enumerate(kinds)]
+    heading = stats_heading(stats(clocks, utc_seconds))
+    assert heading == ("clocks called: 5 (2 ruled, 1 cancelled by the floor, 1 ended quietly by the hand's flow, "
+                       "1 still open)")

@@ -318,7 +318,7 @@ def test_cli_list_show_export_stats(table, capsys, tmp_path):
         sys.stdin = sys_stdin
     assert json.loads(capsys.readouterr().out.splitlines()[-1])["outcome"] == "acted"
     assert main(["log", "--state-dir", state, "stats"]) == 0
-    assert "clocks called: 1" in capsys.readouterr().out
+    assert "clocks called: 1 (1 ruled, 0 cancelled by the floor" in capsys.readouterr().out
     assert main(["log", "--state-dir", state, "show", "999"]) == 2
     assert "no clock 999: the log holds clocks 1 to 1" in capsys.readouterr().err
 

@@ -13,7 +13,7 @@ SEATS = '[shot]\nallowance = 3\n[seats]\ntrack = true\ncount = 6\nbank = 120\n'
 
 def send(capsys, broker, table, *argv):
     code = main(["send", "--broker", f"127.0.0.1:{broker.port}", "--venue", broker.venue, "--credentials",
-                 str(broker.credentials_file("floor")), "--table", table, *argv])
+                 str(broker.credentials_file("floor")), "--table", table, "--json", *argv])
     out, err = capsys.readouterr()
     return code, (json.loads(out) if out.strip() else None), err
 
@@ -65,13 +65,13 @@ def test_send_refuses_a_bad_command_before_it_connects(capsys, tmp_path):
     creds.write_text('username = "floor"\npassword = "x"\n')
     base = ["send", "--venue", "test", "--credentials", str(creds), "--table", "1", "--broker", "127.0.0.1:1"]
     assert main(base + ["empty"]) == 2
-    assert capsys.readouterr().err.strip() == "shotclock: the command: 'empty' needs 'seat'"
+    assert capsys.readouterr().err.strip() == "shotclock: the 'empty' command needs 'seat' (a seat number from 1 to 10)"
     assert main(base + ["seat", "--seat", "3", "--player", "a\tb"]) == 2
     assert "control characters" in capsys.readouterr().err
     bad = tmp_path / "s.csv"
     bad.write_text("1,Ana\n1,Bo\n")
     assert main(base + ["seating", "--seating", str(bad)]) == 2
-    assert capsys.readouterr().err.strip() == f"shotclock: {bad} line 2: seat 1 is given twice (line 1 too)"
+    assert capsys.readouterr().err.strip() == f"shotclock: {bad}: line 2: seat 1 is given twice (line 1 too)"
 
 
 def test_the_floors_ledger_follows_a_player_by_name_across_tables(broker, tmp_path, capsys):

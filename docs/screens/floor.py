@@ -53,7 +53,6 @@ def login(browser, base: str, password: str, width: int, height: int):
     page = browser.new_page(viewport={"width": width, "height": height})
     page.goto(base + "/dashboard/?lang=nl")
     page.fill("input[name=password]", password)
-    page.fill("input[name=who]", "anna")
     page.click("button[type=submit]")
     page.wait_for_function(f"document.querySelectorAll('article.table').length === {TABLES + 1}", timeout=15000)
     return page

@@ -295,6 +295,7 @@ class MqttLink:
         self.client = mqtt.Client(mqtt.CallbackAPIVersion.VERSION2, client_id=private_client_id(f"shotclock-{s.venue}-{s.table}", s.password),
                                   protocol=mqtt.MQTTv5)
         self._connecting = False  # set by the sender thread once the login could be read
+        self.login = settings.username  # the user the broker knows this table as (set again at connect)
         self.client.will_set(self.topic("status"), dumps(status_message(s.table, boot, False, clean=False,
                                                                         **self.place())),
                              qos=1, retain=True)
@@ -360,6 +361,7 @@ class MqttLink:
         self.client._client_id = private_client_id(f"shotclock-{self.settings.venue}-{self.settings.table}",
                                                    password).encode()
         self.client.username_pw_set(username, password)
+        self.login = username  # as the credentials file gave it (the settings' own username is empty then)
         if context is not None:
             self.client.tls_set_context(context)
         self.client.connect_async(self.settings.host, self.settings.port, keepalive=self.settings.keepalive)
@@ -413,7 +415,7 @@ class MqttLink:
                           (topics.command_topic(s.venue, None, "+"), 1)])
         client.publish(self.topic("status"), dumps(status_message(s.table, self.boot, True, **self.status_extra)),
                        qos=1, retain=True)
-        log.info("connected to the broker %s:%d as %s", s.host, s.port, s.username)
+        log.info("connected to the broker %s:%d as %s", s.host, s.port, self.login)
         self.handover.signal("connected")
 
     def _on_connect_fail(self, client, userdata):

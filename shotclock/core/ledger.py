@@ -43,6 +43,8 @@ class Entry:
     extensions: int = 0
     bank_used: float = 0.0
     rulings_against: int = 0
+    hands_dead: int = 0  # the rulings against them, by kind
+    checks: int = 0
 
     def record(self) -> dict:
         """The line as plain values (seconds rounded to the millisecond; None where there is no time)."""
@@ -111,5 +113,7 @@ def ledger(rows, by_name: bool = False) -> list[Entry]:
             who.decisions += 1
             who.times.append(max(0.0, clock["seconds"] - left))
             who.bank_used += float(row.get("bank_used") or 0)
+            who.hands_dead += outcome == "hand_dead"
+            who.checks += outcome == "check"
             who.rulings_against += outcome in RULINGS_AGAINST
     return sorted(entries.values(), key=lambda e: (e.seat, e.player))

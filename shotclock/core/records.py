@@ -30,6 +30,7 @@ from typing import Callable
 
 from shotclock.core.engine import PAUSED, RUNNING, Snapshot
 from shotclock.core.events import Decision, Started
+from shotclock.core.fields import SEAT_FIELDS
 from shotclock.core.inputs import Command, Edge
 from shotclock.core.restore import CHECKPOINT_SECONDS, HEARTBEAT
 from shotclock.core.table import Input, Round
@@ -123,7 +124,7 @@ class RecordBuilder:
                 add(None, "edge", item.t, {"button": item.button, "pressed": item.pressed, **where})
             elif isinstance(item, Command):
                 seat = {"seat": item.seat} if item.seat is not None else {}  # an extension's player, for the allowance
-                extra = {k: getattr(item, k) for k in ("player", "bank", "chips", "seconds", "players")
+                extra = {k: getattr(item, k) for k in SEAT_FIELDS
                          if getattr(item, k) is not None}  # the seat commands' fields (seat tracking)
                 if "players" in extra:
                     extra["players"] = [list(p) for p in extra["players"]]

@@ -48,6 +48,7 @@ from dataclasses import replace
 
 from shotclock.core import events as ev
 from shotclock.core.engine import IDLE, PAUSED, RUNNING, TRANSITIONS, US, Engine, Snapshot, Transition
+from shotclock.core.fields import BANK_MAX, CHIPS_MAX
 from shotclock.core.seats import SeatError, Seats, SeatsView
 from shotclock.core.settings import Settings
 from shotclock.errors import EventError
@@ -485,10 +486,10 @@ class SeatedEngine:
         if seconds and not self._bank_us:
             return [ev.Ignored(event.t, event.NAME, "this table runs no time bank (seats.bank)")]
         seated = list(self.seats.players)
-        if chips:
-            self.engine.give_chips(seated, chips)
+        for seat in seated if chips else ():  # no player holds more than the field's bound (core/fields.py)
+            self.engine.give_chips([seat], max(0, min(chips, CHIPS_MAX - (self._chips(seat) or 0))))
         for seat in seated if seconds else ():
-            self.banks[seat] = self.banks.get(seat, 0) + round(seconds * US)
+            self.banks[seat] = min(BANK_MAX * US, self.banks.get(seat, 0) + round(seconds * US))
         return [ev.ToppedUp(event.t, chips or None, seconds or None)]
 
     def _button(self, event: ev.SetButton) -> list[ev.Output]:

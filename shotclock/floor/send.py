@@ -2,9 +2,10 @@
 
 The command is checked here as the device checks it (:func:`shotclock.core.wire.command_problem`), so a
 mistake is one line and exit 2 before anything is sent. It goes to the table's ``cmd`` topic with a 5 s
-message expiry, as the dashboard sends it; the table's ``cmd/ack`` is printed as one JSON line. A seat
-command the table cannot carry out (a seat out of range, an empty seat, seat tracking off) comes back
-``ignored`` with the reason: exit 1.
+message expiry, as the dashboard sends it; the table's ``cmd/ack`` is printed as one line
+(``table 7: ok: pause: pause (remaining 12.48)``, or ``table 7: refused: …`` with the table's reason), or as the
+ack's JSON with ``--json``. A seat command the table cannot carry out (a seat out of range, an empty seat,
+seat tracking off) comes back ``ignored`` with the reason: exit 1.
 
 To move a player to another table with their chips and time bank: ``send … --table 3 empty --seat 5`` prints
 the ``bank`` and ``chips`` they leave with; ``send … --table 8 seat --seat 2 --player NAME --bank B --chips C``.
@@ -17,36 +18,60 @@ import queue
 import time
 import uuid
 
-from shotclock.errors import ShotclockError, one_line
+from shotclock.errors import ShotclockError
 
 
 def build_message(args, sender: str, now_ms: int) -> dict:
     """The command message the arguments describe (ShotclockError naming what is wrong)."""
+    from shotclock.core.fields import FIELDS, SEAT_FIELDS
     from shotclock.core.wire import command_problem
 
     message = {"id": uuid.uuid4().hex[:16], "name": args.command, "sender": sender, "sent_ms": now_ms}
-    for key in ("seat", "player", "bank", "chips", "seconds"):
-        value = getattr(args, key)
+    for key in SEAT_FIELDS + ("seat",):
+        value = getattr(args, key, None)  # players come from --seating
         if value is not None:
+            problem = FIELDS[key].value_problem(value)  # named by its option: a name from argv is checked here
+            if problem:
+                raise ShotclockError(f"--{key}: {problem}")
             message[key] = value
     if args.facing_bet is not None:
         message["facing_bet"] = args.facing_bet == "true"
     if args.seating is not None:
-        from shotclock.core.seats import SeatError, parse_seating
+        from shotclock.shell.seatingcmd import read_seating
 
-        try:
-            with open(args.seating, encoding="utf-8-sig", newline="") as f:
-                players = parse_seating(f.read().splitlines(), args.seats)
-        except (OSError, UnicodeDecodeError) as exc:
-            raise ShotclockError(f"cannot read {one_line(args.seating)}: {getattr(exc, 'strerror', None) or exc}") \
-                from None
-        except SeatError as exc:
-            raise ShotclockError(f"{one_line(args.seating)} {one_line(str(exc))}") from None
-        message["players"] = [[seat, name] for seat, name in players]
+        message["players"] = [[seat, name] for seat, name in read_seating(args.seating, args.seats, args.encoding)]
     problem = command_problem(message)
     if problem:
-        raise ShotclockError(f"the command: {problem}")
+        raise ShotclockError(problem if problem.startswith("the ") else f"the command: {problem}")
     return message
+
+
+def _value(value) -> str:
+    if isinstance(value, float):
+        return f"{round(value, 2):g}"
+    if isinstance(value, (list, dict)):
+        return json.dumps(value, ensure_ascii=False)
+    return str(value)
+
+
+def ack_line(table: str, ack: dict) -> str:
+    """The table's answer as one line for a person: ``ok`` with what the command did (each output record's
+    type and fields), or ``refused`` with the table's reason.
+
+    >>> ack_line("7", {"name": "empty", "outcome": "done",
+    ...                "outputs": [{"t": 8.1, "type": "seat", "seat": 4, "change": "emptied", "bank": 150.0}]})
+    'table 7: ok: empty: seat (seat 4, change emptied, bank 150)'
+    >>> ack_line("7", {"name": "seat", "outcome": "ignored", "reason": "seat 2 is taken by Ana Costa"})
+    'table 7: refused: seat: seat 2 is taken by Ana Costa'
+    """
+    name = ack.get("name") or "the command"
+    if ack.get("outcome") != "done":
+        return f"table {table}: refused: {name}: {ack.get('reason') or ack.get('outcome') or 'no reason given'}"
+    did = []
+    for record in ack.get("outputs") or []:
+        fields = ", ".join(f"{k} {_value(v)}" for k, v in record.items() if k not in ("t", "type"))
+        did.append(f"{record.get('type')} ({fields})" if fields else str(record.get("type")))
+    return f"table {table}: ok: {name}" + (f": {'; '.join(did)}" if did else ": nothing changed")
 
 
 def cmd_send(args) -> int:
@@ -95,5 +120,5 @@ def cmd_send(args) -> int:
     finally:
         client.loop_stop()
         client.disconnect()
-    print(json.dumps(ack, ensure_ascii=False))
+    print(json.dumps(ack, ensure_ascii=False) if args.json else ack_line(args.table, ack))
     return 0 if ack.get("outcome") == "done" else 1

@@ -71,6 +71,11 @@ def simulate(add) -> None:
     p = add("simulate", "shotclock.shell.simulator:cmd_simulate",
             "the device on a desktop: its screen and a panel of the table's buttons", state_dir=True)
     p.add_argument("--terminal", action="store_true", help="use the terminal view even where a window could open")
+    p.add_argument("--dealer-check", action="store_true",
+                   help="the dealer check in a window: press A or space when the screen lights up, a dozen times")
+    p.add_argument("--seating", metavar="FILE.csv",
+                   help="seat and name the players at the start, from a seating export (seat,name a line; needs "
+                        "[seats] track = true, as in docs/examples/tempo-bank.toml)")
     add_no_log(p)
 
 
@@ -94,6 +99,9 @@ def selftest(add) -> None:
                    help="gpiozero pin factory (default: auto)")
     p.add_argument("--sound", action="store_true",
                    help="also play the countdown through the speaker (sound.device, sound.volume), to hear it")
+    p.add_argument("--dealer", action="store_true",
+                   help="also the dealer check: a dozen cues at random moments, the dealer presses ACTION at each; "
+                        "prints the reaction time's median and spread against the tie window")
 
 
 def screenshot(add) -> None:
@@ -169,6 +177,8 @@ def seating(add) -> None:
     p.add_argument("--at", type=seconds, default=0, metavar="T", help="the event's time (default 0)")
     p.add_argument("--command", action="store_true",
                    help="print the floor command's fields (docs/network.md) instead of a replay event")
+    p.add_argument("--encoding", default="utf-8", metavar="NAME",
+                   help="the file's encoding (default utf-8; an export from an older program: cp1252 or latin-1)")
 
 
 def firstboot(add) -> None:

@@ -309,6 +309,17 @@ def config_toml(values: dict) -> str:
     return "\n".join(lines) + "\n"
 
 
+def stats_heading(result: dict) -> str:
+    """The first line of ``log stats``: the clocks called, split into those ruled, the floor's cancels, those the
+    hand's flow ended quietly and those still open (every clock in exactly one)."""
+    outcomes = result["outcomes"]
+    cancelled = outcomes.get("cancelled", 0)
+    quiet = sum(n for kind, n in outcomes.items() if kind.startswith("ended_by_"))
+    ruled = sum(outcomes.values()) - cancelled - quiet
+    return (f"clocks called: {result['clocks']} ({ruled} ruled, {cancelled} cancelled by the floor, "
+            f"{quiet} ended quietly by the hand's flow, {result['open']} still open)")
+
+
 def cmd_stats(args, out=None) -> int:
     """Clocks called, rulings by outcome, decision times, clocks per hour (counted on UTC, across reboots)."""
     out = out or sys.stdout
@@ -323,7 +334,7 @@ def cmd_stats(args, out=None) -> int:
     if args.json:
         print(json.dumps(result, indent=2), file=out)
         return 0
-    print(f"clocks called: {result['clocks']} ({result['open']} without a decision)", file=out)
+    print(stats_heading(result), file=out)
     for outcome, n in sorted(result["outcomes"].items()):
         print(f"  {outcome:<14} {n}", file=out)
     fmt = lambda v, unit="s": "-" if v is None else f"{v} {unit}"

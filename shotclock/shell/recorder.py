@@ -94,6 +94,8 @@ class Recorder:
     :param on_written: told of the rows each commit stored (the floor network's link), or None.
     """
 
+    failure_fault = LogFault(LOG_WRITE_FAILED, "records could not be written")  # the loop shows it while update fails
+
     def __init__(self, sink, config, utcnow=lambda: datetime.now(timezone.utc),
                  checkpoint_every: float = CHECKPOINT_SECONDS, boot: str | None = None, on_written=None):
         self.sink = sink

@@ -276,14 +276,14 @@
 
 
   /** Ask the collector's archive (docs/network.md, "archive"): resolves with its answer, or with
-   *  {ok: false, reason: "no answer"} when no collector answers in time. */
-  Link.prototype.ask = function (venue, question) {
+   *  {ok: false, reason: "no answer"} when no collector answers in time (timeoutMs, default ASK_TIMEOUT_MS). */
+  Link.prototype.ask = function (venue, question, timeoutMs) {
     var self = this, id = newId();
     return new Promise(function (resolve) {
       var timer = setTimeout(function () {
         delete self.questions[id];
         resolve({ok: false, reason: "no answer"});
-      }, ASK_TIMEOUT_MS);
+      }, timeoutMs || ASK_TIMEOUT_MS);
       self.questions[id] = {resolve: resolve, timer: timer};
       self.client.publish(PREFIX + "/" + venue + "/archive/get", JSON.stringify(question), {
         qos: 1,
