@@ -128,7 +128,8 @@ def test_commands_acks_status_and_the_archive_work_through_the_bridge(pair, tmp_
 def test_a_room_cannot_publish_another_rooms_tables_at_the_venue(pair):
     from test_broker_config import NOT_AUTHORIZED, publish_rc
 
-    # The bridge's own credential, as a client of the venue broker: table 3 is not in room east.
+    # The bridge's own credential, as a client of the venue broker: table 3 is not in room east. (Its client id
+    # is bound to it: this client takes the real bridge's session for a moment; it reconnects after 1 s.)
     bridge = pair.venue.client("bridge-east")
     assert publish_rc(bridge, table_topic(VENUE, "3", "event")) == NOT_AUTHORIZED
     assert publish_rc(bridge, table_topic(VENUE, "1", "stored")) == NOT_AUTHORIZED  # only the collector says so

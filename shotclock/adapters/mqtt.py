@@ -146,6 +146,11 @@ class MqttLink:
 
     def connect(self, username: str, password: str, context: ssl.SSLContext | None) -> None:
         """Start connecting in the background with this login (the sender thread, once)."""
+        # The client id comes from the password just read: one from a credentials file is not known
+        # before (deriving it from the empty one gave every such table a client id anyone could name,
+        # and the broker, which ties each table's login to its own id, refused it). paho has no setter.
+        self.client._client_id = private_client_id(f"shotclock-{self.settings.venue}-{self.settings.table}",
+                                                   password).encode()
         self.client.username_pw_set(username, password)
         self.login = username  # as the credentials file gave it (the settings' own username is empty then)
         if context is not None:

@@ -24,9 +24,13 @@ def broker_config(add) -> None:
     p.add_argument("--listen", metavar="HOST:PORT", help="a TLS listener for the floor network, e.g. 0.0.0.0:8883")
     p.add_argument("--websockets", default="127.0.0.1:9001", metavar="HOST:PORT",
                    help="the browsers' websockets listener (default 127.0.0.1:9001; TLS beyond loopback; none: off)")
-    p.add_argument("--certfile", metavar="PEM", help="server certificate for TLS listeners")
+    p.add_argument("--make-certs", metavar="NAMES", help="make the floor's CA and the broker's certificate in "
+                   "DIR/tls/ for these names and addresses, e.g. floor.local,192.168.10.2 (kept when there)")
+    p.add_argument("--certfile", metavar="PEM", help="server certificate for TLS listeners (instead of --make-certs)")
     p.add_argument("--keyfile", metavar="PEM", help="its private key")
-    p.add_argument("--run-as", metavar="USER", help="the user mosquitto drops to when started as root")
+    p.add_argument("--run-as", metavar="USER", help="the user the broker runs as (the unit's User=; default mosquitto)")
+    p.add_argument("--dynsec-plugin", metavar="PATH", help="Mosquitto's dynamic-security plugin, which ties each "
+                   "table's login to its client id (default: the installed one; none: no binding)")
     p.add_argument("--no-pages", action="store_true",
                    help="do not serve the dashboard and overlay pages from the websockets listener")
     p.add_argument("--time", metavar="NETWORK", help="also write chrony.conf so this host serves time to the tables "

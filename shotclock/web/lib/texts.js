@@ -195,13 +195,15 @@
 
   /** A state message's faults in the device's words (core/view.py _fault_text). Each is a typed object
    *  (core/faults.py to_dict, docs/network.md "state"): {kind: "stuck", button, since},
-   *  {kind: "no_sound", detail}, {kind: "log", problem, detail}; a kind this page does not know is
+   *  {kind: "no_sound", detail}, {kind: "log", problem, detail},
+   *  {kind: "firstboot", detail}; a kind this page does not know is
    *  shown as it came. */
   function faultTexts(lang, faults) {
     return (faults || []).map(function (f) {
       if (f.kind === "stuck") return t(lang, "fault.stuck", {button: t(lang, "button." + f.button)});
       if (f.kind === "no_sound") return t(lang, "fault.no_sound");
       if (f.kind === "log") return t(lang, "fault.log." + f.problem);
+      if (f.kind === "firstboot") return t(lang, "fault.firstboot");
       return String(f.kind) + (f.detail ? ": " + f.detail : "");
     });
   }
