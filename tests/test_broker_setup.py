@@ -20,7 +20,7 @@ from helpers import wait_until
 from mqtt_broker import free_port, port_open, require_mosquitto
 from shotclock.cli import main
 from shotclock.floor.broker_config import UNIT_FILE, table_client_id
-from shotclock.adapters.mqtt import read_credentials
+from shotclock.adapters.mqtt_login import read_credentials
 
 AS_ROOT = pytest.mark.skipif(os.geteuid() != 0, reason="starts mosquitto as root, as systemd does")
 

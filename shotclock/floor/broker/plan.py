@@ -38,14 +38,14 @@ def bridge_user(room: str) -> str:
 
 def table_client_id(venue: str, table: str, password: str) -> str:
     """The one client id the broker lets ``table``'s login use (the device derives the same one)."""
-    from shotclock.adapters.mqtt import private_client_id
+    from shotclock.adapters.mqtt_login import private_client_id
 
     return private_client_id(f"shotclock-{venue}-{table}", password)
 
 
 def bridge_client_id(venue: str, room: str, password: str, side: str = "remote") -> str:
     """The client id of a room's bridge on the venue broker (``remote``) or on its own broker (``local``)."""
-    from shotclock.adapters.mqtt import private_client_id
+    from shotclock.adapters.mqtt_login import private_client_id
 
     middle = "bridge" if side == "remote" else "bridge-local"
     return private_client_id(f"shotclock-{middle}-{venue}-{room}", password)
