@@ -46,6 +46,7 @@ def test_the_report_from_a_real_archive_matches_the_devices_own_decisions(broker
     two = RunningDevice(network_config(broker, "2", mode="shot", extra=CONFIG), state["2"])
     devices = [one, two]
     try:
+        wait_until(lambda: one.link.status.connected and two.link.status.connected, what="both tables online")
         for seat, name in ((4, "Ana Costa"), (5, "Bo Li")):
             assert send(capsys, broker, "1", "seat", "--seat", str(seat), "--player", name)[0] == 0
         one.tap("street", hold=0.6)  # a new hand: button 1, blinds 2 and 3, Ana at seat 4 first
@@ -60,6 +61,8 @@ def test_the_report_from_a_real_archive_matches_the_devices_own_decisions(broker
         time.sleep(2.0)
         one = devices[0] = RunningDevice(network_config(broker, "1", mode="shot", extra=CONFIG), state["1"])
         wait_until(lambda: one.device.loop.table.state.phase == "paused", what="her clock back, paused")
+        # A command lives 5 s at the broker: on a loaded machine the table may take longer to come back online.
+        wait_until(lambda: one.link.status.connected, what="table 1 online again")
         assert send(capsys, broker, "1", "resume")[0] == 0
         time.sleep(0.3)
         one.tap("action")  # she acts

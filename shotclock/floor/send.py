@@ -120,6 +120,9 @@ def cmd_send(args) -> int:
         except queue.Empty:
             raise ShotclockError(f"no answer from the broker at {args.broker} within {args.wait:g} s") from None
         if answer:
+            if username.startswith("table-"):  # the broker ties a table's login to that table's own client id
+                raise ShotclockError(f"the broker refused the connection ({answer}): '{username}' is a table's "
+                                     "login, which connects only as its table; send with a floor login")
             raise ShotclockError(f"the broker refused the connection ({answer}): check --credentials")
         props = Properties(PacketTypes.PUBLISH)
         props.MessageExpiryInterval = 5
