@@ -49,7 +49,7 @@ def check_config(args) -> tuple[Check, object]:
         config = load_for(args)
     except ConfigError as exc:
         return Check("FAIL", "config", f"{exc.source}: " + "; ".join(exc.problems)), None
-    return Check("OK", "config", f"{config.source}: {config['mode']} mode, table {config['table']!r}"), config
+    return Check("OK", "config", f"{config.source}: {config.mode} mode, table {config.table!r}"), config
 
 
 def check_pins(config, factory_name: str) -> Check:
@@ -100,7 +100,7 @@ def check_backlight(config, root=None) -> Check:
     if not writable:
         return Check("FAIL", "backlight", f"{', '.join(d.name for d in devices)}: brightness not writable "
                                           "(the service user needs the video group)")
-    return Check("OK", "backlight", f"{', '.join(writable)}: set to {config['screen.brightness']:g} at start")
+    return Check("OK", "backlight", f"{', '.join(writable)}: set to {config.screen.brightness:g} at start")
 
 
 def play_countdown(player, countdown: int, sleep=time.sleep) -> list[str]:
@@ -122,20 +122,20 @@ def check_sound(config, sleep=time.sleep) -> Check:
     from shotclock.adapters.sound import SoundPlayer
 
     try:
-        player = SoundPlayer(config["language"], config["sound.voice"], config["sound.volume"],
-                             device=config["sound.device"])
+        player = SoundPlayer(config.language, config.sound.voice, config.sound.volume,
+                             device=config.sound.device)
     except ShotclockError as exc:
         return Check("FAIL", "sound", str(exc))
     try:
         if player.driver == "dummy":
             return Check("FAIL", "sound", "SDL audio driver 'dummy' plays nothing (unset SDL_AUDIODRIVER)")
-        print(f"sound: playing the countdown through {config['sound.device'] or 'the default output'}...",
+        print(f"sound: playing the countdown through {config.sound.device or 'the default output'}...",
               flush=True)
         played = play_countdown(player, config.settings.countdown, sleep)
     finally:
         player.close()
-    return Check("OK", "sound", f"played {' '.join(played)} at volume {config['sound.volume']} "
-                                f"({'voice' if config['sound.voice'] else 'ticks'}): did you hear it?")
+    return Check("OK", "sound", f"played {' '.join(played)} at volume {config.sound.volume} "
+                                f"({'voice' if config.sound.voice else 'ticks'}): did you hear it?")
 
 
 def check_power(run=subprocess.run) -> Check:
@@ -198,7 +198,7 @@ def cmd_selftest(args) -> int:
     checks.append(config_check)
     skip = lambda name: Check("SKIP", name, "the configuration is invalid (see the config line)")
     devices = [check_pins(config, args.pins) if config is not None else skip("pins")]
-    devices += [check_display(), check_audio(config["sound.device"] if config is not None else "")]
+    devices += [check_display(), check_audio(config.sound.device if config is not None else "")]
     if args.pins != "mock" and any(c.status == "FAIL" for c in devices) and service_running():
         devices = [held_by_service(c) for c in devices]
     checks += devices
