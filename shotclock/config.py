@@ -22,7 +22,7 @@ from shotclock.core.settings import (ALLOWANCE_RESETS, MODES, STREETS, ClockSett
 from shotclock.errors import ConfigError, PinConfigError, shown
 
 BUTTONS = ("floor", "action", "bet", "extend", "street")
-LIGHTS = ("led_running", "led_bet", "buzzer")
+LIGHTS = ("led_running", "led_bet", "buzzer", "strobe")
 #: ``gpio.board`` values: gpiozero's own Raspberry Pi detection, or a chip's lines by offset
 #: (:mod:`shotclock.adapters.boards` makes the pin factory for each).
 BOARDS = ("raspberry-pi", "generic")
@@ -189,6 +189,9 @@ SCHEMA: list[Key] = [
     Key("pins.led_bet", (int,), 6, "BCM pin of the LED lit while a bet is faced", range=PIN),
     Key("pins.buzzer", (int, bool), False, "BCM pin of an optional active buzzer, or false for none",
         _not_true, range=PIN),
+    Key("pins.strobe", (int, bool), False, "BCM pin of an optional strobe light or vibrating puck (through a "
+        "transistor), pulsed with each countdown second, the bank's start and the ruling when "
+        "screen.visual_cues is on; false for none", _not_true, range=PIN),
     Key("gpio.board", (str,), "raspberry-pi",
         "\"raspberry-pi\" (gpiozero finds the model and its GPIO chip) or \"generic\" (any other Linux board: "
         "pin numbers are line offsets of gpio.chip)", _one_of(*BOARDS)),
@@ -212,6 +215,9 @@ SCHEMA: list[Key] = [
         "empty: the system's default"),
     Key("screen.fullscreen", (bool,), True, "fill the screen (on the Pi); the simulator opens a window"),
     Key("screen.size", (str,), "800x480", "window size WIDTHxHEIGHT when not fullscreen (portrait: 480x800)"),
+    Key("screen.visual_cues", (bool,), False, "visual-first cues (TDA Rule 9, special needs): the screen flashes "
+        "on each countdown second, the bank's start and the ruling, the running LED blinks with them and "
+        "pins.strobe pulses"),
     Key("screen.last_ruling_seconds", NUM, 60, "how long the idle screen shows the last ruling",
         range=Range(0, 86400)),
     Key("screen.brightness", NUM, 1.0, "backlight, where the display has one (the official 7\" display does); "
@@ -437,6 +443,8 @@ def _cross_checks(values: dict, errors: dict) -> None:
             parse_size(values["screen.size"])
         except ValueError as exc:
             add("screen.size", str(exc))
+    if values["pins.strobe"] is not False and not values["screen.visual_cues"] and "pins.strobe" not in errors:
+        add("pins.strobe", "needs screen.visual_cues = true (the strobe pulses with the visual cues)")
     if values["seats.bank"] and not values["seats.track"] and "seats.bank" not in errors:
         add("seats.bank", "needs seats.track = true (a time bank is a player's: the table must know the seats)")
     if values["network.enabled"]:

@@ -111,6 +111,14 @@ def view_from_record(row: dict, count: int) -> SeatsView | None:
                      seat(row.get("last_acted")), None, banks, chips)
 
 
+def refusal(code: str, **params) -> SeatError:
+    """The :class:`SeatError` for a reason of :mod:`shotclock.core.reasons` (its words: one template each, in
+    core/texts.py, so the pages can say it in Dutch)."""
+    from shotclock.core.reasons import reason  # only when refusing: core.reasons imports the texts
+
+    return SeatError(reason(code, **params))
+
+
 class Seats:
     """The seats of one table (see the module's description).
 
@@ -140,11 +148,11 @@ class Seats:
     def check_seat(self, seat: object, occupied: bool | None = None) -> int:
         """``seat`` if it is a seat of this table (and occupied or empty as asked), else :class:`SeatError`."""
         if seat.__class__ is not int or not 1 <= seat <= self.count:
-            raise SeatError(f"seat must be a number from 1 to {self.count}, not {seat!r}")
+            raise refusal("seat_range", count=self.count, seat=repr(seat))
         if occupied is True and seat not in self.players:
-            raise SeatError(f"seat {seat} is empty")
+            raise refusal("seat_empty", seat=seat)
         if occupied is False and seat in self.players:
-            raise SeatError(f"seat {seat} is taken")
+            raise refusal("seat_taken", seat=seat)
         return seat
 
     def seat(self, seat: int, name: str = "") -> None:
@@ -152,7 +160,7 @@ class Seats:
         or held by an unnamed player (the seats a table starts with), who is then this player."""
         self.check_seat(seat)
         if self.players.get(seat):
-            raise SeatError(f"seat {seat} is taken by {self.players[seat]}: empty it first")
+            raise refusal("seat_taken_by", seat=seat, name=self.players[seat])
         if name:
             problem = name_problem(name)
             if problem:

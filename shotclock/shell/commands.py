@@ -71,6 +71,8 @@ def simulate(add) -> None:
     p = add("simulate", "shotclock.shell.simulator:cmd_simulate",
             "the device on a desktop: its screen and a panel of the table's buttons", state_dir=True)
     p.add_argument("--terminal", action="store_true", help="use the terminal view even where a window could open")
+    p.add_argument("--dealer-check", action="store_true",
+                   help="the dealer check in a window: press A or space when the screen lights up, a dozen times")
     p.add_argument("--seating", metavar="FILE.csv",
                    help="seat and name the players at the start, from a seating export (seat,name a line; needs "
                         "[seats] track = true, as in docs/examples/tempo-bank.toml)")
@@ -97,6 +99,9 @@ def selftest(add) -> None:
                    help="gpiozero pin factory (default: auto)")
     p.add_argument("--sound", action="store_true",
                    help="also play the countdown through the speaker (sound.device, sound.volume), to hear it")
+    p.add_argument("--dealer", action="store_true",
+                   help="also the dealer check: a dozen cues at random moments, the dealer presses ACTION at each; "
+                        "prints the reaction time's median and spread against the tie window")
 
 
 def screenshot(add) -> None:

@@ -19,6 +19,7 @@ import time
 from shotclock import __version__
 from shotclock.core.engine import RUNNING
 from shotclock.core.flood import FloodGuard
+from shotclock.core.reasons import explain
 from shotclock.core.view import network_mark
 from shotclock.core.wire import (MALFORMED, RATE_LIMITED, RecentIds, Refusal, ack_message, check_command, dumps,
                                  ms, state_key, state_message)
@@ -95,8 +96,12 @@ class NetworkPresenter:
     def _ack(self, ack) -> None:
         reason = ack.ignored
         outputs = [o.record() for o in ack.outputs if o.TYPE != "ignored"]
-        self.link.offer_ack(dumps(ack_message(self.table, self.link.boot, ack.command,
-                                              "ignored" if reason else "done", reason or "", outputs, self.seq)))
+        message = ack_message(self.table, self.link.boot, ack.command, "ignored" if reason else "done", reason or "",
+                              outputs, self.seq)
+        explained = explain(reason) if reason else None
+        if explained:  # the reason's code and parameters: a page says it in its own language
+            message["code"], message["params"] = explained
+        self.link.offer_ack(dumps(message))
 
     def mark(self) -> str:
         """The screen's small network mark now (the builder hands this to each screen)."""

@@ -224,12 +224,13 @@
     if (!p.ack) return t("ack.waiting", {cmd: cmd});
     if (p.ack.outcome === "timeout") return t("ack.timeout", {cmd: cmd});
     return p.ack.outcome === "done" ? t("ack.ok", {cmd: cmd})
-                                    : t("ack.refused", {cmd: cmd, reason: p.ack.reason || p.ack.outcome});
+                                    : t("ack.refused", {cmd: cmd, reason: S.reasonText(lang, p.ack)});
   }
 
   /** Street and extensions; the bet too when no clock runs (a running clock's line says it with the
    *  consequence, as the device's screen does). */
-  function infoText(s, clockOn) {
+  function infoText(table, now, clockOn) {
+    var s = table.state || {};
     var parts = [];
     // Seat tracking: whose clock it runs, then every seat's chips and bank ("S3 2 · 45 s"), folded seats apart.
     if (clockOn && s.seat) parts.push(s.player ? t("seat.named", {seat: s.seat, name: s.player}) : t("seat", {seat: s.seat}));
@@ -239,7 +240,8 @@
     (s.seats || []).forEach(function (seat) {
       var bits = ["S" + seat.seat + (seat.player ? " " + seat.player : "") + (seat.all_in ? " (all-in)" : "")];
       if (seat.chips !== null && seat.chips !== undefined) bits.push(String(seat.chips));
-      if (seat.bank_ms !== null && seat.bank_ms !== undefined) bits.push(t("seconds", {s: Math.ceil(seat.bank_ms / 1000)}));
+      var bank = S.bankLeftMs(table, now, seat.seat);  // the seat on the clock's counts down, as on the overlay
+      if (bank !== null) bits.push(t("seconds", {s: S.shownSeconds(bank)}));
       if (seat.in_hand || !s.seat) parts.push(bits.join(" "));
     });
     return parts.join(" · ");
@@ -262,7 +264,7 @@
     setText(card, "secs", clockOn ? String(S.shownSeconds(ms)) : "–");
     drawRing(card, clockOn ? S.progress(table, now) : 0);
     setText(card, "consequence", clockOn ? S.consequenceText(lang, s) : "");
-    setText(card, "info", table.state && phase !== "offline" && phase !== "quiet" ? infoText(s, clockOn) : "");
+    setText(card, "info", table.state && phase !== "offline" && phase !== "quiet" ? infoText(table, now, clockOn) : "");
     var r = table.ruling;
     var fresh = S.freshRuling(table, now);
     var words = r ? S.rulingWords(lang, r) : null;
@@ -326,7 +328,8 @@
     setText(card, "secs", ms !== null ? String(S.shownSeconds(ms)) : "–");
     drawRing(card, ms !== null ? S.progress(table, now) : 0);
     var tone = S.clockTone(table, now);
-    ["calm", "warn", "urgent", "paused"].forEach(function (x) { setClass(card, "tone-" + x, x === tone); });
+    ["calm", "warn", "urgent", "paused", "bank"].forEach(function (x) { setClass(card, "tone-" + x, x === tone); });
+    if (S.seatPanel) S.seatPanel.tick(card.el, table, now);  // the bank of the seat on the clock counts down
   }
 
   function drawFeed() {

@@ -103,11 +103,18 @@
     return {details: d, lang: lang, shown: "", shownSummary: ""};
   }
 
-  function seatRow(seat, s, lang) {
+  /** A seat's bank as the row shows it: the seat on the clock's counting down (lib/clock.js bankLeftMs). */
+  function bankText(table, now, seat, lang) {
+    var bank = S.bankLeftMs(table, now, seat);
+    return bank === null ? "" : S.t(lang, "seconds", {s: S.shownSeconds(bank)});
+  }
+
+  function seatRow(seat, s, lang, table, now) {
     var t = function (k, v) { return S.t(lang, k, v); };
     var tr = el("tr");
     tr.dataset.seat = seat.seat;
-    var marks = (s.button === seat.seat ? "D " : "") + (s.seat === seat.seat ? "⏱ " : s.turn === seat.seat ? "▶ " : "");
+    // The marks are glyphs Debian's fonts-dejavu-core has (chromium on a Pi draws ⏱ as an empty box).
+    var marks = (s.button === seat.seat ? "D " : "") + (s.seat === seat.seat ? "◷ " : s.turn === seat.seat ? "▶ " : "");
     tr.appendChild(el("th", "", marks + "S" + seat.seat));
     var name = el("input");
     name.name = "player";
@@ -118,8 +125,7 @@
     var state = seat.all_in ? "all-in" : !seat.in_hand && s.seats.some(function (x) { return x.in_hand; })
       ? t("seats.folded") : "";  // between hands nobody is in one: no mark
     tr.appendChild(el("td", "seat-chips", seat.chips === null || seat.chips === undefined ? "" : String(seat.chips)));
-    tr.appendChild(el("td", "seat-bank", seat.bank_ms === null || seat.bank_ms === undefined ? ""
-                                         : t("seconds", {s: Math.ceil(seat.bank_ms / 1000)})));
+    tr.appendChild(el("td", "seat-bank", bankText(table, now, seat.seat, lang)));
     tr.appendChild(el("td", "seat-mark", state));
     var acts = el("td", "seat-acts");
     acts.append(button("rename", t("seats.rename")), button("button", t("seats.button")),
@@ -141,7 +147,8 @@
     ["seats.seat", "seats.player", "seats.chips", "seats.bank", "", ""].forEach(function (k) {
       head.appendChild(el("th", "", k ? S.t(lang, k) : ""));
     });
-    s.seats.forEach(function (seat) { rows.appendChild(seatRow(seat, s, lang)); });
+    var now = performance.now();
+    s.seats.forEach(function (seat) { rows.appendChild(seatRow(seat, s, lang, panel.table, now)); });
   }
 
   function note(panel, text, bad) {
@@ -257,7 +264,7 @@
       if (!ack) return true;
       var t = m.t, toName = m.to.name || m.to.id;
       if (ack.outcome !== "done") {
-        var reason = ack.reason || ack.outcome;
+        var reason = S.reasonText(m.panel.lang, ack);  // in the page's language (lib/texts.js)
         if (m.step === "seat") {
           note(m.panel, t("seats.move_refused", {name: m.name, to: toName, reason: reason, seat: m.seat}), true);
           m.p = link.command(m.from, "seat", Object.assign({seat: m.seat}, m.carried));
@@ -312,5 +319,14 @@
     if (panel.details.open) drawRows(panel, s, lang);
   }
 
-  S.seatPanel = {draw: draw};
+  /** Each frame of a running clock: the bank cell of the seat on the clock, counting down. */
+  function tick(cardEl, table, now) {
+    var panel = cardEl._seatPanel, s = table.state;
+    if (!panel || !panel.details.open || !s || !s.seat || panel.table !== table) return;
+    var cell = panel.details.querySelector('tr[data-seat="' + s.seat + '"] .seat-bank');
+    var text = bankText(table, now, s.seat, panel.lang);
+    if (cell && cell.textContent !== text) cell.textContent = text;
+  }
+
+  S.seatPanel = {draw: draw, tick: tick};
 })(window);

@@ -160,11 +160,35 @@
     return state.facing_bet ? "hand_dead" : "check";
   }
 
+  /** Milliseconds left of a time bank at `now` (time bank mode), or null where there is none: the seat on the
+   *  clock's (`seat` omitted) or seat `seat`'s, from the state's seats. The seat on the clock spends its bank as
+   *  the clock's last part, so what is left of it is the smaller of its bank and the clock's time, counting down
+   *  with the clock (core/view.py); every other seat's bank is as at its last decision. One function for the
+   *  overlay and the dashboard's seat rows. */
+  function bankLeftMs(table, now, seat) {
+    var s = table.state || {};
+    var onClock = s.seat && (seat === undefined || seat === s.seat);
+    var bank = onClock ? s.bank_ms : (s.seats || []).filter(function (x) { return x.seat === seat; })
+      .map(function (x) { return x.bank_ms; })[0];
+    if (bank === null || bank === undefined) return null;
+    var ms = onClock ? remainingMs(table, now) : null;
+    return ms === null ? bank : Math.min(bank, ms);
+  }
+
+  /** True while the clock runs in the player's own bank (its base time is up): the moment the device's
+   *  screen turns to its bank tone and says TIME BANK. */
+  function bankRuns(table, now) {
+    var s = table.state || {};
+    var ms = remainingMs(table, now);
+    return ms !== null && !!s.seat && s.bank_ms !== null && s.bank_ms !== undefined && ms <= s.bank_ms;
+  }
+
   var api = {
     RULING_MS: RULING_MS, remainingMs: remainingMs, quiet: quiet, shownSeconds: shownSeconds, phase: phase,
     progress: progress, freshRuling: freshRuling, naturalCompare: naturalCompare, sortTables: sortTables,
     phaseRank: phaseRank,
-    commandsFor: commandsFor, applyState: applyState, consequence: consequence
+    commandsFor: commandsFor, applyState: applyState, consequence: consequence,
+    bankLeftMs: bankLeftMs, bankRuns: bankRuns
   };
   root.Shotclock = root.Shotclock || {};
   for (var k in api) root.Shotclock[k] = api[k];

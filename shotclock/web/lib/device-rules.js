@@ -35,6 +35,12 @@
   "hand_dead": "dead"
  },
  "tones": {
+  "bank": {
+   "accent": "#b07cff",
+   "background": "#3e1670",
+   "ink": "#ffffff",
+   "ring": "#d2aaff"
+  },
   "calm": {
    "accent": "#2ecc71",
    "background": "#08341e",
@@ -52,6 +58,12 @@
    "background": "#960000",
    "ink": "#ffffff",
    "ring": "#ffffff"
+  },
+  "flash": {
+   "accent": "#ffffff",
+   "background": "#ffffff",
+   "ink": "#000000",
+   "ring": "#000000"
   },
   "good": {
    "accent": "#2ecc71",

@@ -200,6 +200,13 @@
     return (ms > 0 ? "+" : "\u2212") + (Math.abs(ms) / 1000).toFixed(3) + " s";
   }
 
+  /** A record's field as the timeline shows it: a number to the millisecond, as the offsets ("remaining
+   *  9.99982005…" as 10, 2.5 as 2.5), anything else as JSON. */
+  function fieldText(v) {
+    if (typeof v === "number" && isFinite(v)) return String(Math.round(v * 1000) / 1000);
+    return JSON.stringify(v);
+  }
+
   /** An archived clock's records as the timeline's rows: [utc time, offset from the start, type, fields]
    *  (fields with no value, such as a clock mode's street null, are left out). */
   function timelineRows(records) {
@@ -209,11 +216,20 @@
       var rec = r.record, rest = [];
       for (var k in rec) {
         if (k !== "t" && k !== "type" && rec[k] !== null && rec[k] !== undefined) {
-          rest.push(k + " " + JSON.stringify(rec[k]));
+          rest.push(k + " " + fieldText(rec[k]));
         }
       }
       return [(r.utc || "").slice(11, 23), offsetText(rec.t - t0), rec.type, rest.join(", ")];
     });
+  }
+
+  /** Why a table refused a command, in the page's language: the ack's `code` and `params` through the device's
+   *  own templates (reason.<code> in core/texts.py, through device-texts.js); else its reason as the table wrote
+   *  it (an older device, a reason with no template), else its outcome. */
+  function reasonText(lang, ack) {
+    var key = "reason." + ack.code, texts = S.DEVICE_TEXTS[PAGE_TEXTS[lang] ? lang : "nl"] || {};
+    if (ack.code && texts[key] !== undefined) return t(lang, key, ack.params || {});
+    return ack.reason || ack.outcome;
   }
 
   /** More page texts ({nl: {key: text}, en: {…}}), for a page's own module (the dashboard's seats.js). */
@@ -222,6 +238,7 @@
   };
   S.LANGUAGES = ["nl", "en"];
   S.timelineRows = timelineRows;
+  S.reasonText = reasonText;
   S.faultTexts = faultTexts;
   S.consequenceText = consequenceText;
   S.t = t;

@@ -148,16 +148,16 @@
     set("street", s.mode === "shot" && s.street ? t("street." + s.street) : "");
     ["running", "countdown", "paused", "interrupted"].forEach(function (p) { setClass("phase-" + p, p === phase); });
     var tone = clockOn ? S.clockTone(table, now) : null;
-    ["calm", "warn", "urgent", "paused"].forEach(function (x) { setClass("tone-" + x, x === tone); });
+    ["calm", "warn", "urgent", "paused", "bank"].forEach(function (x) { setClass("tone-" + x, x === tone); });
     setClass("show-ruling", !clockOn && !!ruling);
     if (clockOn) {
       var ms = S.remainingMs(table, now);
       set("secs", String(S.shownSeconds(ms)));
       var state = phase === "paused" || phase === "interrupted" ? t(phase) : t("mode." + s.mode);
-      if (phase !== "paused" && phase !== "interrupted" && s.bank_ms !== undefined && s.bank_ms !== null) {
-        // Time bank mode: the player's bank, the clock's last part: what is left of it is the smaller of the two.
-        var bank = Math.ceil(Math.min(s.bank_ms, ms) / 1000);
-        state = t("bank", {s: t("seconds", {s: bank})});
+      var bank = S.bankLeftMs(table, now);
+      if (phase !== "paused" && phase !== "interrupted" && bank !== null) {
+        // Time bank mode: what is left of the player's bank, marked once it runs (as the device's screen).
+        state = t(S.bankRuns(table, now) ? "bank.running" : "bank", {s: t("seconds", {s: S.shownSeconds(bank)})});
       }
       set("state", state);
       set("consequence", S.consequenceText(lang, s));
