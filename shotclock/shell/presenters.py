@@ -152,5 +152,5 @@ def build_presenters(config, fullscreen: bool, allow_nowhere=False, size=None, a
     player, problem = make_sound(config)
     if player:
         listeners.append(SoundPresenter(player))
-    listeners.append(ScreenPresenter(screen, display_for(config), area, visual_cues=config["screen.visual_cues"]))
+    listeners.append(ScreenPresenter(screen, display_for(config), area, visual_cues=config.screen.visual_cues))
     return Presenters(listeners, problem, screen)

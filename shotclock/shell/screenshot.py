@@ -139,7 +139,7 @@ def cmd_screenshot(args) -> int:
     if args.hold:
         state, holds = held_screen(args.hold, events, config, args.at, state, args.interrupted)
     cue = ""
-    if config["screen.visual_cues"] and not args.interrupted:  # the screen as it flashes at T
+    if config.screen.visual_cues and not args.interrupted:  # the screen as it flashes at T
         cues = Cues()
         cues.take(outputs)
         cue = cues.lit(args.at)

@@ -198,7 +198,7 @@ def check_dealer(config, pin_factory, clock=time.monotonic, waker=None, show=Non
     factory = make_pin_factory(pin_factory, config.section("gpio"), clock=clock) \
         if isinstance(pin_factory, str) else pin_factory
     run = DealerCheckRun(new_check(config, clock, seed), reader_for(config), clock, waker, show, sound, out,
-                         config["language"])
+                         config.language)
     try:
         open_pins(run, config, factory)
     except ShotclockError as exc:
@@ -223,7 +223,7 @@ def _dealer_outputs(config):
 
     screen = None
     try:
-        screen = Screen(config.screen_size, config["screen.fullscreen"], caption="shotclock dealer check")
+        screen = Screen(config.screen_size, config.screen.fullscreen, caption="shotclock dealer check")
     except HardwareError as exc:
         print(f"dealer: no screen ({exc}): the LEDs, the strobe and the sound give the cues")
     player, problem = make_sound(config)
