@@ -27,7 +27,7 @@ def cmd_config(args) -> int:
 
     if args.check:
         config = load_config(args.check)
-        if config["network.enabled"]:
+        if config.network.enabled:
             from shotclock.errors import ConfigError
             from shotclock.shell.files import service_user
             from shotclock.shell.network import login_file_problems
