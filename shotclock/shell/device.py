@@ -81,7 +81,7 @@ class Device:
         self.engine = self.table.engine
         self.reader = self.table.reader
         self.loop = DeviceLoop(self.table, clock=clock, waker=waker)
-        factory = (make_pin_factory(pin_factory, config.section("gpio"), clock=clock)
+        factory = (make_pin_factory(pin_factory, config.gpio, clock=clock)
                    if isinstance(pin_factory, str) else pin_factory)
         # A factory made here is closed here (it holds the GPIO chip); one handed in belongs to the
         # caller, and gpiozero's own default ("auto") is closed by gpiozero at exit.

@@ -56,7 +56,7 @@ def check_pins(config, factory_name: str) -> Check:
     from shotclock.adapters.pins import TablePins, make_pin_factory
 
     try:
-        pins = TablePins(config.pins, lambda edge: None, make_pin_factory(factory_name, config.section("gpio")))
+        pins = TablePins(config.pins, lambda edge: None, make_pin_factory(factory_name, config.gpio))
     except ShotclockError as exc:
         return Check("FAIL", "pins", str(exc))
     try:
@@ -195,7 +195,7 @@ def check_dealer(config, pin_factory, clock=time.monotonic, waker=None, show=Non
     from shotclock.adapters.pins import make_pin_factory
     from shotclock.shell.dealer import DealerCheckRun, new_check, open_pins, reader_for
 
-    factory = make_pin_factory(pin_factory, config.section("gpio"), clock=clock) \
+    factory = make_pin_factory(pin_factory, config.gpio, clock=clock) \
         if isinstance(pin_factory, str) else pin_factory
     run = DealerCheckRun(new_check(config, clock, seed), reader_for(config), clock, waker, show, sound, out,
                          config.language)
