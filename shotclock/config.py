@@ -5,6 +5,8 @@ lie in (a new numeric key must give one: ``Key("x.seconds", NUM, 30, "…", rang
 :func:`load_config` reports every problem at once in :attr:`ConfigError.errors`, keyed by the
 dotted key, and suggests the nearest valid key for a typo.
 ``shotclock config`` prints the whole schema as a commented example file.
+The validated :class:`Config` is typed, built once from the same schema: ``config.network.host``,
+``config.device.hold``, ``config.table`` (one frozen object per section, see :data:`SECTIONS`).
 """
 
 from __future__ import annotations
