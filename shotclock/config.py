@@ -413,6 +413,7 @@ def config_from(flat: dict, source: str) -> Config:
         else:
             values[name] = value
     _cross_checks(values, errors)
+    _preset_mode_check(flat, values, errors)
     if errors:
         pins_only = all(k.startswith("pins.") for k in errors)
         raise (PinConfigError if pins_only else ConfigError)(source, errors)
@@ -454,6 +455,30 @@ def _cross_checks(values: dict, errors: dict) -> None:
     if "device.stuck_after" not in errors and "device.hold" not in errors:
         if values["device.stuck_after"] <= values["device.hold"]:
             add("device.stuck_after", f"must be longer than 'device.hold' ({values['device.hold']} s)")
+
+
+def _preset_mode_check(flat: dict, values: dict, errors: dict) -> None:
+    """A ``mode`` that is not the preset's, while the preset's seat keys would still rule in it (``tempo`` with
+    ``mode = "clock"``: every called clock would carry the 300 s bank): refused under ``mode``."""
+    preset = flat.get("preset")
+    if preset not in PRESETS or "mode" not in flat or "mode" in errors:
+        return
+    own = PRESETS[preset]
+    kept = [k for k in own if k.startswith("seats.") and k not in flat]
+    if flat["mode"] != own["mode"] and kept:
+        errors["mode"] = (f'("{flat["mode"]}") is not the mode of preset "{preset}" ({own["mode"]} mode), whose '
+                          f'{", ".join(f"{k} = {_shown(own[k])}" for k in kept)} would still apply; '
+                          f'leave mode out or choose a {flat["mode"]}-mode preset')
+
+
+def config_warnings(config: "Config") -> list[str]:
+    """Settings that are valid but will not do what they seem to (``config --check`` prints each on one line)."""
+    out = []
+    if config["mode"] == "shot" and config["shot.allowance"] and not config["seats.track"]:
+        out.append(f"shot.allowance = {config['shot.allowance']} counts a chip only when an extension names its "
+                   "seat (a floor tablet's extend); the dealer's extend button names none: set seats.track = true "
+                   "to charge it to the seat on the clock")
+    return out
 
 
 def _network_checks(values: dict, add) -> None:

@@ -23,7 +23,9 @@ import uuid
 from pathlib import Path
 
 from helpers import wait_until
-from shotclock.floor.broker_config import BrokerPlan, Bridge, Endpoint, add_room, write_broker_config, write_rooms
+from shotclock.floor.broker.plan import bridge_client_id, bridge_user
+from shotclock.floor.broker_config import (BrokerPlan, Bridge, Endpoint, add_room, table_client_id, table_user,
+                                          write_broker_config, write_rooms)
 
 # Deadlines that only bound a hang: a loaded 2-core machine can take seconds for what takes ms.
 START_TIMEOUT = 30.0
@@ -85,12 +87,14 @@ class MosquittoBroker:
         (the venue broker's passwd and acl get the room's bridge: make the room broker before starting it).
     :param room: the room's name for ``bridge_to``.
     :param cafile: with ``bridge_to``: bridge over TLS to its ``tls_port``, trusting this certificate.
+    :param bind_client_ids: load the dynamic-security plugin that ties each table's login to its client id
+        (False: the broker as it was without it, to show what the binding stops).
     """
 
     def __init__(self, folder: str | Path, venue: str = "test", tables=("1", "2"), websockets: bool = True,
                  persistence: bool = True, autosave: int = 1, tls: tuple[str, str] | None = None,
                  pages: str | Path | None = None, floor=(), bridge_to: "MosquittoBroker | None" = None,
-                 room: str = "room", cafile: str | None = None):
+                 room: str = "room", cafile: str | None = None, bind_client_ids: bool = True):
         self.binary = require_mosquitto()
         self.folder = Path(folder)
         self.venue = venue
@@ -105,6 +109,8 @@ class MosquittoBroker:
                           network=Endpoint("127.0.0.1", self.tls_port) if tls else None,
                           certfile=tls[0] if tls else None, keyfile=tls[1] if tls else None,
                           pages=str(pages) if pages else None)
+        if not bind_client_ids:
+            plan.dynsec_plugin = None
         if bridge_to is not None:
             password = add_room(bridge_to.folder, venue, room, self.tables)
             bridge_to.passwords.update(write_rooms(bridge_to.folder, venue))
@@ -193,6 +199,15 @@ class MosquittoBroker:
         """The credentials file (TOML) of ``user`` (``table-1``, ``floor``, ``overlay``, ``collector``)."""
         return self.folder / "credentials" / f"{user}.toml"
 
+    def bound_client_id(self, user: str | None, password: str | None = None) -> str | None:
+        """The one client id the broker lets a table's or room bridge's login use (dynamic-security.json), else None."""
+        password = self.passwords.get(user, "") if password is None else password
+        if user is not None and user.startswith(table_user("")):
+            return table_client_id(self.venue, user[len(table_user("")):], password)
+        if user is not None and user.startswith(bridge_user("")):
+            return bridge_client_id(self.venue, user[len(bridge_user("")):], password)
+        return None
+
     def client(self, user: str | None, password: str | None = None, connect: bool = True, session: str = "",
                **kwargs):
         """A paho MQTT v5 client logged in as ``user`` (None: anonymous), its network thread running.
@@ -206,10 +221,11 @@ class MosquittoBroker:
         from paho.mqtt.packettypes import PacketTypes
         from paho.mqtt.properties import Properties
 
-        c = mqtt.Client(mqtt.CallbackAPIVersion.VERSION2, client_id=session or f"test-{uuid.uuid4().hex[:8]}",
+        c = mqtt.Client(mqtt.CallbackAPIVersion.VERSION2,
+                        client_id=session or self.bound_client_id(user, password) or f"test-{uuid.uuid4().hex[:8]}",
                         protocol=mqtt.MQTTv5, **kwargs)
         c.reconnect_delay_set(0.1, 0.5)
-        from shotclock.adapters.mqtt import no_delay
+        from shotclock.adapters.mqtt_login import no_delay
 
         c.on_socket_open = no_delay
         connect_properties = None

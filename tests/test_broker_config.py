@@ -9,7 +9,7 @@ import pytest
 
 from mqtt_broker import Inbox, mosquitto_path
 from shotclock.core.topics import feature_topic, table_topic
-from shotclock.floor.broker_config import (BrokerPlan, Endpoint, check_password, hash_password, parse_tables,
+from shotclock.floor.broker_config import (BrokerPlan, Endpoint, check_password, conf_text, hash_password, parse_tables,
                                            write_broker_config)
 from shotclock.cli import main
 
@@ -153,3 +153,47 @@ def test_only_the_collector_speaks_for_the_archive_and_each_floor_person_only_fo
         assert publish_rc(anna, table_topic("test", "1", "cmd"), b"c") == NOT_AUTHORIZED  # no self-declared sender
         t1 = broker.client("table-1")
         assert publish_rc(t1, command_topic("test", "2", "table-1"), b"c") == NOT_AUTHORIZED
+
+
+def test_every_path_in_the_conf_is_absolute(tmp_path, monkeypatch):
+    # Issue 29, 1: certfile and keyfile were written as given, so mosquitto under systemd (in /) failed.
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "server.pem").write_text("x")
+    plan = BrokerPlan("v", ["1"], network=Endpoint("0.0.0.0", 8883), certfile="server.pem", keyfile="server.key")
+    text = conf_text(plan, tmp_path / "b")
+    assert f"certfile {tmp_path / 'server.pem'}" in text and f"keyfile {tmp_path / 'server.key'}" in text
+
+
+def test_the_templates_are_package_resources_setup_cfg_ships():
+    import configparser
+    import fnmatch
+    from importlib import resources
+    from pathlib import Path
+
+    cfg = configparser.ConfigParser()
+    cfg.read(Path(__file__).parent.parent / "setup.cfg")
+    patterns = [p.strip() for p in cfg["options.package_data"]["shotclock"].split(",")]
+    folder = resources.files("shotclock.floor.broker") / "templates"
+    names = [p.name for p in folder.iterdir() if p.is_file()]
+    assert {"mosquitto-head.conf", "chrony.conf", "shotclock-broker.service", "server.ext"} <= set(names)
+    for name in names:
+        assert any(fnmatch.fnmatch(f"floor/broker/templates/{name}", p) for p in patterns), name
+
+
+def test_the_unit_starts_mosquitto_on_this_folder_as_its_user(tmp_path):
+    from shotclock.floor.broker_config import unit_text
+
+    text = unit_text("casino", tmp_path, "mosquitto", "mosquitto")
+    assert f"ExecStart=/usr/sbin/mosquitto -c {tmp_path}/mosquitto.conf" in text
+    assert "User=mosquitto" in text and "ExecReload=/bin/kill -HUP $MAINPID" in text
+
+
+def test_the_unit_passes_systemd_analyze_verify(tmp_path, capsys):
+    import shutil
+
+    if shutil.which("systemd-analyze") is None:
+        pytest.skip("systemd-analyze not installed")
+    assert main(["broker-config", str(tmp_path), "--venue", "v", "--tables", "1"]) == 0
+    unit = tmp_path / "shotclock-broker.service"
+    proc = subprocess.run(["systemd-analyze", "verify", str(unit)], capture_output=True, text=True, timeout=60)
+    assert "shotclock-broker.service" not in proc.stderr, proc.stderr

@@ -81,7 +81,7 @@ def test_selftest_prints_one_line_per_check_and_fails_on_dummy_drivers():
                           capture_output=True, text=True, timeout=60, env=env)
     lines = proc.stdout.splitlines()
     assert [line.split()[1] for line in lines] == ["config:", "pins:", "display:", "audio:", "power:", "time:",
-                                                      "backlight:"]
+                                                      "firstboot:", "backlight:"]
     assert lines[0].startswith("OK") and lines[1].startswith("OK")
     assert lines[2].startswith("FAIL") and "'dummy' draws nowhere" in lines[2]
     assert lines[3].startswith("FAIL") and "'dummy' plays nothing" in lines[3]
@@ -97,8 +97,8 @@ def test_selftest_reports_a_bad_config(tmp_path):
     assert lines[0].startswith("FAIL config:") and "pins.floor" in proc.stdout
     # QA finding 13: the pins and backlight lines were missing; they say why they were not checked
     assert [line.split()[1] for line in lines] == ["config:", "pins:", "display:", "audio:", "power:", "time:",
-                                                      "backlight:"]
-    assert lines[1] == lines[6].replace("backlight", "pins") == \
+                                                      "firstboot:", "backlight:"]
+    assert lines[1] == lines[7].replace("backlight", "pins") == \
         "SKIP pins: the configuration is invalid (see the config line)"
     assert proc.returncode == 1  # a check failed (README, "Exit codes")
 

@@ -117,3 +117,17 @@ def test_the_floors_ledger_follows_a_player_by_name_across_tables(broker, tmp_pa
     lines = json.loads(capsys.readouterr().out)
     ana = [line for line in lines if line["player"] == "Ana Costa"]
     assert len(ana) == 1 and ana[0]["decisions"] == 2 and ana[0]["extensions"] == 1
+
+
+def test_send_with_a_login_that_may_not_command_says_so_not_that_the_table_did_not_answer(broker, tmp_path, capsys):
+    device = RunningDevice(network_config(broker, "1"), tmp_path / "one")
+    try:
+        for login in ("overlay", "table-2", "table-1"):  # read-only; another table; the table itself
+            code = main(["send", "--broker", f"127.0.0.1:{broker.port}", "--venue", broker.venue, "--credentials",
+                         str(broker.credentials_file(login)), "--table", "1", "--wait", "30", "pause"])
+            out, err = capsys.readouterr()
+            assert code == 2 and not out, (login, out, err)
+            assert f"not allowed for this login ('{login}' may not command table 1)" in err, err
+            assert "did not answer" not in err and len(err.strip().splitlines()) == 1
+    finally:
+        device.stop()

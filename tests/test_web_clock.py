@@ -120,12 +120,13 @@ def test_faults_read_as_on_the_devices_screen(js):
     # The typed objects the device sends (core/faults.py to_dict, as core/wire.py state_message lists them),
     # read back by the page, say what the device's own screen says (core/view.py), for every kind there is.
     from shotclock.config import BUTTONS
-    from shotclock.core.faults import (FAULTS, LOG_BACKLOG, LOG_UNAVAILABLE, LOG_WRITE_FAILED, LogFault, NoSound,
-                                       StuckButton)
+    from shotclock.core.faults import (FAULTS, LOG_BACKLOG, LOG_UNAVAILABLE, LOG_WRITE_FAILED, FirstBootFailed,
+                                       LogFault, NoSound, StuckButton)
     from shotclock.core.view import _fault_text
 
     faults = [StuckButton(b, 12.5) for b in BUTTONS] + [NoSound("no audio device: a: b")] + [
-        LogFault(p, "disk full: no space") for p in (LOG_UNAVAILABLE, LOG_WRITE_FAILED, LOG_BACKLOG)]
+        LogFault(p, "disk full: no space") for p in (LOG_UNAVAILABLE, LOG_WRITE_FAILED, LOG_BACKLOG)] + [
+        FirstBootFailed("/boot/firmware/shotclock-firstboot.toml: not UTF-8 text (byte 0)")]
     assert {type(f) for f in faults} == set(FAULTS)
     wire = json.loads(dumps([f.to_dict() for f in faults]))
     for lang in ("nl", "en"):

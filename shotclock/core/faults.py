@@ -69,4 +69,13 @@ class LogFault(Fault):
     detail: str = ""
 
 
-FAULTS = (StuckButton, NoSound, LogFault)  # every kind a device reports
+@dataclass(frozen=True)
+class FirstBootFailed(Fault):
+    """The card's first-boot file was not taken (``detail``: the one line ``shotclock firstboot`` wrote):
+    the table may run with an old or no identity until a corrected file is copied onto the card."""
+
+    KIND: ClassVar[str] = "firstboot"
+    detail: str = ""
+
+
+FAULTS = (StuckButton, NoSound, LogFault, FirstBootFailed)  # every kind a device reports

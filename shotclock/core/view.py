@@ -13,7 +13,7 @@ from typing import Iterable
 from shotclock.core import texts
 from shotclock.core.engine import IDLE, PAUSED, RUNNING, Snapshot
 from shotclock.core.events import ACTED, CANCELLED
-from shotclock.core.faults import Fault, LogFault, NoSound, StuckButton
+from shotclock.core.faults import Fault, FirstBootFailed, LogFault, NoSound, StuckButton
 from shotclock.core.gestures import Hold
 from shotclock.core.tones import ruling_tone, running_tone
 
@@ -110,6 +110,8 @@ def _fault_text(fault: Fault, language: str) -> str:
         return texts.text(language, "fault.no_sound")
     if isinstance(fault, LogFault):
         return texts.text(language, f"fault.log.{fault.problem}")
+    if isinstance(fault, FirstBootFailed):
+        return texts.text(language, "fault.firstboot")
     return type(fault).__name__
 
 

@@ -57,7 +57,7 @@ def state_message(snapshot, now: float, table: str, boot: str, seq: int, name: s
         last_ruling = {"outcome": last.outcome, "remaining_ms": ms(last.remaining), "at_zero": last.at_zero,
                        "age_ms": max(0, ms(now - last.t))}
     message = {
-        "table": table, "boot": boot, "seq": seq, "name": name, "mode": snapshot.mode, "phase": snapshot.phase,
+        "table": table, "boot": boot, "seq": seq, "t": round(now, 3), "name": name, "mode": snapshot.mode, "phase": snapshot.phase,
         "facing_bet": bool(snapshot.facing_bet), "street": snapshot.street, "extensions": snapshot.extensions,
         "seconds": None if snapshot.phase == IDLE else snapshot.seconds,
         "remaining_ms": ms(remaining), "countdown": snapshot.countdown, "last_ruling": last_ruling,
@@ -95,7 +95,7 @@ def seat_fields(snapshot) -> dict:
 
 def state_key(message: dict) -> tuple:
     """What makes a state different for a reader, leaving out the ticking times and the counter."""
-    return tuple((k, repr(v)) for k, v in message.items() if k not in ("seq", "remaining_ms", "last_ruling")) + (
+    return tuple((k, repr(v)) for k, v in message.items() if k not in ("seq", "t", "remaining_ms", "last_ruling")) + (
         ("last", None if message["last_ruling"] is None else message["last_ruling"]["outcome"]),
         ("paused_ms", message["remaining_ms"] if message["phase"] != RUNNING else None))
 

@@ -24,9 +24,13 @@ def broker_config(add) -> None:
     p.add_argument("--listen", metavar="HOST:PORT", help="a TLS listener for the floor network, e.g. 0.0.0.0:8883")
     p.add_argument("--websockets", default="127.0.0.1:9001", metavar="HOST:PORT",
                    help="the browsers' websockets listener (default 127.0.0.1:9001; TLS beyond loopback; none: off)")
-    p.add_argument("--certfile", metavar="PEM", help="server certificate for TLS listeners")
+    p.add_argument("--make-certs", metavar="NAMES", help="make the floor's CA and the broker's certificate in "
+                   "DIR/tls/ for these names and addresses, e.g. floor.local,192.168.10.2 (kept when there)")
+    p.add_argument("--certfile", metavar="PEM", help="server certificate for TLS listeners (instead of --make-certs)")
     p.add_argument("--keyfile", metavar="PEM", help="its private key")
-    p.add_argument("--run-as", metavar="USER", help="the user mosquitto drops to when started as root")
+    p.add_argument("--run-as", metavar="USER", help="the user the broker runs as (the unit's User=; default mosquitto)")
+    p.add_argument("--dynsec-plugin", metavar="PATH", help="Mosquitto's dynamic-security plugin, which ties each "
+                   "table's login to its client id (default: the installed one; none: no binding)")
     p.add_argument("--no-pages", action="store_true",
                    help="do not serve the dashboard and overlay pages from the websockets listener")
     p.add_argument("--time", metavar="NETWORK", help="also write chrony.conf so this host serves time to the tables "
@@ -76,7 +80,7 @@ def add_broker_options(p, credentials_help: str, credentials_metavar: str = "FIL
 def floor(add) -> None:
     p = add("floor", "shotclock.floor.collector:cmd_collect", "the floor's tools: collect every table's rulings",
             config=False)
-    sub = p.add_subparsers(dest="floor_command", required=True, metavar="{collect,idle}")
+    sub = p.add_subparsers(dest="floor_command", required=True, metavar="{collect,idle,status}")
     c = sub.add_parser("collect", help="keep every table's records in one archive (SQLite), deduplicated",
                        description="subscribe to every table's events and keep them in DIR/collected.db; "
                                    "read it with 'shotclock log --collected DIR --table ID'")
@@ -87,6 +91,9 @@ def floor(add) -> None:
                         "($share/GROUP/…), all writing the same --archive on this machine; needs --member")
     c.add_argument("--member", metavar="NAME",
                    help="this collector's name in its --share group (its own persistent session): 1, 2, …")
+    c.add_argument("--member-expiry", type=int, default=30, metavar="SECONDS",
+                   help="with --share: how long a member may be away before the broker gives its share of the "
+                        "events to the group's others (default 30)")
     i = sub.add_parser("idle", help="wait until a table is online with no clock open (a fleet update's step)",
                        description="exit 0 once the table's status is online and its state has no clock open "
                                    "(and, with --version, it runs that version); exit 1 after --wait seconds")
@@ -96,6 +103,14 @@ def floor(add) -> None:
     i.add_argument("--table", required=True, metavar="ID", help="the table's id")
     i.add_argument("--version", metavar="V", help="also wait until the table runs this version")
     i.add_argument("--wait", type=float, default=600, metavar="SECONDS", help="how long to wait (default 600)")
+    s = sub.add_parser("status", help="the floor network itself: collectors, share group members, bridged rooms",
+                       description="print the collector's status, each share group member (online or gone), each "
+                                   "bridged room (connected or not, with the tables it hides) and the tables' counts, "
+                                   "from the broker's retained messages; exit 0 when all is up, 1 when a part is down")
+    s.set_defaults(func="shotclock.floor.status:cmd_status")
+    add_broker_options(s, "the floor's credentials (credentials/floor.toml from 'shotclock broker-config')")
+    s.add_argument("--wait", type=float, default=10, metavar="SECONDS",
+                   help="how long to wait for the broker (default 10)")
 
 
 def report(sub) -> None:

@@ -46,6 +46,26 @@ def build_message(args, sender: str, now_ms: int) -> dict:
     return message
 
 
+NOT_AUTHORIZED = 0x87  # MQTT 5 reason code: the ACL does not let this login publish on that topic
+
+
+def refusal(reason_code, username: str, table: str) -> str:
+    """The line to say when the broker's PUBACK refused the command, or "" when it took it (MQTT 5 says why; a
+    refused command never reaches the table, so waiting for its answer would blame the table).
+
+        >>> from paho.mqtt.reasoncodes import ReasonCode
+        >>> from paho.mqtt.packettypes import PacketTypes
+        >>> refusal(ReasonCode(PacketTypes.PUBACK, identifier=0x87), "overlay", "1")
+        "the broker refused the command: not allowed for this login ('overlay' may not command table 1)"
+    """
+    value = getattr(reason_code, "value", reason_code)
+    if value is None or value < 0x80:
+        return ""
+    if value == NOT_AUTHORIZED:
+        return f"the broker refused the command: not allowed for this login ({username!r} may not command table {table})"
+    return f"the broker refused the command: {reason_code} (reason code {value})"
+
+
 def _value(value) -> str:
     if isinstance(value, float):
         return f"{round(value, 2):g}"
@@ -87,10 +107,12 @@ def cmd_send(args) -> int:
     message = build_message(args, username, int(time.time() * 1000))
     acks: queue.Queue = queue.Queue()
     ready: queue.Queue = queue.Queue()
+    published: queue.Queue = queue.Queue()  # the broker's PUBACK reason code for the command
     ack_topic = table_topic(args.venue, args.table, "cmd/ack")
     client.on_connect = lambda c, u, f, rc, p: ready.put(rc) if rc.is_failure else c.subscribe(ack_topic, qos=1)
     client.on_subscribe = lambda c, u, mid, rcs, p: ready.put(0)
     client.on_message = lambda c, u, m: acks.put(m.payload)
+    client.on_publish = lambda c, u, mid, rc, p: published.put(rc)
     connect(client, args, keepalive=10)
     try:
         try:
@@ -107,6 +129,12 @@ def cmd_send(args) -> int:
             command_topic(args.venue, args.table, username)
         client.publish(topic, json.dumps(message), qos=1, properties=props)
         deadline = time.monotonic() + args.wait
+        try:
+            refused = refusal(published.get(timeout=args.wait), username, args.table)
+        except queue.Empty:
+            raise ShotclockError(f"the broker did not acknowledge the command within {args.wait:g} s") from None
+        if refused:
+            raise ShotclockError(refused)
         while True:
             try:
                 ack = json.loads(acks.get(timeout=max(0.0, deadline - time.monotonic())))

@@ -151,6 +151,7 @@ def log(add) -> None:
     r = add_sub("replay", "a device run again from the raw pin edges in its log; --check compares with the log")
     r.add_argument("session", nargs="?", type=positive_int, help="the session's record id (default: the newest)")
     r.add_argument("--check", action="store_true", help="compare with what the log holds; exit 1 on a difference")
+    r.add_argument("--all", action="store_true", help="with --check: every session of the log")
     lg = add_sub("ledger", "per seat and player: decisions, time used (median, p95, max), clocks called, "
                            "extensions, bank used, rulings against them (seat tracking); with --collected DIR and no "
                            "--table: the whole floor, by player name across tables")

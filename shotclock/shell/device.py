@@ -8,13 +8,13 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
-from shotclock.adapters.mqtt import new_boot_id
+from shotclock.adapters.mqtt_login import new_boot_id
 from shotclock.adapters.pins import TablePins, make_pin_factory
 from shotclock.adapters.systemd import SystemdNotifier
 from shotclock.config import BUTTONS, Config
 from shotclock.core.cues import Cues
 from shotclock.core.engine import IDLE, RUNNING
-from shotclock.core.faults import NoSound
+from shotclock.core.faults import FirstBootFailed, NoSound
 from shotclock.core.table import Table
 from shotclock.errors import HardwareError, ShotclockError
 from shotclock.shell.loop import DeviceLoop
@@ -172,6 +172,10 @@ def build_device(config: Config, pin_factory="auto", *, sound=(), screens=(), ex
     device = Device(config, pin_factory, buzzer_beeps=not sound, waker=waker, clock=clock)
     if sound_problem:
         device.loop.set_fault(NoSound(sound_problem))
+    from shotclock.shell import firstboot
+
+    if problem := firstboot.failure(firstboot.SYSTEM_ROOT):  # read once, at start: the file changes only at boot
+        device.loop.set_fault(FirstBootFailed(problem))
     try:
         attached = attach_log_and_network(device, config, log_dir)
     except Exception:

@@ -8,10 +8,17 @@ mode 0600) and the CA certificate into /etc/shotclock, points time sync at the f
 file from the boot partition, so no secret stays on the FAT partition, readable by anyone who takes
 the card out. Nothing is removed until everything is written and flushed.
 
+A file that cannot be taken stays where it is, and its one-line reason goes to
+``/etc/shotclock/firstboot-failed.txt`` (:data:`FAILED`): the table's screen shows it from the service's
+start (:func:`failure`) and ``shotclock selftest`` fails on it, until a first-boot file is taken.
+A card that already is a table takes no other identity (another id or venue) unless the file says
+``replace = true``.
+
 The file::
 
     [table]
     id = "7"                  # the table's id in the topics
+    replace = true            # optional, by hand: this card was another table (or venue) and becomes this one
     name = "Tafel 7"          # shown on the idle screen
     venue = "hollandcasino"
     hostname = "shotclock-7"  # may be empty: the card keeps its hostname
@@ -19,8 +26,9 @@ The file::
     host = "floor.local"
     port = 8883
     tls = true
-    username = "table-7"
+    username = "table-7"      # must be table-<id>: a credential of another table is refused
     password = "..."
+    check = "..."             # from provision: ties the password to this venue and id (credential_check)
     ca = "-----BEGIN CERTIFICATE-----..."   # may be empty: the system's CAs
     [time]
     server = "floor.local"    # may be empty
@@ -30,11 +38,13 @@ The file::
 
 from __future__ import annotations
 
+import hashlib
 import json
 import logging
 import os
 import pwd
 import re
+import ssl
 import subprocess
 import tomllib
 from dataclasses import dataclass, field
@@ -48,12 +58,40 @@ log = logging.getLogger("shotclock.firstboot")
 FILENAME = "shotclock-firstboot.toml"
 BOOT_DIRS = ("boot/firmware", "boot")  # Raspberry Pi OS bookworm and later; older images
 TIMESYNC_CONF = "etc/systemd/timesyncd.conf.d/shotclock.conf"
+FAILED = "etc/shotclock/firstboot-failed.txt"  # under the root: why the last first-boot file was not taken
+SYSTEM_ROOT = Path("/")  # where the device and selftest look for it (tests point it elsewhere)
 HOSTNAME = re.compile(r"[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?")
 
 
 def hostname_for(table_id: str) -> str:
     """The default host name of a table: ``shotclock-<id>``, lower case, '_' as '-'."""
     return f"shotclock-{table_id}".lower().replace("_", "-")[:63].rstrip("-")
+
+
+def table_login(table_id: str) -> str:
+    """The MQTT username of table ``table_id`` (as ``shotclock broker-config`` names it)."""
+    return f"table-{table_id}"
+
+
+def credential_check(venue: str, table_id: str, password: str) -> str:
+    """16 hex digits that tie ``password`` to this venue and table id, written by ``provision``.
+
+    Not a secret and no signature: it catches a password copied from another table's file (a mix-up
+    that would connect and then be refused everything), which the username alone cannot show.
+    """
+    text = "\0".join(("shotclock credential check", venue, table_id, password))
+    return hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()[:16]
+
+
+def ca_problem(text: str) -> str | None:
+    """Why ``text`` is not a PEM certificate TLS can use (parsed, not searched for a marker), or None."""
+    if "-----BEGIN CERTIFICATE-----" not in text:
+        return "is not a PEM certificate"
+    try:
+        ssl.create_default_context().load_verify_locations(cadata=text)
+    except (ssl.SSLError, ValueError) as exc:
+        return f"is not a certificate TLS can read ({getattr(exc, 'reason', None) or exc})"
+    return None
 
 
 @dataclass(frozen=True)
@@ -72,6 +110,8 @@ class FirstBoot:
     :param time_server: the NTP server; empty: the system's default.
     :param config: further configuration keys, flat (``{"clock.seconds": 30}``).
     :param hostname: the Pi's new host name (cards cloned from one master all start with the same); empty: kept.
+    :param check: :func:`credential_check` of the password (empty: a file from before it, checked by username).
+    :param replace: the installer's word that a card which already is another table becomes this one.
     """
 
     table_id: str
@@ -86,6 +126,8 @@ class FirstBoot:
     time_server: str = ""
     config: dict = field(default_factory=dict)
     hostname: str = ""
+    check: str = ""
+    replace: bool = False
 
     def settings(self, etc: str = "/etc/shotclock") -> dict:
         """The configuration keys this file sets (flat), with the files at their places under ``etc``."""
@@ -143,9 +185,10 @@ def render(fb: FirstBoot) -> str:
     lines = ["# shotclock first-boot file (written by 'shotclock provision'). Copy it onto the boot partition of",
              f"# table {fb.table_id}'s SD card; the first boot moves it into /etc/shotclock and deletes it here.",
              "", "[table]", f"id = {_str(fb.table_id)}", f"name = {_str(fb.name)}", f"venue = {_str(fb.venue)}",
-             f"hostname = {_str(fb.hostname)}",
+             f"hostname = {_str(fb.hostname)}", *(["replace = true"] if fb.replace else []),
              "", "[broker]", f"host = {_str(fb.host)}", f"port = {fb.port}", f"tls = {toml_value(fb.tls)}",
-             f"username = {_str(fb.username)}", f"password = {_str(fb.password)}", f"ca = {_str(fb.ca)}",
+             f"username = {_str(fb.username)}", f"password = {_str(fb.password)}",
+             *([f"check = {_str(fb.check)}"] if fb.check else []), f"ca = {_str(fb.ca)}",
              "", "[time]", f"server = {_str(fb.time_server)}"]
     if fb.config:
         lines += ["", toml_text({f"config.{k}": v for k, v in fb.config.items()}).strip()]
@@ -161,7 +204,8 @@ def parse(text: str, source: str) -> FirstBoot:
     problems = []
 
     def get(section: str, key: str, types, default=None):
-        value = data.get(section, {}).get(key, default)
+        table = data.get(section, {})
+        value = table.get(key, default) if isinstance(table, dict) else None
         if value is None or not isinstance(value, types) or (types is str and not value and default is None):
             problems.append(f"[{section}] {key} is missing or not {types.__name__}")
         return value
@@ -171,17 +215,31 @@ def parse(text: str, source: str) -> FirstBoot:
         host=get("broker", "host", str), port=get("broker", "port", int), username=get("broker", "username", str),
         password=get("broker", "password", str), ca=get("broker", "ca", str, ""), tls=get("broker", "tls", bool, True),
         time_server=get("time", "server", str, ""), config=_flatten(data.get("config", {})),
-        hostname=get("table", "hostname", str, ""))
+        hostname=get("table", "hostname", str, ""), check=get("broker", "check", str, ""),
+        replace=get("table", "replace", bool, False))
     unknown = sorted(k for k in fb.config if k not in KEYS)
     if unknown:
         problems.append(f"[config] has unknown keys: {', '.join(unknown)}")
     if fb.hostname and not HOSTNAME.fullmatch(fb.hostname):
         problems.append(f"[table] hostname {fb.hostname!r} must be 1 to 63 letters, digits and '-'")
-    if fb.ca and "-----BEGIN CERTIFICATE-----" not in fb.ca:
-        problems.append("[broker] ca is not a PEM certificate")
+    if isinstance(fb.ca, str) and fb.ca and (problem := ca_problem(fb.ca)):
+        problems.append(f"[broker] ca {problem}")
+    if not problems:
+        problems += identity_problems(fb)
     if problems:
         raise ShotclockError(f"{source}: " + "; ".join(problems))
     return fb
+
+
+def identity_problems(fb: FirstBoot) -> list[str]:
+    """Whether the credential belongs to the table the file names: its username, and its check value."""
+    if fb.username != table_login(fb.table_id):
+        return [f"[broker] username {fb.username!r} is not table {fb.table_id}'s login ({table_login(fb.table_id)}): "
+                "the credential belongs to another table"]
+    if fb.check and fb.check != credential_check(fb.venue, fb.table_id, fb.password):
+        return [f"[broker] password is not table {fb.table_id}'s of venue {fb.venue} (its check value differs): "
+                "copy the file 'shotclock provision' wrote for this table"]
+    return []
 
 
 def find(root: Path) -> Path | None:
@@ -239,7 +297,12 @@ def apply(root: Path = Path("/"), owner: tuple[int, int] | None = None) -> tuple
     path = find(root)
     if path is None:
         return None
-    fb = parse(path.read_text(encoding="utf-8"), str(path))
+    try:
+        text = path.read_text(encoding="utf-8")
+    except UnicodeDecodeError as exc:
+        raise ShotclockError(f"{path}: not UTF-8 text (byte {exc.start}): write it with 'shotclock provision'"
+                             ) from None
+    fb = parse(text, str(path))
     etc = root / "etc" / "shotclock"
     config_path = etc / "config.toml"
     flat = {}
@@ -248,6 +311,12 @@ def apply(root: Path = Path("/"), owner: tuple[int, int] | None = None) -> tuple
             flat = _flatten(tomllib.loads(config_path.read_text(encoding="utf-8")))
         except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
             log.warning("the existing %s is not valid TOML (%s): replaced", config_path, exc)
+    if flat.get("network.enabled") is True and not fb.replace:
+        was = (str(flat.get("network.table_id", "")), str(flat.get("network.venue", "")))
+        if was != (fb.table_id, fb.venue):
+            raise ShotclockError(f"{path}: this card already is table {was[0]} of venue {was[1]}; the file would make "
+                                 f"it table {fb.table_id} of venue {fb.venue}: add 'replace = true' under [table] "
+                                 "to change its identity")
     flat.update(fb.settings(etc="/etc/shotclock"))
     try:
         config_from({k: v for k, v in flat.items() if k in KEYS}, str(path))
@@ -292,7 +361,12 @@ def _best_effort(*cmd: str) -> None:
 def cmd_firstboot(args) -> int:
     """``shotclock firstboot``: apply the first-boot file, if there is one (run by shotclock-firstboot.service)."""
     root = Path(args.root)
-    done = apply(root)
+    try:
+        done = apply(root)
+    except ShotclockError as exc:
+        record_failure(root, str(exc))
+        raise
+    record_failure(root, None)
     if done is None:
         print(f"firstboot: no {FILENAME} in {' or '.join(str(root / d) for d in BOOT_DIRS)}: nothing to do")
         return 0
@@ -307,3 +381,23 @@ def cmd_firstboot(args) -> int:
     print(f"firstboot: this is table {fb.table_id} ({fb.name}) of venue {fb.venue}, broker {fb.host}:{fb.port}; "
           f"wrote {root / 'etc/shotclock'}, removed {path}")
     return 0
+
+
+def record_failure(root: Path, problem: str | None) -> None:
+    """Write (or, with None, remove) :data:`FAILED` under ``root``: what the screen and selftest show."""
+    path = root / FAILED
+    if problem is None:
+        path.unlink(missing_ok=True)
+        return
+    try:
+        _write(path, problem.replace("\n", " ") + "\n", 0o644, None)
+    except OSError as exc:  # a read-only root: the journal still has the line
+        log.warning("cannot write %s: %s", path, exc)
+
+
+def failure(root: Path = Path("/")) -> str | None:
+    """Why the last first-boot file was not taken (:data:`FAILED`), or None."""
+    try:
+        return (root / FAILED).read_text(encoding="utf-8", errors="replace").strip() or None
+    except OSError:
+        return None

@@ -209,7 +209,7 @@ def login_file_problems(config, user: str) -> dict[str, str]:
     """Each problem of the ``[network]`` files the service would meet, keyed by the config key: a
     credentials file or CA file missing, not readable by ``user`` (the service's user), not TOML with a
     username and a password, or not PEM. Empty when all is well or the network is off."""
-    from shotclock.adapters.mqtt import LoginProblem, read_credentials, tls_context
+    from shotclock.adapters.mqtt_login import LoginProblem, read_credentials, tls_context
     from shotclock.errors import ShotclockError
     from shotclock.shell.files import unreadable_by
 
@@ -242,7 +242,8 @@ def open_link(config, boot: str):
     """
     if not config.network.enabled:
         return None
-    from shotclock.adapters.mqtt import LinkSettings, MqttLink
+    from shotclock.adapters.mqtt import MqttLink
+    from shotclock.adapters.mqtt_login import LinkSettings
 
     return MqttLink(LinkSettings.from_config(config), boot,
                     status_extra={"name": config.table, "mode": config.mode, "version": __version__,

@@ -186,6 +186,17 @@ def check_time(sync=None) -> Check:
     return Check("OK", "time", f"synchronised ({answer.how})")
 
 
+def check_firstboot(root=None) -> Check:
+    """FAIL while the card's last first-boot file was refused (``shotclock firstboot`` says why)."""
+    from shotclock.shell import firstboot
+
+    problem = firstboot.failure(root if root is not None else firstboot.SYSTEM_ROOT)
+    if problem:
+        return Check("FAIL", "firstboot", f"{problem} (fix the file on the laptop, copy it onto the boot partition "
+                                           "again and reboot)")
+    return Check("OK", "firstboot", "no refused first-boot file")
+
+
 def check_dealer(config, pin_factory, clock=time.monotonic, waker=None, show=None, sound=None, out=print,
                  seed=None) -> Check:
     """The dealer check (``--dealer``): a dozen cues at random moments, the dealer presses ACTION at each; the
@@ -250,6 +261,7 @@ def cmd_selftest(args) -> int:
     checks += devices
     checks.append(check_power())
     checks.append(check_time())
+    checks.append(check_firstboot())
     checks.append(check_backlight(config) if config is not None else skip("backlight"))
     if getattr(args, "sound", False):
         checks.append(check_sound(config) if config is not None else skip("sound"))

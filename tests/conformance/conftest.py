@@ -52,6 +52,12 @@ class Target:
         self.name, self.venue, self.logins, self.tables, self.external = name, venue, logins, tables, external
         self._clients: list = []
 
+    def table_client_id(self, role: str) -> str:
+        """The client id a table's device uses (prefix and 16 hex digits from its password)."""
+        from shotclock.adapters.mqtt_login import private_client_id
+
+        return private_client_id(f"shotclock-{self.venue}-{self.tables[role]}", self.logins[role].password)
+
     def client(self, role: str, *, client_id: str | None = None, connect: bool = True, clean_start: bool = True,
                session_expiry: int | None = None, will: tuple[str, bytes] | None = None, password: str | None = None,
                anonymous: bool = False, on_message=None, refusal: bool = False):
@@ -62,13 +68,16 @@ class Target:
         from paho.mqtt.packettypes import PacketTypes
         from paho.mqtt.properties import Properties
 
-        from shotclock.adapters.mqtt import private_client_id
+        from shotclock.adapters.mqtt_login import private_client_id
 
         login = self.logins[role]
-        if client_id is None:
-            prefix = (f"shotclock-{self.venue}-{self.tables[role]}" if role in self.tables
-                      else f"shotclock-{role}-{self.venue}")
-            client_id = f"{private_client_id(prefix, login.password)}-{uuid.uuid4().hex[:6]}"
+        if client_id is None and role in self.tables:  # a table's login has its one client id (broker-config binds it)
+            client_id = self.table_client_id(role)
+        elif client_id is None:
+            client_id = f"{private_client_id(f'shotclock-{role}-{self.venue}', login.password)}-{uuid.uuid4().hex[:6]}"
+        for old in [o for o in self._clients if o._client_id == client_id.encode()]:
+            old.disconnect()  # one connection per client id, as one device per table: no fight over it
+            old.loop_stop()
         c = mqtt.Client(mqtt.CallbackAPIVersion.VERSION2, client_id=client_id, protocol=mqtt.MQTTv5)
         if login.tls:
             c.tls_set(ca_certs=login.ca, cert_reqs=ssl.CERT_REQUIRED)

@@ -185,7 +185,7 @@ def test_message_expiry_drops_an_expired_retained_state(target):
 def test_message_expiry_drops_a_queued_command_that_expired(target):
     # Commands expire after 5 s: one stuck in a queue (a table away, a bridge down) must not act later.
     topic = table_topic(target.venue, target.tables["table"], "cmd")
-    client_id = f"shotclock-{target.venue}-{target.tables['table']}-conformance-{nonce()}"
+    client_id = target.table_client_id("table")  # the device's own: its persistent session
     table = target.client("table", client_id=client_id, clean_start=False, session_expiry=300)
     subscribe(table, topic)
     table.disconnect()
@@ -276,9 +276,10 @@ def test_a_table_cannot_read_another_tables_commands(target):
 def test_only_the_collector_speaks_for_the_archive(target):
     topic = table_topic(target.venue, target.tables["table"], "stored")
     box = Box()
-    subscribe(target.client("table", on_message=box), topic)
+    table = target.client("table", on_message=box)  # a table has one connection: its client id is bound
+    subscribe(table, topic)
     forged, real = nonce(), nonce()
-    publish(target.client("table"), topic, {"nonce": forged})
+    publish(table, topic, {"nonce": forged})
     publish(target.client("floor"), topic, {"nonce": forged})
     assert publish(target.client("collector"), topic, {"nonce": real}) < REFUSED
     assert marked(box, real) is not None, "the collector's word did not reach the table"
@@ -289,10 +290,7 @@ def test_only_the_collector_speaks_for_the_archive(target):
 def test_private_client_ids_are_accepted_and_a_second_connection_takes_the_session(target):
     # A device's client id is its prefix and 16 hex digits derived from its password (longer than MQTT 3.1's
     # 23 characters); two devices with one identity take the session from each other, and each sees it.
-    from shotclock.adapters.mqtt import private_client_id
-
-    login = target.logins["table"]
-    client_id = private_client_id(f"shotclock-{target.venue}-{target.tables['table']}", login.password) + nonce()[:4]
+    client_id = target.table_client_id("table")
     first = target.client("table", client_id=client_id)
     assert not first.connack.is_failure, f"a client id of {len(client_id)} characters was refused"
     first.reconnect_delay_set(60, 60)  # no fight back during the check

@@ -149,6 +149,7 @@
     });
     var now = performance.now();
     s.seats.forEach(function (seat) { rows.appendChild(seatRow(seat, s, lang, panel.table, now)); });
+    if (panel.away) rows.querySelectorAll("button, input").forEach(function (c) { c.disabled = true; });
   }
 
   function note(panel, text, bad) {
@@ -290,7 +291,7 @@
   }
 
   /** The hook: draw `table`'s seat panel on its card (none when the table tracks no seats). */
-  function draw(cardEl, table, link, lang) {
+  function draw(cardEl, table, link, lang, gone) {
     var s = table.state;
     var panel = cardEl._seatPanel;
     if (!s || !s.seats) {
@@ -310,7 +311,17 @@
     }
     panel.table = table;
     panel.details.hidden = false;
-    var summary = S.t(lang, "seats.title") + " · " + S.t(lang, "seats.summary",
+    // A table nothing can reach (offline, unreachable behind a dead bridge, not confirmed): its seats are its last
+    // word, shown as such, and no seat command goes to it.
+    var away = !!gone;
+    if (panel.away !== away) {
+      panel.away = away;
+      panel.details.classList.toggle("away", away);
+      panel.details.querySelectorAll("button, input, select").forEach(function (c) { c.disabled = away; });
+    }
+    var summary = S.t(lang, "seats.title") + " · " + (away ? S.t(lang, "phase." + S.phase(table, performance.now())) +
+                                                          " · " : "") +
+      S.t(lang, "seats.summary",
       {n: s.seats.length, button: s.button === null ? "–" : s.button, turn: s.turn === null ? "–" : s.turn});
     if (panel.shownSummary !== summary) {
       panel.shownSummary = summary;

@@ -15,7 +15,7 @@
   // A ruling stays up as long as on the device's own screen (core/view.py, through device-rules.js).
   var RULING_MS = root.Shotclock.DEVICE_RULES.ruling_ms;
   var LATE_MS = 250;      // a heartbeat up to this much slower than the best one is not followed
-  var RANK = {countdown: 0, running: 0, paused: 1, interrupted: 1, idle: 2, quiet: 3, offline: 3};
+  var RANK = {countdown: 0, running: 0, paused: 1, interrupted: 1, idle: 2, quiet: 3, unreachable: 3, offline: 3};
   var QUIET_HEARTBEATS = 3;  // a running clock unconfirmed for this many heartbeats (and a second) is not shown
   var QUIET_SLACK_MS = 1000;
 
@@ -24,7 +24,7 @@
   function remainingMs(table, now) {
     var s = table.state;
     if (!s || (s.phase !== "running" && s.phase !== "paused")) return null;
-    if (quiet(table, now)) return null;
+    if (quiet(table, now) || table.unreachable) return null;
     if (s.phase === "paused") return s.remaining_ms;
     return Math.max(0, s.remaining_ms - (now - table.receivedAt));
   }
@@ -44,11 +44,15 @@
     return now - heard > QUIET_HEARTBEATS * s.heartbeat_ms + QUIET_SLACK_MS;
   }
 
-  /** One of offline, quiet, idle, running, countdown, paused, interrupted. */
+  /** One of offline, unreachable, quiet, idle, running, countdown, paused, interrupted.
+   *  Unreachable: the room broker's bridge it reaches the venue through is down (link.js), so its last messages
+   *  say nothing about now. Online with no state: nothing vouches for what its clock does (a running clock's
+   *  state expires at the broker), so not "idle" but quiet. */
   function phase(table, now) {
     var s = table.state;
     if (table.online === false) return "offline";
-    if (!s) return table.online ? "idle" : "offline";
+    if (table.unreachable) return "unreachable";
+    if (!s) return table.online ? "quiet" : "offline";
     if (s.phase === "paused") return s.interrupted ? "interrupted" : "paused";
     if (s.phase !== "running") return "idle";
     if (quiet(table, now)) return "quiet";
@@ -95,7 +99,7 @@
   function commandsFor(table, now) {
     var p = phase(table, now);
     var shot = table.state && table.state.mode === "shot";
-    if (p === "offline" || p === "quiet") return [];
+    if (p === "offline" || p === "quiet" || p === "unreachable") return [];
     if (p === "idle") return shot ? ["start"] : ["call"];
     var stop = shot ? "stop" : "cancel";
     if (p === "paused" || p === "interrupted") return ["resume", stop];

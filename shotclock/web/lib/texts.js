@@ -20,9 +20,12 @@
       "overlay.refused": "Overlay geweigerd: gebruiker of wachtwoord klopt niet (password=… in het adres)",
       "overlay.unreachable": "Overlay: geen verbinding met {url}",
       "overlay.table": "Overlay: geen tafel '{table}' op het netwerk (tafels: {known})",
+      "overlay.room_down": "Overlay: {table} onbereikbaar: zaal {room} niet verbonden",
       "overlay.param": "Overlay: {name}={value} klopt niet (verwacht: {expected}); nu: {used}",
       "overlay.unknown": "Overlay: onbekende parameter '{name}' (bekend: {known})",
       "overlay.no_feature": "Overlay: nog geen feature-tafel: kies er een op het dashboard (☆) of zet &table=ID in het adres",
+      "overlay.delay": "Overlay: delay={value} klopt niet (verwacht: seconden, 0 – 3600); de overlay toont niets",
+      "overlay.building": "Vertraging wordt opgebouwd: nog {left}",
       "phase.idle": "klaar",
       "phase.running": "loopt",
       "phase.countdown": "aftellen",
@@ -30,6 +33,10 @@
       "phase.interrupted": "onderbroken",
       "phase.offline": "offline",
       "phase.quiet": "geen bericht",
+      "phase.unreachable": "onbereikbaar",
+      "unreachable.why": "zaal {room} niet verbonden",
+      "links.bridges": "zaal niet verbonden: {rooms}",
+      "links.members": "archief: {members} weg",
       "cmd.call": "Klok",
       "cmd.pause": "Pauze",
       "cmd.resume": "Hervat",
@@ -83,9 +90,12 @@
       "overlay.refused": "Overlay refused: wrong user or password (password=… in the address)",
       "overlay.unreachable": "Overlay: cannot reach {url}",
       "overlay.table": "Overlay: no table '{table}' on the network (tables: {known})",
+      "overlay.room_down": "Overlay: {table} unreachable: room {room} not connected",
       "overlay.param": "Overlay: {name}={value} is not valid (expected: {expected}); using {used}",
       "overlay.unknown": "Overlay: unknown parameter '{name}' (known: {known})",
       "overlay.no_feature": "Overlay: no feature table yet: pick one on the dashboard (☆) or add &table=ID to the address",
+      "overlay.delay": "Overlay: delay={value} is not valid (expected: seconds, 0 – 3600); the overlay shows nothing",
+      "overlay.building": "Building delay, {left} to go",
       "phase.idle": "ready",
       "phase.running": "running",
       "phase.countdown": "countdown",
@@ -93,6 +103,10 @@
       "phase.interrupted": "interrupted",
       "phase.offline": "offline",
       "phase.quiet": "not confirmed",
+      "phase.unreachable": "unreachable",
+      "unreachable.why": "room {room} not connected",
+      "links.bridges": "room not connected: {rooms}",
+      "links.members": "archive: {members} gone",
       "cmd.call": "Clock",
       "cmd.pause": "Pause",
       "cmd.resume": "Resume",
@@ -181,13 +195,15 @@
 
   /** A state message's faults in the device's words (core/view.py _fault_text). Each is a typed object
    *  (core/faults.py to_dict, docs/network.md "state"): {kind: "stuck", button, since},
-   *  {kind: "no_sound", detail}, {kind: "log", problem, detail}; a kind this page does not know is
+   *  {kind: "no_sound", detail}, {kind: "log", problem, detail},
+   *  {kind: "firstboot", detail}; a kind this page does not know is
    *  shown as it came. */
   function faultTexts(lang, faults) {
     return (faults || []).map(function (f) {
       if (f.kind === "stuck") return t(lang, "fault.stuck", {button: t(lang, "button." + f.button)});
       if (f.kind === "no_sound") return t(lang, "fault.no_sound");
       if (f.kind === "log") return t(lang, "fault.log." + f.problem);
+      if (f.kind === "firstboot") return t(lang, "fault.firstboot");
       return String(f.kind) + (f.detail ? ": " + f.detail : "");
     });
   }

@@ -1,0 +1,134 @@
+"""A venue's broker as the guide sets it up: ``broker-config --make-certs``, then mosquitto started the way the
+written unit (or the printed command) says, from another folder, as root, against the written files.
+
+The floor's tablets reach the TLS listeners on every interface; the test only connects over loopback.
+"""
+
+import os
+import shlex
+import ssl
+import subprocess
+import tempfile
+import time
+import urllib.request
+from pathlib import Path
+
+import paho.mqtt.client as mqtt
+import pytest
+
+from helpers import wait_until
+from mqtt_broker import free_port, port_open, require_mosquitto
+from shotclock.cli import main
+from shotclock.floor.broker_config import UNIT_FILE, table_client_id
+from shotclock.adapters.mqtt_login import read_credentials
+
+AS_ROOT = pytest.mark.skipif(os.geteuid() != 0, reason="starts mosquitto as root, as systemd does")
+
+
+def venue_folder() -> Path:
+    """A folder mosquitto's own user can reach (pytest's tmp_path lies under a 0700 folder of root's)."""
+    folder = Path(tempfile.mkdtemp(prefix="shotclock-venue-"))
+    os.chmod(folder, 0o755)
+    return folder / "broker"
+
+
+def unit_command(unit: Path) -> tuple[str, list[str]]:
+    """(User=, ExecStart= split) of a unit file."""
+    keys = dict(line.split("=", 1) for line in unit.read_text().splitlines() if "=" in line and line[0] != "#")
+    return keys["User"], shlex.split(keys["ExecStart"])
+
+
+def tls_client(port: int, ca: Path, user: str, password: str, client_id: str):
+    c = mqtt.Client(mqtt.CallbackAPIVersion.VERSION2, client_id=client_id, protocol=mqtt.MQTTv5)
+    c.tls_set_context(ssl.create_default_context(cafile=str(ca)))  # checks the name: 127.0.0.1 is in the SAN
+    c.username_pw_set(user, password)
+    result = {}
+    c.on_connect = lambda client, userdata, flags, rc, props: result.setdefault("rc", rc)
+    c.connect("127.0.0.1", port, keepalive=10)
+    c.loop_start()
+    wait_until(lambda: "rc" in result, what="CONNACK")
+    c.loop_stop()
+    c.disconnect()
+    return result["rc"]
+
+
+@AS_ROOT
+@pytest.mark.parametrize("how", ["unit", "printed command as root"])
+def test_the_guides_broker_starts_from_any_folder_and_serves_tables_and_tablets(capsys, how):
+    binary = require_mosquitto()
+    folder = venue_folder()
+    mqtt_port, ws_port, local = free_port(), free_port(), free_port()
+    cwd = os.getcwd()
+    os.chdir(folder.parent)  # relative paths, as a person types them
+    try:
+        assert main(["broker-config", "broker", "--venue", "casino", "--tables", "1-3", "--local",
+                     f"127.0.0.1:{local}", "--listen", f"0.0.0.0:{mqtt_port}", "--websockets", f"0.0.0.0:{ws_port}",
+                     "--make-certs", "floor.local,127.0.0.1"]) == 0
+    finally:
+        os.chdir(cwd)
+    out = capsys.readouterr().out
+    conf = (folder / "mosquitto.conf").read_text()
+    for line in conf.splitlines():
+        if line.split(" ")[0] in ("certfile", "keyfile", "password_file", "acl_file", "plugin_opt_config_file"):
+            assert Path(line.split(" ", 1)[1]).is_absolute(), line
+    if how == "unit":
+        user, command = unit_command(folder / UNIT_FILE)
+        assert user == "mosquitto" and command[1:] == ["-c", str(folder / "mosquitto.conf")]
+        command = ["setpriv", f"--reuid={user}", f"--regid={user}", "--init-groups", binary, *command[1:]]
+    else:  # "or by hand, as mosquitto: sudo -u mosquitto mosquitto -c ..." -- and plain 'mosquitto -c' as root
+        printed = next(line for line in out.splitlines() if line.startswith("or by hand"))
+        assert f"mosquitto -c {folder / 'mosquitto.conf'}" in printed
+        command = [binary, "-c", str(folder / "mosquitto.conf")]  # root: mosquitto drops to its user
+    log = open(folder.parent / "mosquitto.log", "wb")
+    process = subprocess.Popen(command, cwd="/", stdout=log, stderr=subprocess.STDOUT)
+    try:
+        wait_until(lambda: port_open(mqtt_port) and port_open(ws_port), what="the broker's listeners",
+                   alive=process)
+        ca = folder / "tls" / "ca.pem"
+        user, password = read_credentials(folder / "credentials" / "table-1.toml")
+        assert tls_client(mqtt_port, ca, user, password, table_client_id("casino", "1", password)) == 0
+        # A tablet opens the dashboard over the TLS websockets listener (http_dir), trusting the floor's CA.
+        page = urllib.request.urlopen(f"https://127.0.0.1:{ws_port}/dashboard/",
+                                      context=ssl.create_default_context(cafile=str(ca)), timeout=30)
+        assert page.status == 200 and b"<html" in page.read().lower()
+        assert process.poll() is None
+    finally:
+        process.terminate()
+        process.wait(30)
+        log.close()
+    assert "Error" not in (folder.parent / "mosquitto.log").read_text(errors="replace")
+
+
+def test_make_certs_keeps_the_ca_the_tables_were_given(tmp_path, capsys):
+    args = ["broker-config", str(tmp_path), "--venue", "v", "--tables", "1", "--listen", "0.0.0.0:8883",
+            "--make-certs", "floor.local"]
+    assert main(args) == 0
+    ca = (tmp_path / "tls" / "ca.pem").read_bytes()
+    assert main(args) == 0
+    assert (tmp_path / "tls" / "ca.pem").read_bytes() == ca
+    assert oct((tmp_path / "tls" / "ca.key").stat().st_mode & 0o777) == "0o600"
+    text = subprocess.run(["openssl", "x509", "-noout", "-text", "-in", str(tmp_path / "tls" / "server.pem")],
+                          capture_output=True, text=True, check=True).stdout
+    assert "DNS:floor.local" in text and "TLS Web Server Authentication" in text
+
+
+@pytest.mark.parametrize("args, message", [
+    (["--make-certs", "floor.local", "--certfile", "x.pem"], "--make-certs makes"),
+    (["--make-certs", "bad name!"], "neither a host name nor an address"),
+    (["--dynsec-plugin", "/nonexistent.so"], "no Mosquitto dynamic-security plugin"),
+])
+def test_wrong_broker_setup_options_get_one_line(tmp_path, capsys, args, message):
+    assert main(["broker-config", str(tmp_path / "b"), "--venue", "v", "--tables", "1",
+                 "--listen", "0.0.0.0:8883", *args]) == 2
+    err = capsys.readouterr().err
+    assert message in err and "Traceback" not in err and len(err.strip().splitlines()) == 1
+
+
+def test_without_the_plugin_here_the_config_is_written_with_a_warning(tmp_path, capsys, monkeypatch):
+    # broker-config may run on a laptop without mosquitto (the appliance test's guest does).
+    monkeypatch.setattr("shotclock.floor.broker.plan.DYNSEC_PLUGIN_GLOBS", ())
+    monkeypatch.setattr("shotclock.floor.broker_config.find_dynsec_plugin", lambda: None)
+    assert main(["broker-config", str(tmp_path), "--venue", "v", "--tables", "1"]) == 0
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "will not tie each table's login to its client id" in err
+    assert "plugin " not in (tmp_path / "mosquitto.conf").read_text()
