@@ -37,7 +37,7 @@ def cmd_config(args) -> int:
                 raise ConfigError(str(config.source), problems)
         for warning in config_warnings(config):
             print(f"shotclock: warning: {one_line(str(config.source))}: {warning}", file=sys.stderr)
-        print(f"{config.source}: OK ({config['mode']} mode, table {config['table']!r})")
+        print(f"{config.source}: OK ({config.mode} mode, table {config.table!r})")
         return 0
     sys.stdout.write(example_toml())
     return 0
