@@ -5,13 +5,16 @@ lie in (a new numeric key must give one: ``Key("x.seconds", NUM, 30, "…", rang
 :func:`load_config` reports every problem at once in :attr:`ConfigError.errors`, keyed by the
 dotted key, and suggests the nearest valid key for a typo.
 ``shotclock config`` prints the whole schema as a commented example file.
+The validated :class:`Config` is typed, built once from the same schema: ``config.network.host``,
+``config.device.hold``, ``config.table`` (one frozen object per section, see :data:`SECTIONS`).
 """
 
 from __future__ import annotations
 
 import difflib
 import tomllib
-from dataclasses import dataclass, field
+from collections.abc import Mapping
+from dataclasses import dataclass, field, make_dataclass
 from pathlib import Path
 from typing import Any, Callable
 
@@ -255,12 +258,79 @@ SCHEMA: list[Key] = [
 KEYS = {k.name: k for k in SCHEMA}
 
 
+# The typed settings, derived from SCHEMA (the one list of keys): one frozen class per section, its fields the
+# section's keys with their defaults. The engine's sections keep the core's own classes (the core cannot import
+# this module); tests/test_config.py checks that their fields and defaults are the schema's, key for key.
+CORE_SECTIONS = {"clock": ClockSettings, "shot": ShotSettings, "seats": SeatSettings}
+
+
+def _annotation(types: tuple):
+    if types == NUM:
+        return float
+    return types[0] if len(types) == 1 else types[0] | types[1]
+
+
+class _AssignedPins(Mapping):
+    """The ``[pins]`` section is also the mapping role → BCM pin of the pins in use, as
+    :class:`~shotclock.adapters.pins.TablePins` takes it: a buzzer set to false is left out
+    (``config.pins.buzzer`` is False, ``"buzzer" in config.pins`` is false)."""
+
+    def _assigned(self) -> dict[str, int]:
+        return {role: pin for role, pin in vars(self).items() if pin is not False}
+
+    def __getitem__(self, role: str) -> int:
+        return self._assigned()[role]
+
+    def __iter__(self):
+        return iter(self._assigned())
+
+    def __len__(self) -> int:
+        return len(self._assigned())
+
+
+def _section_class(section: str, keys: list[Key]) -> type:
+    if section in CORE_SECTIONS:
+        return CORE_SECTIONS[section]
+    fields = [(k.name.split(".", 1)[1], _annotation(k.types), field(default=k.default)) for k in keys]
+    namespace = {"__doc__": f"The ``[{section}]`` settings (typed, immutable; built from the schema).",
+                 "__module__": __name__}
+    bases = (_AssignedPins,) if section == "pins" else ()
+    return make_dataclass(f"{section.capitalize()}Settings", fields, bases=bases, frozen=True, namespace=namespace)
+
+
+def _sections() -> dict[str, type]:
+    by_section: dict[str, list[Key]] = {}
+    for key in SCHEMA:
+        head, dot, _ = key.name.partition(".")
+        if dot:
+            by_section.setdefault(head, []).append(key)
+    return {name: _section_class(name, keys) for name, keys in by_section.items()}
+
+
+#: The section classes by section name (``SECTIONS["network"]`` is :class:`NetworkSettings`).
+SECTIONS: dict[str, type] = _sections()
+#: The keys outside any section (``preset``, ``mode``, ``table``, ...): attributes of :class:`Config` itself.
+TOP_KEYS = tuple(k.name for k in SCHEMA if "." not in k.name)
+globals().update({cls.__name__: cls for name, cls in SECTIONS.items() if name not in CORE_SECTIONS})
+
+
 @dataclass(frozen=True)
 class Config:
-    """A validated configuration. ``values`` maps every dotted key to its value."""
+    """A validated configuration, typed: ``config.network.host``, ``config.device.hold``, ``config.table``.
+
+    Built once from the file at the edge; every section is a frozen object from :data:`SECTIONS` and every
+    top-level key (:data:`TOP_KEYS`) an attribute. ``values`` maps every dotted key to its value (what a
+    replay header records).
+    """
 
     values: dict = field(default_factory=lambda: {k.name: k.default for k in SCHEMA})
     source: str = "(defaults)"
+
+    def __post_init__(self):
+        for name in TOP_KEYS:
+            object.__setattr__(self, name, self.values[name])
+        for name, cls in SECTIONS.items():
+            object.__setattr__(self, name, cls(**self.section(name)))
 
     def __getitem__(self, name: str):
         return self.values[name]
@@ -272,18 +342,12 @@ class Config:
     @property
     def settings(self) -> Settings:
         """The engine's rule settings."""
-        return Settings(mode=self["mode"], clock=ClockSettings(**self.section("clock")),
-                        shot=ShotSettings(**self.section("shot")), seats=SeatSettings(**self.section("seats")))
+        return Settings(mode=self.mode, clock=self.clock, shot=self.shot, seats=self.seats)
 
     @property
     def screen_size(self) -> tuple[int, int]:
         """``screen.size`` as (width, height)."""
-        return parse_size(self["screen.size"])
-
-    @property
-    def pins(self) -> dict[str, int]:
-        """Every configured pin, by role (a buzzer set to false is left out)."""
-        return {k: v for k, v in self.section("pins").items() if v is not False}
+        return parse_size(self.screen.size)
 
 
 def parse_size(text: str) -> tuple[int, int]:

@@ -7,7 +7,7 @@ import pytest
 
 from shotclock.adapters.boards import board_pin_factory, chip_board_info
 from shotclock.adapters.pins import make_pin_factory
-from shotclock.config import parse_config
+from shotclock.config import GpioSettings, parse_config
 from shotclock.errors import ConfigError, HardwareError
 
 
@@ -20,13 +20,13 @@ def test_chip_board_info_names_pins_by_line_offset():
 
 
 def test_raspberry_pi_board_leaves_the_choice_to_gpiozero():
-    assert board_pin_factory({"board": "raspberry-pi", "chip": 0}) is None
-    assert make_pin_factory("auto", {"board": "raspberry-pi", "chip": 0}) is None
+    assert board_pin_factory(GpioSettings(board="raspberry-pi", chip=0)) is None
+    assert make_pin_factory("auto", GpioSettings(board="raspberry-pi", chip=0)) is None
 
 
 def test_board_and_chip_are_checked_in_the_config():
     config = parse_config('[gpio]\nboard = "generic"\nchip = 1\n')
-    assert config.section("gpio") == {"board": "generic", "chip": 1}
+    assert config.gpio == GpioSettings(board="generic", chip=1)
     with pytest.raises(ConfigError) as err:
         parse_config('[gpio]\nboard = "orange-pi"\nchip = -1\n')
     text = "; ".join(err.value.problems)
@@ -70,7 +70,7 @@ def fake_lgpio(monkeypatch):
 
 
 def test_generic_board_opens_the_configured_chip_and_maps_pins_to_its_lines(fake_lgpio):
-    factory = make_pin_factory("auto", {"board": "generic", "chip": 3})
+    factory = make_pin_factory("auto", GpioSettings(board="generic", chip=3))
     try:
         assert fake_lgpio.opened == [3] and factory.chip == 3
         pin = factory.pin(17)
@@ -82,7 +82,7 @@ def test_generic_board_opens_the_configured_chip_and_maps_pins_to_its_lines(fake
 
 def test_generic_board_with_a_missing_chip_is_one_clear_error(fake_lgpio):
     with pytest.raises(HardwareError) as err:
-        make_pin_factory("lgpio", {"board": "generic", "chip": 7})
+        make_pin_factory("lgpio", GpioSettings(board="generic", chip=7))
     assert str(err.value).startswith("cannot open /dev/gpiochip7 (gpio.chip = 7)")
     assert "\n" not in str(err.value)
 
@@ -91,7 +91,7 @@ def test_generic_board_without_lgpio_says_how_to_get_it(monkeypatch):
     monkeypatch.setitem(sys.modules, "lgpio", None)  # import lgpio raises ImportError
     monkeypatch.delitem(sys.modules, "gpiozero.pins.lgpio", raising=False)
     with pytest.raises(HardwareError, match="needs lgpio"):
-        make_pin_factory("auto", {"board": "generic", "chip": 0})
+        make_pin_factory("auto", GpioSettings(board="generic", chip=0))
 
 
 def test_a_backend_error_on_a_busy_pin_is_one_clear_error():

@@ -1,8 +1,10 @@
 """Configuration: schema, every error at once, typo suggestions, exit code 2 from the CLI."""
 
+import dataclasses
+
 import pytest
 
-from shotclock.config import SCHEMA, Config, example_toml, load_config, parse_config
+from shotclock.config import CORE_SECTIONS, SCHEMA, SECTIONS, TOP_KEYS, Config, example_toml, load_config, parse_config
 from shotclock.errors import ConfigError, PinConfigError
 from shotclock.cli import main
 
@@ -213,6 +215,47 @@ def test_the_table_name_is_checked_with_the_key_named(tmp_path, capsys, toml, pr
     assert main(["config", "--check", str(path)]) == 2
     err = capsys.readouterr().err
     assert len(err.splitlines()) == 1 and problem in err, err
+
+
+# --- typed settings: built once from the schema -------------------------------------------------------------------
+
+def _typed_keys(config: Config) -> set[str]:
+    """Every dotted key the typed settings answer for, read from the objects themselves."""
+    keys = {name for name in TOP_KEYS}
+    for section in SECTIONS:
+        keys |= {f"{section}.{f.name}" for f in dataclasses.fields(getattr(config, section))}
+    return keys
+
+
+def test_every_schema_key_has_a_typed_attribute_and_every_attribute_a_key():
+    assert _typed_keys(Config()) == {k.name for k in SCHEMA}
+
+
+def test_the_typed_values_are_the_validated_ones():
+    c = parse_config('preset = "tempo"\ntable = "Feature"\n[network]\nhost = "floor.lan"\nport = 1883\n'
+                     '[device]\nhold = 1.5\n[pins]\nbuzzer = 12\n')
+    for key in SCHEMA:
+        head, dot, leaf = key.name.partition(".")
+        typed = getattr(getattr(c, head), leaf) if dot else getattr(c, head)
+        assert typed == c[key.name], key.name
+    assert (c.network.host, c.network.port, c.device.hold, c.table, c.seats.track) == (
+        "floor.lan", 1883, 1.5, "Feature", True)
+    assert dict(c.pins)["buzzer"] == 12 and "buzzer" not in Config().pins and Config().pins.buzzer is False
+
+
+def test_the_typed_sections_are_immutable():
+    c = Config()
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        c.network.host = "elsewhere"
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        c.table = "other"
+
+
+def test_the_cores_section_classes_have_the_schemas_defaults():
+    # clock, shot and seats are the core's own classes: they must not drift from the schema's keys and defaults.
+    for section, cls in CORE_SECTIONS.items():
+        defaults = {f"{section}.{f.name}": f.default for f in dataclasses.fields(cls)}
+        assert defaults == {k.name: k.default for k in SCHEMA if k.name.startswith(section + ".")}, section
 
 
 def test_a_forty_character_table_name_is_accepted():

@@ -77,15 +77,15 @@ def _chip_factory_class():
     return ChipLGPIOFactory
 
 
-def board_pin_factory(gpio: dict):
+def board_pin_factory(gpio):
     """The pin factory the ``[gpio]`` settings ask for, or None when gpiozero should choose.
 
-    :param gpio: the configuration's ``gpio`` section (``board``, ``chip``).
+    :param gpio: the configuration's typed ``gpio`` section (``config.gpio``: ``board``, ``chip``).
     :raises HardwareError: lgpio is missing or the chip cannot be opened (one line, naming it).
     """
-    if gpio.get("board", "raspberry-pi") == "raspberry-pi":
+    if gpio.board == "raspberry-pi":
         return None
-    chip = gpio.get("chip", 0)
+    chip = gpio.chip
     try:
         return _chip_factory_class()(chip=chip)
     except ImportError as exc:

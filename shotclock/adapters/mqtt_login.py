@@ -105,9 +105,8 @@ class LinkSettings:
     @classmethod
     def from_config(cls, config) -> "LinkSettings":
         """From the ``[network]`` section (the credentials file is read when the link starts)."""
-        return cls(config["network.host"], config["network.port"], config["network.venue"],
-                   config["network.table_id"], "", "", config["network.tls"],
-                   config["network.ca_file"], config["network.keepalive"], config["network.credentials"])
+        n = config.network
+        return cls(n.host, n.port, n.venue, n.table_id, "", "", n.tls, n.ca_file, n.keepalive, n.credentials)
 
     def login(self) -> tuple[str, str, ssl.SSLContext | None]:
         """(username, password, TLS context or None), reading the files now. Raises :class:`LoginProblem`."""

@@ -55,20 +55,20 @@ FACTORIES = {
 }
 
 
-def make_pin_factory(name: str, gpio: dict | None = None, clock: Callable[[], float] = time.monotonic):
+def make_pin_factory(name: str, gpio=None, clock: Callable[[], float] = time.monotonic):
     """A gpiozero pin factory by name: ``mock`` (:class:`~shotclock.adapters.fake_pins.FakePinFactory`
     on ``clock``),
     ``auto`` (gpiozero's own choice), ``lgpio`` (Pi 5, and Pi 3-4 on Bookworm), ``rpigpio``
     (Pi 1-4) or ``native``.
 
-    :param gpio: the configuration's ``gpio`` section; with ``board = "generic"``, ``auto`` and
+    :param gpio: the configuration's typed ``gpio`` section (``config.gpio``); with ``board = "generic"``, ``auto`` and
         ``lgpio`` open lgpio on ``gpio.chip`` (see :mod:`shotclock.adapters.boards`).
     """
     if name == "mock":
         from shotclock.adapters.fake_pins import FakePinFactory
 
         return FakePinFactory(clock)  # the tests' mock_factory fixture is this one too
-    if name in ("auto", "lgpio") and gpio and gpio.get("board") != "raspberry-pi":
+    if name in ("auto", "lgpio") and gpio and gpio.board != "raspberry-pi":
         from shotclock.adapters.boards import board_pin_factory
 
         return board_pin_factory(gpio)

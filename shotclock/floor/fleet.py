@@ -73,8 +73,8 @@ class SimulatedTable:
         try:
             c = self.config
             # No minimum press time: the dealer thread's taps are as short as its pace makes them.
-            table = Table(c.settings, start=time.monotonic(), debounce=c["device.debounce"], hold=c["device.hold"],
-                          stuck_after=c["device.stuck_after"], edge_grace=c["device.edge_grace"])
+            table = Table(c.settings, start=time.monotonic(), debounce=c.device.debounce, hold=c.device.hold,
+                          stuck_after=c.device.stuck_after, edge_grace=c.device.edge_grace)
             self.engine = table.engine
             self.loop = DeviceLoop(table)
             attached = attach_log_and_network(self, c, self.state_dir,
@@ -153,7 +153,7 @@ class Dealer:
         """Begin pressing."""
         now = time.monotonic()
         for n, table in enumerate(self.tables):
-            first = "round" if table.config["mode"] == "shot" else "hand"
+            first = "round" if table.config.mode == "shot" else "hand"
             self._at(now + self.random.uniform(0.5, 8) * self.pace, n, first)
         self.thread.start()
 
@@ -179,7 +179,7 @@ class Dealer:
         self.presses += 1
 
     def _act(self, table, n, what, now) -> None:
-        if table.config["mode"] == "shot":
+        if table.config.mode == "shot":
             self._act_shot(table, n, what, now)
             return
         r = self.random
@@ -189,7 +189,7 @@ class Dealer:
             self._at(now + 0.3, n, "call")
         elif what == "call":
             self._tap(table, "floor", now)
-            seconds = table.config["clock.seconds"]
+            seconds = table.config.clock.seconds
             wait = r.uniform(0.05, 1.5) * seconds  # a third of the clocks run out
             if wait < seconds:
                 self._at(now + wait, n, "act")
@@ -200,7 +200,7 @@ class Dealer:
     def _act_shot(self, table, n, what, now) -> None:
         r = self.random
         street = self._street.setdefault(n, STREETS[0])
-        seconds = table.config[f"shot.{street}"]
+        seconds = table.config.shot.seconds_for(street)
         if what == "round":  # a betting round: one to four players to act
             self._decisions[n] = r.randint(1, 4)
             self._act_shot(table, n, "start", now)
@@ -229,7 +229,7 @@ class Dealer:
                 self._at(now + 1, n, "start")
         elif what == "street":
             if street == STREETS[-1]:  # after the river: a hold deals a new hand
-                hold = table.config["device.hold"] + 0.2
+                hold = table.config.device.hold + 0.2
                 self._tap(table, "street", now, hold=hold)
                 self._street[n] = STREETS[0]
                 self._at(now + hold + r.uniform(3, 15) * self.pace, n, "round")

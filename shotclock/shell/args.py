@@ -27,7 +27,7 @@ def cmd_config(args) -> int:
 
     if args.check:
         config = load_config(args.check)
-        if config["network.enabled"]:
+        if config.network.enabled:
             from shotclock.errors import ConfigError
             from shotclock.shell.files import service_user
             from shotclock.shell.network import login_file_problems
@@ -37,7 +37,7 @@ def cmd_config(args) -> int:
                 raise ConfigError(str(config.source), problems)
         for warning in config_warnings(config):
             print(f"shotclock: warning: {one_line(str(config.source))}: {warning}", file=sys.stderr)
-        print(f"{config.source}: OK ({config['mode']} mode, table {config['table']!r})")
+        print(f"{config.source}: OK ({config.mode} mode, table {config.table!r})")
         return 0
     sys.stdout.write(example_toml())
     return 0

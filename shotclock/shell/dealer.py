@@ -120,5 +120,5 @@ def open_pins(run: DealerCheckRun, config, pin_factory):
 
 def reader_for(config) -> ButtonReader:
     """The core's button reader with the device's debounce and hold times."""
-    return ButtonReader(debounce=config["device.debounce"], hold=config["device.hold"],
-                        stuck_after=config["device.stuck_after"])
+    return ButtonReader(debounce=config.device.debounce, hold=config.device.hold,
+                        stuck_after=config.device.stuck_after)

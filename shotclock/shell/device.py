@@ -55,9 +55,9 @@ class LightsPresenter:
 
 def make_table(config: Config, start: float) -> Table:
     """The table's rules from a configuration: the device and ``log replay`` build it alike."""
-    return Table(config.settings, start=start, debounce=config["device.debounce"], hold=config["device.hold"],
-                 stuck_after=config["device.stuck_after"], floor_min_press=config["device.floor_min_press"],
-                 edge_grace=config["device.edge_grace"])
+    return Table(config.settings, start=start, debounce=config.device.debounce, hold=config.device.hold,
+                 stuck_after=config.device.stuck_after, floor_min_press=config.device.floor_min_press,
+                 edge_grace=config.device.edge_grace)
 
 
 class Device:
@@ -81,13 +81,13 @@ class Device:
         self.engine = self.table.engine
         self.reader = self.table.reader
         self.loop = DeviceLoop(self.table, clock=clock, waker=waker)
-        factory = (make_pin_factory(pin_factory, config.section("gpio"), clock=clock)
+        factory = (make_pin_factory(pin_factory, config.gpio, clock=clock)
                    if isinstance(pin_factory, str) else pin_factory)
         # A factory made here is closed here (it holds the GPIO chip); one handed in belongs to the
         # caller, and gpiozero's own default ("auto") is closed by gpiozero at exit.
         self._own_factory = factory if isinstance(pin_factory, str) else None
         self.pins = TablePins(config.pins, self.loop.post, factory, clock=clock)
-        self.lights = LightsPresenter(self.pins, buzzer_beeps, Cues() if config["screen.visual_cues"] else None)
+        self.lights = LightsPresenter(self.pins, buzzer_beeps, Cues() if config.screen.visual_cues else None)
         self.set_listeners(listeners)
         for button, pressed in self.pins.pressed_now().items():
             if pressed:
@@ -109,8 +109,8 @@ class Device:
             self.loop.waker.wake()
 
         previous = {s: signal.signal(s, on_signal) for s in (signal.SIGTERM, signal.SIGINT)}
-        self.notifier.ready(f"{self.config['mode']} mode, table {self.config['table']}", time.monotonic())
-        log.info("ready: %s mode, table %r", self.config["mode"], self.config["table"])
+        self.notifier.ready(f"{self.config.mode} mode, table {self.config.table}", time.monotonic())
+        log.info("ready: %s mode, table %r", self.config.mode, self.config.table)
         try:
             self.loop.run(lambda round: bool(stopping) or should_stop(round))
         finally:
@@ -250,7 +250,7 @@ def cmd_run(args) -> int:
         from shotclock.shell.presenters import build_presenters
 
         try:
-            presenters = build_presenters(config, fullscreen=config["screen.fullscreen"] and not args.offscreen,
+            presenters = build_presenters(config, fullscreen=config.screen.fullscreen and not args.offscreen,
                                           allow_nowhere=args.offscreen)
         except HardwareError as exc:
             raise HardwareError(f"{exc}; or run with --headless (no screen, no sound)") from None
@@ -258,7 +258,7 @@ def cmd_run(args) -> int:
         if not args.offscreen and not args.script:
             from shotclock.adapters.backlight import set_brightness
 
-            set_brightness(config["screen.brightness"])  # where the display has a backlight; logged
+            set_brightness(config.screen.brightness)  # where the display has a backlight; logged
     if args.script:
         return _run_script(args, config, parts)
     device = build_device(config, args.pins, log_dir=log_dir_for(args), **parts)

@@ -214,11 +214,11 @@ def login_file_problems(config, user: str) -> dict[str, str]:
     from shotclock.shell.files import unreadable_by
 
     problems = {}
-    if not config["network.enabled"]:
+    if not config.network.enabled:
         return problems
-    files = {"network.credentials": config["network.credentials"]}
-    if config["network.tls"] and config["network.ca_file"]:
-        files["network.ca_file"] = config["network.ca_file"]
+    files = {"network.credentials": config.network.credentials}
+    if config.network.tls and config.network.ca_file:
+        files["network.ca_file"] = config.network.ca_file
     for key, path in files.items():
         why = unreadable_by(path, user)
         if why:
@@ -240,16 +240,17 @@ def open_link(config, boot: str):
     Reads no file: the link reads its credentials and CA files when it starts, on its own thread,
     and a mistake there is shown and retried, never raised (the table's clock never waits for the network).
     """
-    if not config["network.enabled"]:
+    if not config.network.enabled:
         return None
     from shotclock.adapters.mqtt import MqttLink
     from shotclock.adapters.mqtt_login import LinkSettings
 
     return MqttLink(LinkSettings.from_config(config), boot,
-                    status_extra={"name": config["table"], "mode": config["mode"], "version": __version__,
+                    status_extra={"name": config.table, "mode": config.mode, "version": __version__,
                                   # where the table stands, for the dashboard's filters (only when set)
-                                  **{k: config[f"network.{k}"] for k in ("room", "section") if config[f"network.{k}"]}},
-                    outbox_max=config["network.outbox_max"])
+                                  **{k: v for k, v in (("room", config.network.room),
+                                                       ("section", config.network.section)) if v}},
+                    outbox_max=config.network.outbox_max)
 
 
 def start_network(link, device, config, recorder=None) -> NetworkPresenter:
@@ -266,12 +267,12 @@ def start_network(link, device, config, recorder=None) -> NetworkPresenter:
     if recorder is not None:
         outbox = LogOutbox(recorder.state_dir, start_after=recorder.first_id - 1)
     else:
-        outbox = MemoryOutbox(config["network.outbox_max"])
-    gate = CommandGate(device.loop.post, make_command, link, s.table, config["network.command_max_age"],
+        outbox = MemoryOutbox(config.network.outbox_max)
+    gate = CommandGate(device.loop.post, make_command, link, s.table, config.network.command_max_age,
                        clock=device.loop.clock, note=_noter(recorder, device.loop.waker))
     if recorder is not None:
         recorder.add_note_source(gate.summary_notes)  # a flood's summaries go in the log, the last at the stop
-    presenter = NetworkPresenter(link, s.table, config["table"], config["language"], config["network.state_interval"],
+    presenter = NetworkPresenter(link, s.table, config.table, config.language, config.network.state_interval,
                                  gate=gate)
     link.start(outbox, on_command=gate, on_status_change=device.loop.waker.wake)
     log.info("floor network: %s:%d, venue %r, table %r", s.host, s.port, s.venue, s.table)

@@ -14,8 +14,8 @@ log = logging.getLogger("shotclock.presenters")
 
 def display_for(config) -> Display:
     """The screen's fixed settings from a configuration."""
-    return Display(table=config["table"], language=config["language"],
-                   last_ruling_seconds=config["screen.last_ruling_seconds"], label=config["label"])
+    return Display(table=config.table, language=config.language,
+                   last_ruling_seconds=config.screen.last_ruling_seconds, label=config.label)
 
 
 class SoundPresenter:
@@ -125,13 +125,13 @@ class Presenters:
 
 def make_sound(config) -> tuple[object | None, str | None]:
     """(player, problem): the sound player, or why there is none."""
-    if not config["sound.enabled"]:
+    if not config.sound.enabled:
         return None, None
     from shotclock.adapters.sound import SoundPlayer
 
     try:
-        player = SoundPlayer(config["language"], config["sound.voice"], config["sound.volume"],
-                             device=config["sound.device"])
+        player = SoundPlayer(config.language, config.sound.voice, config.sound.volume,
+                             device=config.sound.device)
     except HardwareError as exc:
         log.warning("running silently: %s", exc)
         return None, str(exc)
@@ -152,5 +152,5 @@ def build_presenters(config, fullscreen: bool, allow_nowhere=False, size=None, a
     player, problem = make_sound(config)
     if player:
         listeners.append(SoundPresenter(player))
-    listeners.append(ScreenPresenter(screen, display_for(config), area, visual_cues=config["screen.visual_cues"]))
+    listeners.append(ScreenPresenter(screen, display_for(config), area, visual_cues=config.screen.visual_cues))
     return Presenters(listeners, problem, screen)

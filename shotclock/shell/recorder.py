@@ -127,7 +127,7 @@ class Recorder:
 
     def start_session(self, t: float) -> None:
         """Record the session: table, mode, the whole configuration, the version and the boot id."""
-        data = {"table": self.config["table"], "mode": self.config["mode"], "version": __version__,
+        data = {"table": self.config.table, "mode": self.config.mode, "version": __version__,
                 "config": self.config.values, "boot_id": boot_id()}
         if self.boot:
             data["boot"] = self.boot
@@ -154,7 +154,7 @@ class Recorder:
             return None
         sessions = decision_log.sessions()
         [clock] = clocks_from(rows, {sid: s.get("mode") for sid, s in sessions.items()})
-        plan = plan_recovery(clock, sessions.get(clock.session, {}).get("table"), self.config["table"],
+        plan = plan_recovery(clock, sessions.get(clock.session, {}).get("table"), self.config.table,
                              table.engine.mode)
         if plan is None:
             return None
@@ -166,7 +166,7 @@ class Recorder:
                         point.how)
         elif plan.other_table is not None:
             log.warning("clock %d of table %r was left open (%s); this is table %r: not restored", clock.id,
-                        plan.other_table, point.cause.replace("_", " "), self.config["table"])
+                        plan.other_table, point.cause.replace("_", " "), self.config.table)
         else:
             log.warning("clock %d was interrupted but the mode changed to %s: not restored", clock.id,
                         table.engine.mode)
@@ -177,16 +177,16 @@ class Recorder:
         """Give the table back the extension chips each seat had used before this start (shot mode with
         an allowance), so a restart or power cut does not hand players their chips again; record what was
         restored (``chips_restored``, which ``log replay`` applies too). Returns the used counts."""
-        if self.config["mode"] != "shot" or not self.config["shot.allowance"]:
+        if self.config.mode != "shot" or not self.config.shot.allowance:
             return {}
-        reset_at_hand = self.config["shot.allowance_reset"] == "hand"
+        reset_at_hand = self.config.shot.allowance_reset == "hand"
         tables = {sid: s.get("table") for sid, s in decision_log.sessions().items()}
         rows = [r for r in decision_log.chip_rows(reset_at_hand)
-                if tables.get(r["session"]) in (None, self.config["table"])]
+                if tables.get(r["session"]) in (None, self.config.table)]
         used = chips_used(rows, reset_at_hand)
         if used:
             table.restore_chips(used)
-            allowance = self.config["shot.allowance"]
+            allowance = self.config.shot.allowance
             log.warning("extension chips used before this start, restored from the log: %s",
                         ", ".join(f"seat {seat} {n} of {allowance}" for seat, n in used.items()))
             self.sink.put([self.builder.message(None, "chips_restored", t, self._utc_at(t)(t),
@@ -197,13 +197,13 @@ class Recorder:
     def restore_seats(self, decision_log: DecisionLog, table, t: float) -> bool:
         """Give the table back its seats, names, hand, time banks and chips as the log last kept them (seat
         tracking), and record what was restored (``seats_restored``, which ``log replay`` applies too)."""
-        if not self.config["seats.track"]:
+        if not self.config.seats.track:
             return False
         tables = {sid: s.get("table") for sid, s in decision_log.sessions().items()}
         rows = [r for r in decision_log.rows("WHERE type IN ('seats', 'seats_restored') AND id >= "
                                              "(SELECT COALESCE(MAX(id), 0) FROM records WHERE type IN "
                                              "('seats', 'seats_restored'))")
-                if tables.get(r["session"]) in (None, self.config["table"])]
+                if tables.get(r["session"]) in (None, self.config.table)]
         if not rows:
             return False
         data = {k: rows[-1].get(k) for k in ("count", "players", "button", "in_hand", "all_in", "turn",
@@ -298,7 +298,7 @@ def open_recorder(config, state_dir, device, utcnow=lambda: datetime.now(timezon
         recorder_log = DecisionLog(state_dir)
         import_pending(recorder_log)
         try:
-            recorder_log.archive(config["log.keep_days"])
+            recorder_log.archive(config.log.keep_days)
         except (sqlite3.Error, OSError) as exc:
             log.warning("cannot archive old records: %s", exc)
     except (LogError, sqlite3.Error, OSError) as exc:

@@ -57,7 +57,7 @@ class ReplayFile:
 
     def events(self):
         """The events, read as they are needed; iterate inside :meth:`named`."""
-        return self.input.events(self.config["mode"])
+        return self.input.events(self.config.mode)
 
     @contextlib.contextmanager
     def named(self):
@@ -73,7 +73,7 @@ class ReplayFile:
         """One warning line when events of the other mode were ignored (a shot file replayed as clock)."""
         if self.input.foreign:
             line, name = self.input.foreign
-            mode = self.config["mode"]
+            mode = self.config.mode
             other = "shot" if mode == "clock" else "clock"
             print(f"shotclock: warning: {one_line(self.name)}: line {line}: '{name}' is a {other}-mode event but the replay ran "
                   f"in {mode} mode, so such events were ignored (give --config FILE with mode = \"{other}\", or a first "

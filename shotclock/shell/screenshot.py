@@ -85,7 +85,7 @@ def held_screen(text: str, events, config, at: float, state, interrupted: bool =
     button, _, since = text.partition("=")
     if button not in BUTTONS:
         raise ShotclockError(f"--hold {text!r}: the button must be one of {', '.join(BUTTONS)}")
-    hold = config["device.hold"]
+    hold = config.device.hold
     try:
         held = float(since) if since else 1.0
     except ValueError:
@@ -139,13 +139,13 @@ def cmd_screenshot(args) -> int:
     if args.hold:
         state, holds = held_screen(args.hold, events, config, args.at, state, args.interrupted)
     cue = ""
-    if config["screen.visual_cues"] and not args.interrupted:  # the screen as it flashes at T
+    if config.screen.visual_cues and not args.interrupted:  # the screen as it flashes at T
         cues = Cues()
         cues.take(outputs)
         cue = cues.lit(args.at)
     view = view_at(state, args.at, display_for(config), faults, holds, last_fold(outputs), cue)
     if args.network:
-        view = dataclasses.replace(view, corner=network_mark(*parse_network(args.network), config["language"]))
+        view = dataclasses.replace(view, corner=network_mark(*parse_network(args.network), config.language))
     try:
         render_png(view, size, args.out)
     except Exception as exc:  # pygame.error on an unwritable path or unknown extension

@@ -54,7 +54,7 @@ def cmd_seating(args) -> int:
     from shotclock.shell.args import load_for
 
     config = load_for(args)
-    pairs = [[seat, name] for seat, name in read_seating(args.file, config["seats.count"], args.encoding)]
+    pairs = [[seat, name] for seat, name in read_seating(args.file, config.seats.count, args.encoding)]
     if args.command:
         print(json.dumps({"name": "seating", "players": pairs}, ensure_ascii=False))
     else:

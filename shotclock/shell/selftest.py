@@ -49,14 +49,14 @@ def check_config(args) -> tuple[Check, object]:
         config = load_for(args)
     except ConfigError as exc:
         return Check("FAIL", "config", f"{exc.source}: " + "; ".join(exc.problems)), None
-    return Check("OK", "config", f"{config.source}: {config['mode']} mode, table {config['table']!r}"), config
+    return Check("OK", "config", f"{config.source}: {config.mode} mode, table {config.table!r}"), config
 
 
 def check_pins(config, factory_name: str) -> Check:
     from shotclock.adapters.pins import TablePins, make_pin_factory
 
     try:
-        pins = TablePins(config.pins, lambda edge: None, make_pin_factory(factory_name, config.section("gpio")))
+        pins = TablePins(config.pins, lambda edge: None, make_pin_factory(factory_name, config.gpio))
     except ShotclockError as exc:
         return Check("FAIL", "pins", str(exc))
     try:
@@ -100,7 +100,7 @@ def check_backlight(config, root=None) -> Check:
     if not writable:
         return Check("FAIL", "backlight", f"{', '.join(d.name for d in devices)}: brightness not writable "
                                           "(the service user needs the video group)")
-    return Check("OK", "backlight", f"{', '.join(writable)}: set to {config['screen.brightness']:g} at start")
+    return Check("OK", "backlight", f"{', '.join(writable)}: set to {config.screen.brightness:g} at start")
 
 
 def play_countdown(player, countdown: int, sleep=time.sleep) -> list[str]:
@@ -122,20 +122,20 @@ def check_sound(config, sleep=time.sleep) -> Check:
     from shotclock.adapters.sound import SoundPlayer
 
     try:
-        player = SoundPlayer(config["language"], config["sound.voice"], config["sound.volume"],
-                             device=config["sound.device"])
+        player = SoundPlayer(config.language, config.sound.voice, config.sound.volume,
+                             device=config.sound.device)
     except ShotclockError as exc:
         return Check("FAIL", "sound", str(exc))
     try:
         if player.driver == "dummy":
             return Check("FAIL", "sound", "SDL audio driver 'dummy' plays nothing (unset SDL_AUDIODRIVER)")
-        print(f"sound: playing the countdown through {config['sound.device'] or 'the default output'}...",
+        print(f"sound: playing the countdown through {config.sound.device or 'the default output'}...",
               flush=True)
         played = play_countdown(player, config.settings.countdown, sleep)
     finally:
         player.close()
-    return Check("OK", "sound", f"played {' '.join(played)} at volume {config['sound.volume']} "
-                                f"({'voice' if config['sound.voice'] else 'ticks'}): did you hear it?")
+    return Check("OK", "sound", f"played {' '.join(played)} at volume {config.sound.volume} "
+                                f"({'voice' if config.sound.voice else 'ticks'}): did you hear it?")
 
 
 def check_power(run=subprocess.run) -> Check:
@@ -206,10 +206,10 @@ def check_dealer(config, pin_factory, clock=time.monotonic, waker=None, show=Non
     from shotclock.adapters.pins import make_pin_factory
     from shotclock.shell.dealer import DealerCheckRun, new_check, open_pins, reader_for
 
-    factory = make_pin_factory(pin_factory, config.section("gpio"), clock=clock) \
+    factory = make_pin_factory(pin_factory, config.gpio, clock=clock) \
         if isinstance(pin_factory, str) else pin_factory
     run = DealerCheckRun(new_check(config, clock, seed), reader_for(config), clock, waker, show, sound, out,
-                         config["language"])
+                         config.language)
     try:
         open_pins(run, config, factory)
     except ShotclockError as exc:
@@ -234,7 +234,7 @@ def _dealer_outputs(config):
 
     screen = None
     try:
-        screen = Screen(config.screen_size, config["screen.fullscreen"], caption="shotclock dealer check")
+        screen = Screen(config.screen_size, config.screen.fullscreen, caption="shotclock dealer check")
     except HardwareError as exc:
         print(f"dealer: no screen ({exc}): the LEDs, the strobe and the sound give the cues")
     player, problem = make_sound(config)
@@ -255,7 +255,7 @@ def cmd_selftest(args) -> int:
     checks.append(config_check)
     skip = lambda name: Check("SKIP", name, "the configuration is invalid (see the config line)")
     devices = [check_pins(config, args.pins) if config is not None else skip("pins")]
-    devices += [check_display(), check_audio(config["sound.device"] if config is not None else "")]
+    devices += [check_display(), check_audio(config.sound.device if config is not None else "")]
     if args.pins != "mock" and any(c.status == "FAIL" for c in devices) and service_running():
         devices = [held_by_service(c) for c in devices]
     checks += devices

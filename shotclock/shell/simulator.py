@@ -89,7 +89,7 @@ class Simulator:
         self._window(config, size, clock)
         self.presenters = build_presenters(config, fullscreen=False, allow_nowhere="requested",
                                            size=self.window_size, area=self.screen_area,
-                                           caption=f"shotclock simulator · {config['table']}")
+                                           caption=f"shotclock simulator · {config.table}")
         self.screen = self.presenters.screen
         self.device = build_device(config, pin_factory, log_dir=log_dir, waker=self.waker, clock=clock,
                                    **self.presenters.parts())
@@ -117,7 +117,7 @@ class Simulator:
         # A key tap lasts a few ms, shorter than a real button's press: a release that comes sooner than
         # the inputs' minimum contact (the floor's 40 ms, the debounce) is held back until then, so a quick
         # tap registers as a brief press of a real button would.
-        self.min_contact = max(config["device.floor_min_press"], config["device.debounce"]) + 0.01
+        self.min_contact = max(config.device.floor_min_press, config.device.debounce) + 0.01
         self.later = _later  # (delay, fn) -> a handle with cancel(); tests swap it
         self._pressed_at: dict[str, float] = {}
         self._releases: dict = {}
@@ -129,7 +129,7 @@ class Simulator:
     def _layout(self):
         """One rectangle per button the mode uses (clock mode has no extension chips)."""
         pygame = self._pygame
-        buttons = buttons_for(self.config["mode"], self.config["seats.track"])
+        buttons = buttons_for(self.config.mode, self.config.seats.track)
         n = len(buttons)
         gap = self.panel_area.width * 0.015
         w = (self.panel_area.width - gap * (n + 1)) / n
@@ -146,7 +146,7 @@ class Simulator:
 
         from shotclock.core.gestures import hold_meanings
 
-        lang, mode = self.config["language"], self.config["mode"]
+        lang, mode = self.config.language, self.config.mode
         space = texts.text(lang, "key.space")
         legend = {b: " / ".join(k.upper() if len(k) == 1 else space for k, v in KEYS.items() if v == b)
                   for b in BUTTONS}
@@ -161,7 +161,7 @@ class Simulator:
             renderer.text(surface, legend[button], ink, (rect.centerx, rect.top + rect.h * 0.58), rect.w * 0.8,
                           rect.h * 0.18)
             holds = " / ".join(texts.text(lang, f"short.{e}")
-                               for e in hold_meanings(button, mode, self.config["seats.track"])) \
+                               for e in hold_meanings(button, mode, self.config.seats.track)) \
                 if self.show_holds else ""
             if holds:  # what holding it does in this mode, from the gesture map itself
                 renderer.text(surface, texts.text(lang, "short.hold", what=holds), ink,
@@ -177,10 +177,10 @@ class Simulator:
 
     def hint(self) -> str:
         """The key legend under the buttons."""
-        lang, mode = self.config["language"], self.config["mode"]
+        lang, mode = self.config.language, self.config.mode
         from shotclock.core import texts
 
-        return texts.text(lang, "hint.seats") if self.config["seats.track"] else texts.text(lang, f"hint.{mode}")
+        return texts.text(lang, "hint.seats") if self.config.seats.track else texts.text(lang, f"hint.{mode}")
 
     def lights(self) -> list[tuple[tuple[int, int, int], bool]]:
         """The table's lights as (colour, lit): the running LED, the bet LED, the strobe where configured."""
@@ -278,7 +278,7 @@ class DealerCheckSimulator(Simulator):
         self.player, _ = make_sound(config)
         self.run_check = DealerCheckRun(new_check(config, clock, seed), reader_for(config), clock, self.waker,
                                         show=self._show,
-                                        sound=self.player, out=out or log.info, language=config["language"])
+                                        sound=self.player, out=out or log.info, language=config.language)
         factory = make_pin_factory(pin_factory, clock=clock) if isinstance(pin_factory, str) else pin_factory
         self.device = SimpleNamespace(pins=open_pins(self.run_check, config, factory))  # what the panel drives
         self._panel()
@@ -293,7 +293,7 @@ class DealerCheckSimulator(Simulator):
     def hint(self) -> str:
         from shotclock.core import texts
 
-        return texts.text(self.config["language"], "dealer.ready")
+        return texts.text(self.config.language, "dealer.ready")
 
     def update(self, round) -> None:  # no device loop here: the check's own lights
         pass
@@ -337,7 +337,7 @@ class TerminalSimulator:
         self.config = config
         self.out = out
         self.inp = inp
-        self.presenter = TerminalPresenter(out, display_for(config), config["screen.visual_cues"])
+        self.presenter = TerminalPresenter(out, display_for(config), config.screen.visual_cues)
         player, problem = make_sound(config)  # the same speaker as the window, where there is one
         self.device = build_device(config, pin_factory, sound=[SoundPresenter(player)] if player else [],
                                    screens=[self.presenter], sound_problem=problem, log_dir=log_dir)
@@ -471,10 +471,10 @@ def seating_for(config, path: str | None) -> list[tuple[int, str]] | None:
 
     if path is None:
         return None
-    if not config["seats.track"]:
+    if not config.seats.track:
         raise ShotclockError("--seating needs seat tracking: a configuration with [seats] track = true "
                              "(try --config docs/examples/tempo-bank.toml)")
-    return read_seating(path, config["seats.count"])
+    return read_seating(path, config.seats.count)
 
 
 def seat_players(device, players: list[tuple[int, str]] | None) -> None:
