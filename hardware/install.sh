@@ -44,7 +44,7 @@ USER_NAME=shotclock
 # Python 3.13). SDL's kmsdrm driver loads libdrm, libgbm and EGL/GLES with a Mesa driver at run
 # time (pygame-ce's wheel does not bundle them; a Lite image may lack some); without
 # libopengl0 its renderer shows a black screen.
-APT_PACKAGES="python3-venv python3-lgpio alsa-utils libdrm2 libgbm1 libegl1 libgles2 libopengl0 libgl1-mesa-dri"
+APT_PACKAGES="python3-venv python3-lgpio signify-openbsd alsa-utils libdrm2 libgbm1 libegl1 libgles2 libopengl0 libgl1-mesa-dri"
 GROUPS_WANTED="gpio video input audio render"
 DRY_RUN="${DRY_RUN:-}"
 
