@@ -201,7 +201,7 @@ def test_install_script_dry_run_does_every_step():
                  "shotclock-firstboot.service", "systemd-timesyncd",
                  "config.example.toml",
                  "/etc/systemd/system/shotclock.service", "systemctl enable shotclock.service",
-                 "systemctl restart shotclock.service",
+                 "systemctl restart --no-block shotclock.service",
                  "shotclock selftest", "config --check"):
         assert step in out, step
 
@@ -256,7 +256,7 @@ def test_install_script_dry_run_puts_the_log_on_its_own_partition():
     # A mount unit, not an fstab line: overlayroot would put an fstab mount in RAM too.
     assert "/etc/systemd/system/var-lib-shotclock.mount" in step and "mkfs.ext4 -L shotlog" in step
     # Before the service starts again, so the log is written onto the partition from the first record.
-    assert proc.stdout.index(step) < proc.stdout.index("systemctl restart shotclock.service")
+    assert proc.stdout.index(step) < proc.stdout.index("systemctl restart --no-block shotclock.service")
     assert "mount" not in dry().stdout.replace("mountpoint", "")
     for args in (("--data-partition",), ("--data-partition", "/dev/sda1", "--rollback"),
                  ("--data-partition", "/dev/sda1", "--uninstall"), ("--data-partition", "/dev/sda1", "--prepare")):
