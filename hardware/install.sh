@@ -154,6 +154,7 @@ verify_bundle() {
         [ -e "$SRC/SHA256SUMS.sig" ] || refuse "the bundle is not signed, and releases are checked against $use_key"
         if ! command -v signify-openbsd >/dev/null; then
             say "installing signify-openbsd (from the system's package sources) to check the signature"
+            run apt-get update -qq || say "apt-get update failed (no network?): trying the package lists there are"
             run env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq signify-openbsd >/dev/null ||
                 die "cannot install signify-openbsd to check the bundle's signature (apt-get install signify-openbsd)"
         fi

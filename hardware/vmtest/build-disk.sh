@@ -40,8 +40,10 @@ if [ -n "$overlay_debs" ]; then
 fi
 printf '[global]\nno-index = true\nfind-links = /srv/offline/wheels\n' >"$root/etc/pip.conf"
 
-# The offline bundle ('./dev bundle'), unpacked as on a Pi: the first install comes from it.
+# The offline bundle ('./dev bundle --sign'), unpacked as on a Pi: the first install comes from it, checked
+# against the public key beside it (as a venue has the project's key).
 tar -C "$root/srv/offline" -xzf "$bundle"
+install -m 0644 "$(dirname "$bundle")/release.pub" "$root/srv/offline/release.pub"
 
 # The checkout a user would have cloned. Its version is made newer than the bundle's, so re-running
 # install.sh from it is an update to a new version (and --rollback has a version to return to).

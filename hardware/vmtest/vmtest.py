@@ -44,7 +44,8 @@ from pathlib import Path
 HERE = Path(__file__).resolve().parent
 ROOT = HERE.parent.parent
 INSTALL_SH = ROOT / "hardware" / "install.sh"
-TOOLS = {"debootstrap": "debootstrap", "dpkg-scanpackages": "dpkg-dev", "mkfs.ext4": "e2fsprogs", "git": "git"}
+TOOLS = {"debootstrap": "debootstrap", "dpkg-scanpackages": "dpkg-dev", "mkfs.ext4": "e2fsprogs", "git": "git",
+         "signify-openbsd": "signify-openbsd"}
 # The emulated CPU: x86-64 (CI), or arm64, the Pi's own (a longer check: its first run builds its image
 # through qemu-user; see "The appliance test" in README.md).
 ARCHES = {
@@ -237,11 +238,15 @@ class Image:
             listing = path / "files"
             listing.write_text("\n".join(f for f in files if f and (ROOT / f).is_file()))
             run(["tar", "-C", str(ROOT), "-cf", str(tar), "-T", str(listing)])
-            # The offline bundle, as './dev bundle' makes it for a Pi, here for this VM's CPU and Python,
-            # from the cached wheels (no index): install.sh installs from it with the VM's network off.
+            # The offline bundle, as './dev bundle --sign' makes it for a Pi, here for this VM's CPU and
+            # Python, from the cached wheels (no index), signed with a key made for this run: install.sh
+            # checks it against the public half (--key) and installs from it with the VM's network off.
             cpu = ARCHES[self.arch]["wheel"]
+            run(["signify-openbsd", "-G", "-n", "-c", "shotclock appliance test", "-p", str(path / "release.pub"),
+                 "-s", str(path / "release.sec")])
             made = run([sys.executable, str(ROOT / "tools" / "bundle.py"), "--out", str(path), "--arch", cpu,
-                        "--python", SUITES[self.suite], "--find-links", str(wheels)])
+                        "--python", SUITES[self.suite], "--find-links", str(wheels), "--sign",
+                        str(path / "release.sec")])
             bundle = sorted(path.glob(f"shotclock-*-{cpu}.tar.gz"))
             if not bundle:
                 raise Fail(f"the bundle was not made: {made.stdout}")

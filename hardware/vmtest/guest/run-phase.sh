@@ -17,8 +17,9 @@ case "$phase" in
         fi
         # From the offline bundle, with pip's own configuration off: the bundle alone must do. The
         # read-only-root run gives the log its own partition (shotclock.data=DEVICE).
+        # The bundle is signed: install.sh checks it against the project's public key and keeps the key.
         cd /srv/offline/shotclock-*/ && PIP_CONFIG_FILE=/dev/null sh hardware/install.sh \
-            ${data:+--data-partition "$data"} >"$out/install.log" 2>&1
+            --key /srv/offline/release.pub ${data:+--data-partition "$data"} >"$out/install.log" 2>&1
         echo $? >"$out/install.rc"
         echo "$start $(cut -d' ' -f1 /proc/uptime)" >"$out/install.uptime"
         if [ -n "$data" ]; then
