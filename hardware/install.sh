@@ -94,7 +94,7 @@ while [ $# -gt 0 ]; do
                 *) data_partition="$2" ;;
             esac
             shift ;;
-        -h|--help) sed -n '2,30p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+        -h|--help) sed -n '2,/^set -eu$/p' "$0" | sed '$d; s/^# \{0,1\}//'; exit 0 ;;
         *) echo "install: unknown option '$1' (use --version, --prepare, --switch, --rollback, --key, --time-server, --data-partition, --uninstall, --purge or --help)" >&2
            exit 2 ;;
     esac
