@@ -194,18 +194,26 @@ if [ -n "$WHEELS" ] && [ -z "$uninstall" ] && [ -z "$rollback" ] && [ "$stage" !
 fi
 
 # After a restart: READY (active, running: Type=notify) within READY_TIMEOUT s, and still up with the same
-# process READY_HOLD s later (a version that sends READY and dies is not one that runs).
+# process READY_HOLD s later (a version that sends READY and dies is not one that runs). Three restarts by
+# systemd (Restart=always) in the meantime end the wait early: that version does not start.
 service_state() {
     systemctl show -p ActiveState -p SubState -p MainPID shotclock.service 2>/dev/null | LC_ALL=C sort | tr '\n' ' '
 }
 main_pid() { systemctl show -p MainPID --value shotclock.service 2>/dev/null || echo 0; }
+restarts() {
+    n="$(systemctl show -p NRestarts --value shotclock.service 2>/dev/null)" || n=0
+    case "$n" in ''|*[!0-9]*) n=0 ;; esac
+    echo "$n"
+}
 wait_ready() {  # PID: the main process before the restart, which does not count
     if [ -n "$DRY_RUN" ]; then
         echo "+ wait up to $READY_TIMEOUT s for the service's READY"
         return 0
     fi
     end=$(($(date +%s) + READY_TIMEOUT))
+    first="$(restarts)"
     while [ "$(date +%s)" -le "$end" ]; do
+        [ $(($(restarts) - first)) -lt 3 ] || return 1
         state="$(service_state)"
         case "$state" in
             "ActiveState=active MainPID="*" SubState=running ")
@@ -230,11 +238,12 @@ restart_or_switch_back() {
     if wait_ready "$before"; then
         return 0
     fi
+    if [ $(($(restarts) - first)) -ge 3 ]; then why="it stopped $(($(restarts) - first)) times"; else why="no READY within $READY_TIMEOUT s"; fi
     if [ -z "$old" ] || [ "$old" = "$new" ] || [ ! -x "$PREFIX/$old/venv/bin/shotclock" ]; then
-        echo "install: shotclock $new did not become ready within $READY_TIMEOUT s, and there is no other version to go back to (journalctl -u shotclock -b shows why)" >&2
+        echo "install: shotclock $new did not become ready, and there is no other version to go back to (journalctl -u shotclock -b shows why)" >&2
         exit 4
     fi
-    say "shotclock $new did not become ready within $READY_TIMEOUT s: switching back to $old"
+    say "shotclock $new did not become ready: switching back to $old"
     run ln -sfn "$old" "$PREFIX/current"
     if [ -n "$old_prev" ] && [ "$old_prev" != "$old" ]; then
         run ln -sfn "$old_prev" "$PREFIX/previous"
@@ -244,9 +253,9 @@ restart_or_switch_back() {
     before="$(main_pid)"
     run systemctl restart --no-block shotclock.service
     if wait_ready "$before"; then
-        echo "install: shotclock $new did not become ready within $READY_TIMEOUT s: switched back to shotclock $old, which runs (journalctl -u shotclock -b shows why $new failed)" >&2
+        echo "install: shotclock $new did not become ready ($why): switched back to shotclock $old, which runs (journalctl -u shotclock -b shows why $new failed)" >&2
     else
-        echo "install: shotclock $new did not become ready within $READY_TIMEOUT s: switched back to shotclock $old, which did not become ready either (journalctl -u shotclock -b)" >&2
+        echo "install: shotclock $new did not become ready ($why): switched back to shotclock $old, which did not become ready either (journalctl -u shotclock -b)" >&2
     fi
     exit 4
 }

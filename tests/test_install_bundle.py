@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import importlib.util
 import os
+import re
 import shutil
 import subprocess
 import zipfile
@@ -155,8 +156,11 @@ case "$1" in
         if [ -e "$state/stopped" ]; then s="inactive dead 0"
         elif [ -e "$SHOTCLOCK_PREFIX/$v/bad" ]; then s="activating auto-restart 0"
         else s="active running $((4000 + n))"; fi
+        # A version that exits at once: systemd restarts it every time it is looked at.
+        if [ -e "$SHOTCLOCK_PREFIX/$v/crashes" ]; then echo x >>"$state/crashes"; fi
         set -- $s "$@"
         case "$*" in
+            *NRestarts*) cat "$state/crashes" 2>/dev/null | wc -l ;;
             *--value*) echo "$3" ;;
             *) printf 'ActiveState=%s\\nSubState=%s\\nMainPID=%s\\n' "$1" "$2" "$3" ;;
         esac ;;
@@ -203,7 +207,7 @@ def test_a_rollback_to_a_version_that_never_gets_ready_switches_back(prefix):
     (prefix / "1.0" / "bad").write_text("")
     proc = rollback(prefix)
     assert proc.returncode == 4, proc.stdout + proc.stderr
-    assert proc.stderr.count("\n") == 1 and "shotclock 1.0 did not become ready within 3 s" in proc.stderr
+    assert proc.stderr.count("\n") == 1 and "shotclock 1.0 did not become ready (no READY within 3 s)" in proc.stderr
     assert "switched back to shotclock 2.0, which runs" in proc.stderr and "done:" not in proc.stdout
     assert os.readlink(prefix / "current") == "2.0" and os.readlink(prefix / "previous") == "1.0"
     assert (prefix / ".fake" / "log").read_text() == "restart -> 1.0\nrestart -> 2.0\n"
@@ -222,3 +226,16 @@ def test_when_neither_version_gets_ready_it_says_that_too(prefix):
     proc = rollback(prefix)
     assert proc.returncode == 4 and "which did not become ready either" in proc.stderr, proc.stderr
     assert os.readlink(prefix / "current") == "2.0"
+
+
+def test_a_version_systemd_keeps_restarting_is_given_up_early(prefix):
+    (prefix / "1.0" / "bad").write_text("")
+    (prefix / "1.0" / "crashes").write_text("")
+    # The wait ends at the third restart, long before the 600 s.
+    env = dict(os.environ, SHOTCLOCK_PREFIX=str(prefix), SHOTCLOCK_READY_TIMEOUT="600",
+               SHOTCLOCK_READY_HOLD="0.2", PATH=f"{prefix.parent / 'bin'}:{os.environ['PATH']}")
+    proc = subprocess.run(["sh", str(ROOT / "hardware" / "install.sh"), "--rollback"], env=env, capture_output=True,
+                          text=True, timeout=60)
+    assert proc.returncode == 4 and re.search(r"shotclock 1\.0 did not become ready \(it stopped \d+ times\)",
+                                              proc.stderr), proc.stderr
+    assert "switched back to shotclock 2.0, which runs" in proc.stderr and os.readlink(prefix / "current") == "2.0"
