@@ -458,7 +458,8 @@ if [ "$cur" = "$want_version" ]; then
     # shellcheck disable=SC2086
     run "$VENV/bin/python" -m pip install -q $PIP_FROM --force-reinstall --no-deps "$target"
 fi
-run "$VENV/bin/python" -c "import lgpio" || die "the environment cannot import lgpio: is python3-lgpio installed?"
+# LG_WD: lgpio makes its notify pipe (.lgd-nfy0) in that folder, else in the current one, which may be the bundle.
+run env LG_WD=/tmp "$VENV/bin/python" -c "import lgpio" || die "the environment cannot import lgpio: is python3-lgpio installed?"
 installed="$(run "$VENV/bin/shotclock" --version)" || die "the new environment's shotclock does not start"
 say "installed: $installed"
 run install -m 0644 "$SRC/README.md" "$VDIR/README.md"

@@ -204,6 +204,8 @@ def test_install_script_dry_run_does_every_step():
                  "systemctl restart --no-block shotclock.service",
                  "shotclock selftest", "config --check"):
         assert step in out, step
+    # lgpio's notify pipe goes to /tmp, not into the folder install.sh runs from (a bundle's is checked).
+    assert f"+ env LG_WD=/tmp /opt/shotclock/{version}/venv/bin/python -c import lgpio" in out
 
 
 def test_install_script_uninstall_keeps_the_log_unless_purged():

@@ -376,6 +376,8 @@ def check_installed_from_bundle() -> str:
           and shown == version, f"bundle {version}, current -> {version_of('current')}, --version {shown}")
     log = (OUT / "install.log").read_text() if (OUT / "install.log").exists() else ""
     checked = next((l for l in log.splitlines() if "bundle checked" in l), "")
+    left = [p.name for p in sorted(Path("/srv/offline").glob("shotclock-*/"))[-1].iterdir() if p.name.startswith(".")]
+    check("install.sh leaves nothing in the bundle's folder", not left, ", ".join(left))
     check("the bundle's signature and SHA256SUMS were checked, the key kept", "signed by /srv/offline/release.pub"
           in checked and Path("/etc/shotclock/release.pub").read_bytes() == Path("/srv/offline/release.pub").read_bytes()
           and "is READY under systemd" in log, checked)
@@ -388,7 +390,8 @@ def tampered_bundle(new_sums: bool) -> Path:
     src = sorted(Path("/srv/offline").glob("shotclock-*/"))[-1]
     dst = Path("/tmp/tampered") / src.name
     shutil.rmtree(dst.parent, ignore_errors=True)
-    shutil.copytree(src, dst)
+    shutil.copytree(src, dst, ignore=lambda folder, names: [n for n in names if not (Path(folder, n).is_file()
+                                                                                 or Path(folder, n).is_dir())])
     wheel = sorted(dst.glob("wheels/shotclock-*.whl"))[-1]
     with zipfile.ZipFile(wheel) as z:
         entries = [(info, z.read(info)) for info in z.infolist()]
