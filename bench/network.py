@@ -292,7 +292,8 @@ def collector_process(broker, folder: Path, member: str | None):
     ``bench`` when ``member`` is given; returns the process once it is subscribed (its log says so)."""
     argv = [PY, "-m", "shotclock", "floor", "collect", "--broker", f"127.0.0.1:{broker.port}", "--venue", VENUE,
             "--credentials", str(broker.credentials_file("collector")), "--archive", str(folder)]
-    argv += ["--share", "bench", "--member", member] if member else []
+    # A member's session outlives it --member-expiry s: long enough to hold the backlog published while it is away.
+    argv += ["--share", "bench", "--member", member, "--member-expiry", "3600"] if member else []
     log = open(folder.parent / f"collector-{member or 'alone'}.log", "w+")
     proc = subprocess.Popen(argv, env=ENV, cwd=ROOT, stdout=subprocess.DEVNULL, stderr=log)
     deadline = time.monotonic() + 180  # bounds a hang only: a loaded machine can take long to start Python
@@ -478,7 +479,7 @@ def bench_network(tmp: Path, quick: bool) -> dict:
 
 
 def rows(results: dict) -> str:
-    """The README table's rows for the network figures."""
+    """The rows of docs/benchmarks.md's table for the network figures."""
     lines = []
     for key, (goal, kind, unit) in GOALS.items():
         value = results[key]
@@ -489,7 +490,7 @@ def rows(results: dict) -> str:
 
 
 def main(argv: list[str]) -> int:
-    """Only the network figures: printed as JSON and as README rows, merged into bench/latest.json."""
+    """Only the network figures: printed as JSON and as rows of docs/benchmarks.md's table, merged into bench/latest.json."""
     quick = "--quick" in argv
     with tempfile.TemporaryDirectory() as tmp:
         results = bench_network(Path(tmp), quick)

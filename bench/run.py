@@ -350,7 +350,7 @@ WHAT = {
 
 
 def markdown(results: dict) -> str:
-    """The README's performance table for these figures."""
+    """The performance table of docs/benchmarks.md for these figures."""
     lines = ["| key | what | goal | measured |", "|---|---|---|---|"]
     for key, (goal, kind, unit) in GOALS.items():
         value = results[key]
@@ -365,7 +365,7 @@ def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true", help="a smoke run: a few clocks, short windows")
     parser.add_argument("--out", default=str(HERE / "latest.json"), help="where to write the figures")
-    parser.add_argument("--markdown", action="store_true", help="print the README table for the figures in --out")
+    parser.add_argument("--markdown", action="store_true", help="print docs/benchmarks.md's table for the figures in --out")
     args = parser.parse_args(argv)
     if args.markdown:
         print(markdown(json.loads(Path(args.out).read_text())))

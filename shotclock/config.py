@@ -15,12 +15,13 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable
 
+from shotclock.core.fields import BANK_MAX, CHIPS_MAX, FIELDS, MAX_SEATS, MIN_SEATS, text_problem
 from shotclock.core.settings import (ALLOWANCE_RESETS, MODES, STREETS, ClockSettings, SeatSettings, Settings,
                                      ShotSettings)
 from shotclock.errors import ConfigError, PinConfigError, shown
 
 BUTTONS = ("floor", "action", "bet", "extend", "street")
-LIGHTS = ("led_running", "led_bet", "buzzer")
+LIGHTS = ("led_running", "led_bet", "buzzer", "strobe")
 #: ``gpio.board`` values: gpiozero's own Raspberry Pi detection, or a chip's lines by offset
 #: (:mod:`shotclock.adapters.boards` makes the pin factory for each).
 BOARDS = ("raspberry-pi", "generic")
@@ -106,33 +107,18 @@ def _name(v):
     return problem and "must be 1 to 32 letters, digits, '-' or '_'"
 
 
-TABLE_NAME_MAX = 40  # characters: the idle screen shows the name large; a longer one would be cut
+TABLE_NAME_MAX = FIELDS["table"].high  # characters: the idle screen shows the name large
 
 
-def _table_name(v):
-    import unicodedata
-
-    if not v.strip():
-        return "must not be empty"
-    if any(unicodedata.category(c) in ("Cc", "Cf", "Zl", "Zp") for c in v):
-        return "must not hold control characters (newline, tab, direction marks)"
-    if len(v) > TABLE_NAME_MAX:
-        return f"must be at most {TABLE_NAME_MAX} characters ({len(v)} given)"
-    return None
+def _text(field: str):
+    """The check of a text key by its field in the table of fields (core/fields.py): the one rule for text."""
+    def check(v):
+        f = FIELDS[field]
+        problem = text_problem(v, f.high, "it", empty=f.low == 0)
+        return problem and problem.removeprefix("it ")
+    return check
 
 
-PLACE_MAX = 32  # characters: a room's or section's name on the dashboard's filter buttons
-
-
-def _place(v):
-    """A room's or section's name: empty (none), or 1 to PLACE_MAX printable characters."""
-    if v == "":
-        return None
-    if not v.strip():
-        return "must be empty or hold a visible character"
-    if len(v) > PLACE_MAX:
-        return f"must be at most {PLACE_MAX} characters ({len(v)} given)"
-    return _table_name(v)
 
 
 def _not_true(v):
@@ -167,7 +153,7 @@ SCHEMA: list[Key] = [
     Key("mode", (str,), "clock", "\"clock\" (rule 29 clock call) or \"shot\" (tour shot clock)", _one_of(*MODES)),
     Key("label", (str,), "", "the rule's name on screen after the mode (\"TDA 29\"); empty: the house rule 29"),
     Key("table", (str,), "Tafel 1", "the table's name, shown on the screen when idle (1 to 40 characters)",
-        _table_name),
+        _text("table")),
     Key("language", (str,), "nl", "screen and voice language: \"nl\" (Dutch, the official table language) or \"en\"",
         _one_of("nl", "en")),
     Key("clock.seconds", NUM, 30, "the whole clock in seconds, countdown included", range=SECONDS),
@@ -182,7 +168,7 @@ SCHEMA: list[Key] = [
     Key("shot.extension_limit", (int,), 4, "extension chips one decision may take (0: no limit)",
         range=Range(0, 20)),
     Key("shot.allowance", (int,), 0, "extension chips each player holds, counted by seat (0: not tracked)",
-        range=Range(0, 50)),
+        range=Range(0, CHIPS_MAX)),
     Key("shot.allowance_reset", (str,), "floor", "when players get their chips back: \"hand\" (every new hand) or "
         "\"floor\" (only when the floor resets them: a new day or stage)", _one_of(*ALLOWANCE_RESETS)),
     Key("shot.undo_seconds", NUM, 5, "seconds after an extension in which the dealer can take it back",
@@ -190,9 +176,9 @@ SCHEMA: list[Key] = [
     Key("seats.track", (bool,), False, "keep whose turn it is: seats, the button, folds and all-ins marked by the "
         "dealer (docs/rules.md, \"Seats\"); false: the clock knows no seats, as before"),
     Key("seats.count", (int,), 9, "seats at the table, all occupied at start (the floor empties, seats and "
-        "names players)", range=Range(2, 10, what="a number of seats")),
+        "names players)", range=Range(MIN_SEATS, MAX_SEATS, what="a number of seats")),
     Key("seats.bank", NUM, 0, "time bank mode: seconds of personal bank each player starts with, run after the "
-        "street's time is up (0: no time bank; needs seats.track)", range=Range(0, 36000)),
+        "street's time is up (0: no time bank; needs seats.track)", range=Range(0, BANK_MAX)),
     Key("pins.floor", (int,), 17, "BCM pin of the floor's button (to ground)", range=PIN),
     Key("pins.action", (int,), 27, "BCM pin of the dealer's action button", range=PIN),
     Key("pins.bet", (int,), 22, "BCM pin of the dealer's facing-a-bet button", range=PIN),
@@ -202,6 +188,9 @@ SCHEMA: list[Key] = [
     Key("pins.led_bet", (int,), 6, "BCM pin of the LED lit while a bet is faced", range=PIN),
     Key("pins.buzzer", (int, bool), False, "BCM pin of an optional active buzzer, or false for none",
         _not_true, range=PIN),
+    Key("pins.strobe", (int, bool), False, "BCM pin of an optional strobe light or vibrating puck (through a "
+        "transistor), pulsed with each countdown second, the bank's start and the ruling when "
+        "screen.visual_cues is on; false for none", _not_true, range=PIN),
     Key("gpio.board", (str,), "raspberry-pi",
         "\"raspberry-pi\" (gpiozero finds the model and its GPIO chip) or \"generic\" (any other Linux board: "
         "pin numbers are line offsets of gpio.chip)", _one_of(*BOARDS)),
@@ -225,6 +214,9 @@ SCHEMA: list[Key] = [
         "empty: the system's default"),
     Key("screen.fullscreen", (bool,), True, "fill the screen (on the Pi); the simulator opens a window"),
     Key("screen.size", (str,), "800x480", "window size WIDTHxHEIGHT when not fullscreen (portrait: 480x800)"),
+    Key("screen.visual_cues", (bool,), False, "visual-first cues (TDA Rule 9, special needs): the screen flashes "
+        "on each countdown second, the bank's start and the ruling, the running LED blinks with them and "
+        "pins.strobe pulses"),
     Key("screen.last_ruling_seconds", NUM, 60, "how long the idle screen shows the last ruling",
         range=Range(0, 86400)),
     Key("screen.brightness", NUM, 1.0, "backlight, where the display has one (the official 7\" display does); "
@@ -241,9 +233,9 @@ SCHEMA: list[Key] = [
     Key("network.venue", (str,), "venue", "the venue's name in the topics (letters, digits, - and _)", _name),
     Key("network.table_id", (str,), "1", "this table's id in the topics (letters, digits, - and _)", _name),
     Key("network.room", (str,), "", "the room this table stands in, for the floor dashboard's filters "
-        "(up to 32 characters; empty: none)", _place),
+        "(up to 32 characters; empty: none)", _text("room")),
     Key("network.section", (str,), "", "the section of the room (a row, a pit: up to 32 characters; empty: none)",
-        _place),
+        _text("section")),
     Key("network.credentials", (str,), "",
         "the TOML file with this table's username and password (from 'shotclock broker-config')"),
     Key("network.keepalive", (int,), 5,
@@ -357,6 +349,7 @@ def config_from(flat: dict, source: str) -> Config:
         else:
             values[name] = value
     _cross_checks(values, errors)
+    _preset_mode_check(flat, values, errors)
     if errors:
         pins_only = all(k.startswith("pins.") for k in errors)
         raise (PinConfigError if pins_only else ConfigError)(source, errors)
@@ -389,6 +382,8 @@ def _cross_checks(values: dict, errors: dict) -> None:
             parse_size(values["screen.size"])
         except ValueError as exc:
             add("screen.size", str(exc))
+    if values["pins.strobe"] is not False and not values["screen.visual_cues"] and "pins.strobe" not in errors:
+        add("pins.strobe", "needs screen.visual_cues = true (the strobe pulses with the visual cues)")
     if values["seats.bank"] and not values["seats.track"] and "seats.bank" not in errors:
         add("seats.bank", "needs seats.track = true (a time bank is a player's: the table must know the seats)")
     if values["network.enabled"]:
@@ -396,6 +391,30 @@ def _cross_checks(values: dict, errors: dict) -> None:
     if "device.stuck_after" not in errors and "device.hold" not in errors:
         if values["device.stuck_after"] <= values["device.hold"]:
             add("device.stuck_after", f"must be longer than 'device.hold' ({values['device.hold']} s)")
+
+
+def _preset_mode_check(flat: dict, values: dict, errors: dict) -> None:
+    """A ``mode`` that is not the preset's, while the preset's seat keys would still rule in it (``tempo`` with
+    ``mode = "clock"``: every called clock would carry the 300 s bank): refused under ``mode``."""
+    preset = flat.get("preset")
+    if preset not in PRESETS or "mode" not in flat or "mode" in errors:
+        return
+    own = PRESETS[preset]
+    kept = [k for k in own if k.startswith("seats.") and k not in flat]
+    if flat["mode"] != own["mode"] and kept:
+        errors["mode"] = (f'("{flat["mode"]}") is not the mode of preset "{preset}" ({own["mode"]} mode), whose '
+                          f'{", ".join(f"{k} = {_shown(own[k])}" for k in kept)} would still apply; '
+                          f'leave mode out or choose a {flat["mode"]}-mode preset')
+
+
+def config_warnings(config: "Config") -> list[str]:
+    """Settings that are valid but will not do what they seem to (``config --check`` prints each on one line)."""
+    out = []
+    if config["mode"] == "shot" and config["shot.allowance"] and not config["seats.track"]:
+        out.append(f"shot.allowance = {config['shot.allowance']} counts a chip only when an extension names its "
+                   "seat (a floor tablet's extend); the dealer's extend button names none: set seats.track = true "
+                   "to charge it to the seat on the clock")
+    return out
 
 
 def _network_checks(values: dict, add) -> None:

@@ -209,7 +209,7 @@ class MosquittoBroker:
         c = mqtt.Client(mqtt.CallbackAPIVersion.VERSION2, client_id=session or f"test-{uuid.uuid4().hex[:8]}",
                         protocol=mqtt.MQTTv5, **kwargs)
         c.reconnect_delay_set(0.1, 0.5)
-        from shotclock.adapters.mqtt import no_delay
+        from shotclock.adapters.mqtt_login import no_delay
 
         c.on_socket_open = no_delay
         connect_properties = None

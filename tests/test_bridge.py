@@ -230,3 +230,40 @@ def test_cli_refuses_a_bridge_it_cannot_write_in_one_line(tmp_path, capsys, args
     err = capsys.readouterr().err
     assert says in err and len(err.strip().splitlines()) == 1
     assert not (tmp_path / "room" / "mosquitto.conf").exists()
+
+
+def test_a_crashed_room_broker_shows_its_tables_unreachable_and_the_collector_records_it(pair, tmp_path, capsys):
+    from shotclock.cli import main
+
+    archive, collector = start_collector(pair.venue, tmp_path / "floor")
+    device = RunningDevice(network_config(pair.room, table="1"), tmp_path / "state")
+    try:
+        # The table names the room broker's bridge it reaches the venue through (it read the bridge's own state
+        # on its broker), so whoever reads its status at the venue knows what a dead bridge hides.
+        behind = status_of(pair.inbox, "1", lambda s: s["online"] and s.get("bridge") == "east"
+                           and s["boot"] == device.device.boot)
+        assert behind is not None, "table 1's status never named its bridge"
+        start = len(pair.inbox.messages)
+        pair.room.kill()  # kill -9: no Last Will of the table reaches the venue, its status stays "online"
+        down = pair.inbox.wait_for(lambda m: pair.inbox.messages.index(m) >= start
+                                   and m.topic == bridge_state_topic(VENUE, "east") and m.payload == b"0")
+        assert down is not None, "the venue broker never said the bridge is down"
+        wait_until(lambda: [n for n in archive.network() if n[:3] == ("bridge", "east", False)],
+                   what="the collector noting the bridge down")
+        note = [n for n in archive.network() if n[:3] == ("bridge", "east", False)][-1]
+        assert note[4] == "tables 1"
+        # What the venue still holds about table 1 says online: only the bridge's state says otherwise.
+        late = Inbox(pair.venue.client("floor"), table_topic(VENUE, "1", "status"))
+        held = late.wait_for(lambda m: True)
+        assert json.loads(held.payload)["online"] is True
+        capsys.readouterr()
+        code = main(["floor", "status", "--venue", VENUE, "--broker", f"127.0.0.1:{pair.venue.port}",
+                     "--credentials", str(pair.venue.credentials_file("floor"))])
+        out = capsys.readouterr().out
+        assert code == 1, out
+        assert "room east: NOT CONNECTED (tables 1: unreachable)" in out
+        assert "tables: 0 online, 0 offline, 1 unreachable" in out
+    finally:
+        device.stop()
+        collector.stop()
+    archive.close()

@@ -82,3 +82,25 @@ def test_an_unreachable_wheel_is_named_in_one_line(tmp_path, capsys):
     assert bundle.main(["--out", str(tmp_path / "dist"), "--find-links", str(empty)]) == 2
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and err.startswith("bundle: ") and "failed" in err
+
+
+def test_every_link_of_the_bundles_guides_resolves_inside_the_bundle(tmp_path):
+    """The bundle's README and guide linked docs/rules.md, the screenshots, the examples…, none of them in it."""
+    from test_readme import broken_links
+
+    bundle.copy_documents(tmp_path)
+    docs = sorted(tmp_path.rglob("*.md"))
+    assert {"README.md", "hardware/README.md", "docs/rules.md", "docs/dealer-card-shot-seats.md"} <= \
+        {str(p.relative_to(tmp_path)) for p in docs}
+    assert (tmp_path / "docs" / "screens" / "seats-fold.png").exists()
+    assert {str(p.relative_to(tmp_path)): broken_links(p, tmp_path) for p in docs if broken_links(p, tmp_path)} == {}
+
+
+def test_a_linked_folder_brings_its_files_and_a_link_outside_is_left(tmp_path):
+    (tmp_path / "ex").mkdir()
+    (tmp_path / "ex" / "a.jsonl").write_text("{}\n")
+    (tmp_path / "README.md").write_text("[examples](ex/) [guide](g.md#top) [web](https://x.org) [up](../x.md)\n")
+    (tmp_path / "g.md").write_text("# top\n![pic](p.png)\n")
+    (tmp_path / "p.png").write_bytes(b"png")
+    assert [str(p) for p in bundle.linked_files(tmp_path, ["README.md"])] == ["README.md", "ex/a.jsonl", "g.md",
+                                                                                "p.png"]

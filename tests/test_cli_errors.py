@@ -377,20 +377,20 @@ def test_table_without_collected_is_refused_in_one_line(state, capsys):
 
 def test_export_replay_of_an_interrupted_clock_says_what_became_of_it_and_the_pipe_fails(tmp_path, capsys):
     # QA finding 11: "resumed by the floor" for a clock the floor cancelled, and '| shotclock replay' exited 0.
+    # (A clock the next start restored replays, paused where the device stopped: tests/test_evidence.py.)
     state = tmp_path / "state"
     log = DecisionLog(state)
     s1 = log.new_session(100.0, UTC.format(0, 0), {"table": "Tafel 1", "mode": "clock", "config": {"mode": "clock"}})
     s2 = log.new_session(5.0, UTC.format(2, 0), {"table": "Tafel 1", "mode": "clock", "config": {"mode": "clock"}})
     c = log.next_id()  # a clock's id is its start record's
     rows = [(s1, "start", 101.0, {"seconds": 30, "facing_bet": True}),
-            (s2, "interrupted", 5.0, {"remaining": 20, "restored": True}),
-            (s2, "decision", 9.0, {"outcome": "cancelled", "by": "floor"})]
+            (s2, "interrupted", 5.0, {"remaining": 20, "restored": False, "table": "Tafel 2"})]
     for session, kind, t, data in rows:
         log.append([{"session": session, "clock": c, "type": kind, "t": t, "utc": UTC.format(2, int(t) % 60),
                      "data": data}])
     code, out, err = cli(capsys, "log", "export", "--replay", "1", "--state-dir", str(state))
     assert (code, out) == (2, "")
-    assert err == ("shotclock: clock 1 was interrupted by a power cut and then cancelled by the floor; "
+    assert err == ("shotclock: clock 1 was interrupted by a power cut and has no decision yet; "
                    "it cannot be replayed from 0 (see 'shotclock log show')\n")
     code, out, err = cli(capsys, "replay")  # what the pipe hands on: nothing
     assert (code, out) == (2, "")

@@ -99,3 +99,93 @@ def test_share_and_member_go_together(tmp_path, capsys):
     assert "--member" in capsys.readouterr().err
     assert main(args + ["--share", "a/b", "--member", "1"]) == 2
     assert "--share" in capsys.readouterr().err
+
+
+def member_process(broker, folder, name, log, expiry):
+    """``shotclock floor collect --share g --member NAME`` as a process of its own (kill -9 needs one)."""
+    import sys
+
+    from shotclock.floor.demo import spawn
+
+    return spawn([sys.executable, "-m", "shotclock", "floor", "collect", "--venue", broker.venue, "--broker",
+                  f"127.0.0.1:{broker.port}", "--credentials", str(broker.credentials_file("collector")),
+                  "--archive", str(folder), "--share", "g", "--member", name, "--member-expiry", str(expiry)], log)
+
+
+@pytest.mark.slow
+def test_a_killed_member_holds_nothing_back_the_live_one_archives_it_all(tmp_path, capsys):
+    import signal
+    import time
+
+    from shotclock.core.topics import member_topic
+    from shotclock.floor.demo import end
+
+    folder = tmp_path / "archive"
+    expiry = 4
+    with MosquittoBroker(tmp_path / "broker", tables=TABLES[:3]) as broker:
+        members = Inbox(broker.client("floor"), member_topic(broker.venue, "+", "+"))
+
+        def said(name, online):
+            return members.wait_for(lambda m: m.topic.endswith(f"/g/{name}")
+                                    and json.loads(m.payload)["online"] is online, timeout=60)
+
+        live = member_process(broker, folder, "1", tmp_path / "m1.log", expiry)
+        doomed = member_process(broker, folder, "2", tmp_path / "m2.log", expiry)
+        tables = []
+        try:
+            assert said("1", True) and said("2", True), (tmp_path / "m1.log").read_text()
+            tables = start_fleet(3, "127.0.0.1", broker.port, broker.venue, broker.folder / "credentials",
+                                 tmp_path / "fleet", extra=FAST)
+            dealer = Dealer(tables, seed=7, pace=0.05)
+            dealer.start()
+            wait_until(lambda: all(len(device_records(t.state_dir)) > 10 for t in tables), what="records written")
+            doomed.send_signal(signal.SIGKILL)  # its session, and the events the broker deals it, stay behind
+            doomed.wait()
+            killed = time.monotonic()
+            time.sleep(1.5)  # records go on being written while the broker still deals some to the dead member
+            dealer.stop()
+
+            def all_stored():
+                return all(sorted(set(archived_records(folder, t.id))) == sorted(device_records(t.state_dir))
+                           and t.link.status.pending == 0 for t in tables)
+
+            # Everything, through the live member alone: the records the dead member's session held were dropped
+            # with it, and the tables sent them again (they keep every record until the archive's word).
+            wait_until(all_stored, timeout=60, what="every record archived by the live member")
+            gone = said("2", False)
+            assert json.loads(gone.payload)["clean"] is False and json.loads(gone.payload)["member"] == "2"
+            # Said when the broker ended its session (its Will Delay Interval), not when it dropped.
+            assert members.arrivals[members.messages.index(gone)] - killed >= expiry - 1
+            capsys.readouterr()
+            code = main(["floor", "status", "--venue", broker.venue, "--broker", f"127.0.0.1:{broker.port}",
+                         "--credentials", str(broker.credentials_file("floor"))])
+            out = capsys.readouterr().out
+            assert code == 1 and "share group g: member 2 GONE since" in out and "member 1 online" in out, out
+            archive = Archive(folder)
+            try:
+                assert ("member", "g/2", False) in [n[:3] for n in archive.network()]
+            finally:
+                archive.close()
+            assert "collector 2 of share group g is gone" in (tmp_path / "m1.log").read_text()
+        finally:
+            stop_all(tables)
+            end(live)
+            end(doomed)
+
+
+def test_a_member_that_stops_says_so_and_its_will_says_gone_when_its_session_ends(tmp_path):
+    from shotclock.core.topics import member_topic
+
+    with MosquittoBroker(tmp_path / "broker", tables=TABLES[:1]) as broker:
+        members = Inbox(broker.client("floor"), member_topic(broker.venue, "g", "+"))
+        archive = Archive(tmp_path / "archive")
+        collector = Collector(archive, "127.0.0.1", broker.port, broker.venue, "collector",
+                              broker.passwords["collector"], share="g", member="1", member_expiry=2)
+        collector.start()
+        assert collector.connected.wait(60)
+        collector.stop()  # a clean stop keeps its Will: its session may still be taken back by a restart
+        said = lambda clean: members.wait_for(lambda m: json.loads(m.payload) == {**json.loads(m.payload),
+                                                                                  "online": False, "clean": clean})
+        assert said(True) is not None, "the stop was not said"
+        assert said(False) is not None, "the Will did not say the session ended"
+        archive.close()

@@ -24,6 +24,20 @@ def test_screenshot_draws_the_scenario_at_t(tmp_path):
     assert tuple(image.get_at((2, 2)))[:3] == (150, 0, 0)  # the countdown's red
 
 
+def test_screenshot_shows_the_visual_cues_flash_and_the_tempo_bank_and_fold(tmp_path):
+    from shotclock.core.tones import TONES
+
+    cues = str(EXAMPLES.parent / "screens" / "visual-cues.toml")
+    scenario = str(EXAMPLES / "clock-dead-hand.events.jsonl")
+    colour = lambda path: tuple(pygame.image.load(str(path)).get_at((2, 2)))[:3]
+    for at, tone in (("27.1", "flash"), ("27.5", "urgent"), ("30.6", "flash"), ("30.9", "dead")):
+        assert main(["screenshot", str(tmp_path / "c.png"), "--scenario", scenario, "--config", cues, "--at", at]) == 0
+        assert colour(tmp_path / "c.png") == TONES[tone].background, at
+    tempo = ["--scenario", str(EXAMPLES / "tempo-bank.events.jsonl"), "--config", str(EXAMPLES / "tempo-bank.toml")]
+    assert main(["screenshot", str(tmp_path / "b.png"), *tempo, "--at", "55"]) == 0
+    assert colour(tmp_path / "b.png") == TONES["bank"].background  # the bank runs: violet
+
+
 def test_screenshot_of_an_interrupted_clock(tmp_path):
     out = tmp_path / "i.png"
     assert main(["screenshot", str(out), "--scenario", str(EXAMPLES / "clock-dead-hand.events.jsonl"),

@@ -236,3 +236,29 @@ def test_a_room_and_section_are_optional_and_kept():
     assert parse_config("")["network.room"] == "" and parse_config("")["network.section"] == ""
     c = parse_config('[network]\nroom = "Salon Privé"\nsection = "' + "R" * 32 + '"')
     assert (c["network.room"], c["network.section"]) == ("Salon Privé", "R" * 32)
+
+
+def test_a_mode_that_leaves_a_presets_time_bank_ruling_the_other_mode_is_refused_in_one_line(tmp_path, capsys):
+    path = tmp_path / "c.toml"
+    path.write_text('preset = "tempo"\nmode = "clock"\n')
+    assert main(["config", "--check", str(path)]) == 2
+    err = capsys.readouterr().err
+    assert err.splitlines() == [f"shotclock: invalid configuration in {path}: 'mode' (\"clock\") is not the mode of "
+                                "preset \"tempo\" (shot mode), whose seats.track = true, seats.bank = 300 would still "
+                                "apply; leave mode out or choose a clock-mode preset"]
+    # the house preset's example file with its mode uncommented stays valid, as does tempo with its seats set
+    assert parse_config('preset = "house-29"\nmode = "shot"\n')["mode"] == "shot"
+    assert parse_config('preset = "tempo"\nmode = "clock"\n[seats]\ntrack = true\nbank = 60\n')["seats.bank"] == 60
+
+
+@pytest.mark.parametrize("preset", ["shot-30", "shot-15-20-30"])
+def test_a_preset_with_an_allowance_and_no_seat_tracking_is_checked_with_one_warning(tmp_path, capsys, preset):
+    path = tmp_path / "c.toml"
+    path.write_text(f'preset = "{preset}"\n')
+    assert main(["config", "--check", str(path)]) == 0
+    warnings = capsys.readouterr().err.splitlines()
+    assert len(warnings) == 1 and warnings[0].startswith(f"shotclock: warning: {path}: shot.allowance = ")
+    assert "set seats.track = true" in warnings[0]
+    path.write_text(f'preset = "{preset}"\n[seats]\ntrack = true\n')
+    assert main(["config", "--check", str(path)]) == 0
+    assert capsys.readouterr().err == ""

@@ -100,6 +100,8 @@ def test_the_floor_seats_names_and_empties_a_player_and_sets_the_button_from_the
     wait_ack(page, "1", "✓ Empty")
     page.wait_for_selector("article.table[data-table='1'] tr[data-seat='5']", state="detached", timeout=WAIT)
     add = seats.locator("form.seat-add")
+    # The form's bounds are the device's (core/fields.py, through lib/device-rules.js).
+    assert [add.locator(f"[name={n}]").get_attribute("max") for n in ("seat", "chips", "bank")] == ["10", "50", "36000"]
     add.locator("[name=seat]").fill("5")
     add.locator("[name=player]").fill("Ana Costa")
     add.locator("button").click()
@@ -198,3 +200,20 @@ def test_a_move_the_other_table_refuses_seats_the_player_back_where_they_were(pa
     back = lambda: [x for x in floor.latest("1")["seats"] if x["seat"] == 3]
     wait_until(lambda: back() and (back()[0]["player"], back()[0]["chips"], back()[0]["bank_ms"]) ==
                ("Ed Park", chips, bank), what="Ed Park back in seat 3 with his chips and bank")
+
+
+def test_a_refusal_reads_in_dutch_on_a_dutch_dashboard(floor, web):
+    page = web.page(1280, 900)
+    page.goto(f"http://127.0.0.1:{floor.broker.ws_port}/dashboard/")  # Dutch: the table's language
+    page.fill("input[name=user]", "floor-tester")
+    page.fill("input[name=password]", floor.broker.passwords["floor-tester"])
+    page.click("button[type=submit]")
+    page.wait_for_function("(ts => ts.length === 2 && ts.every(t => t.state && t.state.seats))"
+                           "(Object.values(window.shotclockLink.tables))", timeout=WAIT)
+    add = panel(page, "2").locator("form.seat-add")
+    add.locator("[name=seat]").fill("9")  # a table of six
+    add.locator("[name=player]").fill("Bo Li")
+    add.locator("button").click()
+    wait_ack(page, "2", "✗ Plaats: stoel moet een nummer van 1 tot en met 6 zijn, niet 9")
+    assert not web.errors, web.errors
+    page.context.close()

@@ -30,7 +30,8 @@ def test_the_demo_starts_everything_prints_the_addresses_and_stops(tmp_path):
         assert "<title>Shotclock · Floor</title>" in page
         assert b"mqtt" in urllib.request.urlopen(dashboard.group(1) + "../vendor/mqtt.min.js", timeout=30).read(200)
         # Two tables: one of each mode by default, and the dealers say how to stop them.
-        assert "tables:    1 clock call, 2 shot clock; the dealers press buttons by themselves" in "".join(lines)
+        assert "tables:    1 clock call, 2 shot clock, 3 the feature table (Tempo time bank, six named players: " \
+               "try its Seats panel); the dealers press buttons by themselves" in "".join(lines)
         # Issue 17: the archive commands it prints run as printed, from any folder (it printed 'log --collected
         # DIR stats', which needs --table, and 'shotclock', which ./dev floor does not put on the PATH).
         commands = [m.group(1) for m in (re.search(r"^\s+(?:archive:\s+)?(\S.*? log --collected .*?)\s{2,}\(", line)
@@ -51,7 +52,7 @@ def test_the_demo_starts_everything_prints_the_addresses_and_stops(tmp_path):
     assert proc.returncode == 0, err
     assert out.splitlines()[-1].startswith("stopped: tables, collector and broker"), out
     assert err == "", err
-    for name in ("mosquitto", "collector", "fleet"):
+    for name in ("mosquitto", "collector", "fleet", "device-3"):
         assert (tmp_path / "floor" / f"{name}.log").exists(), name
 
 
@@ -79,3 +80,44 @@ def test_a_quiet_demo_leaves_the_tables_to_the_floor_and_can_run_shot_tables(tmp
         floor.stop()
     loud = Floor(tmp_path, "demo", 8, shot=0)
     assert loud.modes().startswith("1-8 clock call; the dealers press buttons by themselves (--quiet")
+
+
+def test_the_feature_table_is_a_tempo_table_with_its_players_seated_and_named(tmp_path):
+    """'./dev floor' had no seat-tracked table: the Seats panel could not be tried without building a venue."""
+    import json
+    import sqlite3
+
+    from shotclock.floor.demo import FEATURE_PLAYERS, Floor
+
+    require_mosquitto()
+    floor = Floor(tmp_path, "demo", 1, feature=True, quiet=True)
+    try:
+        floor.start(collector=False)  # returns once the table acknowledged its seating
+        assert floor.feature == "2" and "2 the feature table (Tempo time bank" in floor.modes()
+        db = tmp_path / "state-2" / "shotclock.db"
+
+        def seated():
+            if not db.exists():
+                return []
+            with sqlite3.connect(db) as c:
+                rows = [json.loads(d) for (d,) in c.execute("SELECT data FROM records WHERE type = 'seat'")]
+            return [(r["seat"], r["name"]) for r in rows if r.get("change") == "seated"]
+
+        assert wait_until(lambda: seated() == FEATURE_PLAYERS), seated()
+        config = (tmp_path / "device-2.toml").read_text()
+        assert 'preset = "tempo"' in config and "bank = 120" in config
+    finally:
+        floor.stop()
+
+
+def test_the_feature_tables_dealer_plays_hands_into_the_bank_for_as_long_as_asked():
+    import json
+
+    from shotclock.floor.demo import FEATURE_HAND, feature_script
+
+    lines = [json.loads(line) for line in feature_script(600).splitlines()]
+    times = [line["t"] for line in lines]
+    assert times == sorted(times) and times[-1] <= 600 and len(lines) > 2 * len(FEATURE_HAND)
+    assert [(line["button"], line["hold"]) for line in lines[:len(FEATURE_HAND)]] == \
+        [(button, hold) for _, button, hold in FEATURE_HAND]
+    assert max(pause for pause, button, _ in FEATURE_HAND if button == "action") > 30  # a decision into the bank

@@ -107,7 +107,7 @@ def layer_of(name: str) -> str:
     if (PACKAGE / parts[1]).is_dir():
         return parts[1]
     file = parts[1] + ".py"
-    assert file in FILE_LAYERS, f"{name}: put it in a layer (FILE_LAYERS in tests/test_layers.py and README)"
+    assert file in FILE_LAYERS, f"{name}: put it in a layer (FILE_LAYERS in tests/test_layers.py and docs/architecture.md)"
     return FILE_LAYERS[file]
 
 

@@ -244,7 +244,7 @@ def record_kinds_made_by_the_code() -> set[str]:
         kinds |= set(re.findall(r'add\([\w.]+, "([a-z_]+)"', text))
         kinds |= set(re.findall(r'"type": "([a-z_]+)"', text))
         kinds |= set(re.findall(r'self\.message\([\w.]+, "([a-z_]+)"', text))
-    return kinds
+    return kinds - {"object", "string", "array", "boolean", "integer", "number", "null"}  # JSON Schema's types
 
 
 def test_every_record_kind_says_how_it_is_committed():
@@ -264,3 +264,17 @@ def test_what_the_floor_relies_on_about_a_player_survives_a_power_cut(tmp_path):
         log.append([{"session": 1, "clock": None, "type": "edge", "t": 1.0, "utc": utc_iso(NOW), "data": {}},
                     {"session": 1, "clock": None, "type": kind, "t": 1.0, "utc": utc_iso(NOW), "data": {}}])
         assert log.db.execute("PRAGMA synchronous").fetchone()[0] == 2, kind  # FULL
+
+
+def test_log_stats_heading_counts_a_cancel_apart_from_rulings_and_open_clocks():
+    """'0 without a decision' above a listed cancel read as a contradiction: each clock is counted once, as
+    ruled, cancelled by the floor, ended quietly or still open."""
+    from shotclock.core.clocks import Clock, stats
+    from shotclock.shell.logcmd import stats_heading, utc_seconds
+
+    kinds = [("acted", None), ("hand_dead", None), ("cancelled", "floor"), ("cancelled", "street"), (None, None)]
+    clocks = [Clock(i, 1, "clock", 0.0, f"2026-11-30T01:0{i}:00.000000Z", 30, None, True, outcome=o, by=by,
+                    running_seconds=5) for i, (o, by) in enumerate(kinds)]
+    heading = stats_heading(stats(clocks, utc_seconds))
+    assert heading == ("clocks called: 5 (2 ruled, 1 cancelled by the floor, 1 ended quietly by the hand's flow, "
+                       "1 still open)")

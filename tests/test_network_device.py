@@ -74,7 +74,9 @@ def test_floor_commands_enter_the_engine_and_are_acknowledged(broker, tmp_path):
         assert inbox.wait_for(lambda m: m.topic.endswith("/status") and json.loads(m.payload)["online"])
         send_command(floor, table_topic("test", "1", "cmd"), id="c1", name="call", facing_bet=True)
         ack = check("ack", acks_of(inbox, "c1").payload)
-        assert ack["outcome"] == "done" and ack["sender"] == "floor/test" and ack["boot"] == dev.device.boot
+        # The sender is the login the broker proved (the plain cmd topic: the shared floor login), not the
+        # payload's own claim ("floor/test").
+        assert ack["outcome"] == "done" and ack["sender"] == "floor" and ack["boot"] == dev.device.boot
         assert [o["type"] for o in ack["outputs"]] == ["start"]
         send_command(floor, "shotclock/v1/test/cmd", id="break-1", name="pause")  # every table: a break
         ack = check("ack", acks_of(inbox, "break-1").payload)
@@ -89,7 +91,7 @@ def test_floor_commands_enter_the_engine_and_are_acknowledged(broker, tmp_path):
     db = sqlite3.connect(tmp_path / "state" / "shotclock.db")
     inputs = [json.loads(d) for (d,) in db.execute("SELECT data FROM records WHERE type = 'input'")]
     assert [(i["command"], i["id"], i["sender"]) for i in inputs] == [
-        ("call", "c1", "floor/test"), ("pause", "break-1", "floor/test"), ("extend", "c2", "floor/test")]
+        ("call", "c1", "floor"), ("pause", "break-1", "floor"), ("extend", "c2", "floor")]
 
 
 def test_replayed_and_malformed_commands_are_refused_and_logged(broker, tmp_path):
@@ -116,6 +118,6 @@ def test_replayed_and_malformed_commands_are_refused_and_logged(broker, tmp_path
     refused = [json.loads(d) for (d,) in db.execute("SELECT data FROM records WHERE type = 'refused'")]
     assert [(r["id"], r["reason"]) for r in refused] == [("once", "replayed"), ("bad", "unknown"),
                                                          ("", "malformed")]
-    assert all(r["sender"] == "floor/test" for r in refused[:2])
+    assert all(r["sender"] == "floor" for r in refused[:2])
     phases = [json.loads(d)["outcome"] for (d,) in db.execute("SELECT data FROM records WHERE type = 'decision'")]
     assert phases == []  # the one accepted call is still running: nothing ruled twice

@@ -110,3 +110,35 @@ def test_every_fault_crosses_the_wire_as_a_documented_object():
         {"kind": "stuck", "button": "action", "since": 12.25}]
     with pytest.raises(jsonschema.ValidationError):  # the old form, a class name with the fields in a string
         check("state", dict(message, faults=[{"kind": "StuckButton:action", "detail": "action 12.25"}]))
+
+
+def test_the_command_schema_is_generated_from_the_table_of_fields():
+    # One source for each field: docs/network.md's command schema is core/fields.py's (tools/fields_doc.py writes it).
+    from network_schemas import BLOCK, DOC
+
+    from shotclock.core.fields import command_schema_text
+    from shotclock.core.inputs import COMMANDS
+
+    from shotclock.core.fields import fields_table
+
+    body = dict(BLOCK.findall(DOC.read_text(encoding="utf-8")))["command"]
+    assert body == command_schema_text(COMMANDS), "a field changed: run tools/fields_doc.py"
+    table = (DOC.parent / "fields.md").read_text(encoding="utf-8")
+    assert f"<!-- fields-table:start -->\n{fields_table()}\n<!-- fields-table:end -->" in table, \
+        "a field changed: run tools/fields_doc.py"
+
+
+@pytest.mark.parametrize("command, valid", [
+    ({"name": "seat", "seat": 2, "player": "Ana", "chips": 3}, True), ({"name": "seat"}, False),
+    ({"name": "pause", "seat": 2}, False), ({"name": "extend", "seat": 2}, True),
+    ({"name": "top_up", "chips": 51}, False), ({"name": "rename", "seat": 1, "player": "x" * 41}, False)])
+def test_the_documented_schema_and_the_device_agree_on_a_commands_fields(command, valid):
+    from shotclock.core.wire import command_problem
+
+    message = {"id": "a", "sender": "floor", "sent_ms": 1, **command}
+    try:
+        check("command", message)
+        schema_valid = True
+    except jsonschema.ValidationError:
+        schema_valid = False
+    assert schema_valid == valid == (command_problem(message) is None)

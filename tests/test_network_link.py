@@ -5,7 +5,9 @@ import threading
 import time
 
 from mqtt_broker import Inbox
-from shotclock.adapters.mqtt import Handover, LinkSettings, MqttLink
+from shotclock.adapters.handover import Handover
+from shotclock.adapters.mqtt import MqttLink
+from shotclock.adapters.mqtt_login import LinkSettings
 from shotclock.adapters.outbox import MemoryOutbox
 from shotclock.core.topics import table_topic
 

@@ -149,3 +149,17 @@ def test_install_gives_the_credentials_file_to_the_services_user():
     assert "timesyncd" in script and "network_file host" in script  # the Pi's clock from the floor's broker host
     guide = open("hardware/README.md").read()
     assert "reads it as root" not in guide and "chown shotclock:shotclock" in guide
+
+
+def test_the_connected_line_names_the_login_from_the_credentials_file(broker, tmp_path, caplog):
+    """The table's login comes from its credentials file: the journal's line said "… as " with nothing after."""
+    caplog.set_level(logging.INFO, logger="shotclock.network")
+    dev = RunningDevice(network_config(broker), tmp_path / "state")
+    try:
+        wait_until(lambda: dev.link.status.connected, what="the link to connect")
+        wait_until(lambda: any("connected to the broker" in r.getMessage() for r in caplog.records),
+                   what="the connected line")
+        [line] = [r.getMessage() for r in caplog.records if "connected to the broker" in r.getMessage()]
+        assert line == f"connected to the broker 127.0.0.1:{broker.port} as table-1"
+    finally:
+        dev.stop()

@@ -4,7 +4,8 @@ import json
 
 from helpers import wait_until
 from mqtt_broker import Inbox
-from shotclock.adapters.mqtt import LinkSettings, MqttLink
+from shotclock.adapters.mqtt import MqttLink
+from shotclock.adapters.mqtt_login import LinkSettings
 from shotclock.adapters.outbox import LogOutbox, MemoryOutbox
 from shotclock.core.topics import table_topic
 

@@ -164,5 +164,6 @@ def test_kill_9_after_an_undo_while_paused_restores_the_paused_time(tmp_path):
     [pause] = [r for r in exported(tmp_path) if r["type"] == "pause"]
     assert record["restored"] and record["how"] == HOW_PAUSED
     assert record["remaining"] == pytest.approx(pause["remaining"] - 30, abs=1e-6)  # 28.3: the chip taken back
-    assert record["remaining"] == pytest.approx(28.3, abs=0.05)
+    # The script's 28.3 s, give or take a loaded machine's late presses; the 3 s of downtime never ran off.
+    assert record["remaining"] == pytest.approx(28.3, abs=0.5)
     assert (record["extensions"], record["seconds"]) == (0, 30)

@@ -130,8 +130,13 @@ def test_power_cut_recovery_restores_paused_and_never_rules_by_itself(table, mon
     [clock] = clocks_from(rec2.log.rows(), {1: "clock", rec2.sink.stream.session_id: "clock"})
     assert clock.interrupted and clock.outcome == "acted"
     assert rec2.log.verify()[0]
-    with pytest.raises(ValueError, match="interrupted by a power cut"):
-        replay_events(clock)
+    # The export pauses the replay where the power went (its last record: the start) and resumes it after.
+    events = replay_events(clock)
+    assert [e["event"] for e in events] == ["call", "pause", "resume", "action", "end"]
+    decision = [o.record() for o in replay(parse_events(json.dumps(e) for e in events), d.config.settings)
+                if o.TYPE == "decision"]
+    logged = next(r for r in clock.records if r["type"] == "decision")
+    assert [(x["outcome"], x["remaining"]) for x in decision] == [(logged["outcome"], logged["remaining"])]
 
 
 def test_power_cut_restores_at_most_the_checkpoint_interval_above_the_truth(table, monkeypatch):
@@ -318,7 +323,7 @@ def test_cli_list_show_export_stats(table, capsys, tmp_path):
         sys.stdin = sys_stdin
     assert json.loads(capsys.readouterr().out.splitlines()[-1])["outcome"] == "acted"
     assert main(["log", "--state-dir", state, "stats"]) == 0
-    assert "clocks called: 1" in capsys.readouterr().out
+    assert "clocks called: 1 (1 ruled, 0 cancelled by the floor" in capsys.readouterr().out
     assert main(["log", "--state-dir", state, "show", "999"]) == 2
     assert "no clock 999: the log holds clocks 1 to 1" in capsys.readouterr().err
 
@@ -466,3 +471,37 @@ def test_utc_never_goes_back_within_a_session_when_the_wall_clock_is_stepped(vcl
     assert len(utcs) > 6 and utcs == sorted(utcs)
     assert utcs[-1] >= (UTC + timedelta(hours=2)).strftime("%Y-%m-%dT%H")
     d.pins.close()
+
+
+def test_one_glitch_of_the_wall_clock_dates_only_its_own_moment_not_the_rest_of_the_session():
+    # Issue 30, item 9: the log kept the largest offset it had seen, so a wall clock a moment ahead (a bad
+    # time server, or a reading paired with a stale table time) put every later record that far ahead.
+    from hypothesis import given, strategies as st
+
+    from shotclock.core.records import SessionUtc
+
+    @given(glitch=st.floats(0.01, 3600), at=st.floats(0.1, 100), after=st.floats(0.0, 600))
+    def check(glitch, at, after):
+        utc = SessionUtc()
+        base = 1_800_000_000.0
+        assert utc.at(0.0, base, 0.0) == base
+        assert utc.at(at, base + at + glitch, at) == base + at + glitch  # the glitch: followed, as any step forward
+        later = at + glitch + after + 0.001  # once true time has passed where the glitch left utc
+        assert utc.at(later, base + later, later) == pytest.approx(base + later, abs=1e-6)
+
+    check()
+
+
+def test_the_sessions_utc_pairs_the_wall_clock_with_the_table_time_it_was_read_at(vclock, tmp_path):
+    # Issue 30, item 9: the session's time is taken before the log is opened and its writer process started
+    # (1.7 s on a loaded machine); paired with a wall reading taken after that, every utc of the session was
+    # 1.7 s late: the dashboard's 0 came 1.7 s before the device's, in every clock of the benchmark.
+    log = DecisionLog(tmp_path / "state")
+    base = vclock.now
+    true = lambda t: (UTC + timedelta(seconds=t - base)).strftime("%Y-%m-%dT%H:%M:%S.%f")[:23]
+    rec = Recorder(DirectSink(log), Config(), utcnow=lambda: UTC + timedelta(seconds=vclock.now - base), clock=vclock)
+    started = vclock()
+    vclock.now += 1.7  # the log opened, the writer process started
+    rec.start_session(started)
+    (utc,) = sqlite3.connect(tmp_path / "state" / "shotclock.db").execute("SELECT utc FROM records").fetchone()
+    assert utc.startswith(true(started)), (utc, true(started))

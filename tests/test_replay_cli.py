@@ -64,18 +64,18 @@ def test_events_after_end_are_checked_and_a_warning_says_they_were_not_replayed(
     ('{"t":5,"event":"call"}\n{"t":4,"event":"action"}\n', "line 2: 't' goes backwards"),
     ('{"event":"call"}\n', "line 1: missing 't'"),
     ('{"t":"0","event":"call"}\n', "line 1: 't' must be a number"),
-    ('{"t":0,"event":"bet"}\n', "line 1: 'bet' needs 'facing_bet'"),
+    ('{"t":0,"event":"bet"}\n', "line 1: the 'bet' event needs 'facing_bet' (true or false)"),
     ('{"t":0,"event":"call","facing_bte":true}\n', "did you mean 'facing_bet'?"),
     ('{"t":0,"event":"call","facing_bet":"yes"}\n', "'facing_bet' must be true or false"),
     ('[1,2]\n', "line 1: expected a JSON object"),
-    ('{"t":0,"event":"extend","facing_bet":false}\n', "line 1: 'extend' takes no field 'facing_bet'"),
+    ('{"t":0,"event":"extend","facing_bet":false}\n', "line 1: the 'extend' event takes no field 'facing_bet' (it takes 'seat')"),
     ('{"t":0,"event":"call"}\n{"t":0,\n"event":"action"}\n', "line 2: not valid JSON"),
     ('\ufeff{"t":0,"event":"call"}\n{"t":1e12,"event":"action"}\n', "line 2: 't' must be from 0 up to 10^9"),
     ('{"t":0,"event":["call"]}\n', "line 1: 'event' must be a name, not a list"),
     ('{"t":NaN,"event":"call"}\n', "line 1: not valid JSON (NaN is not a JSON number)"),
     ('{"t":0,"event":"extend","seat":11}\n', "line 1: 'seat' must be a seat number from 1 to 10"),
     ('{"t":0,"event":"extend","seat":true}\n', "'seat' must be a seat number"),
-    ('{"t":0,"event":"extend","set":2}\n', "'extend' takes no field 'set' (did you mean 'seat'?)"),
+    ('{"t":0,"event":"extend","set":2}\n', "the 'extend' event takes no field 'set' (did you mean 'seat'?) (it takes 'seat')"),
 ])
 def test_malformed_input_names_line_and_problem_exit_2(capsys, monkeypatch, text, message):
     code, out, err = replay(capsys, text, monkeypatch=monkeypatch)
@@ -179,4 +179,4 @@ def test_a_line_with_two_problems_names_the_same_one_on_every_run():
 
     assert "no field 'zz'" in problem('{"t":0,"event":"call","zz":1,"aa":2}')
     assert "no field 'aa'" in problem('{"t":0,"event":"call","aa":1,"zz":2}')
-    assert problem('{"t":0,"event":"rename"}').endswith("'rename' needs 'seat'")
+    assert problem('{"t":0,"event":"rename"}').endswith("the 'rename' event needs 'seat' (a seat number from 1 to 10)")

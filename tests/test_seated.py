@@ -95,7 +95,7 @@ def test_floor_seat_events_are_refused_with_the_reason():
 
 
 def test_the_replay_format_checks_seat_events():
-    with pytest.raises(ReplayFormatError, match="'seat' needs 'seat'"):
+    with pytest.raises(ReplayFormatError, match="the 'seat' event needs 'seat' \\(a seat number from 1 to 10\\)"):
         parse_events(['{"t":0,"event":"seat"}'])
     with pytest.raises(ReplayFormatError, match="at most 40 characters"):
         parse_events(['{"t":0,"event":"seat","seat":1,"name":"%s"}' % ("x" * 41)])
@@ -312,10 +312,10 @@ def test_the_wire_checks_seat_commands():
     ok = check(name="seat", seat=3, player="Ana", bank=120, chips=2)
     assert isinstance(ok, CommandRequest) and (ok.seat, ok.player, ok.bank, ok.chips) == (3, "Ana", 120, 2)
     assert check(name="seating", players=[[1, "Ana"], [2, ""]]).players == ((1, "Ana"), (2, ""))
-    assert check(name="empty").detail == "'empty' needs 'seat'"
+    assert check(name="empty").detail == "the 'empty' command needs 'seat' (a seat number from 1 to 10)"
     assert check(name="seat", seat=3, player="a\nb").detail.startswith("'player': a name must not hold control")
-    assert check(name="top_up", seat=3).detail == "'seat' does not go with 'top_up'"
-    assert check(name="pause", player="Ana").detail.startswith("'player' goes with the seat commands")
+    assert check(name="top_up", seat=3).detail == "the 'top_up' command takes no field 'seat' (it takes 'chips', 'seconds')"
+    assert check(name="pause", player="Ana").detail == "the 'pause' command takes no field 'player' (it takes none)"
 
 
 def test_the_seating_csv_command_checks_every_line_first(tmp_path, capsys):
@@ -334,7 +334,7 @@ def test_the_seating_csv_command_checks_every_line_first(tmp_path, capsys):
         bad.write_text(text)
         assert main(["seating", str(bad)]) == 2
         out, err = capsys.readouterr()
-        assert out == "" and err.strip() == f"shotclock: {bad} {problem}", err
+        assert out == "" and err.strip() == f"shotclock: {bad}: {problem}", err
 
 
 def test_the_state_message_names_the_seat_on_the_clock_and_every_seats_chips_and_bank():

@@ -13,7 +13,7 @@ SEATS = '[shot]\nallowance = 3\n[seats]\ntrack = true\ncount = 6\nbank = 120\n'
 
 def send(capsys, broker, table, *argv):
     code = main(["send", "--broker", f"127.0.0.1:{broker.port}", "--venue", broker.venue, "--credentials",
-                 str(broker.credentials_file("floor")), "--table", table, *argv])
+                 str(broker.credentials_file("floor")), "--table", table, "--json", *argv])
     out, err = capsys.readouterr()
     return code, (json.loads(out) if out.strip() else None), err
 
@@ -65,13 +65,13 @@ def test_send_refuses_a_bad_command_before_it_connects(capsys, tmp_path):
     creds.write_text('username = "floor"\npassword = "x"\n')
     base = ["send", "--venue", "test", "--credentials", str(creds), "--table", "1", "--broker", "127.0.0.1:1"]
     assert main(base + ["empty"]) == 2
-    assert capsys.readouterr().err.strip() == "shotclock: the command: 'empty' needs 'seat'"
+    assert capsys.readouterr().err.strip() == "shotclock: the 'empty' command needs 'seat' (a seat number from 1 to 10)"
     assert main(base + ["seat", "--seat", "3", "--player", "a\tb"]) == 2
     assert "control characters" in capsys.readouterr().err
     bad = tmp_path / "s.csv"
     bad.write_text("1,Ana\n1,Bo\n")
     assert main(base + ["seating", "--seating", str(bad)]) == 2
-    assert capsys.readouterr().err.strip() == f"shotclock: {bad} line 2: seat 1 is given twice (line 1 too)"
+    assert capsys.readouterr().err.strip() == f"shotclock: {bad}: line 2: seat 1 is given twice (line 1 too)"
 
 
 def test_the_floors_ledger_follows_a_player_by_name_across_tables(broker, tmp_path, capsys):
@@ -117,3 +117,17 @@ def test_the_floors_ledger_follows_a_player_by_name_across_tables(broker, tmp_pa
     lines = json.loads(capsys.readouterr().out)
     ana = [line for line in lines if line["player"] == "Ana Costa"]
     assert len(ana) == 1 and ana[0]["decisions"] == 2 and ana[0]["extensions"] == 1
+
+
+def test_send_with_a_login_that_may_not_command_says_so_not_that_the_table_did_not_answer(broker, tmp_path, capsys):
+    device = RunningDevice(network_config(broker, "1"), tmp_path / "one")
+    try:
+        for login in ("overlay", "table-2", "table-1"):  # read-only; another table; the table itself
+            code = main(["send", "--broker", f"127.0.0.1:{broker.port}", "--venue", broker.venue, "--credentials",
+                         str(broker.credentials_file(login)), "--table", "1", "--wait", "30", "pause"])
+            out, err = capsys.readouterr()
+            assert code == 2 and not out, (login, out, err)
+            assert f"not allowed for this login ('{login}' may not command table 1)" in err, err
+            assert "did not answer" not in err and len(err.strip().splitlines()) == 1
+    finally:
+        device.stop()

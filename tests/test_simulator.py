@@ -114,6 +114,10 @@ def test_terminal_view_renders_states():
     e.handle(Call(0, facing_bet=True))
     text = TerminalPresenter(out, Display()).render(view_at(e.state, 5, Display()))
     assert "25" in text and "bij 0: HAND DOOD" in text and "[" in text and "q quit" in text
+    import dataclasses
+
+    seated = dataclasses.replace(view_at(e.state, 5, Display()), seat="Stoel 4 · Ana Costa")
+    assert TerminalPresenter(out, Display()).render(seated).splitlines()[0].endswith(" · Stoel 4 · Ana Costa")
 
 
 def test_terminal_simulator_keys_drive_the_pins(mock_factory):
@@ -178,3 +182,131 @@ def test_with_seats_the_simulator_plays_a_fold_and_an_all_in_with_its_keys(vcloc
     finally:
         sim.device.pins.close()
         pygame.display.quit()
+
+
+def test_with_visual_cues_the_window_flashes_and_the_panel_shows_the_lights(vclock, mock_factory):
+    from shotclock.core.tones import TONES
+    from shotclock.shell.simulator import LED_STROBE
+
+    config = parse_config("[screen]\nvisual_cues = true\n[pins]\nstrobe = 13\n")
+    s = Simulator(config, clock=vclock, pin_factory=mock_factory)
+    try:
+        key(s, "f", True)
+        vclock.now += 0.2
+        key(s, "f", False)
+        s.device.loop.run_once()
+        call = s.device.engine.state.deadline - 30
+        vclock.now = call + 25.1  # the first countdown second's pulse
+        s.device.loop.run_once()
+        assert tuple(s.screen.surface.get_at((3, 3)))[:3] == TONES["flash"].background
+        assert (LED_STROBE, True) in s.lights() and s.device.pins.led_running.is_lit
+        lit = s.screen.surface.get_at(_strobe_dot(s))[:3]
+        vclock.now = call + 25.5  # between pulses
+        s.device.loop.run_once()
+        assert tuple(s.screen.surface.get_at((3, 3)))[:3] == TONES["urgent"].background
+        assert (LED_STROBE, False) in s.lights() and not s.device.pins.led_running.is_lit
+        assert s.screen.surface.get_at(_strobe_dot(s))[:3] != lit  # the panel's dot went dark
+    finally:
+        s.device.pins.close()
+        pygame.display.quit()
+
+
+def _strobe_dot(s):
+    r = max(4, int(s.panel_height * 0.05))
+    return (int(s.panel_area.width * 0.02) + r + 6 * r, int(s.panel_area.top + s.panel_height * 0.88))
+
+
+def test_the_dealer_check_runs_in_the_window_with_the_action_key(vclock, mock_factory):
+    from shotclock.core.tones import TONES
+    from shotclock.shell.simulator import DealerCheckSimulator
+
+    lines = []
+    s = DealerCheckSimulator(Config(), clock=vclock, pin_factory=mock_factory, seed=5, out=lines.append)
+    run = s.run_check
+    try:
+        assert list(s.buttons) == ["action"]
+        for i, cue in enumerate(run.check.cues):
+            vclock.now = cue
+            run.step()  # the cue: the screen lights up
+            assert tuple(s.screen.surface.get_at((3, 3)))[:3] == TONES["flash"].background
+            vclock.now = cue + 0.2 + i * 0.01
+            key(s, "space", True)
+            vclock.now += 0.1
+            key(s, "space", False)
+            run.step()
+        result = s.run()
+    finally:
+        s.close()
+    assert result.missed == 0 and result.early == 0
+    assert result.median == pytest.approx(0.255, abs=1e-6) and len(lines) == 12
+
+
+def test_the_terminal_view_marks_a_visual_cues_pulse_and_names_a_fold():
+    from shotclock.core.engine import Engine
+    from shotclock.core.events import Call, SeatChanged
+    from shotclock.core.settings import Settings
+    from shotclock.core.table import Round
+    from shotclock.core.view import Display
+
+    e = Engine(Settings())
+    outputs = e.handle(Call(0, facing_bet=True)) + e.advance(25.1)
+    out = io.StringIO()
+    presenter = TerminalPresenter(out, Display(language="en"), visual_cues=True)
+    presenter.update(Round(now=25.1, state=e.state, outputs=outputs))
+    assert out.getvalue().splitlines()[1].startswith("*** shotclock")
+    assert presenter.next_wake(25.1) == pytest.approx(25.25)  # a ring step, then the pulse's end at 25.3
+    presenter.update(Round(now=25.3, state=e.state, outputs=e.advance(25.3)))
+    titles = [line for line in out.getvalue().splitlines() if "shotclock · " in line]
+    assert len(titles) == 2 and titles[0].startswith("*** ") and not titles[1].startswith("*** ")
+
+
+def test_the_dealer_check_without_a_window_says_where_to_run_it(monkeypatch, capsys):
+    import shotclock.shell.simulator as simulator
+    from shotclock.cli import main
+    from shotclock.errors import HardwareError
+
+    def no_window(*a, **kw):
+        raise HardwareError("no display found")
+
+    monkeypatch.setattr(simulator, "DealerCheckSimulator", no_window)
+    assert main(["simulate", "--dealer-check", "--no-log"]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "--dealer-check needs a window" in err and "selftest --dealer" in err
+
+
+def test_simulate_seating_names_the_players_at_the_start_and_the_seat_on_the_clock(vclock, mock_factory, tmp_path):
+    from shotclock.shell.simulator import seat_players, seating_for
+
+    csv = tmp_path / "players.csv"
+    csv.write_text('seat,name\n1,Ana Costa\n4,"Okafor, Ben"\n5,Eva Jansen\n', encoding="utf-8")
+    config = parse_config('preset = "tempo"\nlanguage = "en"\n[seats]\ncount = 6\n[device]\nhold = 0.5\n')
+    sim = Simulator(config, clock=vclock, pin_factory=mock_factory)
+    try:
+        seat_players(sim.device, seating_for(config, str(csv)))
+        assert [i.command.name for i in sim.device.loop.run_once().inputs] == ["seating"]
+        seats = sim.device.loop.table.state.seats
+        assert dict(seats.players) == {1: "Ana Costa", 4: "Okafor, Ben", 5: "Eva Jansen"}  # the rest emptied
+        for name, down, wait in [("s", True, 0.7), ("s", False, 0.1), ("a", True, 0.1), ("a", False, 0.1)]:
+            key(sim, name, down)
+            vclock.now += wait
+            sim.device.loop.run_once()
+        assert sim.device.loop.table.state.on_clock == 1  # button 1, blinds 4 and 5: seat 1 acts first
+        drawn = [text for text, _ in sim.screen.renderer.drawn]
+        assert any("Ana Costa" in text for text in drawn)
+    finally:
+        sim.device.pins.close()
+        pygame.display.quit()
+
+
+def test_simulate_seating_refuses_a_table_without_seats_and_a_bad_file_in_one_line(tmp_path, capsys):
+    from shotclock.cli import main
+
+    csv = tmp_path / "players.csv"
+    csv.write_text("1,Ana\n1,Bo\n", encoding="utf-8")
+    assert main(["simulate", "--terminal", "--no-log", "--seating", str(csv)]) == 2
+    assert capsys.readouterr().err.strip() == ("shotclock: --seating needs seat tracking: a configuration with "
+                                               "[seats] track = true (try --config docs/examples/tempo-bank.toml)")
+    config = tmp_path / "t.toml"
+    config.write_text('preset = "tempo"\n', encoding="utf-8")
+    assert main(["simulate", "--terminal", "--no-log", "--config", str(config), "--seating", str(csv)]) == 2
+    assert capsys.readouterr().err.strip() == f"shotclock: {csv}: line 2: seat 1 is given twice (line 1 too)"

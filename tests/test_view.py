@@ -218,3 +218,44 @@ def test_the_dealers_stop_soon_after_an_action_shows_no_ruling_full_screen():
     e = clock(Start(0), Action(5), Stop(8), mode="shot")
     v = view_at(e.state, 9, NL)
     assert v.screen == "idle" and v.info == "Preflop · Laatste beslissing: ACTIE OP TIJD"
+
+
+def tempo(*events, bank=60):
+    """A Tempo table (shot mode, 30 s a decision, a 60 s bank each, seats tracked): its engine after ``events``."""
+    from shotclock.core.seated import SeatedEngine
+    from shotclock.core.settings import SeatSettings
+
+    engine = SeatedEngine(Settings(mode="shot", seats=SeatSettings(track=True, count=6, bank=bank)))
+    outputs = []
+    for e in events:
+        outputs += engine.handle(e)
+    return engine, outputs
+
+
+def test_the_moment_the_bank_starts_is_marked_in_colour_and_words():
+    from shotclock.core.events import SeatPlayer
+
+    engine, _ = tempo(SeatPlayer(0, seat=4, name="Ana"), Hand(0), Start(1))
+    before = view_at(engine.state, 30.5, Display(language="en"))  # 90 s on the clock: base, then the bank
+    assert before.big == "61" and before.tone in ("calm", "warn") and "Bank: 60 s" in before.info
+    assert next_change(engine.state, 30.5) == pytest.approx(30.75)  # a ring step first
+    assert next_change(engine.state, 30.95) == pytest.approx(31.0)  # then the bank's start itself
+    outputs = engine.advance(31.0)
+    assert [o.TYPE for o in outputs] == ["bank"]  # the core's cue and the screen's mark at one moment
+    during = view_at(engine.state, 31.0, Display(language="nl"))
+    assert during.big == "60" and during.tone == "bank" and "TIJDBANK: 60 s" in during.info
+    assert view_at(engine.state, 88, Display(language="en")).tone == "urgent"  # the countdown keeps its red
+
+
+def test_a_fold_names_the_seat_and_player_for_a_few_seconds():
+    from shotclock.core.events import Fold, SeatPlayer
+    from shotclock.core.view import FOLD_SECONDS, last_fold
+
+    engine, outputs = tempo(SeatPlayer(0, seat=4, name="Ana Costa"), Hand(0), Start(1), Fold(6))
+    fold = last_fold(outputs)
+    assert fold is not None and fold.seat == 4 and fold.t == 6
+    shown = view_at(engine.state, 7, Display(language="en"), fold=fold)
+    assert shown.info.startswith("Ana Costa (seat 4) folded")
+    assert next_change(engine.state, 7, fold=fold) <= 6 + FOLD_SECONDS
+    assert "folded" not in view_at(engine.state, 6 + FOLD_SECONDS, Display(language="en"), fold=fold).info
+    assert view_at(engine.state, 7, Display(language="nl"), fold=fold).info.startswith("Ana Costa (stoel 4) fold")

@@ -147,6 +147,31 @@ def test_a_timeline_starts_at_zero_and_leaves_out_empty_fields(js):
                     ["21:00:30.101", "+30.000 s", "decision", 'outcome "check"']]
 
 
+def test_a_timelines_numbers_are_rounded_to_the_millisecond_as_its_offsets(js):
+    rows = js.evaluate("""() => Shotclock.timelineRows([
+        {utc: "2026-11-30T21:00:00.100000Z", record: {t: 1, type: "start", seconds: 30, bank: 12.5}},
+        {utc: "2026-11-30T21:00:20.100000Z", record: {t: 21.0001, type: "decision", outcome: "acted",
+                                                       remaining: 9.999820051000142, at_zero: false}}])""")
+    assert rows[0][3] == "seconds 30, bank 12.5"
+    assert rows[1][3] == 'outcome "acted", remaining 10, at_zero false'
+
+
+def test_the_bank_counts_down_for_the_seat_on_the_clock_only_and_is_marked_once_it_runs(js):
+    # A Tempo clock: 90 s on it, the last 60 the player's bank (seat 4); seat 2 keeps the bank of its last decision.
+    tempo = state(mode="shot", seconds=90, remaining_ms=90000, countdown=5, seat=4, bank_ms=60000,
+                  seats=[{"seat": 2, "bank_ms": 41000}, {"seat": 4, "bank_ms": 60000}])
+    got = js.evaluate("""s => { const t = {online: true};
+        Shotclock.applyState(t, s, 0);
+        return [0, 29000, 31000, 70000].map(now => [Shotclock.bankLeftMs(t, now), Shotclock.bankLeftMs(t, now, 4),
+                Shotclock.bankLeftMs(t, now, 2), Shotclock.bankRuns(t, now), Shotclock.clockTone(t, now)]); }""",
+                      tempo)
+    assert got == [[60000, 60000, 41000, False, "calm"], [60000, 60000, 41000, False, "calm"],
+                   [59000, 59000, 41000, True, "bank"], [20000, 20000, 41000, True, "bank"]]
+    plain = js.evaluate("s => { const t = {online: true}; Shotclock.applyState(t, s, 0); "
+                        "return [Shotclock.bankLeftMs(t, 0), Shotclock.bankRuns(t, 0)]; }", state())
+    assert plain == [None, False]
+
+
 def rgb(colour) -> str:
     """A core colour as the browser's computed style writes it."""
     return "rgb({}, {}, {})".format(*colour)
@@ -247,3 +272,18 @@ def test_heartbeats_that_come_a_little_late_still_confirm_the_clock(js):
         for (let n = 1; n <= 8; n++) Shotclock.applyState(t, s(n), (n - 1) * 1000);
         return [t.receivedAt, Shotclock.phase(t, 7500)]; }""")
     assert got == [0, "running"]
+
+
+def test_a_refusal_reads_in_the_pages_language_from_its_code_and_parameters(js):
+    from shotclock.core.reasons import explain
+
+    reason = "seat 2 is taken by Ana Costa: empty it first"
+    code, params = explain(reason)
+    ack = {"outcome": "ignored", "reason": reason, "code": code, "params": params}
+    got = js.evaluate("""ack => [Shotclock.reasonText("nl", ack), Shotclock.reasonText("en", ack),
+        Shotclock.reasonText("nl", {outcome: "ignored", reason: "an older device's words"}),
+        Shotclock.reasonText("nl", {outcome: "ignored", reason: "new words", code: "not_a_template", params: {}}),
+        Shotclock.reasonText("nl", {outcome: "refused"})]""", ack)
+    assert got == [texts.text("nl", "reason.seat_taken_by", seat=2, name="Ana Costa"), reason,
+                   "an older device's words", "new words", "refused"]
+    assert got[0] == "stoel 2 is bezet door Ana Costa: maak hem eerst leeg"

@@ -10,7 +10,7 @@ from shotclock.floor.broker_config import BrokerPlan, Endpoint, conf_text
 from shotclock.web import DEVICE_RULES, DEVICE_TEXTS, GENERATED, device_rules, web_dir
 
 WEB = web_dir()
-PAGES = ["dashboard/index.html", "overlay/index.html"]
+PAGES = ["dashboard/index.html", "overlay/index.html", "report/index.html"]
 
 
 def test_vendored_mqttjs_is_the_recorded_release():
@@ -46,7 +46,7 @@ def test_the_pages_take_their_rule_constants_from_the_generated_file():
         text = path.read_text(encoding="utf-8").lower()
         assert not [c for c in colours if c in text], f"{path.name} names a tone's colour: take it from var(--…)"
         assert not re.search(rf"--(?:{tone_names})(?:-bg|-ring|-ink)?\s*:", text), f"{path.name} defines a tone"
-    for name in ("dashboard/dashboard.js", "overlay/overlay.js"):
+    for name in ("dashboard/dashboard.js", "overlay/overlay.js", "report/report.js"):
         assert "S.paintTones(document.documentElement)" in (WEB / name).read_text(encoding="utf-8"), name
     clock = (WEB / "lib" / "clock.js").read_text(encoding="utf-8")
     assert "DEVICE_RULES.ruling_ms" in clock and "10000" not in clock
@@ -95,3 +95,14 @@ def test_broker_config_serves_the_pages_from_the_websockets_listener(tmp_path):
     # Mosquitto 2.0 ignores a websockets listener's address: the interface keeps it on loopback.
     assert "bind_interface lo" in ws
     assert "http_dir" not in conf_text(BrokerPlan("casino", ["1"]), tmp_path)
+
+
+def test_the_seat_forms_take_their_bounds_from_the_table_of_fields():
+    # One bound per field, in core/fields.py: the dashboard's seat forms take theirs from the generated rules.
+    from shotclock.core.fields import BANK_MAX, CHIPS_MAX, MAX_SEATS
+
+    seats = (WEB / "dashboard" / "seats.js").read_text(encoding="utf-8")
+    assert "S.DEVICE_RULES.fields" in seats
+    assert not re.findall(r"numberInput\([^)]*\d", seats), "a seat form's bound written by hand"
+    fields = device_rules()["fields"]
+    assert (fields["seat"]["max"], fields["chips"]["max"], fields["bank"]["max"]) == (MAX_SEATS, CHIPS_MAX, BANK_MAX)

@@ -8,10 +8,11 @@ Run it on a laptop with internet; carry the archive to the venue; install each P
 
 The archive holds ``shotclock-<version>/`` with the project's wheel and every wheel it needs for each
 Python (Raspberry Pi OS bookworm has 3.11, trixie 3.13) on the chosen CPU, ``hardware/install.sh``
-with the unit files and the example configuration, README.md, CHANGELOG.md and SHA256SUMS (with
-``--sign``, SHA256SUMS.sig beside it). install.sh sees the ``wheels/`` folder, checks every file against
-SHA256SUMS (and the signature against the project's public key, when it has one), and installs from it
-alone (``pip install --no-index``).
+with the unit files and the example configuration, README.md, CHANGELOG.md, the hardware guide, every document
+and picture those link to (so the bundle's guide reads whole offline) and SHA256SUMS (with ``--sign``,
+SHA256SUMS.sig beside it). install.sh sees the ``wheels/`` folder, checks every file against SHA256SUMS (and
+the signature against the project's public key, when it has one), and installs from it alone
+(``pip install --no-index``).
 
 Exit 0 with the archive's path; 2 when pip cannot fetch or build a wheel (the message names it).
 Standard library only: it runs before any environment exists.
@@ -34,6 +35,8 @@ ROOT = Path(__file__).resolve().parent.parent
 # Python of each Raspberry Pi OS release -> its glibc minor version (pip does not expand --platform).
 GLIBC = {"3.11": 36, "3.13": 41}
 HARDWARE_FILES = ["install.sh", "shotclock.service", "shotclock-firstboot.service", "config.example.toml"]
+GUIDES = ["README.md", "CHANGELOG.md", "hardware/README.md"]  # the bundle's documents; what they link to follows
+LINK = re.compile(r"!?\[[^\]]*\]\(([^)\s]+)\)")
 
 
 class Fail(Exception):
@@ -67,6 +70,39 @@ def pip(args: list[str], what: str) -> None:
     if proc.returncode != 0:
         last = [line for line in (proc.stderr or proc.stdout).splitlines() if line.strip()][-1:] or ["(no output)"]
         raise Fail(f"{what} failed: {last[0].strip()}")
+
+
+def linked_files(root: Path = ROOT, start=GUIDES) -> list[Path]:
+    """The documents ``start`` and every file of ``root`` they link to, transitively (a linked folder: its
+    files), as paths relative to ``root``: what the bundle carries so that no link of its guides is dead."""
+    todo, seen = [Path(p) for p in start], set()
+    while todo:
+        rel = todo.pop()
+        if rel in seen or not (root / rel).is_file():
+            continue
+        seen.add(rel)
+        if rel.suffix != ".md":
+            continue
+        text = re.sub(r"```.*?```", "", (root / rel).read_text(encoding="utf-8"), flags=re.S)
+        for target in LINK.findall(text):
+            file = target.partition("#")[0]
+            if not file or re.match(r"[a-z]+:", file):
+                continue
+            path = (root / rel.parent / file).resolve()
+            if root.resolve() not in path.parents:
+                continue
+            if path.is_dir():
+                todo += [p.relative_to(root.resolve()) for p in sorted(path.iterdir()) if p.is_file()]
+            else:
+                todo.append(path.relative_to(root.resolve()))
+    return sorted(seen)
+
+
+def copy_documents(top: Path, root: Path = ROOT) -> None:
+    """Copy the guides and everything they link to into the bundle's folder ``top``."""
+    for rel in linked_files(root):
+        (top / rel).parent.mkdir(parents=True, exist_ok=True)
+        shutil.copy2(root / rel, top / rel)
 
 
 def write_sums(top: Path) -> Path:
@@ -125,9 +161,7 @@ def build(out: Path, arch: str, pythons: list[str], find_links: Path | None = No
         (top / "hardware").mkdir()
         for f in HARDWARE_FILES:
             shutil.copy2(ROOT / "hardware" / f, top / "hardware" / f)
-        for f in ("README.md", "CHANGELOG.md"):
-            shutil.copy2(ROOT / f, top / f)
-        shutil.copy2(ROOT / "hardware" / "README.md", top / "hardware" / "README.md")  # the guide, offline too
+        copy_documents(top)  # the guides, and the documents and pictures they link to: offline too
         sums = write_sums(top)
         if secret_key is not None:
             sign(sums, secret_key)

@@ -44,7 +44,7 @@ def main() -> int:
                 browser.close()
         finally:
             floor.stop()
-    print(f"wrote {OUT}/dashboard.png, dashboard-phone.png, overlay.png", file=sys.stderr)
+    print(f"wrote {OUT}/dashboard.png, dashboard-phone.png, overlay.png, overlay-delay.png", file=sys.stderr)
     return 0
 
 
@@ -53,7 +53,6 @@ def login(browser, base: str, password: str, width: int, height: int):
     page = browser.new_page(viewport={"width": width, "height": height})
     page.goto(base + "/dashboard/?lang=nl")
     page.fill("input[name=password]", password)
-    page.fill("input[name=who]", "anna")
     page.click("button[type=submit]")
     page.wait_for_function(f"document.querySelectorAll('article.table').length === {TABLES + 1}", timeout=15000)
     return page
@@ -93,6 +92,12 @@ def shoot(browser, floor: Floor, dead: subprocess.Popen) -> None:
     page.screenshot(path=str(OUT / "dashboard.png"))
     overlay.screenshot(path=str(OUT / "overlay.png"))
     phone.screenshot(path=str(OUT / "dashboard-phone.png"))
+    # On a 30-minute delay, just opened: it has not heard 30 minutes yet, so it shows no clock and says so.
+    delayed = browser.new_page(viewport={"width": 1920, "height": 1080})
+    delayed.goto(f"{frame}?overlay={(overlay_url + '&delay=1800&language=en').replace('&', '%26')}")
+    delayed.frame_locator("#overlay").locator("#notice:not([hidden])").wait_for(timeout=5000)
+    delayed.wait_for_timeout(1500)
+    delayed.screenshot(path=str(OUT / "overlay-delay.png"))
 
 
 if __name__ == "__main__":

@@ -26,9 +26,14 @@ run network       --scenario "$EX/clock-dead-hand.events.jsonl" --at 8 --network
 run seats-running --scenario "$EX/seats-6-handed.events.jsonl" --config "$EX/seats-6-handed.toml" --at 12.5
 run seats-small   --scenario "$EX/seats-6-handed.events.jsonl" --config "$EX/seats-6-handed.toml" --at 12.5 --size 320x240
 run seats-fold    --scenario "$EX/seats-6-handed.events.jsonl" --config "$EX/seats-6-handed.toml" --at 36 --hold action=1.2
-run seats-bank    --scenario "$EX/tempo-bank.events.jsonl" --config "$EX/tempo-bank.toml" --at 60
+run seats-bank    --scenario "$EX/tempo-bank.events.jsonl" --config "$EX/tempo-bank.toml" --at 55
+run seats-folded  --scenario "$EX/tempo-bank.events.jsonl" --config "$EX/tempo-bank.toml" --at 221
+run cue-flash     --scenario "$EX/clock-dead-hand.events.jsonl" --config docs/screens/visual-cues.toml --at 27.1
+.venv/bin/python docs/screens/dealer_check.py
 # The floor pages (dashboard, overlay): a real broker, fleet and chromium; about 45 s.
+.venv/bin/python docs/screens/report.py
 .venv/bin/python docs/screens/floor.py
 .venv/bin/python docs/screens/seats_overlay.py
 .venv/bin/python docs/screens/dashboard_500.py
+.venv/bin/python docs/screens/demo_seats.py
 echo "wrote $S/*.png" >&2

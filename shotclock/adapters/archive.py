@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import json
 import sqlite3
+import threading
 from dataclasses import dataclass
 from datetime import datetime, timezone
 from pathlib import Path
@@ -28,6 +29,7 @@ from shotclock.core.wire import row_of_event
 from shotclock.errors import LogError
 
 ARCHIVE_NAME = "collected.db"
+CHECKPOINT_EVERY = 2.0  # seconds between two checkpoints of the archive's WAL, off the collector's thread
 BUSY_TIMEOUT = 30.0  # seconds a write waits for another collector's (a share group's members share the file)
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS events (
@@ -46,6 +48,13 @@ CREATE TABLE IF NOT EXISTS events (
     PRIMARY KEY (table_id, boot, seq)
 );
 CREATE INDEX IF NOT EXISTS events_table_seq ON events (table_id, seq);
+CREATE TABLE IF NOT EXISTS network (
+    kind TEXT NOT NULL,
+    name TEXT NOT NULL,
+    up INTEGER NOT NULL,
+    utc TEXT NOT NULL,
+    detail TEXT NOT NULL
+);
 """
 
 
@@ -74,6 +83,34 @@ class Archive:
             raise LogError(f"cannot open the archive {self.path}: {exc}") from None
         self.added = 0
         self.duplicates = 0
+        self._checkpoints: threading.Thread | None = None
+        self._stop_checkpoints = threading.Event()
+
+    def checkpoint_apart(self, every: float = CHECKPOINT_EVERY) -> None:
+        """Copy the WAL into the file from a thread of its own, every ``every`` s, instead of inside a store.
+
+        SQLite's own checkpoint runs in the commit that fills the WAL past 1000 pages: it writes them all into
+        the file and syncs it while that store waits -- and with it the collector's one message thread and
+        every event behind it (100-odd ms on a small machine's disk: the archive latency's p99 of 149 ms
+        against a median of 3 ms). A passive checkpoint on another connection never blocks a store.
+        """
+        if self._checkpoints is not None:
+            return
+        self.db.execute("PRAGMA wal_autocheckpoint=0")
+
+        def run():
+            db = sqlite3.connect(self.path, timeout=BUSY_TIMEOUT, check_same_thread=False)
+            try:
+                while not self._stop_checkpoints.wait(every):
+                    try:
+                        db.execute("PRAGMA wal_checkpoint(PASSIVE)").fetchall()
+                    except sqlite3.Error:
+                        pass  # a busy or full disk: the next one tries again (the WAL keeps every record)
+            finally:
+                db.close()
+
+        self._checkpoints = threading.Thread(target=run, name="archive-checkpoint", daemon=True)
+        self._checkpoints.start()
 
     def add(self, message: dict, received: datetime | None = None) -> bool:
         """Store one ``event`` message; False when (table, boot, seq) was already there."""
@@ -92,12 +129,31 @@ class Archive:
         self.duplicates += 1
         return False
 
+    def note(self, kind: str, name: str, up: bool, detail: str = "", when: datetime | None = None) -> bool:
+        """Record that a part of the floor network went down or came back: ``kind`` ``bridge`` (a room broker's
+        bridge, ``name`` its room; ``detail`` the tables it hides) or ``member`` (a share group's member,
+        ``group/member``). Only a change is kept: False when the last row for it says ``up`` already (the members
+        of a share group all see it; one statement, so two of them cannot both add it)."""
+        cursor = self.db.execute(
+            "INSERT INTO network (kind, name, up, utc, detail) SELECT ?, ?, ?, ?, ? WHERE coalesce((SELECT up FROM "
+            "network WHERE kind = ? AND name = ? ORDER BY rowid DESC LIMIT 1), -1) != ?",
+            (kind, name, int(up), utc_iso(when or datetime.now(timezone.utc)), detail, kind, name, int(up)))
+        return cursor.rowcount > 0
+
+    def network(self) -> list[tuple[str, str, bool, str, str]]:
+        """Every change :meth:`note` kept, oldest first: (kind, name, up, utc, detail)."""
+        return [(k, n, bool(u), t, d) for k, n, u, t, d in
+                self.db.execute("SELECT kind, name, up, utc, detail FROM network ORDER BY rowid")]
+
     def count(self) -> int:
         """Records stored."""
         return self.db.execute("SELECT COUNT(*) FROM events").fetchone()[0]
 
     def close(self) -> None:
-        """Close the file."""
+        """Close the file (after the checkpoint thread, if any)."""
+        if self._checkpoints is not None:
+            self._stop_checkpoints.set()
+            self._checkpoints.join(5)
         self.db.close()
 
 

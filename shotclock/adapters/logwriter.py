@@ -128,6 +128,21 @@ class StreamWriter:
         self.ids_lost = True
 
 
+def _line(message: dict) -> bytes:
+    """One message as a line of the writer's pipe (UTF-8 JSON). Text that is not valid Unicode (a lone surrogate:
+    the edge refuses it, core/fields.py) is written with "?" in its place and said once, never raised: one bad
+    field must not cost the round's other records, a decision among them."""
+    text = json.dumps(message, separators=(",", ":"), ensure_ascii=False)
+    try:
+        return text.encode() + b"\n"
+    except UnicodeEncodeError:
+        if not getattr(_line, "said", False):
+            _line.said = True
+            log.error("a %s record held text that is not valid Unicode; written with '?' in its place",
+                      message.get("type", message.get("control", "")))
+        return text.encode("utf-8", "replace") + b"\n"
+
+
 class WriterProcess:
     """The device's side of the writer: hands messages to the process, never blocking.
 
@@ -157,7 +172,7 @@ class WriterProcess:
     def put(self, messages: list[dict]) -> None:
         """Queue ``messages`` for the writer: one non-blocking write to the pipe, the rest kept for later."""
         for msg in messages:
-            self._buffer += json.dumps(msg, separators=(",", ":"), ensure_ascii=False).encode() + b"\n"
+            self._buffer += _line(msg)
         self.flush()
 
     def flush(self) -> None:

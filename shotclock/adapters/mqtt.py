@@ -1,12 +1,14 @@
-"""The device's MQTT link to the floor broker (paho-mqtt 2.x, MQTT 5), off the main loop's thread.
+"""The device's MQTT link to the floor broker (paho-mqtt 2.x, MQTT 5): paho's side, off the main loop's thread.
 
-Two threads, and each piece of state has one owner:
+Its jobs live in one module each: who the table is and how it logs in (:mod:`shotclock.adapters.mqtt_login`),
+the hand-over between threads (:mod:`shotclock.adapters.handover`), the sender thread
+(:mod:`shotclock.adapters.sender`) and the sender's decisions (:class:`shotclock.core.uplink.Uplink`, pure,
+beside :class:`shotclock.core.delivery.Delivery`). This one is paho's side:
 
 * paho's network thread connects, reconnects, reads commands and gets PUBACKs. It keeps only
   its own "unreachable since" for the log; everything else it hands over.
-* the sender thread owns the rest: the :class:`~shotclock.core.delivery.Delivery` (which records
-  are in flight, the watermark), the last state, the acks waiting for a connection, the outbox
-  and the :class:`LinkStatus` the screen reads. It publishes; it never waits for the network.
+* the sender thread owns the rest (see :class:`~shotclock.adapters.sender.Sender`). It publishes through
+  :meth:`MqttLink.publish`; it never waits for the network.
 
 Every other thread -- the main loop offering a state or an ack, the log writer's status thread
 offering records, paho's callbacks -- only puts into the :class:`Handover` (one lock, held for an
@@ -18,247 +20,23 @@ hand-over there is safe (its lock is never held while calling paho).
 
 from __future__ import annotations
 
-import collections
-import hashlib
 import logging
-import socket
 import ssl
 import threading
 import time
-import tomllib
-import uuid
-from dataclasses import dataclass
-from pathlib import Path
 
+from shotclock.adapters.handover import Handover
+from shotclock.adapters.mqtt_login import LinkSettings, no_delay, private_client_id
 from shotclock.core import topics
-from shotclock.core.delivery import WINDOW, Delivery, Read
+from shotclock.core.delivery import WINDOW
 from shotclock.core.inbound import parse_json
-from shotclock.core.wire import dumps, event_message, status_message
-from shotclock.errors import ShotclockError
+from shotclock.core.uplink import CLONE_SHOWN, STOP_TIMEOUT, LinkStatus
+from shotclock.core.wire import dumps, status_message
 
 log = logging.getLogger("shotclock.network")
 
-STOP_TIMEOUT = 2.0
-ACKS_KEPT = 1000  # command acks waiting for a connection (older ones are of no use to anyone)
 SESSION_TAKEN_OVER = 0x8E  # MQTT 5 reason code: a client connected with this client id
-CLONE_SHOWN = 120.0  # seconds the screen and the state say "another device is this table" after the last sign
 CLONE_RETRY = (20, 40)  # seconds before connecting again after another device took the session (no flapping)
-
-
-def new_boot_id() -> str:
-    """A random 12-hex-digit id for this run of the device."""
-    return uuid.uuid4().hex[:12]
-
-
-def no_delay(client, userdata, sock) -> None:
-    """paho's ``on_socket_open``: turn Nagle's algorithm off, so a small event leaves at once
-    (with it on, a message waits up to ~40 ms for the previous one's TCP ACK)."""
-    try:
-        sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
-    except (OSError, AttributeError):  # not TCP (a unix socket), or a websocket wrapper
-        pass
-
-
-def private_client_id(prefix: str, password: str) -> str:
-    """A client id only the holder of ``password`` can know: ``prefix`` and 16 hex digits derived from it.
-
-    MQTT gives a session to whoever connects last with its client id, and Mosquitto 2.0's password
-    file cannot tie a client id to a user: a credential that could name another's client id could take
-    its session (and knock it offline). Derived from the password, no other credential can name it.
-
-        >>> private_client_id("shotclock-casino-7", "s3cret")
-        'shotclock-casino-7-d80b33ee399f3bcb'
-    """
-    digest = hashlib.sha256(b"shotclock client id\0" + password.encode("utf-8", "surrogatepass")).hexdigest()
-    return f"{prefix}-{digest[:16]}"
-
-
-def read_credentials(path: str | Path) -> tuple[str, str]:
-    """(username, password) from a credentials file written by ``shotclock broker-config``."""
-    try:
-        data = tomllib.loads(Path(path).read_text(encoding="utf-8"))
-    except OSError as exc:
-        raise ShotclockError(f"cannot read the credentials file {path}: {exc.strerror}") from None
-    except UnicodeDecodeError:
-        raise ShotclockError(f"{path}: not valid TOML (not UTF-8 text)") from None
-    except tomllib.TOMLDecodeError as exc:
-        raise ShotclockError(f"{path}: not valid TOML: {exc}") from None
-    if not isinstance(data.get("username"), str) or not isinstance(data.get("password"), str):
-        raise ShotclockError(f"{path}: needs 'username' and 'password' strings")
-    return data["username"], data["password"]
-
-
-class LoginProblem(Exception):
-    """A mistake on the device's side that no wait mends: the credentials file or the CA file.
-
-    :param kind: ``credentials`` or ``tls`` (the screen's words for it).
-    :param detail: one line naming the file and what is wrong.
-    """
-
-    def __init__(self, kind: str, detail: str):
-        super().__init__(detail)
-        self.kind = kind
-        self.detail = detail
-
-
-def tls_context(ca_file: str) -> ssl.SSLContext:
-    """The TLS context that trusts ``ca_file`` (PEM; empty: the system's CAs). Raises :class:`LoginProblem`."""
-    try:
-        return ssl.create_default_context(cafile=ca_file or None)
-    except (ssl.SSLError, ValueError) as exc:  # first: an SSLError is an OSError too
-        raise LoginProblem("tls", f"the CA file {ca_file} holds no PEM certificate ({exc})") from None
-    except FileNotFoundError:
-        raise LoginProblem("tls", f"the CA file {ca_file} does not exist") from None
-    except OSError as exc:
-        raise LoginProblem("tls", f"cannot read the CA file {ca_file}: {exc.strerror or exc}") from None
-
-
-@dataclass(frozen=True)
-class LinkSettings:
-    """Where and who: broker, TLS, venue, table id, login, keep-alive.
-
-    With ``credentials`` (a file's path) the login is read from that file when the link starts, and
-    read again while it cannot be (a mistake there never stops the device): ``username`` and
-    ``password`` are then ignored.
-    """
-
-    host: str
-    port: int
-    venue: str
-    table: str
-    username: str
-    password: str
-    tls: bool = False
-    ca_file: str = ""
-    keepalive: int = 5
-    credentials: str = ""
-
-    @classmethod
-    def from_config(cls, config) -> "LinkSettings":
-        """From the ``[network]`` section (the credentials file is read when the link starts)."""
-        return cls(config["network.host"], config["network.port"], config["network.venue"],
-                   config["network.table_id"], "", "", config["network.tls"],
-                   config["network.ca_file"], config["network.keepalive"], config["network.credentials"])
-
-    def login(self) -> tuple[str, str, ssl.SSLContext | None]:
-        """(username, password, TLS context or None), reading the files now. Raises :class:`LoginProblem`."""
-        username, password = self.username, self.password
-        if self.credentials:
-            try:
-                username, password = read_credentials(self.credentials)
-            except ShotclockError as exc:
-                raise LoginProblem("credentials", str(exc)) from None
-        return username, password, tls_context(self.ca_file) if self.tls else None
-
-    def files_signature(self) -> tuple:
-        """What the login's files look like now (a change is worth another try at once)."""
-        out = []
-        for path in (self.credentials, self.ca_file if self.tls else ""):
-            try:
-                st = Path(path).stat() if path else None
-                out.append(st and (st.st_mtime_ns, st.st_size, st.st_mode, st.st_uid, st.st_ino))
-            except OSError as exc:
-                out.append(exc.errno)
-        return tuple(out)
-
-
-@dataclass(frozen=True)
-class LinkStatus:
-    """What the screen's network mark shows: connected, records waiting, records given up, and why the
-    broker refused (the connection, or an event). Made by the sender thread; read by anyone."""
-
-    connected: bool
-    pending: int
-    dropped: int = 0
-    refused: str = ""
-    fault: str = ""  # a fault on this side: "credentials", "tls" or "outbox" (see core.view.NETWORK_FAULTS)
-    detail: str = ""  # the fault's cause, one line (also in the retained status as "degraded")
-    clone: bool = False  # another device uses this table's identity (a cloned SD card): seen lately
-
-
-
-
-@dataclass
-class Taken:
-    """What the sender thread took from the :class:`Handover` in one go."""
-
-    signals: list[tuple]
-    state: bytes | None
-    acks: list[bytes]
-    rows: list[dict]
-    newest: int
-    state_expiry: int | None = None
-
-
-class Handover:
-    """Everything other threads give the sender thread, behind one lock.
-
-    Any thread puts (holding the lock only to append) and wakes the taker; only the sender thread
-    takes, everything at once. Nothing is lost: the newest state replaces one not yet taken (only
-    the newest matters: it is retained), signals keep their order, and past ``rows_kept`` waiting
-    records the oldest leave only their ids behind (the sender reads them back from the outbox).
-
-    Example::
-
-        >>> h = Handover()
-        >>> h.put_state(b"1"); h.put_state(b"2"); h.put_rows([{"id": 7}]); h.signal("connected")
-        >>> t = h.take(0)
-        >>> t.state, t.rows, t.newest, t.signals
-        (b'2', [{'id': 7}], 7, [('connected',)])
-    """
-
-    def __init__(self, rows_kept: int = 10_000, acks_kept: int = ACKS_KEPT):
-        self._lock = threading.Lock()
-        self._wake = threading.Event()
-        self._rows_kept = rows_kept
-        self._signals: list[tuple] = []
-        self._state: bytes | None = None
-        self._state_expiry: int | None = None
-        self._acks: collections.deque[bytes] = collections.deque(maxlen=acks_kept)
-        self._rows: collections.deque[dict] = collections.deque()
-        self._newest = 0
-
-    def put_state(self, payload: bytes, expiry: int | None = None) -> None:
-        """The newest state (replaces one not yet taken), and how long the broker may keep it (None: for good)."""
-        with self._lock:
-            self._state = payload
-            self._state_expiry = expiry
-        self._wake.set()
-
-    def put_rows(self, rows: list[dict]) -> None:
-        """Records just written (each with ``id``)."""
-        with self._lock:
-            for row in rows:
-                self._rows.append(row)
-                self._newest = max(self._newest, row["id"])
-            while len(self._rows) > self._rows_kept:
-                self._rows.popleft()
-        self._wake.set()
-
-    def put_ack(self, payload: bytes) -> None:
-        """A command's ack."""
-        with self._lock:
-            self._acks.append(payload)
-        self._wake.set()
-
-    def signal(self, *signal) -> None:
-        """Something the sender must act on, in order: ``("connected",)``, ``("disconnected", why)``,
-        ``("refused", why)``, ``("puback", mid, reason code)``, ``("stop",)``."""
-        with self._lock:
-            self._signals.append(signal)
-        self._wake.set()
-
-    def take(self, timeout: float | None) -> Taken:
-        """Wait up to ``timeout`` seconds for something to be put (None: until it is), then take all of it."""
-        self._wake.wait(timeout)
-        self._wake.clear()  # before taking: whatever is put from now on wakes the next take
-        with self._lock:
-            taken = Taken(self._signals, self._state, list(self._acks), list(self._rows), self._newest,
-                          self._state_expiry)
-            self._signals, self._state = [], None
-            self._acks.clear()
-            self._rows.clear()
-        return taken
 
 
 class MqttLink:
@@ -290,11 +68,13 @@ class MqttLink:
         self._unreachable_since: float | None = None  # paho's thread only
         self._clone_seen: float | None = None  # paho's thread only: the last sign of another device as this table
         self._connections = 0  # paho's thread only: connections made by this run
+        self.bridge = ""  # the room broker's bridge this table reaches the venue through (paho's thread writes it)
         s = settings
         self.topic = lambda leaf: topics.table_topic(s.venue, s.table, leaf)
         self.client = mqtt.Client(mqtt.CallbackAPIVersion.VERSION2, client_id=private_client_id(f"shotclock-{s.venue}-{s.table}", s.password),
                                   protocol=mqtt.MQTTv5)
         self._connecting = False  # set by the sender thread once the login could be read
+        self.login = settings.username  # the user the broker knows this table as (set again at connect)
         self.client.will_set(self.topic("status"), dumps(status_message(s.table, boot, False, clean=False,
                                                                         **self.place())),
                              qos=1, retain=True)
@@ -328,6 +108,16 @@ class MqttLink:
         """Connected, records waiting and dropped (read by the loop for the screen's mark)."""
         return self._status
 
+    def online_status(self, degraded: str = "") -> bytes:
+        """The retained online status: name, mode, version, place; the bridge this table's broker reaches the
+        venue through (a page there shows the table unreachable while that bridge is down); what fails."""
+        extra = dict(self.status_extra)
+        if self.bridge:
+            extra["bridge"] = self.bridge
+        if degraded:
+            extra["degraded"] = degraded
+        return dumps(status_message(self.settings.table, self.boot, True, **extra))
+
     def place(self) -> dict:
         """Where the table stands (room, section), also in its offline status: a page that opens while the
         table is away still files it under its room."""
@@ -348,6 +138,8 @@ class MqttLink:
             self._on_command = on_command
         if on_status_change is not None:
             self._on_status_change = on_status_change
+        from shotclock.adapters.sender import Sender
+
         sender = Sender(self, outbox)
         self._thread = threading.Thread(target=sender.run, name="shotclock-mqtt-sender", daemon=True)
         self._thread.start()  # it reads the login and connects (a missing file is retried there, not raised here)
@@ -355,6 +147,7 @@ class MqttLink:
     def connect(self, username: str, password: str, context: ssl.SSLContext | None) -> None:
         """Start connecting in the background with this login (the sender thread, once)."""
         self.client.username_pw_set(username, password)
+        self.login = username  # as the credentials file gave it (the settings' own username is empty then)
         if context is not None:
             self.client.tls_set_context(context)
         self.client.connect_async(self.settings.host, self.settings.port, keepalive=self.settings.keepalive)
@@ -380,7 +173,16 @@ class MqttLink:
         self.client.disconnect()
         self.client.loop_stop()
 
-    def _set_status(self, status: LinkStatus) -> None:
+    @property
+    def connecting(self) -> bool:
+        """True once :meth:`connect` was called (the login could be read)."""
+        return self._connecting
+
+    def publish(self, leaf: str, payload: bytes, retain: bool = False, expiry: int | None = None):
+        """Publish on this table's ``leaf`` topic, QoS 1 (the sender thread); paho's message info."""
+        return self.client.publish(self.topic(leaf), payload, qos=1, retain=retain, properties=expiry_properties(expiry))
+
+    def set_status(self, status: LinkStatus) -> None:
         """The sender thread's new status; the loop is woken when the screen's mark must change now."""
         old, self._status = self._status, status
         if (status.connected != old.connected or status.refused != old.refused or status.fault != old.fault
@@ -405,10 +207,9 @@ class MqttLink:
         client.subscribe([(self.topic("cmd"), 1), (topics.venue_cmd_topic(s.venue), 1),
                           (topics.collector_topic(s.venue), 1), (self.topic("stored"), 1),
                           (self.topic("status"), 1), (topics.command_topic(s.venue, s.table, "+"), 1),
-                          (topics.command_topic(s.venue, None, "+"), 1)])
-        client.publish(self.topic("status"), dumps(status_message(s.table, self.boot, True, **self.status_extra)),
-                       qos=1, retain=True)
-        log.info("connected to the broker %s:%d as %s", s.host, s.port, s.username)
+                          (topics.command_topic(s.venue, None, "+"), 1), (topics.bridge_topic(s.venue, "+"), 1)])
+        client.publish(self.topic("status"), self.online_status(), qos=1, retain=True)
+        log.info("connected to the broker %s:%d as %s", s.host, s.port, self.login)
         self.handover.signal("connected")
 
     def _on_connect_fail(self, client, userdata):
@@ -447,15 +248,22 @@ class MqttLink:
                     and (not message.retain or self._connections > 1)):
                 self._clone(str(status.get("boot"))[:32])
             return
+        room = topics.bridge_room(message.topic)
+        if room is not None:
+            # Only a room broker lets its tables read its bridge's state (the ACL): this table is behind it.
+            if room != self.bridge:
+                self.bridge = room
+                self.handover.signal("restatus")
+            return
         if message.topic == topics.collector_topic(self.settings.venue):
             self.handover.signal("collector", message.payload)
             return
         payload = message.payload
-        user = topics.command_sender(message.topic)
-        if user is not None:  # …/cmd/by/<user>: the broker let only that user publish here, so that is the sender
-            command = parse_json(payload)
-            if isinstance(command, dict):
-                payload = dumps(dict(command, sender=user))
+        # The sender is the login the broker let publish on this topic (…/cmd/by/<user>: that user; a plain …/cmd:
+        # the shared floor login), never what the payload claims.
+        command = parse_json(payload)
+        if isinstance(command, dict):
+            payload = dumps(dict(command, sender=topics.command_sender(message.topic)))
         try:
             self._on_command(payload, message.properties)
         except Exception:
@@ -472,267 +280,3 @@ def expiry_properties(seconds: int | None):
     props = Properties(PacketTypes.PUBLISH)
     props.MessageExpiryInterval = seconds
     return props
-
-
-LOGIN_RETRY = 5.0  # seconds between tries to read a login file that could not be read (sooner when it changes)
-BACKOFF = (1.0, 30.0)  # the outbox's retry delay after a failure: first, longest (doubling in between)
-
-
-class Sender:
-    """The sender thread: everything here belongs to it alone (the outbox's SQLite connections too).
-
-    Each round it takes what was handed over, tells the :class:`~shotclock.core.delivery.Delivery`,
-    publishes what is due (the newest state, the acks, the next records), moves the outbox's
-    watermark and publishes a new :class:`LinkStatus` when it changed.
-
-    Nothing ends it but the stop: a login file that cannot be read is read again (when it changes,
-    or every ``LOGIN_RETRY`` s); an outbox that fails (a lock held too long, a damaged
-    ``outbox.db``) is retried with a doubling delay while state and acks still go, and the failure
-    is shown (the screen's mark, the retained status's ``degraded``) until it mends.
-    """
-
-    def __init__(self, link: MqttLink, outbox):
-        self.link = link
-        self.outbox = outbox
-        self.delivery: Delivery | None = None  # made once the outbox could be read
-        self.online = False
-        self.last_state: bytes | None = None
-        self.state_expiry: int | None = None
-        self.state_due = False
-        self.acks: collections.deque[bytes] = collections.deque(maxlen=ACKS_KEPT)
-        self.refused = ""
-        self.stopping = False
-        self.saved = 0  # the watermark as written to the outbox
-        self.clone_seen: float | None = None  # monotonic time of the last sign of another device as this table
-        self.clone_said = -CLONE_SHOWN
-        self.sent_boots: set[str] = set()  # boots of the records sent in this run (the archive's word names one)
-        self.newest = 0  # the newest record handed over (while there is no delivery)
-        self.login_fault: LoginProblem | None = None
-        self._login_retry_at = 0.0
-        self._login_signature: tuple | None = None
-        self.outbox_fault = ""  # why the outbox failed last ("": it works)
-        self._outbox_retry_at = 0.0
-        self._backoff = BACKOFF[0]
-        self.degraded_sent = ""  # the "degraded" reason the broker's retained status holds
-        self.end_to_end = False  # a collector's status is on the broker: delivered means stored in the archive
-
-    def run(self) -> None:
-        """Rounds until the link stops; then what is left, for up to ``STOP_TIMEOUT``."""
-        try:
-            while not self.stopping:
-                self.guarded_round(self.wait())
-            deadline = time.monotonic() + STOP_TIMEOUT
-            while (self.online and self.delivery is not None and self.delivery.pending and not self.outbox_fault
-                   and time.monotonic() < deadline):
-                self.guarded_round(0.05)  # a clean stop: let the last events go
-        finally:
-            try:
-                self.outbox.close()
-            except Exception:
-                log.exception("the outbox could not be closed")
-
-    def wait(self) -> float:
-        """How long the next take may wait: a second, or less when a retry is due sooner."""
-        due = [1.0]
-        if self.outbox_fault:
-            due.append(self._outbox_retry_at - time.monotonic())
-        return max(0.0, min(due))
-
-    def guarded_round(self, timeout: float) -> None:
-        """One round; whatever fails in it is logged and the thread goes on (the next round tries again)."""
-        try:
-            self.round(self.link.handover.take(timeout))
-        except Exception:
-            log.exception("the network sender's round failed; it goes on")
-            time.sleep(0.2)  # a fault that repeats at once must not spin the CPU the loop needs
-
-    def round(self, taken: Taken) -> None:
-        """Act on one hand-over: signals in order, then records, state and acks; send; report."""
-        now = time.monotonic()
-        self.try_login(now)
-        for signal in taken.signals:
-            self.on_signal(*signal)
-        self.newest = max(self.newest, taken.newest)
-        if self.delivery is not None:
-            over = self.delivery.written(taken.rows, taken.newest)
-            if over:
-                log.error("outbox full: %d oldest records will not be delivered (they stay in the log)", over)
-        if taken.state is not None:
-            self.last_state, self.state_due = taken.state, True
-            self.state_expiry = taken.state_expiry
-        self.acks.extend(taken.acks)
-        if self.online:
-            client, topic = self.link.client, self.link.topic
-            if self.state_due:
-                client.publish(topic("state"), self.last_state, qos=1, retain=True,
-                               properties=expiry_properties(self.state_expiry))
-                self.state_due = False
-            while self.acks:
-                client.publish(topic("cmd/ack"), self.acks.popleft(), qos=1)
-        self.outbox_round(now)
-        self.report()
-
-    # -- the login ----------------------------------------------------------------------------------
-
-    def try_login(self, now: float) -> None:
-        """Read the login and start connecting, unless done; a failure is said once and tried again
-        when the files change or every ``LOGIN_RETRY`` s."""
-        if self.link._connecting:
-            return
-        settings = self.link.settings
-        signature = settings.files_signature()
-        if self.login_fault is not None and now < self._login_retry_at and signature == self._login_signature:
-            return
-        self._login_signature = signature
-        try:
-            username, password, context = settings.login()
-        except LoginProblem as problem:
-            if self.login_fault is None or problem.detail != self.login_fault.detail:
-                log.error("floor network: %s; the table's clock runs without it, retrying when the file "
-                          "changes", problem.detail)
-            self.login_fault = problem
-            self._login_retry_at = now + LOGIN_RETRY
-            return
-        if self.login_fault is not None:
-            log.info("floor network: the login can be read now; connecting")
-        self.login_fault = None
-        self.link.connect(username, password, context)
-
-    # -- the outbox -----------------------------------------------------------------------------------
-
-    def outbox_round(self, now: float) -> None:
-        """Open the delivery, send the records due and move the watermark, unless a failure's retry
-        is not due yet. A failure leaves everything in memory as it was: the next try goes on from there."""
-        if self.outbox_fault and now < self._outbox_retry_at:
-            return
-        try:
-            if self.delivery is None:
-                self.saved = self.outbox.delivered()
-                self.delivery = Delivery(self.saved, max(self.outbox.newest(), self.newest),
-                                         bound=self.link.outbox_max)
-                self.delivery.set_end_to_end(self.end_to_end)
-                if self.online:
-                    self.delivery.connected()
-            d = self.delivery
-            if d.online:
-                self.send_records()
-            if d.delivered != self.saved:
-                self.outbox.set_delivered(d.delivered)
-                self.saved = d.delivered
-        except Exception as exc:  # sqlite3.Error above all; whatever it is, the thread goes on
-            self.outbox_failed(exc, now)
-            return
-        if self.outbox_fault:
-            log.info("the outbox works again; records are being sent")
-            self.outbox_fault = ""
-            self._backoff = BACKOFF[0]
-
-    def outbox_failed(self, exc: Exception, now: float) -> None:
-        """Log the failure (once per cause), close the outbox's connections, retry after a doubling delay;
-        a damaged ``outbox.db`` (only a watermark) is moved aside and made anew."""
-        reason = f"outbox: {exc}" if str(exc) else f"outbox: {type(exc).__name__}"
-        if reason != self.outbox_fault:
-            log.error("the network's outbox failed (%s); state and acks still go, events wait; retrying", exc)
-        self.outbox_fault = reason
-        try:
-            self.outbox.close()
-        except Exception:
-            pass
-        repair = getattr(self.outbox, "repair", None)
-        if repair is not None and repair():
-            if self.delivery is not None:  # what this run knows delivered still holds
-                self.outbox.start_after = self.delivery.delivered
-            log.error("outbox.db was damaged: moved aside; records not known to be delivered go again")
-            self.delivery = None  # the watermark is read anew
-            self._outbox_retry_at = now
-            return
-        self._outbox_retry_at = now + self._backoff
-        self._backoff = min(BACKOFF[1], self._backoff * 2)
-
-    # -- signals and status ---------------------------------------------------------------------------
-
-    def on_signal(self, kind: str, *args) -> None:
-        """One signal from another thread (see :meth:`Handover.signal`)."""
-        d = self.delivery
-        if kind == "connected":
-            self.online = True
-            if d is not None:
-                d.connected()
-            self.refused = ""
-            self.degraded_sent = ""  # the connect published a fresh status, without it
-            # The broker may have lost the retained state (a crash): the last one goes again.
-            self.state_due = self.last_state is not None
-        elif kind == "disconnected":
-            if self.online and not self.stopping:
-                log.warning("lost the broker (%s); records wait in the outbox", args[0])
-            self.online = False
-            if d is not None:
-                d.disconnected()
-        elif kind == "refused":
-            self.refused = args[0]
-        elif kind == "puback":
-            mid, code = args
-            record_id = d.acked(mid) if d is not None else None
-            if record_id is not None and code >= 0x80:
-                self.refused = f"event refused by the broker (reason {code})"
-                log.error("the broker refused event %d (reason code %d): check the ACL", record_id, code)
-        elif kind == "stored":
-            stored = parse_json(args[0])
-            if (d is not None and isinstance(stored, dict) and stored.get("boot") in self.sent_boots
-                    and isinstance(stored.get("seq"), int) and not isinstance(stored.get("seq"), bool)):
-                d.stored([stored["seq"]])
-        elif kind == "collector":
-            # A collector's retained status (any): the venue keeps an archive, so a record is delivered only once
-            # the archive has it. None (its status removed): the broker's PUBACK is the word again.
-            status = parse_json(args[0]) if args[0] else None
-            self.end_to_end = isinstance(status, dict)
-            if d is not None:
-                d.set_end_to_end(self.end_to_end)
-                if self.end_to_end and status.get("online") is True:
-                    d.resend()
-        elif kind == "clone":
-            now = time.monotonic()
-            self.clone_seen = now
-            if now - self.clone_said >= CLONE_SHOWN:
-                self.clone_said = now
-                log.error("another device uses table %s's identity%s (a cloned SD card, or two devices given one "
-                          "table_id): give each its own table id and credential", self.link.settings.table,
-                          f" (boot {args[0]})" if args[0] else ", and took this one's session")
-        elif kind == "stop":
-            self.stopping = True
-
-    def report(self) -> None:
-        """The new :class:`LinkStatus` for the screen, and the retained status's ``degraded`` when it changed."""
-        d = self.delivery
-        pending = d.pending if d is not None else max(0, self.newest - self.saved)
-        if self.login_fault is not None:
-            fault, detail = self.login_fault.kind, self.login_fault.detail
-        elif self.outbox_fault:
-            fault, detail = "outbox", self.outbox_fault
-        else:
-            fault, detail = "", ""
-        clone = self.clone_seen is not None and time.monotonic() - self.clone_seen < CLONE_SHOWN
-        self.link._set_status(LinkStatus(self.online, pending, d.dropped if d is not None else 0, self.refused,
-                                         fault, detail, clone))
-        if self.online and detail != self.degraded_sent:
-            s, link = self.link.settings, self.link
-            extra = dict(link.status_extra, degraded=detail) if detail else link.status_extra
-            link.client.publish(link.topic("status"), dumps(status_message(s.table, link.boot, True, **extra)),
-                                qos=1, retain=True)
-            self.degraded_sent = detail
-
-    def send_records(self) -> None:
-        """Publish the records the delivery says are due, reading them from the outbox when asked."""
-        d, link = self.delivery, self.link
-        while True:
-            step = d.next()
-            if isinstance(step, Read):
-                d.read(step.after, self.outbox.rows_after(step.after, step.limit))
-                continue
-            if not step:
-                return
-            for row in step:
-                message = event_message(link.settings.table, row.get("boot", link.boot), row)
-                self.sent_boots.add(message["boot"])
-                info = link.client.publish(link.topic("event"), dumps(message), qos=1)
-                d.sent(info.mid, row["id"])

@@ -1,4 +1,4 @@
-"""The table's buttons, LEDs and buzzer on GPIO, through gpiozero.
+"""The table's buttons, LEDs, buzzer and strobe on GPIO, through gpiozero.
 
 The pin callback does one thing: it turns gpiozero's ``(ticks, state)`` into a
 :class:`~shotclock.core.buttons.Edge` on the monotonic clock and hands it to ``on_edge``.
@@ -87,10 +87,10 @@ def make_pin_factory(name: str, gpio: dict | None = None, clock: Callable[[], fl
 
 
 class TablePins:
-    """The buttons (to ground, internal pull-up), the running and bet LEDs and an optional buzzer.
+    """The buttons (to ground, internal pull-up), the running and bet LEDs, an optional buzzer and strobe.
 
     :param pins: role → BCM pin number (``floor``, ``action``, ``bet``, ``extend``, ``street``,
-        ``led_running``, ``led_bet`` and optionally ``buzzer``).
+        ``led_running``, ``led_bet`` and optionally ``buzzer`` and ``strobe``).
     :param on_edge: called from gpiozero's callback thread with each timestamped edge.
     :param pin_factory: a gpiozero pin factory, or None for gpiozero's default.
     :param clock: the monotonic clock the ticks are checked against (tests pass a virtual one).
@@ -110,7 +110,7 @@ class TablePins:
                  clock: Callable[[], float] = time.monotonic):
         import warnings
 
-        from gpiozero import LED, Buzzer, InputDevice
+        from gpiozero import LED, Buzzer, DigitalOutputDevice, InputDevice
         from gpiozero.exc import PinFactoryFallback
 
         self.on_edge = on_edge
@@ -123,7 +123,7 @@ class TablePins:
         with warnings.catch_warnings(record=True) as fallbacks:
             warnings.simplefilter("always", PinFactoryFallback)
             try:
-                self._open(pins, pin_factory, LED, Buzzer, InputDevice)
+                self._open(pins, pin_factory, LED, Buzzer, InputDevice, DigitalOutputDevice)
             except Exception as exc:  # gpiozero's errors, OSError, and each backend's own (lgpio.error)
                 self.close()
                 tried = "; ".join(str(w.message) for w in fallbacks if issubclass(w.category, PinFactoryFallback))
@@ -143,7 +143,7 @@ class TablePins:
             log.warning("edges are dated by %s: a press can be dated late under load, which matters for a "
                         "ruling at 0; use the lgpio backend (--pins lgpio, python3-lgpio)", meaning)
 
-    def _open(self, pins, pin_factory, LED, Buzzer, InputDevice) -> None:
+    def _open(self, pins, pin_factory, LED, Buzzer, InputDevice, DigitalOutputDevice) -> None:
         for role in BUTTONS:
             dev = InputDevice(pins[role], pull_up=True, pin_factory=pin_factory)
             self._devices.append(dev)
@@ -157,6 +157,10 @@ class TablePins:
         self.buzzer = Buzzer(pins["buzzer"], pin_factory=pin_factory) if pins.get("buzzer") else None
         if self.buzzer:
             self._devices.append(self.buzzer)
+        # A strobe light or a vibrating puck, switched by a transistor: high while a visual cue's pulse is on.
+        self.strobe = DigitalOutputDevice(pins["strobe"], pin_factory=pin_factory) if pins.get("strobe") else None
+        if self.strobe:
+            self._devices.append(self.strobe)
 
     def _callback(self, role: str, factory):
         on_edge, clock = self.on_edge, self.clock
@@ -184,9 +188,19 @@ class TablePins:
         """Which buttons read pressed right now (used at start and by the self-test)."""
         return {role: not dev.pin.state for role, dev in self.buttons.items()}
 
-    def show(self, running: bool, countdown: bool, facing_bet: bool) -> None:
-        """Set the LEDs: running (steady, or blinking in the countdown) and facing a bet."""
-        mode = "blink" if countdown else "on" if running else "off"
+    def show(self, running: bool, countdown: bool, facing_bet: bool, pulse: bool | None = None) -> None:
+        """Set the LEDs: running (steady, or blinking in the countdown) and facing a bet.
+
+        ``pulse`` (visual cues on): whether a cue's pulse is on now. The running LED is then lit by the
+        pulses in the countdown (it blinks with the seconds, not on a timer of its own) and at each cue
+        outside it; the strobe is high exactly while a pulse is on.
+        """
+        if pulse is None:
+            mode = "blink" if countdown else "on" if running else "off"
+        else:
+            mode = "on" if pulse or (running and not countdown) else "off"
+            if self.strobe and pulse != self.strobe.is_active:
+                self.strobe.value = pulse
         if mode != self._running_mode:
             self._running_mode = mode
             if mode == "blink":

@@ -268,15 +268,21 @@ class Renderer:
 
     def _seat(self, surface, seat, ink, center, width, height, min_line):
         """"Seat 4 · Name" on one line when it fits readable, else the seat on a line of its own (always whole)
-        and the name under it, cut with "…" when even that is too long; with no room for two lines, the seat
-        alone."""
+        and the name under it, cut with "…" when even that is too long; with no room for two lines (a fault
+        banner or a hold bar below), one line with the seat whole and the name cut: the name is never dropped."""
         if self.fit(seat, width, height).get_height() >= min_line:
             self.text(surface, seat, ink, center, width, height)
             return
         number, _, name = seat.partition(ITEM)
         row = height / 2
-        if not name or row < min_line * 0.95:  # no room for two lines (a hold bar below): the seat alone, whole
+        if not name:
             self.text(surface, number, ink, center, width, height)
+            return
+        if row < min_line * 0.95:
+            font = self.fit(number + ITEM + name[:6] + "…", width, height)  # the seat and a few letters
+            while len(name) > 1 and font.size(number + ITEM + name)[0] > width:
+                name = name[:-2].rstrip() + "…"
+            self.text(surface, number + ITEM + name, ink, center, width, height, font=font)
             return
         self.text(surface, number, ink, (center[0], center[1] - row / 2), width, row, min_line * 0.95)
         self.text(surface, name, ink, (center[0], center[1] + row / 2), width, row, min_line * 0.95)

@@ -12,9 +12,10 @@ from collections.abc import Callable
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 
-from shotclock.core.events import ACTED, CANCELLED, QUIET_ENDS
+from shotclock.core.events import ACTED, CANCELLED, EVENT_TYPES, QUIET_ENDS
 from shotclock.core.restore import CAUSES
-from shotclock.core.settings import STREETS
+from shotclock.core.settings import STREETS, Settings
+from shotclock.core.table import SEAT_FIELDS
 
 US = 1_000_000
 
@@ -43,6 +44,8 @@ class Clock:
     interrupted: bool = False
     running_seconds: float = 0.0
     records: list[dict] = field(default_factory=list)
+    seat: int | None = None  # with seat tracking: the seat it was for
+    player: str = ""  # and the player's name then ("" when unnamed; set by the reader, see :func:`players_at_start`)
     number: int = 0
     """Its place among the log's clocks, 1 for the oldest (what ``shotclock log`` shows; set by the reader)."""
 
@@ -76,7 +79,7 @@ def clocks_from(rows: list[dict], modes: dict[int, str] | None = None) -> list[C
                 mode = modes.get(row["session"], "shot" if row.get("street") else "clock")
                 clocks[row["id"]] = Clock(row["id"], row["session"], mode, float(row["t"]), row["utc"],
                                           float(row["seconds"]), row.get("street"), row.get("facing_bet"),
-                                          facing_bet=row.get("facing_bet"))
+                                          facing_bet=row.get("facing_bet"), seat=_seat_of(row))
     for row in rows:
         clock = clocks.get(row.get("clock"))
         if clock is None:
@@ -87,6 +90,30 @@ def clocks_from(rows: list[dict], modes: dict[int, str] | None = None) -> list[C
         with _naming(clock.records[-1]):
             clock.running_seconds = _running_seconds(clock.records)
     return sorted(clocks.values(), key=lambda c: c.id)
+
+
+def _seat_of(row: dict) -> int | None:
+    seat = row.get("seat")
+    return seat if seat.__class__ is int and 1 <= seat <= 10 else None
+
+
+def players_at_start(rows: list[dict]) -> dict[int, str]:
+    """The name of the player each clock was for when it started (by the clock's id; seat tracking), from the
+    log's ``seat``, ``seats``, ``seats_restored`` and ``start`` records in id order."""
+    names: dict[int, str] = {}
+    out: dict[int, str] = {}
+    for row in rows:
+        kind = row.get("type")
+        if kind == "seat" and _seat_of(row) is not None:
+            if row.get("change") in ("seated", "renamed"):
+                names[row["seat"]] = row.get("name") or ""
+            elif row.get("change") == "emptied":
+                names.pop(row["seat"], None)
+        elif kind in ("seats", "seats_restored") and isinstance(row.get("players"), dict):
+            names = {int(k): v for k, v in row["players"].items() if str(k).isdigit() and isinstance(v, str)}
+        elif kind == "start" and row.get("clock") == row.get("id") and _seat_of(row) is not None:
+            out[row["id"]] = names.get(row["seat"], "")
+    return out
 
 
 class DamagedRecord(ValueError):
@@ -156,47 +183,139 @@ def _after_cut(clock: Clock) -> str:
     return ("resumed by the floor, then ruled " if resumed else "then ruled ") + clock.kind.replace("_", " ")
 
 
-def replay_events(clock: Clock) -> list[dict]:
+def replay_events(clock: Clock, seats: dict | None = None, settings: Settings | None = None) -> list[dict]:
     """The clock's inputs in the replay format, ``t`` from 0 at its start, ending at its decision.
 
-    A prologue puts the engine in the state the clock started in (bet faced, street), so that
-    ``shotclock replay`` with the session's configuration re-derives the same ruling.
+    A prologue puts the engine in the state the clock started in (bet faced, street; with seat tracking,
+    ``seats``, the log's ``seats`` record the clock started with, read with ``settings``: the seats, names,
+    button, hand, folded and all-in seats, turn, banks and chips used), so that ``shotclock replay`` with
+    the session's configuration re-derives the same ruling, seat and bank. A clock the device stopped on and
+    brought back (a crash, a power cut) is paused in the replay where the device stopped, and goes on from
+    there as it did after the restart: the time the device was down is left out, as on the device.
     """
-    if clock.interrupted:
+    if clock.interrupted and not any(r["type"] == "interrupted" and r.get("restored") for r in clock.records):
         cut = next((r for r in clock.records if r["type"] == "interrupted"), {})
         by = CAUSES.get(cut.get("cause"), CAUSES["power_cut"])
         raise ValueError(f"clock {clock.id} was interrupted by {by} and {_after_cut(clock)}; "
                          "it cannot be replayed from 0 (see 'shotclock log show')")
-    t0 = round(clock.started_t * US)
-    rel = lambda t: (round(t * US) - t0) / US
     fb = bool(clock.facing_bet_at_start)
+    seated = seats is not None and settings is not None
+    events = seat_prologue(clock, seats, settings) if seated else []
     if clock.mode == "clock":
-        events = [{"t": 0, "event": "call", "facing_bet": fb}]
+        events.append({"t": 0, "event": "call", "facing_bet": fb})
     else:
-        events = [{"t": 0, "event": "hand"}]
-        for street in STREETS[1:STREETS.index(clock.street) + 1]:
-            events.append({"t": 0, "event": "street"})
-        default = clock.street == STREETS[0]
-        if fb != default:
-            events.append({"t": 0, "event": "bet", "facing_bet": fb})
+        if not seated:
+            events = [{"t": 0, "event": "hand"}, *_streets(clock)]
+            if fb != (clock.street == STREETS[0]):
+                events.append({"t": 0, "event": "bet", "facing_bet": fb})
         events.append({"t": 0, "event": "start"})
-    started = False
+    # Replay time: from the start, and across a restart from where the device stopped: its last record then (a
+    # lost record may come after an input it is dated before: the restore counts the clock to the lost record's
+    # time, so the replay takes such inputs at that time too).
+    stopped_at: dict[int, float] = {}  # session -> its last record before the next session's (the stop)
+    for before, after in zip(clock.records, clock.records[1:]):
+        if after["session"] != before["session"]:
+            stopped_at[before["session"]] = round(before["t"] * US)
+    session, base_t, base_rel = clock.session, round(clock.started_t * US), 0
+    rel = lambda t: base_rel + min(round(t * US), stopped_at.get(session, float("inf"))) - base_t
+    started = running = False
+    last = 0
+    decided = None
     for r in clock.records:
-        if r["type"] == "start":
-            started = True
+        if r["type"] == "start" and r["id"] == clock.id:
+            started = running = True
             continue
-        if not started or r["type"] != "input":
+        if not started:
             continue
-        event = {"t": rel(r["t"]), "event": r["event"]}
+        if r["session"] != session:
+            if r["type"] != "interrupted" or not r.get("restored"):
+                raise ValueError(f"clock {clock.id} goes on in session {r['session']} without being restored; "
+                                 "it cannot be replayed (see 'shotclock log show')")
+            if running:  # the device stopped here: the clock comes back paused with the time it had then
+                events.append({"t": last / US, "event": "pause"})
+            session, base_t, base_rel, running = r["session"], round(r["t"] * US), last, False
+            continue
+        now = last = max(last, rel(r["t"]))
+        kind = r["type"]
+        if kind in ("start", "resume"):
+            running = True
+        elif kind in ("pause", "decision"):
+            running = False
+            decided = now if kind == "decision" else decided
+        if kind != "input" or r["event"] not in EVENT_TYPES:
+            continue
+        event = {"t": now / US, "event": r["event"]}
         if "set_bet" in r:
             event["facing_bet"] = r["set_bet"]
+        event.update((k, r[k]) for k in SEAT_FIELDS if r.get(k) is not None)
         events.append(event)
-    if clock.decided_t is not None:
-        events.append({"t": rel(clock.decided_t), "event": "end"})
+    if decided is not None:
+        events.append({"t": decided / US, "event": "end"})
     for e in events:
         if isinstance(e["t"], float) and e["t"].is_integer():
             e["t"] = int(e["t"])
     return events
+
+
+def _streets(clock: Clock) -> list[dict]:
+    """A ``street`` event for each street before the clock's (shot mode)."""
+    if clock.mode != "shot" or clock.street not in STREETS:
+        return []
+    return [{"t": 0, "event": "street"} for _ in STREETS[1:STREETS.index(clock.street) + 1]]
+
+
+def seat_prologue(clock: Clock, seats: dict, settings: Settings) -> list[dict]:
+    """The events that put a fresh seat-aware engine in the state of the ``seats`` record (what the table had
+    when ``clock`` started), its bet state and street included. Checked by running them: the turn is set by
+    the dealer's own correction, as many steps forward as it takes."""
+    from shotclock.core.seated import SeatedEngine
+    from shotclock.core.seats import view_from_record
+
+    view = view_from_record(seats, settings.seats.count)
+    if view is None:
+        raise ValueError(f"clock {clock.id}: the seats it started with do not fit the session's seats.count")
+    players, banks, used = dict(view.players), dict(view.banks), dict(view.chips_used)
+    events = [{"t": 0, "event": "empty", "seat": s} for s in range(1, view.count + 1) if s not in players]
+    if view.button is not None:
+        events.append({"t": 0, "event": "button", "seat": view.button})
+    if view.in_hand:
+        events.append({"t": 0, "event": "hand"})
+    events += _streets(clock)
+    allowance, bank = settings.shot.allowance, settings.seats.bank
+    for seat, name in sorted(players.items()):
+        event = {"t": 0, "event": "seat", "seat": seat}
+        if name:
+            event["name"] = name
+        if seat in banks and banks[seat] != (bank or None):  # (a player moved in may bring a bank to any table)
+            event["bank"] = banks[seat]
+        if allowance and used.get(seat):
+            event["chips"] = max(0, allowance - used[seat])
+        if len(event) > 3:
+            events.append(event)
+    if view.in_hand:
+        events += [{"t": 0, "event": "fold", "seat": s} for s in sorted(players) if s not in view.in_hand]
+        events += [{"t": 0, "event": "all_in", "seat": s} for s in sorted(view.all_in)]
+    if clock.mode == "shot" and bool(clock.facing_bet_at_start) != (clock.street == STREETS[0]):
+        events.append({"t": 0, "event": "bet", "facing_bet": bool(clock.facing_bet_at_start)})
+    engine = SeatedEngine(settings)
+    for e in events:
+        engine.handle(_event(e))
+    active = engine.state.seats.in_hand - engine.state.seats.all_in
+    # Nobody on turn with one player still able to act: that player has just acted (the turn then moves to nobody).
+    target = next(iter(active)) if view.turn is None and len(active) == 1 else view.turn
+    for _ in range(view.count):
+        if engine.state.seats.turn == target:
+            break
+        events.append({"t": 0, "event": "turn_forward"})
+        engine.handle(_event(events[-1]))
+    if target != view.turn:
+        events.append({"t": 0, "event": "action"})
+    return events
+
+
+def _event(record: dict):
+    fields = {k: v for k, v in record.items() if k not in ("t", "event")}
+    return EVENT_TYPES[record["event"]](float(record["t"]), **fields)
 
 
 def stats(clocks: list[Clock], utc_seconds: Callable[[str], float]) -> dict:

@@ -22,7 +22,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from enum import StrEnum
-from typing import ClassVar
+from typing import ClassVar, Protocol
 
 from shotclock.core import events as ev
 from shotclock.core.settings import STREETS, Settings
@@ -51,6 +51,38 @@ class Expire(ev.Event):
 
 
 EXPIRE = Expire.NAME
+
+
+@dataclass(frozen=True)
+class TurnCorrected(ev.Event):
+    """The seat side's own event: the dealer corrected the turn while a clock ran; the clock becomes the right
+    player's own (a new clock with its base time and bank), the time on the wrong seat is nobody's. Never an input."""
+
+    NAME: ClassVar[str] = "turn_corrected"
+
+
+@dataclass(frozen=True)
+class EndQuietly(ev.Event):
+    """The seat side's own event: the seat on the clock was emptied, or the table reseated (``by``): the clock
+    ends quietly and is charged to nobody. Never an input."""
+
+    by: str = ""
+    NAME: ClassVar[str] = "end_quietly"
+
+
+INTERNAL = frozenset({EXPIRE, TurnCorrected.NAME, EndQuietly.NAME})  # the engine's own events: no replay line
+
+
+class SeatSide(Protocol):
+    """What the engine asks of the seats (seat tracking, :class:`~shotclock.core.seated.TableSeats`): whose each
+    clock is and what bank it carries. The engine adds the bank as the clock's last part."""
+
+    def clock_starts(self) -> tuple[int | None, int]:
+        """A clock starts: (the seat it is for, the bank it carries in µs, 0 for none)."""
+
+    def clock_ends(self, outcome: str, left: int, by: str | None) -> tuple[int | None, float | None, float | None]:
+        """The clock ends with ``outcome`` (``by``: why a cancelled one ended) and ``left`` µs on it: (its seat,
+        the bank seconds it used, the bank seconds left), the bank charged."""
 
 
 @dataclass(frozen=True)
@@ -89,6 +121,8 @@ TRANSITIONS: dict[str, dict[Phase, dict[type[ev.Event], Transition]]] = {
             ev.Pause: _t("pause", PAUSED),
             ev.Cancel: _t("cancel", IDLE),
             Expire: _t("rule_expired", IDLE),
+            TurnCorrected: _t("restart_for_the_right_seat", RUNNING),
+            EndQuietly: _t("end_quietly", IDLE),
         },
         PAUSED: {
             ev.Bet: _t("set_bet", PAUSED),
@@ -96,6 +130,8 @@ TRANSITIONS: dict[str, dict[Phase, dict[type[ev.Event], Transition]]] = {
             ev.LastAction: _t("rule_acted", IDLE),
             ev.Resume: _t("resume", RUNNING),
             ev.Cancel: _t("cancel", IDLE),
+            TurnCorrected: _t("restart_for_the_right_seat", RUNNING),
+            EndQuietly: _t("end_quietly", IDLE),
         },
     },
     "shot": {
@@ -118,6 +154,8 @@ TRANSITIONS: dict[str, dict[Phase, dict[type[ev.Event], Transition]]] = {
             ev.Hand: _t("new_hand", IDLE),
             ev.Street: _t("next_street", IDLE),
             Expire: _t("rule_expired", IDLE),
+            TurnCorrected: _t("restart_for_the_right_seat", RUNNING),
+            EndQuietly: _t("end_quietly", IDLE),
         },
         PAUSED: {
             ev.Bet: _t("set_bet", PAUSED),
@@ -130,12 +168,14 @@ TRANSITIONS: dict[str, dict[Phase, dict[type[ev.Event], Transition]]] = {
             ev.Cancel: _t("cancel", IDLE),
             ev.Hand: _t("new_hand", IDLE),
             ev.Street: _t("next_street", IDLE),
+            TurnCorrected: _t("restart_for_the_right_seat", RUNNING),
+            EndQuietly: _t("end_quietly", IDLE),
         },
     },
 }
 
 def _event_names(mode: str) -> set[str]:
-    return {event.NAME for row in TRANSITIONS[mode].values() for event in row} - {EXPIRE}
+    return {event.NAME for row in TRANSITIONS[mode].values() for event in row} - INTERNAL
 
 
 # The events only one mode takes (a clock-mode file fed to a shot table names them), from the table.
@@ -230,8 +270,9 @@ class Engine:
     (at equal times, beeps before decisions).
     """
 
-    def __init__(self, settings: Settings, start: float = 0.0):
+    def __init__(self, settings: Settings, start: float = 0.0, seat_side: SeatSide | None = None):
         self.settings = settings
+        self._seat_side = seat_side  # with seat tracking: whose each clock is, and its bank (None: no seats)
         self.mode = settings.mode
         self._now = _us(start)
         self.phase: Phase = IDLE
@@ -254,11 +295,6 @@ class Engine:
         # This mode's rows of TRANSITIONS with each method bound: phase -> event class -> (method, next phase)
         self._rows = {phase: {cls: (getattr(self, tr.method), tr.to) for cls, tr in row.items()}
                       for phase, row in TRANSITIONS[self.mode].items()}
-        self.seating = None
-        """With seat tracking: the :class:`~shotclock.core.seated.SeatedEngine` around this engine. It names the
-        seat each clock is for and its time bank, which the engine adds as the clock's last part (``clock_starts``),
-        and charges the bank when the clock ends (``clock_ends``). Outputs are built once, seat included (replay's
-        hot path). None: the bare engine, which knows no seats."""
 
     # -- the public interface ------------------------------------------------------
 
@@ -289,6 +325,20 @@ class Engine:
                 return out + self._apply(t, event) if out else self._apply(t, event)
         self._now = t
         return self._apply(t, event)
+
+    def take_time(self, event: ev.Event) -> tuple[int, list[ev.Output]]:
+        """Bring the engine's clock to ``event``'s time for a caller that handles the event in parts (the
+        :class:`~shotclock.core.seated.SeatedEngine` around it): returns the time in µs (for :meth:`handle_at`)
+        and the timers due before it (:meth:`catch_up`). Raises :class:`~shotclock.errors.EventError`, the
+        state untouched, when the event's time lies before the engine's clock."""
+        t = round(event.t * US)
+        if t < self._now:
+            self.handle(event)  # raises the error with its message
+        if t == self._now:
+            return t, []
+        out = self._run_timers(t, inclusive=False) if self.phase == RUNNING else []
+        self._now = t
+        return t, out
 
     def advance(self, t: float, settle: float = 0.0, pending: float | None = None,
                 hold: float | None = None) -> list[ev.Output]:
@@ -386,6 +436,21 @@ class Engine:
         self.interrupted = True
         self._next_beep = self._first_beep(self._left)
 
+    @property
+    def deadline_us(self) -> int | None:
+        """When the running clock reaches 0 (µs on the engine's clock; None unless running)."""
+        return self._deadline if self.phase == RUNNING else None
+
+    @property
+    def left_us(self) -> int | None:
+        """The time the running or paused clock has left now (µs; negative in the tie window; None: no clock)."""
+        return self._left_at(self._now) if self.phase != IDLE else None
+
+    def add_time(self, seconds: float) -> float:
+        """Make the running or paused clock ``seconds`` longer (a player's bank topped up while it runs); returns
+        the seconds left after it."""
+        return self._add_time(_us(seconds)) / US
+
     def give_chips(self, seats, chips: int) -> None:
         """Give each of ``seats`` ``chips`` more extension chips (the floor's top-up; may go past the allowance)."""
         for seat in seats:
@@ -454,7 +519,7 @@ class Engine:
         return out
 
     def _start(self, t: int, seconds: float, street: str | None) -> ev.Started:
-        seat, bank = self.seating.clock_starts() if self.seating is not None else (None, 0)
+        seat, bank = self._seat_side.clock_starts() if self._seat_side is not None else (None, 0)
         self._seconds = round(seconds * US) + bank  # a player's time bank is the last part of the same clock
         self._deadline = t + self._seconds
         self._next_beep = min(self._countdown, self._seconds // US) if self._seconds >= 0 else None  # _first_beep
@@ -466,11 +531,10 @@ class Engine:
 
     def _decide(self, t: int, outcome: str, remaining: float | None = None, at_zero: bool | None = None,
                 by: str | None = None) -> ev.Decision:
-        if self.seating is None:
+        if self._seat_side is None:
             seat = used = left = None
-        else:  # (the time left: _left_at, written out)
-            seat, used, left = self.seating.clock_ends(
-                outcome, self._deadline - t if self.phase == RUNNING else self._left)
+        else:
+            seat, used, left = self._seat_side.clock_ends(outcome, self._left_at(t), by)
         self.last = ev.Decision(t / US, outcome, remaining, at_zero, by, seat, used, left)
         if by not in ev.QUIET_ENDS:  # not a quiet end (Decision.quiet)
             self.last_shown = self.last
@@ -509,6 +573,18 @@ class Engine:
 
     def _rule_expired(self, t, event):
         return [self._decide(t, ev.HAND_DEAD if self.facing_bet else ev.CHECK)]
+
+    def _restart_for_the_right_seat(self, t, event):
+        # The extension chips this clock took are given back: the clock was nobody's.
+        for _, seat in self._chips:
+            if seat is not None and seat in self._used:
+                self._used[seat] -= 1
+        base = self.settings.clock.seconds if self.mode == "clock" else self._street_seconds[self.street]
+        return [self._decide(t, ev.CANCELLED, by=ev.BY_TURN), self._start(t, base, self.street if self.mode == "shot"
+                                                                         else None)]
+
+    def _end_quietly(self, t, event: EndQuietly):
+        return [self._decide(t, ev.CANCELLED, by=event.by)]
 
     def _cancel(self, t, event, by: str = ev.BY_FLOOR):
         return [self._decide(t, ev.CANCELLED, by=by)]

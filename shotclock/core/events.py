@@ -348,7 +348,11 @@ ACTED, HAND_DEAD, CHECK, CANCELLED = "acted", "hand_dead", "check", "cancelled"
 # Why a clock ended without a ruling (a cancelled decision's ``by``): only the floor's cancel is shown as
 # such; the others are the normal flow of a hand and end the clock quietly.
 BY_FLOOR, BY_STOP, BY_STREET, BY_HAND = "floor", "stop", "street", "hand"
-QUIET_ENDS = frozenset({BY_STOP, BY_STREET, BY_HAND})
+# Seat tracking: the dealer corrected the turn, the floor emptied the seat on the clock or reseated the table.
+# Such a clock is nobody's decision: no bank and no chip is charged for it (docs/rules.md).
+BY_TURN, BY_EMPTY, BY_SEATING = "turn", "empty", "seating"
+NOBODYS = frozenset({BY_TURN, BY_EMPTY, BY_SEATING})
+QUIET_ENDS = frozenset({BY_STOP, BY_STREET, BY_HAND}) | NOBODYS
 
 
 @_record
@@ -511,6 +515,7 @@ class ToppedUp(Output):
 
     chips: int | None = None
     seconds: float | None = None
+    remaining: float | None = None  # the running clock's time left after it, when its player's bank grew
     TYPE: ClassVar[str] = "top_up"
 
 

@@ -27,6 +27,9 @@ import math
 import re
 from dataclasses import dataclass
 
+from shotclock.core.slowplay import DAY
+from shotclock.core.topics import check_name
+
 MAX_PAYLOAD = 65_536  # the broker's max_packet_size: nothing larger can arrive
 MAX_DEPTH = 8  # an event's record is flat; a question is one level
 MAX_TEXT = 4_096  # characters in one string
@@ -129,12 +132,15 @@ def check_question(question) -> str | None:
     if not isinstance(question, dict):
         return "a question is a JSON object"
     table, clock, boot = question.get("table"), question.get("clock"), question.get("boot")
-    if table is not None and (not isinstance(table, str) or not re.fullmatch(r"[A-Za-z0-9_-]{1,32}", table)):
+    if table is not None and check_name("table", table):  # a table id, as the topics have it
         return "a question's table is a table id (1 to 32 letters, digits, '-' or '_')"
     if clock is not None and not (_whole(clock) and clock >= 1):
         return "a question's clock is a whole number from 1 (a clock's id in the table's log)"
     if boot is not None and (not isinstance(boot, str) or not BOOT.fullmatch(boot)):
         return "a clock question's boot is 12 hex digits (a ruling's boot)"
+    day = question.get("day")
+    if day is not None and (not isinstance(day, str) or not DAY.fullmatch(day)):
+        return "a report question's day is a date as YYYY-MM-DD"
     return None
 
 

@@ -8,7 +8,9 @@ check at 0) -- the evidence a tournament director needs under TDA rule 70 (persi
 
 A decision's time is the clock's whole length (extensions and bank included) less what was left when the
 player acted; a ruling at 0 took all of it. Paused time never counts. Clocks that ended quietly (a street,
-a new hand, the dealer's stop) or by the floor's cancel are no decision of the player's.
+a new hand, the dealer's stop) or by the floor's cancel are no decision of the player's. A clock that was
+nobody's (the dealer corrected the turn, the floor emptied the seat on it or reseated the table) is on no line:
+it was not called on anyone and took no bank (docs/rules.md).
 
 Example::
 
@@ -25,6 +27,7 @@ import statistics
 from dataclasses import dataclass, field
 
 from shotclock.core.clocks import _percentile
+from shotclock.core.events import NOBODYS
 
 RULINGS_AGAINST = ("hand_dead", "check")
 COLUMNS = ("seat", "player", "decisions", "median_s", "p95_s", "max_s", "clocks_called", "extensions",
@@ -43,6 +46,8 @@ class Entry:
     extensions: int = 0
     bank_used: float = 0.0
     rulings_against: int = 0
+    hands_dead: int = 0  # the rulings against them, by kind
+    checks: int = 0
 
     def record(self) -> dict:
         """The line as plain values (seconds rounded to the millisecond; None where there is no time)."""
@@ -59,6 +64,14 @@ class Entry:
 def _seat(value) -> int | None:
     value = int(value) if isinstance(value, str) and value.isdigit() else value
     return value if value.__class__ is int and 1 <= value <= 10 else None
+
+
+def _charge(entry, clock: dict) -> Entry:
+    """The line a clock's player is charged on, with the clock called and the extensions it took."""
+    who = entry(clock["seat"], clock["name"])
+    who.clocks_called += clock["called"]
+    who.extensions += clock["extensions"]
+    return who
 
 
 def ledger(rows, by_name: bool = False) -> list[Entry]:
@@ -91,25 +104,31 @@ def ledger(rows, by_name: bool = False) -> list[Entry]:
                      if s is not None and isinstance(n, str)}
         elif kind == "start":
             seat = _seat(row.get("seat"))
-            if seat is None:
-                continue
-            who = entry(seat, names.get(seat, ""))
-            clocks[key] = {"who": who, "seconds": float(row.get("seconds") or 0)}
-            if row.get("street") is None:  # clock mode: the floor called a clock on this player
-                who.clocks_called += 1
+            if seat is not None:  # clock mode (no street): the floor called a clock on this player
+                clocks[key] = {"seat": seat, "name": names.get(seat, ""), "seconds": float(row.get("seconds") or 0),
+                               "called": row.get("street") is None, "extensions": 0}
         elif kind in ("extended", "undo") and key in clocks:
             clock = clocks[key]
             sign = 1 if kind == "extended" else -1
             clock["seconds"] += sign * float(row.get("seconds") or 0)
-            clock["who"].extensions += sign
+            clock["extensions"] += sign
+        elif kind == "top_up" and key in clocks and row.get("remaining") is not None:
+            clocks[key]["seconds"] += float(row.get("seconds") or 0)  # the player's bank grew on their clock
         elif kind == "decision" and key in clocks:
             clock = clocks.pop(key)
-            outcome, who = row.get("outcome"), clock["who"]
+            if row.get("outcome") == "cancelled" and row.get("by") in NOBODYS:
+                continue  # the turn corrected, the seat emptied, the table reseated: nobody's clock
+            who = _charge(entry, clock)
+            outcome = row.get("outcome")
             if outcome not in ("acted", *RULINGS_AGAINST):
                 continue
             left = float(row.get("remaining") or 0) if outcome == "acted" else 0.0
             who.decisions += 1
             who.times.append(max(0.0, clock["seconds"] - left))
             who.bank_used += float(row.get("bank_used") or 0)
+            who.hands_dead += outcome == "hand_dead"
+            who.checks += outcome == "check"
             who.rulings_against += outcome in RULINGS_AGAINST
+    for clock in clocks.values():  # still open (interrupted): called and extended all the same
+        _charge(entry, clock)
     return sorted(entries.values(), key=lambda e: (e.seat, e.player))

@@ -30,6 +30,7 @@ from typing import Callable
 
 from shotclock.core.engine import PAUSED, RUNNING, Snapshot
 from shotclock.core.events import Decision, Started
+from shotclock.core.fields import SEAT_FIELDS
 from shotclock.core.inputs import Command, Edge
 from shotclock.core.restore import CHECKPOINT_SECONDS, HEARTBEAT
 from shotclock.core.table import Input, Round
@@ -41,19 +42,23 @@ class SessionUtc:
     """The wall-clock time of the log's records, which never goes back within a session.
 
     Each reading of the wall clock gives an offset from the table's monotonic clock; the records use
-    the largest offset seen so far. A wall clock stepped forward (NTP catching up after a boot with
-    no real-time clock) is followed; one stepped back is not: the session's times go on from where
-    they were, so ``utc`` never runs backwards within a session (a later session takes the new time).
+    the newest one, held so that ``utc`` never runs backwards: a wall clock stepped forward (NTP
+    catching up after a boot with no real-time clock) is followed at once; one stepped back holds the
+    session's time still until it has caught up, then is followed. So a wall clock wrong for a moment
+    (a glitch, or a reading paired with a stale monotonic time) costs the records of that moment, never
+    the rest of the session.
 
     Example::
 
         >>> utc = SessionUtc()
         >>> utc.at(10.0, wall=1000.0, t_now=10.0), utc.at(11.0, wall=1001.0, t_now=11.0)
         (1000.0, 1001.0)
-        >>> utc.at(12.0, wall=900.0, t_now=12.0)   # the wall clock stepped back 102 s: not followed
-        1002.0
+        >>> utc.at(12.0, wall=900.0, t_now=12.0)   # the wall clock stepped back 102 s: held, not followed back
+        1001.0
         >>> utc.at(13.0, wall=1500.0, t_now=13.0)  # stepped forward: followed
         1500.0
+        >>> utc.at(14.0, wall=1001.0, t_now=14.0), utc.at(600.0, wall=1587.0, t_now=600.0)  # back: held, then on
+        (1500.0, 1587.0)
     """
 
     def __init__(self):
@@ -62,12 +67,10 @@ class SessionUtc:
 
     def at(self, t: float, wall: float, t_now: float) -> float:
         """The Unix time of table time ``t``, given the wall clock ``wall`` (Unix seconds) read at ``t_now``."""
-        offset = wall - t_now
-        if self.offset is None or offset > self.offset:
-            self.offset = offset
+        self.offset = wall - t_now
         value = t + self.offset
         if self.last is not None and value < self.last:
-            value = self.last  # a record dated before the last one (a note from another thread): not before it
+            value = self.last  # not before a record already dated: held until the wall clock catches up
         self.last = value
         return value
 
@@ -123,7 +126,7 @@ class RecordBuilder:
                 add(None, "edge", item.t, {"button": item.button, "pressed": item.pressed, **where})
             elif isinstance(item, Command):
                 seat = {"seat": item.seat} if item.seat is not None else {}  # an extension's player, for the allowance
-                extra = {k: getattr(item, k) for k in ("player", "bank", "chips", "seconds", "players")
+                extra = {k: getattr(item, k) for k in SEAT_FIELDS
                          if getattr(item, k) is not None}  # the seat commands' fields (seat tracking)
                 if "players" in extra:
                     extra["players"] = [list(p) for p in extra["players"]]
@@ -134,10 +137,14 @@ class RecordBuilder:
             data = item.record()
             if isinstance(item, Input):
                 data.update(facing_bet=item.facing_bet, street=item.street, round=round.now)
-                clock = self._clock_of_input(sequence, index)
+                clock = self._clock_of_input(round, index)
                 self._last_input = item
             else:
                 if isinstance(item, Started):
+                    seats = round.seats_at_start.get(id(item))
+                    if seats is not None and seats != self._seats:  # the seats this clock starts with, before it
+                        add(None, "seats", item.t, seats.record())
+                        self._seats = seats
                     self.current_clock = {"seq": self._seq + 1}  # this record's own
                     if self._last_input is not None:
                         data["facing_bet"] = self._last_input.facing_bet
@@ -200,13 +207,16 @@ class RecordBuilder:
         self._alive_t = t
         return {"control": "alive", "t": t, "clock": self.current_clock if self._running else None}
 
-    def _clock_of_input(self, sequence, index) -> dict | None:
+    def _clock_of_input(self, round: Round, index: int) -> dict | None:
         """An input belongs to the clock it ends, else the clock it starts, else the current one."""
+        sequence = round.sequence
         for offset, item in enumerate(sequence[index + 1:], start=1):
             if isinstance(item, Input):
                 break
             if isinstance(item, Decision):
                 return self.current_clock
             if isinstance(item, Started):
-                return {"seq": self._seq + 1 + offset}
+                seats = round.seats_at_start.get(id(item))
+                ahead = seats is not None and seats != self._seats  # its seats record comes first
+                return {"seq": self._seq + 1 + offset + ahead}
         return self.current_clock

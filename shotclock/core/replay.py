@@ -1,4 +1,4 @@
-"""Replay: the public JSON Lines format in and out (see README, "Replay format").
+"""Replay: the public JSON Lines format in and out (see the README, "Replay", and docs/replay.md).
 
 Pure: :class:`ReplayInput` turns the bytes of a replay file into events, one line at a time
 (memory stays bounded however long the file), and :func:`replay` runs them through an
@@ -19,7 +19,7 @@ from collections.abc import Iterable, Iterator
 from shotclock.core import events as ev
 from shotclock.core.engine import MODE_EVENTS
 from shotclock.core.seated import make_engine
-from shotclock.core.seats import name_problem
+from shotclock.core.fields import FIELDS, INPUT_FIELDS, missing, unexpected
 from shotclock.core.settings import Settings
 from shotclock.errors import ReplayFormatError, shown
 
@@ -28,15 +28,9 @@ T_LIMIT = 1_000_000_000
 MAX_LINE = 64 * 1024
 """The longest line read, in bytes (characters once decoded); a replay line is under 100 bytes."""
 
-_FIELDS = {"call": {"facing_bet"}, "bet": {"facing_bet"}, "extend": {"seat"},
-           "seat": {"seat", "name", "bank", "chips"}, "empty": {"seat"}, "button": {"seat"}, "fold": {"seat"},
-           "all_in": {"seat"}, "top_up": {"chips", "seconds"}, "seating": {"players"}, "rename": {"seat", "name"}}
-SEATS = range(1, 11)  # a poker table seats at most ten
-FIELD_MAX = 36000  # chips, and seconds of time bank: ten hours is more than any tournament day
-# The fields an event cannot do without, in the order a line missing several names them (a tuple: the same
-# message on every run, whatever the string hash seed).
-_REQUIRED = {"bet": ("facing_bet",), "seat": ("seat",), "empty": ("seat",), "button": ("seat",),
-             "seating": ("players",), "rename": ("seat", "name")}
+# Each event's fields, (required, optional), and each field's bounds: the one table of fields (core/fields.py).
+_FIELDS = {name: set(required + optional) for name, (required, optional) in INPUT_FIELDS.items()}
+_REQUIRED = {name: required for name, (required, _) in INPUT_FIELDS.items() if required}
 _BARE = frozenset({"t", "event"})
 _BARE_TYPES = {name: cls for name, cls in ev.EVENT_TYPES.items() if name not in _REQUIRED}
 _BET_TYPES = {name: ev.EVENT_TYPES[name] for name, fields in _FIELDS.items() if fields == {"facing_bet"}}
@@ -69,13 +63,8 @@ def _with_field(t: float, name: str, key: str, value: str) -> ev.Event | None:
 
 
 def _field_valid(key: str, value: object) -> bool:
-    """A seat field's value as the replay format allows it: ``seat`` 1-10, ``chips`` a whole number from 0 to
-    FIELD_MAX, ``seconds`` and ``bank`` a number from 0 to FIELD_MAX (both readers, fast and decoded, ask this)."""
-    if key == "seat":
-        return value.__class__ is int and value in SEATS
-    if isinstance(value, bool) or not isinstance(value, (int, float)):
-        return False
-    return 0 <= value <= FIELD_MAX and (key != "chips" or value.__class__ is int)
+    """A number field's value as the table of fields bounds it (both readers, fast and decoded, ask this)."""
+    return FIELDS[key].fits(value)
 
 
 def _no_constant(name: str):
@@ -139,30 +128,16 @@ def parse_event(obj: object, line: int, previous_t: float | None = None) -> ev.E
     allowed = _FIELDS.get(name, set())
     for key in obj:  # in the line's order: a line with two wrong fields names the first
         if key not in allowed and key not in _BARE:
-            hint = _closest(key, allowed) or ""
-            raise ReplayFormatError(line, f"'{name}' takes no field {shown(key)}{hint}")
+            raise ReplayFormatError(line, unexpected("event", name, key, _closest(key, allowed) or ""))
     for key in _REQUIRED.get(name, ()):
         if key not in obj:
-            raise ReplayFormatError(line, f"'{name}' needs {key!r}")
-    if "facing_bet" in obj and not isinstance(obj["facing_bet"], bool):
-        raise ReplayFormatError(line, f"'facing_bet' must be true or false, not {_js(obj['facing_bet'])}")
-    if "seat" in obj and not _field_valid("seat", obj["seat"]):
-        raise ReplayFormatError(line, f"'seat' must be a seat number from 1 to 10, not {_js(obj['seat'])}")
-    for key in ("chips", "bank", "seconds"):
-        if key in obj and not _field_valid(key, obj[key]):
-            what = "a whole number of chips" if key == "chips" else "a number of seconds"
-            raise ReplayFormatError(line, f"'{key}' must be {what} from 0 to {FIELD_MAX}, not {_js(obj[key])}")
-    if "name" in obj and (problem := name_problem(obj["name"])) is not None:
-        raise ReplayFormatError(line, f"'name': {problem}")
+            raise ReplayFormatError(line, missing("event", name, key))
+    for key in obj:
+        if key not in _BARE and (problem := FIELDS[key].problem(obj[key])) is not None:
+            raise ReplayFormatError(line, problem)
     fields = {k: v for k, v in obj.items() if k not in _BARE}
     if "players" in obj:
-        players = obj["players"]
-        if not isinstance(players, list) or not all(
-                isinstance(p, list) and len(p) == 2 and p[0].__class__ is int and p[0] in SEATS
-                and isinstance(p[1], str) and (p[1] == "" or name_problem(p[1]) is None) for p in players):
-            raise ReplayFormatError(line, "'players' must be a list of [seat, name] pairs (seats 1 to 10, names of "
-                                          "1 to 40 characters without control characters, or \"\")")
-        fields["players"] = tuple((seat, name) for seat, name in players)
+        fields["players"] = tuple((seat, name) for seat, name in obj["players"])
     return ev.EVENT_TYPES[name](t, **fields)
 
 

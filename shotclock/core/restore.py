@@ -44,7 +44,7 @@ CAUSES = {"stop": "a stop of the device (a quit or a service stop)", "crash": "a
           "power_cut": "a power cut"}
 
 # Records that carry the time left (``remaining``) at their time.
-_CARRY_REMAINING = ("beep", "extended", "undo", "resume", "pause", "checkpoint", "shutdown", "interrupted")
+_CARRY_REMAINING = ("beep", "extended", "undo", "resume", "pause", "checkpoint", "shutdown", "interrupted", "top_up")
 
 
 @dataclass(frozen=True)
@@ -140,6 +140,8 @@ def at_stop(records: list[dict]) -> ClockAtStop:
             elif kind == "undo":
                 seconds_us -= round(float(r["seconds"]) * US)
                 extensions -= 1
+            elif kind == "top_up" and r.get("remaining") is not None:  # the player's bank grew on their clock
+                seconds_us += round(float(r["seconds"]) * US)
         if kind in _CARRY_REMAINING and r.get("remaining") is not None:
             left_us = round(float(r["remaining"]) * US)
         if kind == "resume":

@@ -1,11 +1,15 @@
 """The engine with seat tracking: the clock's rules, and whose decision each clock is.
 
-:class:`SeatedEngine` wraps an :class:`~shotclock.core.engine.Engine` with the table's
-:class:`~shotclock.core.seats.Seats`. It takes the same events and gives the same outputs, with the
-seat added: a ``start`` and a ``decision`` name the seat on the clock, ``turn`` lines say who is to act
-next, and the seat events (``seat``, ``empty``, ``button``, ``fold``, ``all_in``, ``turn_back``,
-``turn_forward``) change the seats. The engine's timing rules are untouched: a seat changes *who* a
-clock is for, never *how long* it runs or how it is ruled.
+:class:`SeatedEngine` holds an :class:`~shotclock.core.engine.Engine` and the table's seats
+(:class:`TableSeats`, the engine's :class:`~shotclock.core.engine.SeatSide`: it answers whose each clock is
+and what bank it carries). It takes the same events and gives the same outputs, with the seat added: a
+``start`` and a ``decision`` name the seat on the clock, ``turn`` lines say who is to act next, and the
+seat events (``seat``, ``empty``, ``button``, ``fold``, ``all_in``, ``turn_back``, ``turn_forward``) change
+the seats. Every clock is one player's: the engine's timing rules are untouched, and a seat event on a
+running clock is ruled once, here (docs/rules.md, "Seat changes on a running clock"): a turn correction
+ends the wrong seat's clock charged to nobody and starts the right player's own; an ``empty`` of the seat
+on the clock or a ``seating`` ends it quietly, charged to nobody; a ``top_up`` of the banks lengthens the
+running clock by as much (the bank is its last part); ``rename``, ``button`` and ``seat`` change nothing of it.
 
 Only ``seats.track = true`` builds one (:func:`make_engine`); off, the table runs the bare engine, as
 before seat tracking existed, so its outputs stay byte for byte the same.
@@ -47,13 +51,11 @@ from __future__ import annotations
 from dataclasses import replace
 
 from shotclock.core import events as ev
-from shotclock.core.engine import IDLE, PAUSED, RUNNING, TRANSITIONS, US, Engine, Snapshot, Transition
+from shotclock.core.engine import IDLE, PAUSED, RUNNING, US, EndQuietly, Engine, Snapshot, TurnCorrected
+from shotclock.core.fields import BANK_MAX, CHIPS_MAX
 from shotclock.core.seats import SeatError, Seats, SeatsView
 from shotclock.core.settings import Settings
 from shotclock.errors import EventError
-
-
-PASS_ON = Transition("acted_next_player", RUNNING)  # the transition SeatedEngine._pass_on writes out
 
 
 def make_engine(settings: Settings, start: float = 0.0):
@@ -62,34 +64,63 @@ def make_engine(settings: Settings, start: float = 0.0):
     return SeatedEngine(settings, start) if settings.seats.track else Engine(settings, start)
 
 
+class TableSeats:
+    """The seat side of a seat-aware clock (the engine's :class:`~shotclock.core.engine.SeatSide`): the seats,
+    each player's time bank, and whose the running clock is. The engine asks it whose each clock is as it starts
+    one and charges the bank through it as one ends; it never asks the engine anything.
+
+    :param count: the table's seats. :param bank: each player's time bank at the start (µs; 0: no bank mode).
+    """
+
+    def __init__(self, count: int, bank: int):
+        self.seats = Seats(count)
+        for seat in range(1, count + 1):
+            self.seats.players[seat] = ""  # a full table of unnamed players: the buttons-alone baseline
+        self.bank_at_start = bank
+        self.banks: dict[int, int] = {seat: bank for seat in self.seats.players} if bank else {}  # seat -> µs left
+        self.on_clock: int | None = None  # the seat the running or paused clock is for
+        self.bank: tuple[int, int] | None = None  # (seat, its bank at the clock's start) of the clock running now
+        self.cued = False  # the bank's cue has sounded for this clock
+
+    def clock_starts(self) -> tuple[int | None, int]:
+        """A clock starts: it is the seat on turn's, with that player's own bank as its last part."""
+        seat = self.on_clock = self.seats.turn
+        bank = self.banks.get(seat, 0) if self.banks else 0
+        self.bank, self.cued = ((seat, bank) if bank > 0 else None), False
+        return seat, bank
+
+    def clock_ends(self, outcome: str, left: int, by: str | None) -> tuple[int | None, float | None, float | None]:
+        """The clock ends with ``outcome`` and ``left`` µs on it (negative in the tie window): its seat and, in time
+        bank mode, the bank seconds it used and what is left (deducted here). A clock that was nobody's (the turn
+        corrected, the seat emptied, the table reseated) uses none; a ruling at 0 used all of it."""
+        if self.bank is None:
+            return self.on_clock, None, None
+        seat, bank = self.bank
+        self.bank = None
+        if left >= bank or (by is not None and by in ev.NOBODYS):
+            used = 0  # acted before the bank began; or nobody's clock
+        elif outcome != ev.ACTED and outcome != ev.CANCELLED:
+            used = bank  # ruled at 0: the whole bank went
+        else:
+            used = bank - left if left > 0 else bank
+        after = self.banks[seat] = self.banks.get(seat, bank) - used
+        return self.on_clock, used / US, after / US
+
+
 class SeatedEngine:
     """An engine that knows whose decision each clock is (see the module's description).
 
-    Same interface as :class:`~shotclock.core.engine.Engine` (``handle``, ``advance``, ``catch_up``,
-    ``next_wake``, ``state``…); anything else is read from the wrapped engine. The wrapped engine asks it
-    whose each clock is as it starts one (:meth:`clock_starts`) and ends one (:meth:`clock_ends`), so a start or a
-    decision is built once, seat and bank included.
+    It holds an :class:`~shotclock.core.engine.Engine` and the :class:`TableSeats` the engine asks whose each clock
+    is; it takes the same events and gives the same outputs, with the seat added, and talks to the engine only
+    through its public interface.
     """
 
     def __init__(self, settings: Settings, start: float = 0.0):
-        self.engine = Engine(settings, start)
-        self.engine.seating = self  # the engine asks whose each clock is (clock_starts, clock_ends)
-        self.seats = Seats(settings.seats.count)
-        for seat in range(1, settings.seats.count + 1):
-            self.seats.players[seat] = ""  # a full table of unnamed players: the buttons-alone baseline
-        self.on_clock: int | None = None  # the seat the running or paused clock is for
-        self._bank_us = round(settings.seats.bank * US)  # each player's bank at the start (0: no bank mode)
-        self.banks: dict[int, int] = {}  # seat -> bank left (µs), in time bank mode
-        if self._bank_us:
-            self.banks = {seat: self._bank_us for seat in self.seats.players}
-        self._bank: tuple[int, int] | None = None  # (seat, its bank at the start) of the clock running now
-        self._cued = False  # the bank's cue has sounded for this clock
-        self._t_us = 0  # the time of the event being handled (µs), worked out once and handed to the engine
-        # A decision of the seat on turn on a running or paused clock goes to _pass_on when the mode's transitions
-        # rule it acted and start the next player's clock (shot mode); the general path otherwise.
-        rows = TRANSITIONS[settings.mode]
-        self._passes_on = all(rows[phase].get(ev.Action) == PASS_ON for phase in (RUNNING, PAUSED))
+        self.book = TableSeats(settings.seats.count, round(settings.seats.bank * US))
+        self.engine = Engine(settings, start, seat_side=self.book)
+        self.seats = self.book.seats
         self._notice: tuple[float, str, int] | None = None  # a refusal the screen shows for a while
+        self._t_us = 0  # the time of the event being handled (µs), worked out once per event
         self._handlers = {
             ev.Hand: self._hand, ev.Street: self._street, ev.Action: self._decision, ev.LastAction: self._decision,
             ev.Fold: self._decision, ev.AllIn: self._decision, ev.Extend: self._extend,
@@ -98,38 +129,36 @@ class SeatedEngine:
             ev.TopUp: self._top_up, ev.Seating: self._seating, ev.Rename: self._rename,
         }
 
-    def __getattr__(self, name):
-        return getattr(self.engine, name)  # phase, facing_bet, street, last, settings, mode…
+    # -- what the engine says, as the engine says it -------------------------------------
+
+    settings = property(lambda self: self.engine.settings, doc="The rule settings.")
+    mode = property(lambda self: self.engine.mode, doc="``clock`` or ``shot``.")
+    phase = property(lambda self: self.engine.phase, doc="Where the clock is (idle, running, paused).")
+    facing_bet = property(lambda self: self.engine.facing_bet, doc="Whether the player on turn faces a bet.")
+    street = property(lambda self: self.engine.street, doc="The street (None in clock mode until known).")
+    extensions = property(lambda self: self.engine.extensions, doc="This decision's extensions.")
+    last = property(lambda self: self.engine.last, doc="The last decision.")
+    banks = property(lambda self: self.book.banks, doc="Seat -> time bank left (µs), in time bank mode.")
+    on_clock = property(lambda self: self.book.on_clock, doc="The seat the running or paused clock is for.")
 
     # -- the engine's interface ------------------------------------------------------
 
     def handle(self, event: ev.Event) -> list[ev.Output]:
         """Take one event (see :meth:`Engine.handle <shotclock.core.engine.Engine.handle>`)."""
-        engine, t = self.engine, event.t
-        t_us = round(t * US)
-        if t_us < engine._now:
-            engine.handle(event)  # raises the engine's own EventError, state untouched
-            raise EventError("unreachable")
-        # Timers due before the event first (the engine would run them itself; the seats must see them).
-        out = []
-        if engine.phase == RUNNING:
-            bank = self._bank
-            if bank is not None and not self._cued and engine._deadline - bank[1] <= t_us:
-                out = self._cue(t, False)  # the cue first: the engine may rule the clock at 0
-            if t_us > engine._now:  # (the engine's timers before its own clock have run)
-                beep = engine._next_beep  # the next timer's time (Engine._next_timer, written out: hot path)
-                due = engine._deadline - beep * US if beep is not None else engine._deadline + engine._tie
-                if due <= t_us:
-                    timers = engine._run_timers(t_us, inclusive=False)  # (engine.catch_up, written out)
-                    if timers:
-                        out = out + timers
-                engine._now = t_us
-            if out:
-                out = self._timers(out)
-        self._t_us = t_us
+        # Timers due before the event first (the bank's cue first: the engine may rule the clock at 0), so the
+        # seats see a ruling before the event.
+        book, engine = self.book, self.engine
+        bank = book.bank
+        cue = self._cue_at() if bank is not None and not book.cued else None
+        self._t_us, timers = engine.take_time(event)  # (raises for an event dated before the engine's clock)
+        if cue is not None and cue < event.t:  # (a tie goes to the player: an input at the cue's time comes first)
+            book.cued = True
+            out = self._timers([ev.BankStarted(cue, bank[0], bank[1] / US)] + timers)
+        else:
+            out = self._timers(timers) if timers else timers
         handler = self._handlers.get(event.__class__)
         if handler is None:
-            return out + engine.handle_at(t_us, event) if out else engine.handle_at(t_us, event)
+            return out + engine.handle_at(self._t_us, event) if out else engine.handle_at(self._t_us, event)
         return out + handler(event) if out else handler(event)
 
     def advance(self, t: float, settle: float = 0.0, pending: float | None = None,
@@ -149,20 +178,19 @@ class SeatedEngine:
 
     def _cue_at(self) -> float | None:
         """When the running clock's base time is up and the player's bank begins (None: no cue due)."""
-        if self._bank is None or self._cued or self.engine.phase != RUNNING:
+        deadline = self.engine.deadline_us
+        if self.book.bank is None or self.book.cued or deadline is None:
             return None
-        return (self.engine._deadline - self._bank[1]) / US  # the bank is the clock's last part
+        return (deadline - self.book.bank[1]) / US  # the bank is the clock's last part
 
     def _cue(self, t: float, inclusive: bool) -> list[ev.Output]:
         """The bank's cue when it falls due by ``t`` (a tie goes to the player: an input at the cue's own
         time is taken first). Like a beep, it never waits for late inputs."""
-        if self._bank is None or self._cued or self.engine.phase != RUNNING:  # (_cue_at, written out: hot path)
+        at = self._cue_at()
+        if at is None or at > t or (at == t and not inclusive):
             return []
-        at = (self.engine._deadline - self._bank[1]) / US
-        if at > t or (at == t and not inclusive):
-            return []
-        self._cued = True
-        return [ev.BankStarted(at, self._bank[0], self._bank[1] / US)]
+        self.book.cued = True
+        return [ev.BankStarted(at, self.book.bank[0], self.book.bank[1] / US)]
 
     @property
     def now(self) -> float:
@@ -173,8 +201,8 @@ class SeatedEngine:
     def state(self) -> Snapshot:
         """The engine's snapshot with the seats and the seat on the clock."""
         state = self.engine.state
-        on_clock = self.on_clock if state.phase in (RUNNING, PAUSED) else None
-        view = replace(self.seats.view(), banks=tuple((s, b / US) for s, b in sorted(self.banks.items())),
+        on_clock = self.book.on_clock if state.phase in (RUNNING, PAUSED) else None
+        view = replace(self.seats.view(), banks=tuple((s, b / US) for s, b in sorted(self.book.banks.items())),
                        chips_used=tuple(sorted((s, n) for s, n in self.engine.chips_used().items() if n)),
                        allowance=self.engine.settings.shot.allowance)
         return replace(state, seats=view, on_clock=on_clock, notice=self._notice)
@@ -182,19 +210,19 @@ class SeatedEngine:
     def restore_seats(self, view: SeatsView) -> None:
         """Bring back the seats, the hand, the banks and the chips as the log last kept them (a restart)."""
         self.seats.restore(view)
-        self.banks = {seat: round(b * US) for seat, b in view.banks}
+        self.book.banks = {seat: round(b * US) for seat, b in view.banks}
         self.engine.restore_chips({})
         for seat, used in view.chips_used:
             self.engine.give_chips((seat,), -used)
         if self.engine.phase != IDLE:
-            self.on_clock = self.seats.turn  # a clock brought back paused is the seat on turn's
+            self.book.on_clock = self.seats.turn  # a clock brought back paused is the seat on turn's
             self._bank_restored()
 
     def restore_paused(self, t: float, remaining: float, facing_bet: bool, street: str | None,
                        extensions: int = 0, seconds: float | None = None) -> None:
         """Bring back a clock cut off by a stop, paused, for the seat on turn."""
         self.engine.restore_paused(t, remaining, facing_bet, street, extensions, seconds)
-        self.on_clock = self.seats.turn
+        self.book.on_clock = self.seats.turn
         self._bank_restored()
 
     def _bank_restored(self) -> None:
@@ -203,41 +231,16 @@ class SeatedEngine:
         clock time used before the stop and after the resume, never for the time the device was down: the
         clock came back with the time it had when the device stopped. So its decision deducts ``bank_used``
         as any decision does (the bank's cue already sounded when less than the bank is left)."""
-        bank = self.banks.get(self.on_clock, 0) if self.on_clock is not None else 0
-        self._bank = (self.on_clock, bank) if bank > 0 else None
-        self._cued = self.engine._left <= bank  # the clock is paused: _left is its time left
+        book = self.book
+        bank = book.banks.get(book.on_clock, 0) if book.on_clock is not None else 0
+        book.bank = (book.on_clock, bank) if bank > 0 else None
+        book.cued = self.engine.left_us <= bank
 
     def restore_chips(self, used: dict[int, int]) -> None:
         """Bring back the extension chips each seat had used (from the log)."""
         self.engine.restore_chips(used)
 
     # -- outputs -------------------------------------------------------------------------
-
-    def clock_starts(self) -> tuple[int | None, int]:
-        """The engine starts a clock: it is the seat on turn's. Returns (the seat, its time bank in µs, 0 for
-        none): the engine adds the bank as the last part of the same clock."""
-        seat = self.on_clock = self.seats.turn
-        bank = self.banks.get(seat, 0) if self.banks else 0
-        if bank > 0:
-            self._bank, self._cued = (seat, bank), False
-            return seat, bank
-        self._bank, self._cued = None, False
-        return seat, 0
-
-    def clock_ends(self, outcome: str, left: int) -> tuple[int | None, float | None, float | None]:
-        """The engine ends the clock with ``outcome`` and ``left`` µs on it (negative in the tie window): the
-        seat it was for and, in time bank mode, the seconds of the player's bank it used and what is left
-        (deducted here; the bank is the clock's last part)."""
-        if self._bank is None:
-            return self.on_clock, None, None
-        seat, bank = self._bank
-        self._bank = None
-        if outcome != ev.ACTED and outcome != ev.CANCELLED:
-            left = 0  # ruled at 0: the whole bank went
-        used = min(bank, max(0, bank - left))
-        banks = self.banks
-        after = banks[seat] = banks.get(seat, bank) - used
-        return self.on_clock, used / US, after / US
 
     def _timers(self, outputs: list[ev.Output]) -> list[ev.Output]:
         """The engine's own outputs (beeps, a ruling at 0, the bank's cue first): a ruling moves the turn on."""
@@ -249,27 +252,28 @@ class SeatedEngine:
         for o in outputs:
             out.append(o)
             if o.__class__ is ev.Decision and o.outcome in (ev.HAND_DEAD, ev.CHECK):
-                seat, turn = o.seat, self.seats.turn
+                seat, turn, winner = o.seat, self.seats.turn, self.seats.winner
                 if o.outcome == ev.HAND_DEAD and seat is not None:
                     self.seats.fold(seat)
                     out.append(ev.SeatChanged(o.t, seat, "folded"))
                 elif seat is not None and seat == turn:
                     self.seats.acted()
-                out += self._after(o.t, turn, "ruling")
+                out += self._after(o.t, turn, "ruling", winner)
         return out
 
     def _turn(self, t: float, why: str, button: int | None = None) -> ev.Turn:
         turn = self.seats.turn
         return ev.Turn(t, turn, why, self.seats.players.get(turn) or None, button)
 
-    def _after(self, t: float, turn_before: int | None, why: str) -> list[ev.Output]:
-        """The turn line when the turn moved, and the end of the hand when one player is left."""
-        turn = self.seats.turn
-        out = [ev.Turn(t, turn, why, self.seats.players.get(turn) or None)] if turn != turn_before else []  # _turn
-        if self.seats.winner is not None:
-            out.append(ev.HandOver(t, self.seats.winner))
+    def _after(self, t: float, turn_before: int | None, why: str, winner_before: int | None) -> list[ev.Output]:
+        """The turn line when the turn moved, and the end of the hand when one player is left (once a hand)."""
+        seats = self.seats
+        out = [self._turn(t, why)] if seats.turn != turn_before else []
+        winner = seats.winner
+        if winner is not None and winner_before is None:
+            out.append(ev.HandOver(t, winner))
             if self.engine.mode == "shot" and self.engine.phase != IDLE:
-                out += self.engine.handle(ev.Stop(t))  # nobody left to play against: end it quietly
+                out += self._engine(ev.Stop(t))  # nobody left to play against: end it quietly
         return out
 
     @staticmethod
@@ -279,17 +283,25 @@ class SeatedEngine:
                 return True
         return False
 
+    def _engine(self, event: ev.Event) -> list[ev.Output]:
+        """The engine takes ``event`` at the time :meth:`handle` worked out for it."""
+        return self.engine.handle_at(self._t_us, event)
+
+    def _end_quietly(self, t: float, by: str) -> list[ev.Output]:
+        """End the running or paused clock charged to nobody (an emptied seat, a reseated table)."""
+        return self._engine(EndQuietly(t, by)) if self.engine.phase != IDLE else []
+
     # -- the events ----------------------------------------------------------------------
 
     def _hand(self, event: ev.Hand) -> list[ev.Output]:
-        out = self.engine.handle_at(self._t_us, event)
+        out = self._engine(event)
         if self._ignored(out):
             return out
         self.seats.new_hand()
         return out + [self._turn(event.t, "hand", self.seats.button)]
 
     def _street(self, event: ev.Street) -> list[ev.Output]:
-        out = self.engine.handle_at(self._t_us, event)
+        out = self._engine(event)
         if self._ignored(out):
             return out
         self.seats.new_street()
@@ -304,7 +316,7 @@ class SeatedEngine:
             return self._mark(event, seat)
         if seats.turn is None and self.engine.phase == IDLE:
             return [ev.Ignored(t, kind, "nobody is on turn (start a new hand, or correct the turn)")]
-        turn = seats.turn
+        turn, winner = seats.turn, seats.winner
         if kind == "fold":
             seats.fold()
         elif kind == "all_in":
@@ -312,69 +324,25 @@ class SeatedEngine:
         else:
             seats.acted()
         marks = [ev.SeatChanged(t, turn, "folded" if kind == "fold" else "all_in")] \
-            if kind in ("fold", "all_in") and turn is not None else []
-        out: list[ev.Output] = []
-        if self.engine.phase != IDLE:
-            last = kind == "last_action" or seats.turn is None or seats.winner is not None
-            if not last and self._passes_on:
-                return self._pass_on(t, kind, marks)
-            # Never ignored: a running or paused clock takes an action in both modes (TRANSITIONS).
-            played = ev.LastAction(t) if last else event if event.__class__ is ev.Action else ev.Action(t)
-            out = self.engine.handle_at(self._t_us, played)
-            if self.engine.phase == IDLE:
-                self.on_clock = None
-            # The next player's clock (the engine's last output) is put after the turn line.
-            started = out.pop() if out and out[-1].__class__ is ev.Started else None
-            if marks:
-                out += marks
-            out += self._after(t, turn, kind)
-            if started is not None:
-                out.append(started)
-            return out
-        return marks + self._after(t, turn, kind)
-
-    def _pass_on(self, t: float, kind: str, marks: list[ev.Output]) -> list[ev.Output]:
-        """A decision on a running or paused shot clock with another seat to act next: the most frequent event
-        at a seated table. What the general path does (the engine's ``acted_next_player`` transition: rule the
-        clock acted, start the next player's; the seats' part around it), written out: output for output the
-        same (tests/test_seated_pass_on.py replays random sessions both ways)."""
-        engine, t_us = self.engine, self._t_us
-        # As Engine.handle_at: a beep due at the event's own time sounds first (handle caught up to the event
-        # only when it came later than the last: two events at one time find the beep here; never a ruling,
-        # which waits for the time after its own). A paused clock's engine has not come this far yet.
-        timers = []
-        if engine.phase == RUNNING:
-            beep = engine._next_beep
-            if (engine._deadline - beep * US if beep is not None else engine._deadline + engine._tie) <= t_us:
-                timers = engine._run_timers(t_us, inclusive=False)
-        engine._now = t_us
-        # The ruling: Engine._acted_next_player, _decide and clock_ends.
-        left = engine._deadline - t_us if engine.phase == RUNNING else engine._left
-        used = bank_left = None
-        if self._bank is not None:
-            seat, bank = self._bank
-            spent = min(bank, max(0, bank - left))
-            after = self.banks[seat] = self.banks.get(seat, bank) - spent
-            used, bank_left = spent / US, after / US
-        decision = engine.last = engine.last_shown = ev.Decision(
-            t_us / US, ev.ACTED, max(0, left) / US, left <= 0, None, self.on_clock, used, bank_left)
-        engine.interrupted = False
-        # The next player's clock: Engine._start and clock_starts.
-        seat = self.on_clock = self.seats.turn
-        bank = self.banks.get(seat, 0) if self.banks else 0
-        self._bank, self._cued = ((seat, bank) if bank > 0 else None), False
-        street = engine.street
-        seconds = engine._street_seconds[street]
-        length = engine._seconds = round(seconds * US) + bank
-        engine._deadline = t_us + length
-        engine._next_beep = min(engine._countdown, length // US) if length >= 0 else None
-        engine.extensions = 0
-        engine._chips = []
-        engine.phase = RUNNING
-        started = (ev.Started(t_us / US, seconds + bank / US, street, seat, bank / US) if bank
-                   else ev.Started(t_us / US, seconds, street, seat))
-        turn_line = ev.Turn(t, seat, kind, self.seats.players.get(seat) or None)  # _after: the turn moved on
-        return [*timers, decision, *marks, turn_line, started] if timers or marks else [decision, turn_line, started]
+            if kind != "action" and kind != "last_action" and turn is not None else None
+        engine = self.engine
+        if engine.phase == IDLE:
+            return marks + self._after(t, turn, kind, winner) if marks else self._after(t, turn, kind, winner)
+        # Never ignored: a running or paused clock takes an action in both modes (TRANSITIONS). Nobody left to
+        # act: the last action, which starts no next clock.
+        last = kind == "last_action" or seats.turn is None or seats.winner is not None
+        played = ev.LastAction(t) if last else event if event.__class__ is ev.Action else ev.Action(t)
+        out = engine.handle_at(self._t_us, played)
+        if engine.phase == IDLE:
+            self.book.on_clock = None
+        # The next player's clock (the engine's last output) is put after the turn line.
+        started = out.pop() if out[-1].__class__ is ev.Started else None
+        if marks:
+            out += marks
+        out += self._after(t, turn, kind, winner)
+        if started is not None:
+            out.append(started)
+        return out
 
     def _mark(self, event, seat: int) -> list[ev.Output]:
         """A fold or all-in marked on a seat that is not on turn (the action button's hold, the floor)."""
@@ -385,22 +353,24 @@ class SeatedEngine:
             return [ev.Ignored(t, kind, f"seat {seat} is not in the hand")]
         if kind == "all_in" and seat in seats.all_in:
             return [ev.Ignored(t, kind, f"seat {seat} is already all-in")]
-        turn = seats.turn
+        turn, winner = seats.turn, seats.winner
         if kind == "fold":
             seats.fold(seat)
         else:
             seats.go_all_in(seat)
-        return [ev.SeatChanged(t, seat, "folded" if kind == "fold" else "all_in")] + self._after(t, turn, kind)
+        return [ev.SeatChanged(t, seat, "folded" if kind == "fold" else "all_in")] + self._after(t, turn, kind, winner)
 
     def _extend(self, event: ev.Extend) -> list[ev.Output]:
-        if event.seat is None and self.on_clock is not None and self.engine.phase != IDLE:
-            event = ev.Extend(event.t, self.on_clock)  # charged to the seat on the clock
-        out = self.engine.handle_at(self._t_us, event)
+        if event.seat is None and self.book.on_clock is not None and self.engine.phase != IDLE:
+            event = ev.Extend(event.t, self.book.on_clock)  # charged to the seat on the clock
+        out = self._engine(event)
         if event.seat is not None and self._ignored(out) and self._chips(event.seat) == 0:
             self._notice = (event.t, "no_chips", event.seat)  # the dealer sees why the chip did nothing
         return out
 
     def _correct(self, event) -> list[ev.Output]:
+        """The dealer corrects the turn. On a running or paused clock the clock becomes the right player's own: the
+        wrong seat's clock ends charged to nobody and the right player's starts, with their base time and bank."""
         t, seats = event.t, self.seats
         turn = seats.turn
         if event.__class__ is ev.TurnBack:
@@ -410,9 +380,11 @@ class SeatedEngine:
         if seats.turn == turn:
             return [ev.Ignored(t, event.NAME, "nobody else can be on turn" if turn is not None
                                else "nobody is on turn")]
-        if self.engine.phase != IDLE:
-            self.on_clock = seats.turn  # the running clock is this seat's decision
-        return [self._turn(t, "back" if event.__class__ is ev.TurnBack else "forward")]
+        line = self._turn(t, "back" if event.__class__ is ev.TurnBack else "forward")
+        if self.engine.phase == IDLE:
+            return [line]
+        ended, started = self._engine(TurnCorrected(t))
+        return [ended, line, started]
 
     def _seat_player(self, event: ev.SeatPlayer) -> list[ev.Output]:
         if event.chips is not None and not self.engine.settings.shot.allowance:
@@ -422,9 +394,9 @@ class SeatedEngine:
         except SeatError as exc:
             return [ev.Ignored(event.t, event.NAME, str(exc))]
         bank = None
-        if self._bank_us or event.bank is not None:
-            bank = self._bank_us if event.bank is None else round(event.bank * US)
-            self.banks[event.seat] = bank
+        if self.book.bank_at_start or event.bank is not None:
+            bank = self.book.bank_at_start if event.bank is None else round(event.bank * US)
+            self.book.banks[event.seat] = bank
         self.engine.set_chips(event.seat, event.chips)
         return [ev.SeatChanged(event.t, event.seat, "seated", event.name, None if bank is None else bank / US,
                                self._chips(event.seat))]
@@ -438,7 +410,8 @@ class SeatedEngine:
 
     def _seating(self, event: ev.Seating) -> list[ev.Output]:
         """The whole table seated at once; a player already at the same seat under the same name keeps their
-        bank and chips. Checked first on a copy: one bad entry changes nothing."""
+        bank and chips. Checked first on a copy: one bad entry changes nothing. A running clock ends quietly,
+        charged to nobody: the table is reseated."""
         trial = Seats(self.seats.count)
         try:
             for entry in event.players:
@@ -446,7 +419,7 @@ class SeatedEngine:
                 trial.seat(seat, name)
         except (SeatError, TypeError, ValueError) as exc:
             return [ev.Ignored(event.t, event.NAME, f"nothing seated: {exc}")]
-        out: list[ev.Output] = []
+        out = self._end_quietly(event.t, ev.BY_SEATING)
         new = dict(trial.players)
         for seat in sorted(self.seats.players):
             if self.seats.players[seat] != new.get(seat) or not new.get(seat):
@@ -462,34 +435,50 @@ class SeatedEngine:
         return allowance - self.engine.chips_used().get(seat, 0) if allowance else None
 
     def _empty(self, event: ev.EmptySeat) -> list[ev.Output]:
-        turn, name = self.seats.turn, self.seats.players.get(event.seat)
+        """The player at the seat leaves. Their clock, when it runs, ends quietly first, charged to nobody: they
+        leave with the bank and chips they had before it."""
+        seat, turn, winner = event.seat, self.seats.turn, self.seats.winner
+        name = self.seats.players.get(seat)
         try:
-            self.seats.empty(event.seat)
+            self.seats.check_seat(seat, occupied=True)
         except SeatError as exc:
             return [ev.Ignored(event.t, event.NAME, str(exc))]
-        if self.on_clock == event.seat and self.engine.phase != IDLE:
-            self.on_clock = self.seats.turn
+        out = self._end_quietly(event.t, ev.BY_EMPTY) if self.book.on_clock == seat else []
+        self.seats.empty(seat)
         # What the player leaves with (a table move takes it along): the bank and the chips left.
-        bank = self.banks.pop(event.seat, None)
-        chips = self._chips(event.seat)
-        self.engine.set_chips(event.seat, None)
-        return [ev.SeatChanged(event.t, event.seat, "emptied", name or None, None if bank is None else bank / US,
-                               chips)] + self._after(event.t, turn, "empty")
+        bank = self.book.banks.pop(seat, None)
+        chips = self._chips(seat)
+        self.engine.set_chips(seat, None)
+        return out + [ev.SeatChanged(event.t, seat, "emptied", name or None, None if bank is None else bank / US,
+                                     chips)] + self._after(event.t, turn, "empty", winner)
 
     def _top_up(self, event: ev.TopUp) -> list[ev.Output]:
+        """Every seated player gets ``chips`` and ``seconds`` more. A player's bank is the last part of their
+        clock: when their clock runs, it gets ``seconds`` longer (the bank's cue moves with its end)."""
         chips, seconds = event.chips or 0, event.seconds or 0
         if not chips and not seconds:
             return [ev.Ignored(event.t, event.NAME, "a top-up needs chips or seconds")]
         if chips and not self.engine.settings.shot.allowance:
             return [ev.Ignored(event.t, event.NAME, "this table counts no extension chips (shot.allowance)")]
-        if seconds and not self._bank_us:
+        if seconds and not self.book.bank_at_start:
             return [ev.Ignored(event.t, event.NAME, "this table runs no time bank (seats.bank)")]
         seated = list(self.seats.players)
-        if chips:
-            self.engine.give_chips(seated, chips)
-        for seat in seated if seconds else ():
-            self.banks[seat] = self.banks.get(seat, 0) + round(seconds * US)
-        return [ev.ToppedUp(event.t, chips or None, seconds or None)]
+        for seat in seated if chips else ():  # no player holds more than the field's bound (core/fields.py)
+            self.engine.give_chips([seat], max(0, min(chips, CHIPS_MAX - (self._chips(seat) or 0))))
+        book, grew = self.book, {}
+        for seat in seated if seconds else ():  # nor more bank than the field's bound
+            before = book.banks.get(seat, 0)
+            book.banks[seat] = min(BANK_MAX * US, before + round(seconds * US))
+            grew[seat] = book.banks[seat] - before
+        remaining = None
+        more = grew.get(book.on_clock, 0)
+        if more > 0 and self.engine.phase != IDLE:
+            left = self.engine.add_time(more / US)
+            if book.bank is None:  # no bank when the clock started: the base is up once less than it is left
+                book.cued = left * US <= more
+            book.bank = (book.on_clock, (book.bank[1] if book.bank else 0) + more)
+            remaining = max(0.0, left)
+        return [ev.ToppedUp(event.t, chips or None, seconds or None, remaining)]
 
     def _button(self, event: ev.SetButton) -> list[ev.Output]:
         try:

@@ -38,34 +38,13 @@ Example::
 from __future__ import annotations
 
 import csv
-import unicodedata
 from dataclasses import dataclass
 
-MIN_SEATS, MAX_SEATS = 2, 10
-NAME_MAX = 40  # characters: the screen shows the name beside the seat
+from shotclock.core.fields import MAX_SEATS, MIN_SEATS, NAME_MAX, name_problem  # noqa: F401 (one rule, in fields)
 
 
 class SeatError(ValueError):
     """A seat command that cannot be carried out (a seat out of range, an empty seat, a bad name)."""
-
-
-def name_problem(name: object) -> str | None:
-    """Why ``name`` cannot be a player's name (None when it can): 1 to 40 characters, no control characters.
-
-    >>> name_problem("Ana Costa") is None
-    True
-    >>> name_problem("a\\tb")
-    'a name must not hold control characters (tab, newline, direction marks)'
-    """
-    if not isinstance(name, str):
-        return "a name must be text"
-    if not name.strip():
-        return "a name must not be empty"
-    if any(unicodedata.category(c) in ("Cc", "Cf", "Zl", "Zp") for c in name):
-        return "a name must not hold control characters (tab, newline, direction marks)"
-    if len(name) > NAME_MAX:
-        return f"a name must be at most {NAME_MAX} characters ({len(name)} given)"
-    return None
 
 
 @dataclass(frozen=True)
@@ -132,6 +111,14 @@ def view_from_record(row: dict, count: int) -> SeatsView | None:
                      seat(row.get("last_acted")), None, banks, chips)
 
 
+def refusal(code: str, **params) -> SeatError:
+    """The :class:`SeatError` for a reason of :mod:`shotclock.core.reasons` (its words: one template each, in
+    core/texts.py, so the pages can say it in Dutch)."""
+    from shotclock.core.reasons import reason  # only when refusing: core.reasons imports the texts
+
+    return SeatError(reason(code, **params))
+
+
 class Seats:
     """The seats of one table (see the module's description).
 
@@ -161,11 +148,11 @@ class Seats:
     def check_seat(self, seat: object, occupied: bool | None = None) -> int:
         """``seat`` if it is a seat of this table (and occupied or empty as asked), else :class:`SeatError`."""
         if seat.__class__ is not int or not 1 <= seat <= self.count:
-            raise SeatError(f"seat must be a number from 1 to {self.count}, not {seat!r}")
+            raise refusal("seat_range", count=self.count, seat=repr(seat))
         if occupied is True and seat not in self.players:
-            raise SeatError(f"seat {seat} is empty")
+            raise refusal("seat_empty", seat=seat)
         if occupied is False and seat in self.players:
-            raise SeatError(f"seat {seat} is taken")
+            raise refusal("seat_taken", seat=seat)
         return seat
 
     def seat(self, seat: int, name: str = "") -> None:
@@ -173,7 +160,7 @@ class Seats:
         or held by an unnamed player (the seats a table starts with), who is then this player."""
         self.check_seat(seat)
         if self.players.get(seat):
-            raise SeatError(f"seat {seat} is taken by {self.players[seat]}: empty it first")
+            raise refusal("seat_taken_by", seat=seat, name=self.players[seat])
         if name:
             problem = name_problem(name)
             if problem:

@@ -86,6 +86,9 @@ COMMAND_EVENTS: dict[str, Callable[[float, Snapshot, Command], ev.Event]] = {
 assert set(COMMAND_EVENTS) == set(COMMANDS)
 
 
+SEAT_FIELDS = ("seat", "name", "bank", "chips", "seconds", "players")  # the event fields an input record keeps
+
+
 @dataclass(frozen=True)
 class Input:
     """An input the table took: its ``source`` (a gesture or a command), the engine event it
@@ -126,6 +129,10 @@ class Input:
             rec.update(button=src.button, gesture=src.kind)
         if getattr(self.event, "facing_bet", None) is not None:
             rec["set_bet"] = self.event.facing_bet
+        for name in SEAT_FIELDS:  # a seat event's own fields: its replay line is rebuilt from them
+            value = getattr(self.event, name, None)
+            if value is not None:
+                rec[name] = [list(p) for p in value] if name == "players" else value
         return rec
 
 
@@ -167,6 +174,7 @@ class Round:
     after: float | None = None  # the ``now`` of the round before (with ``now``, a replay feeds this round alike)
     acted_at: float = 0.0  # set by the shell: when the round was done on its clock
     sequence: list = field(default_factory=list)  # inputs and outputs in the order the engine took them
+    seats_at_start: dict = field(default_factory=dict)  # seat tracking: id(a start output) -> the seats it started with
 
     def add_outputs(self, outputs: list[ev.Output]) -> None:
         """Outputs the engine just gave."""
@@ -371,6 +379,10 @@ class Table:
         outputs = self.engine.handle(event)
         round.add_input(Input(source, event, self.engine.facing_bet, self.engine.street))
         round.add_outputs(outputs)
+        if outputs and outputs[-1].__class__ is ev.Started:  # a start is its event's last output
+            seats = self.engine.state.seats
+            if seats is not None:  # what the log's export puts a replay of this clock in
+                round.seats_at_start[id(outputs[-1])] = seats
         return outputs
 
     def _button_fault(self, fault: ButtonFault, round: Round) -> None:

@@ -45,6 +45,10 @@ TONES: dict[str, Tone] = {
     "good": Tone((10, 90, 40), (255, 255, 255), (255, 255, 255), (46, 204, 113)),
     "check": Tone((58, 66, 82), (220, 226, 236), (255, 255, 255), (160, 170, 188)),
     "neutral": Tone((16, 16, 20), (90, 90, 100), (240, 240, 240), (90, 90, 100)),
+    # A player's own time bank running (Tempo): violet, like no other tone, so its start is seen.
+    "bank": Tone((62, 22, 112), (210, 170, 255), (255, 255, 255), (176, 124, 255)),
+    # A visual cue's pulse (screen.visual_cues): the whole screen white for a moment.
+    "flash": Tone((255, 255, 255), (0, 0, 0), (0, 0, 0), (255, 255, 255)),
 }
 
 RULING_TONES = {ACTED: "good", HAND_DEAD: "dead", CHECK: "check", CANCELLED: "neutral"}

@@ -14,6 +14,9 @@ NAME = re.compile(r"[A-Za-z0-9_-]{1,32}")
 # Per table: what it publishes, and what it reads.
 TABLE_PUBLISHES = ("status", "state", "event", "cmd/ack")
 TABLE_READS = ("cmd", "cmd/by/+", "stored", "status")
+# The shared floor login: the only one the generated ACL lets write a plain ``…/cmd`` topic, so a command
+# there is this login's, whatever ``sender`` its payload claims.
+SHARED_FLOOR = "floor"
 
 
 def check_name(kind: str, value: str) -> str | None:
@@ -46,14 +49,15 @@ def command_topic(venue: str, table: str | None, user: str) -> str:
     return f"{where}/by/{user}"
 
 
-def command_sender(topic: str) -> str | None:
-    """The user a command's topic names (``…/cmd/by/<user>``), or None for the shared floor login's ``…/cmd``.
+def command_sender(topic: str) -> str:
+    """The login the broker proved sent a command: the user a ``…/cmd/by/<user>`` topic names (the ACL lets only
+    that user write it), else the shared floor login (the only one that may write a plain ``…/cmd``).
 
         >>> command_sender("shotclock/v1/casino/table/7/cmd/by/floor-anna"), command_sender("shotclock/v1/casino/cmd")
-        ('floor-anna', None)
+        ('floor-anna', 'floor')
     """
     head, sep, user = topic.rpartition("/cmd/by/")
-    return user if sep and head.startswith(PREFIX + "/") and "/" not in user else None
+    return user if sep and head.startswith(PREFIX + "/") and "/" not in user else SHARED_FLOOR
 
 
 def venue_cmd_topic(venue: str) -> str:
@@ -65,6 +69,32 @@ def collector_topic(venue: str) -> str:
     """The collector's retained status: online or not, active or standing by. Its presence tells the tables
     that the venue keeps an archive, so they wait for the archive's word (``…/table/<id>/stored``)."""
     return f"{PREFIX}/{venue}/collector/status"
+
+
+def bridge_topic(venue: str, room: str) -> str:
+    """A room broker's bridge's own retained state, ``1`` connected or ``0`` not (Mosquitto's bridge
+    notification, on both brokers; at the venue ``0`` is also the bridge's Last Will). ``room`` ``+``: every
+    room's. A table on a room broker reads its own bridge's here and names the room in its status, so a page
+    at the venue knows which tables a dead bridge hides."""
+    return f"{PREFIX}/{venue}/bridge/{room}/state"
+
+
+def bridge_room(topic: str) -> str | None:
+    """The room a bridge state topic names, or None for any other topic.
+
+        >>> bridge_room("shotclock/v1/casino/bridge/east/state"), bridge_room("shotclock/v1/casino/cmd")
+        ('east', None)
+    """
+    parts = topic.split("/")
+    if len(parts) != 6 or "/".join(parts[:2]) != PREFIX or parts[3] != "bridge" or parts[5] != "state":
+        return None
+    return parts[4] if NAME.fullmatch(parts[4]) else None
+
+
+def member_topic(venue: str, group: str, member: str) -> str:
+    """A share group member's retained status (``+`` for every group or member): online, or gone (its Last
+    Will, sent when its session ends: the broker gave its share of the events to the group's others)."""
+    return f"{PREFIX}/{venue}/collector/member/{group}/{member}"
 
 
 def archive_topic(venue: str, leaf: str) -> str:

@@ -19,6 +19,7 @@ from shotclock.core.tones import ruling_tone, running_tone
 
 RULING_SECONDS = 10.0  # how long a ruling fills the screen before the idle screen returns
 NOTICE_SECONDS = 5.0  # how long a refusal (seat tracking: a seat with no chips left) replaces the info line
+FOLD_SECONDS = 5.0  # how long the info line names the seat that just folded
 STEPS_PER_SECOND = 4  # the progress ring moves in quarter seconds
 HOLD_STEPS = 20  # a hold's bar fills in twentieths (every 0.1 s for a 2 s hold)
 
@@ -45,6 +46,29 @@ class View:
     hold: str = ""  # what a button held now will do, with ``hold_progress`` filling towards it
     hold_progress: float | None = None
     seat: str = ""  # seat tracking: the seat (and name) on the clock; shown in the title's place, cut like a name
+
+
+@dataclass(frozen=True)
+class Folded:
+    """Seat tracking: ``seat`` folded at ``t`` (the engine's ``seat`` output with ``change = "folded"``)."""
+
+    t: float
+    seat: int
+
+
+def last_fold(outputs, previous: Folded | None = None) -> Folded | None:
+    """The latest fold among ``outputs`` (a round's), else ``previous``: what the screen names for a moment.
+
+    Example::
+
+        >>> from shotclock.core.events import SeatChanged
+        >>> last_fold([SeatChanged(t=4.0, seat=3, change="folded")])
+        Folded(t=4.0, seat=3)
+    """
+    for out in outputs:
+        if out.TYPE == "seat" and out.change == "folded":
+            previous = Folded(out.t, out.seat)
+    return previous
 
 
 @dataclass(frozen=True)
@@ -143,30 +167,58 @@ def _seat_line(state: Snapshot, language: str) -> str:
     return texts.text(language, key, seat=state.on_clock, name=name)
 
 
-def _with_seats(view: View, state: Snapshot, now: float, language: str) -> View:
-    """Seat tracking: the seat on the clock, its bank, who is to act, and a refusal to show."""
-    info = view.info
+def bank_runs(state: Snapshot, now: float) -> bool:
+    """Time bank mode: whether the clock on a seat is in that player's own bank at ``now`` (its base time is up).
+
+    The bank is the clock's last part: it runs once no more time is left than the bank holds (the
+    moment the engine gives its ``bank`` output)."""
+    if state.seats is None or state.on_clock is None:
+        return False
+    bank, remaining = state.seats.bank(state.on_clock), state.remaining(now)
+    return bank is not None and remaining is not None and round(remaining, 6) <= round(bank, 6)
+
+
+def _fold_line(fold: Folded, state: Snapshot, language: str) -> str:
+    name = state.seats.name(fold.seat)
+    return texts.text(language, "folded.named" if name else "folded", seat=fold.seat, name=name)
+
+
+def _with_seats(view: View, state: Snapshot, now: float, language: str, fold: Folded | None) -> View:
+    """Seat tracking: the seat on the clock, its bank (marked once it runs), who is to act, who just folded,
+    and a refusal to show."""
+    info, tone = view.info, view.tone
     if state.on_clock is not None:
         bank = state.seats.bank(state.on_clock)
         remaining = state.remaining(now)
         if bank is not None and remaining is not None:  # the bank is the clock's last part
             left = math.ceil(round(min(bank, remaining), 6))
-            words = texts.text(language, "bank", s=texts.text(language, "seconds", s=left))
+            runs = bank_runs(state, now)
+            words = texts.text(language, "bank.running" if runs else "bank",
+                               s=texts.text(language, "seconds", s=left))
             info = f"{info} · {words}" if info else words
+            if runs and view.screen == "running":  # the countdown keeps its red; a pause its blue
+                tone = "bank"
     elif view.screen == "idle" and state.seats.turn is not None:
         info = f"{texts.text(language, 'seat.to_act', seat=state.seats.turn)} · {info}"
+    if fold is not None and 0 <= now - fold.t < FOLD_SECONDS:
+        info = f"{_fold_line(fold, state, language)} · {info}" if info else _fold_line(fold, state, language)
     notice = state.notice
     if notice is not None and 0 <= now - notice[0] < NOTICE_SECONDS:
         info = texts.text(language, f"notice.{notice[1]}", seat=notice[2])
-    return replace(view, seat=_seat_line(state, language), info=info)
+    return replace(view, seat=_seat_line(state, language), info=info, tone=tone)
 
 
 def view_at(state: Snapshot, now: float, display: Display = Display(), faults: Iterable[Fault] = (),
-            holds: Iterable[Hold] = ()) -> View:
-    """What the screen shows at ``now`` for this engine state, its faults and the buttons held down."""
+            holds: Iterable[Hold] = (), fold: Folded | None = None, cue: str = "") -> View:
+    """What the screen shows at ``now`` for this engine state, its faults and the buttons held down.
+
+    ``fold``: the last fold (:func:`last_fold`), named for :data:`FOLD_SECONDS`; ``cue``: a visual cue's
+    pulse is on (:meth:`shotclock.core.cues.Cues.lit`): the screen flashes (the ``flash`` tone)."""
     view = _view_at(state, now, display, faults)
     if state.seats is not None:
-        view = _with_seats(view, state, now, display.language)
+        view = _with_seats(view, state, now, display.language, fold)
+    if cue:
+        view = replace(view, tone="flash")
     hold = min(holds, key=lambda h: h.since, default=None)
     if hold is None:
         return view
@@ -212,11 +264,19 @@ def _view_at(state: Snapshot, now: float, display: Display, faults: Iterable[Fau
     return View("idle", "neutral", display.table, _mode_title(state, display), consequence, info, None, fault_texts)
 
 
-def next_change(state: Snapshot, now: float, display: Display = Display(), holds: Iterable[Hold] = ()) -> float | None:
-    """When :func:`view_at` will next give a different view without any new event (or None)."""
+def next_change(state: Snapshot, now: float, display: Display = Display(), holds: Iterable[Hold] = (),
+                fold: Folded | None = None) -> float | None:
+    """When :func:`view_at` will next give a different view without any new event (or None); a visual cue's
+    pulses change it too (:meth:`shotclock.core.cues.Cues.next_change`)."""
     changes = [_hold_change(h, now) for h in holds] + [_next_change(state, now, display)]
     if state.notice is not None and now < state.notice[0] + NOTICE_SECONDS:
         changes.append(state.notice[0] + NOTICE_SECONDS)
+    if fold is not None and now < fold.t + FOLD_SECONDS:
+        changes.append(fold.t + FOLD_SECONDS)
+    if state.phase == RUNNING and state.on_clock is not None and not bank_runs(state, now):
+        bank = state.seats.bank(state.on_clock)
+        if bank is not None:
+            changes.append(state.deadline - bank)  # the bank starts: the screen turns violet
     changes = [c for c in changes if c is not None]
     return min(changes) if changes else None
 
@@ -243,3 +303,31 @@ def _next_change(state: Snapshot, now: float, display: Display) -> float | None:
             if end > now:
                 return end
     return None
+
+
+def _ms(seconds: float) -> int:
+    return round(seconds * 1000)
+
+
+def dealer_check_view(check, language: str = "nl") -> View:
+    """What the screen shows during a dealer check (:class:`~shotclock.core.dealer_check.DealerCheck`): the
+    cue (the whole screen white, "NOW") while it waits for the press, else the count and the last reaction;
+    at the end the median, the middle half and the slowest press. Changes only at the check's own moments."""
+    t = lambda key, **v: texts.text(language, key, **v)
+    result = check.result()
+    title = t("dealer.title")
+    counts = t("dealer.counts", early=result.early, missed=result.missed)
+    if check.done:
+        if result.median is None:
+            return View("dealer", "neutral", t("dealer.none"), title, t("dealer.ready"), counts)
+        low, high = result.spread or (result.median, result.median)
+        sub = t("dealer.spread", low=_ms(low), high=_ms(high), slowest=_ms(max(result.times)))
+        return View("dealer", "good", t("dealer.median", ms=_ms(result.median)), title, sub, counts)
+    n = len(result.reactions) + 1  # the cue given, or the next one
+    info = t("dealer.round", n=n, of=len(check.cues))
+    if check.waiting:
+        return View("dealer", "flash", t("dealer.now"), title, t("dealer.press"), info)
+    if result.reactions:
+        last = result.reactions[-1]
+        info += " · " + (t("dealer.last.missed") if last is None else t("dealer.last", ms=_ms(last)))
+    return View("dealer", "neutral", "…", title, t("dealer.ready"), f"{info} · {counts}")

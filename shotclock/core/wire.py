@@ -13,19 +13,11 @@ from typing import Iterable
 
 from shotclock.core.engine import IDLE, RUNNING
 from shotclock.core.faults import Fault
+from shotclock.core.fields import COMMAND_FIELDS, COMMAND_HEAD, FIELDS, input_fields, missing, text_problem, unexpected
 from shotclock.core.inputs import COMMANDS  # noqa: F401 (one list of commands, in the core; re-exported)
 
 # Refusal reasons (the ack's ``reason`` when ``outcome`` is ``refused``).
 EXPIRED, REPLAYED, MALFORMED, UNKNOWN = "expired", "replayed", "malformed", "unknown"
-_COMMAND_FIELDS = {"id", "name", "sender", "sent_ms", "facing_bet", "seat", "player", "bank", "chips", "seconds",
-                   "players"}
-# The seat commands (seat tracking) and the fields each takes, beyond id, name, sender and sent_ms; (required).
-SEAT_COMMAND_FIELDS = {
-    "seat": ({"seat"}, {"player", "bank", "chips"}), "rename": ({"seat", "player"}, set()),
-    "empty": ({"seat"}, set()), "button": ({"seat"}, set()), "top_up": (set(), {"chips", "seconds"}),
-    "seating": ({"players"}, set()), "fold": (set(), {"seat"}), "all_in": (set(), {"seat"}),
-    "turn_back": (set(), set()), "turn_forward": (set(), set()),
-}
 RATE_LIMITED = "rate_limited"  # over the sender's rate: acked, and summarised in the log
 
 
@@ -65,7 +57,7 @@ def state_message(snapshot, now: float, table: str, boot: str, seq: int, name: s
         last_ruling = {"outcome": last.outcome, "remaining_ms": ms(last.remaining), "at_zero": last.at_zero,
                        "age_ms": max(0, ms(now - last.t))}
     message = {
-        "table": table, "boot": boot, "seq": seq, "name": name, "mode": snapshot.mode, "phase": snapshot.phase,
+        "table": table, "boot": boot, "seq": seq, "t": round(now, 3), "name": name, "mode": snapshot.mode, "phase": snapshot.phase,
         "facing_bet": bool(snapshot.facing_bet), "street": snapshot.street, "extensions": snapshot.extensions,
         "seconds": None if snapshot.phase == IDLE else snapshot.seconds,
         "remaining_ms": ms(remaining), "countdown": snapshot.countdown, "last_ruling": last_ruling,
@@ -103,7 +95,7 @@ def seat_fields(snapshot) -> dict:
 
 def state_key(message: dict) -> tuple:
     """What makes a state different for a reader, leaving out the ticking times and the counter."""
-    return tuple((k, repr(v)) for k, v in message.items() if k not in ("seq", "remaining_ms", "last_ruling")) + (
+    return tuple((k, repr(v)) for k, v in message.items() if k not in ("seq", "t", "remaining_ms", "last_ruling")) + (
         ("last", None if message["last_ruling"] is None else message["last_ruling"]["outcome"]),
         ("paused_ms", message["remaining_ms"] if message["phase"] != RUNNING else None))
 
@@ -181,25 +173,18 @@ class RecentIds:
 # trusted to be small, shallow, encodable or to fit a 64-bit integer.
 MAX_COMMAND_BYTES = 4096  # a seating of ten 40-character names fits
 MAX_DIGITS = 20  # a JSON integer longer than this cannot be a 64-bit one
-INT64 = (-(2 ** 63), 2 ** 63 - 1)
 
 
 def clean_text(value, longest: int = 64) -> str | None:
-    """``value`` when it is a string of 1 to ``longest`` characters that UTF-8 can encode (no lone
-    surrogates, no NUL), else None.
+    """``value`` when it is text of 1 to ``longest`` characters by the one rule for text from outside
+    (:func:`shotclock.core.fields.text_problem`: valid Unicode, no control characters), else None.
 
     Example::
 
         >>> clean_text("floor/anna"), clean_text("\\ud800"), clean_text(""), clean_text(7)
         ('floor/anna', None, None, None)
     """
-    if not isinstance(value, str) or not 1 <= len(value) <= longest or "\x00" in value:
-        return None
-    try:
-        value.encode("utf-8")
-    except UnicodeEncodeError:
-        return None
-    return value
+    return None if text_problem(value, longest, "it") else value
 
 
 def _depth(payload: bytes) -> int:
@@ -281,74 +266,40 @@ def check_command(payload: bytes, now: float, recent: RecentIds) -> CommandReque
         return Refusal(UNKNOWN if problem.startswith("unknown") else MALFORMED, problem, **who)
     if recent.seen(ident, now):
         return Refusal(REPLAYED, f"command id {ident!r} was already received", **who)
-    players = message.get("players")
-    return CommandRequest(ident, name, sender, message["sent_ms"], message.get("facing_bet"), message.get("seat"),
-                          message.get("player"), message.get("bank"), message.get("chips"), message.get("seconds"),
-                          tuple((s, n) for s, n in players) if players is not None else None)
+    fields = {key: message[key] for key in COMMAND_FIELDS if key in message}
+    if "players" in fields:
+        fields["players"] = tuple((s, n) for s, n in fields["players"])
+    return CommandRequest(**fields)
 
 
 def command_problem(message: dict) -> str | None:
-    """What is wrong with a command message's fields, as the device refuses it (None: nothing)."""
-    extra = set(message) - _COMMAND_FIELDS
+    """What is wrong with a command message's fields, as the device refuses it (None: nothing): every field by
+    the one table of fields (core/fields.py), the first problem in the message's order."""
+    extra = set(message) - set(COMMAND_FIELDS)
     if extra:
-        unexpected = sorted(extra)[0]
-        return f"unexpected field {clean_text(unexpected, 32) or '(unprintable)'!r}"
+        first = sorted(extra)[0]
+        return f"unexpected field {clean_text(first, 32) or '(unprintable)'!r}"
     for key in ("id", "sender"):
-        if clean_text(message.get(key)) is None:
-            return f"'{key}' must be a string of 1 to 64 characters (UTF-8, no NUL)"
-    if message.get("name") not in COMMANDS:
-        name = message.get("name")
+        problem = FIELDS[key].problem(message.get(key))
+        if problem:
+            return problem
+    name = message.get("name")
+    if name not in COMMANDS:
         shown = repr(clean_text(name, 32)) if isinstance(name, str) else type(name).__name__
         return f"unknown command {shown} (known: {', '.join(COMMANDS)})"
-    sent = message.get("sent_ms")
-    if isinstance(sent, bool) or not isinstance(sent, int) or not INT64[0] <= sent <= INT64[1]:
-        return "'sent_ms' must be a whole number of milliseconds (64-bit)"
-    bet = message.get("facing_bet")
-    if bet is not None and not isinstance(bet, bool):
-        return "'facing_bet' must be true or false"
-    if message["name"] == "bet" and bet is None:
-        return "'bet' needs 'facing_bet'"
-    if message["name"] in SEAT_COMMAND_FIELDS:
-        return _seat_command_problem(message)
-    seat = message.get("seat")
-    if seat is not None and (message["name"] != "extend" or isinstance(seat, bool) or not isinstance(seat, int)
-                             or not 1 <= seat <= 10):
-        return "'seat' goes with 'extend' and must be a seat number from 1 to 10"
-    if set(message) & {"player", "bank", "chips", "seconds", "players"}:
-        key = sorted(set(message) & {"player", "bank", "chips", "seconds", "players"})[0]
-        return f"'{key}' goes with the seat commands ({', '.join(SEAT_COMMAND_FIELDS)})"
-    return None
-
-
-def _seat_command_problem(message: dict) -> str | None:
-    """What is wrong with a seat command's fields (None: nothing). Whether the seat exists at this table is
-    the table's to say (an ``ignored`` ack with the reason)."""
-    from shotclock.core.seats import name_problem
-
-    name = message["name"]
-    required, optional = SEAT_COMMAND_FIELDS[name]
-    given = set(message) - {"id", "name", "sender", "sent_ms"}
-    if given - required - optional:
-        return f"'{sorted(given - required - optional)[0]}' does not go with '{name}'"
-    if required - given:
-        return f"'{name}' needs '{sorted(required - given)[0]}'"
-    seat = message.get("seat")
-    if seat is not None and (isinstance(seat, bool) or not isinstance(seat, int) or not 1 <= seat <= 10):
-        return "'seat' must be a seat number from 1 to 10"
-    if "player" in message and (problem := name_problem(message["player"])):
-        return f"'player': {problem}"
-    for key in ("bank", "seconds"):
-        v = message.get(key)
-        if v is not None and (isinstance(v, bool) or not isinstance(v, (int, float)) or not 0 <= v <= 36000):
-            return f"'{key}' must be a number of seconds from 0 to 36000"
-    chips = message.get("chips")
-    if chips is not None and (isinstance(chips, bool) or not isinstance(chips, int) or not 0 <= chips <= 50):
-        return "'chips' must be a whole number from 0 to 50"
-    players = message.get("players")
-    if players is not None and (not isinstance(players, list) or len(players) > 10 or not all(
-            isinstance(p, list) and len(p) == 2 and isinstance(p[0], int) and not isinstance(p[0], bool)
-            and 1 <= p[0] <= 10 and isinstance(p[1], str) and (p[1] == "" or not name_problem(p[1])) for p in players)):
-        return "'players' must be a list of [seat, name] pairs (seats 1 to 10, names of 1 to 40 characters)"
+    problem = FIELDS["sent_ms"].problem(message.get("sent_ms"))
+    if problem:
+        return problem
+    required, optional = input_fields(name, wire=True)
+    for key in message:
+        if key not in COMMAND_HEAD and key not in required and key not in optional:
+            return unexpected("command", name, key, wire=True)
+    for key in required:
+        if key not in message:
+            return missing("command", name, key)
+    for key in message:
+        if key not in COMMAND_HEAD and (problem := FIELDS[key].problem(message[key])):
+            return problem
     return None
 
 

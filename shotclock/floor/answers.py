@@ -17,6 +17,9 @@ Questions (JSON objects):
   boot of the device log that holds it, as a ruling carries it) tells apart two clocks with the same id in
   two device logs of one table (a device replaced); without it, the latest such clock.
 
+* ``{"what": "report", "day": "YYYY-MM-DD", "table": ID}`` (both optional) → the slow-play report
+  (:func:`shotclock.floor.report.answer_report`; docs/report.md).
+
 Anything else gets ``{"ok": false, "reason": "…"}``.
 """
 
@@ -55,7 +58,11 @@ def answer(db: sqlite3.Connection, question) -> dict:
         number = clock_numbers(db, table, table_chains).get((chain.number, clock))
         return {"ok": True, "table": table, "clock": clock, **({"number": number} if number else {}),
                 "records": records}
-    return {"ok": False, "reason": f"unknown question {what!r} (rulings or clock)"}
+    if what == "report":
+        from shotclock.floor.report import answer_report
+
+        return answer_report(db, question)
+    return {"ok": False, "reason": f"unknown question {what!r} (rulings, clock or report)"}
 
 
 def rulings(db: sqlite3.Connection, limit: int) -> list[dict]:

@@ -33,12 +33,13 @@ import tomllib
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
-from shotclock.core.topics import (all_tables, archive_topic, check_name, collector_topic, command_topic,
-                                   feature_topic, table_topic, venue_cmd_topic, venue_root)
+from shotclock.core import topics
+from shotclock.core.topics import (all_tables, archive_topic, bridge_topic, check_name, collector_topic, command_topic,
+                                   feature_topic, member_topic, table_topic, venue_cmd_topic, venue_root)
 from shotclock.errors import ShotclockError
 from shotclock.web import web_dir
 
-FLOOR, OVERLAY, COLLECTOR = "floor", "overlay", "collector"
+FLOOR, OVERLAY, COLLECTOR = topics.SHARED_FLOOR, "overlay", "collector"
 ROOMS_MARK = "# Bridged rooms (shotclock broker-config --bridge-to): each room broker's bridge, its tables only."
 PBKDF2_ITERATIONS = 101  # mosquitto_passwd's own default; passwords here are random 128-bit tokens
 
@@ -159,7 +160,7 @@ def bridge_user(room: str) -> str:
 def bridge_state_topic(venue: str, room: str) -> str:
     """The bridge's own retained state on both brokers: ``1`` connected, ``0`` not (Mosquitto's
     bridge notification; on the venue broker ``0`` is the bridge's Last Will)."""
-    return f"{venue_root(venue)}/bridge/{room}/state"
+    return bridge_topic(venue, room)
 
 
 @dataclass(frozen=True)
@@ -237,7 +238,7 @@ def floor_user(name: str) -> str:
     return f"floor-{name}"
 
 
-def acl_text(venue: str, tables: list[str], floor: list[str] = ()) -> str:
+def acl_text(venue: str, tables: list[str], floor: list[str] = (), room: str = "") -> str:
     """The ACL file: per table its own topics; the floor reads all and commands (each floor person only under
     their own name); overlay and collector read; the collector alone says what the archive stored."""
     root = venue_root(venue)
@@ -248,7 +249,8 @@ def acl_text(venue: str, tables: list[str], floor: list[str] = ()) -> str:
         lines += [f"topic read {table_topic(venue, table, 'cmd')}", f"topic read {venue_cmd_topic(venue)}",
                   f"topic read {table_topic(venue, table, 'stored')}", f"topic read {collector_topic(venue)}",
                   f"topic read {table_topic(venue, table, 'status')}",
-                  f"topic read {command_topic(venue, table, '+')}", f"topic read {command_topic(venue, None, '+')}", ""]
+                  f"topic read {command_topic(venue, table, '+')}", f"topic read {command_topic(venue, None, '+')}"]
+        lines += [f"topic read {bridge_topic(venue, '+')}", ""] if room else [""]  # a room broker: its bridge
     lines += [f"user {FLOOR}", f"topic read {root}/#", f"topic write {all_tables(venue, 'cmd')}",
               f"topic write {venue_cmd_topic(venue)}", f"topic write {command_topic(venue, '+', FLOOR)}",
               f"topic write {command_topic(venue, None, FLOOR)}",
@@ -259,9 +261,11 @@ def acl_text(venue: str, tables: list[str], floor: list[str] = ()) -> str:
                   f"topic write {command_topic(venue, None, user)}",
                   f"topic write {feature_topic(venue)}", f"topic write {archive_topic(venue, 'get')}", ""]
     lines += [f"user {OVERLAY}", f"topic read {all_tables(venue, 'status')}", f"topic read {all_tables(venue, 'state')}",
-              f"topic read {all_tables(venue, 'event')}", f"topic read {feature_topic(venue)}", ""]
+              f"topic read {all_tables(venue, 'event')}", f"topic read {feature_topic(venue)}",
+              f"topic read {bridge_topic(venue, '+')}", ""]
     lines += [f"user {COLLECTOR}", f"topic read {root}/#", f"topic write {archive_topic(venue, 'reply/#')}",
-              f"topic write {all_tables(venue, 'stored')}", f"topic write {collector_topic(venue)}", ""]
+              f"topic write {all_tables(venue, 'stored')}", f"topic write {collector_topic(venue)}",
+              f"topic write {member_topic(venue, '+', '+')}", ""]
     return "\n".join(lines)
 
 
@@ -355,7 +359,8 @@ def write_broker_config(plan: BrokerPlan, folder: str | Path) -> dict[str, str]:
     (folder / "passwd").write_text("".join(f"{u}:{hash_password(p)}\n" for u, p in passwords.items()),
                                    encoding="utf-8")
     os.chmod(folder / "passwd", 0o640)
-    (folder / "acl").write_text(acl_text(plan.venue, plan.tables, plan.floor), encoding="utf-8")
+    (folder / "acl").write_text(acl_text(plan.venue, plan.tables, plan.floor, plan.bridge.room if plan.bridge else ""),
+                                encoding="utf-8")
     passwords.update(write_rooms(folder, plan.venue))  # the bridges of rooms added with --bridge-to stay
     if plan.persistence and not Path(plan.persistence).is_absolute():
         (folder / plan.persistence).mkdir(exist_ok=True)

@@ -12,18 +12,18 @@ from shotclock.errors import ShotclockError
 def floor_client(args, client_id: str | None = None):
     """A paho client logged in with ``args.credentials`` (not yet connected), and its username.
 
-    :param args: the tool's arguments: ``venue``, ``table``, ``broker``, ``credentials``, ``tls``, ``ca_file``.
+    :param args: the tool's arguments: ``venue``, ``table`` (if the tool has one), ``broker``, ``credentials``, ``tls``, ``ca_file``.
     :param client_id: the MQTT client id (None: the broker picks one).
     :raises ShotclockError: a bad venue or table id, broker address, or credentials file (one line).
     """
     import paho.mqtt.client as mqtt
 
-    from shotclock.adapters.mqtt import read_credentials
+    from shotclock.adapters.mqtt_login import read_credentials
     from shotclock.core.topics import check_name
     from shotclock.floor.broker_config import parse_endpoint
 
-    for kind, value in (("venue", args.venue), ("table", args.table)):
-        if problem := check_name(kind, value):
+    for kind, value in (("venue", args.venue), ("table", getattr(args, "table", None))):
+        if value is not None and (problem := check_name(kind, value)):
             raise ShotclockError(problem)
     parse_endpoint(args.broker, "--broker")
     username, password = read_credentials(args.credentials)

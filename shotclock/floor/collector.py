@@ -15,8 +15,18 @@ another archive stands by (:meth:`Collector.start`).
 Past what one collector can store, several share the load: the members of one MQTT 5 shared
 subscription group (``$share/<group>/…``) each receive a part of the events, and all write the
 same archive file (SQLite in WAL mode, one writer at a time, each waiting its turn). Each member
-has its own persistent session (``member``), so what the broker gave a member that is away waits
-for it.
+has its own session (``member``), so what the broker gave a member that is away a moment waits
+for it. Mosquitto deals a group's messages out in turn to every member whose session exists,
+connected or not, and drops what a session holds when it ends: so a member's session ends
+``member_expiry`` seconds after it is gone (stopped or killed: a quick restart keeps its share), and
+its Last Will, sent then (its Will Delay Interval), says so on ``…/collector/member/<group>/<member>``. The others then
+say online again on the collector's status, and each table sends again what the archive has not
+confirmed (it keeps every record until the archive's word): the part the gone member held arrives
+through the members left, and the archive drops what it has twice.
+
+The collector also watches the floor network itself: a room broker's bridge going down (its tables
+are unreachable, whatever their last retained status says) and a share group's member gone, each
+logged and kept in the archive's ``network`` table (:meth:`Archive.note`).
 """
 
 from __future__ import annotations
@@ -30,11 +40,12 @@ import socket
 import sqlite3
 import threading
 import time
+from datetime import datetime, timezone
 
-from shotclock.adapters.mqtt import no_delay, private_client_id
+from shotclock.adapters.mqtt_login import no_delay, private_client_id
 from shotclock.core.inbound import Refused, check_event, check_question, event_id, parse_json
-from shotclock.core.topics import (all_tables, archive_topic, check_name, collector_topic, split_table_topic,
-                                   table_topic)
+from shotclock.core.topics import (all_tables, archive_topic, bridge_room, bridge_topic, check_name,
+                                   collector_topic, member_topic, split_table_topic, table_topic)
 from shotclock.floor import answers
 from shotclock.adapters.archive import Archive
 
@@ -42,6 +53,8 @@ log = logging.getLogger("shotclock.collector")
 ACTIVE, STANDBY = "active", "standby"
 SESSION_TAKEN_OVER = 0x8E  # MQTT 5 reason code: another client connected with this client id
 LOG_EVERY = 60.0  # seconds between two log lines about one table's refused messages of one kind
+DISCONNECT_WITH_WILL = 0x04  # MQTT 5 DISCONNECT reason code: keep the Will (sent after its delay)
+MEMBER_EXPIRY = 30  # seconds a share group member may be away before the broker ends its session (its share)
 
 
 class Collector:
@@ -54,15 +67,18 @@ class Collector:
     :param tls: use TLS (with ``ca_file``, or the system's CAs).
     :param share: an MQTT 5 shared-subscription group: this collector gets a part of the events, the
         group's other members (same archive) the rest; ``member`` names this one (its session).
+    :param member_expiry: seconds a member's session outlives it (a quick restart keeps its share).
     """
 
     def __init__(self, archive: Archive, host: str, port: int, venue: str, username: str, password: str,
-                 tls: bool = False, ca_file: str = "", share: str = "", member: str = ""):
+                 tls: bool = False, ca_file: str = "", share: str = "", member: str = "",
+                 member_expiry: int = MEMBER_EXPIRY):
         import paho.mqtt.client as mqtt
         from paho.mqtt.packettypes import PacketTypes
         from paho.mqtt.properties import Properties
 
         self.archive = archive
+        archive.checkpoint_apart()  # no store waits for the WAL to be copied into the file
         self.venue = venue
         self.host, self.port = host, port
         self.connected = threading.Event()
@@ -81,7 +97,10 @@ class Collector:
         self._probe_mid = -1
         self._login = (username, password)
         self._tls = None
-        self.share = share
+        self.share, self.member = share, member
+        self.bridges: dict[str, bool] = {}  # room → its bridge connected (the venue broker's word)
+        self.behind: dict[str, str] = {}  # table → the room broker's bridge it reaches the venue through
+        self.members: dict[str, bool] = {}  # "group/member" → online (share groups' retained statuses)
         session = f"shotclock-collector-{venue}" + (f"-{share}-{member}" if share else "")
         self.client = mqtt.Client(mqtt.CallbackAPIVersion.VERSION2, client_id=private_client_id(session, password),
                                   protocol=mqtt.MQTTv5, manual_ack=True)
@@ -93,7 +112,13 @@ class Collector:
             self.client.tls_set_context(self._tls)
         self.client.reconnect_delay_set(0.25, 5)
         self._session = Properties(PacketTypes.CONNECT)
-        self._session.SessionExpiryInterval = 7 * 24 * 3600  # a week away and the broker still queues
+        # A lone collector: a week away and the broker still queues. A share group's member: the group's others
+        # take over its share once its session ends (Mosquitto deals a group's events to absent members too).
+        self._session.SessionExpiryInterval = member_expiry if share else 7 * 24 * 3600
+        self._will = None
+        if share:
+            self._will = Properties(PacketTypes.WILLMESSAGE)
+            self._will.WillDelayInterval = member_expiry  # sent when the session ends, not when the member drops
         self.client.on_connect = self._on_connect
         self.client.on_message = self._on_message
         self.client.on_subscribe = self._on_subscribe
@@ -116,11 +141,16 @@ class Collector:
         self.watcher.username_pw_set(*self._login)
         if self._tls:
             self.watcher.tls_set_context(self._tls)
+        if self.share:  # the member's own session's Will says when its share is released (see _activate)
+            self.watcher.will_set(collector_topic(self.venue), self._status(False), qos=1, retain=True)
         self.watcher.reconnect_delay_set(0.25, 5)
         self.watcher.suppress_exceptions = True
-        self.watcher.on_connect = lambda c, *a: c.subscribe(collector_topic(self.venue), 1)
+        self.watcher.on_connect = lambda c, *a: c.subscribe([(collector_topic(self.venue), 1),
+                                                             (bridge_topic(self.venue, "+"), 1),
+                                                             (all_tables(self.venue, "status"), 1),
+                                                             (member_topic(self.venue, "+", "+"), 1)])
         self.watcher.on_subscribe = self._on_watch_subscribe
-        self.watcher.on_message = self._on_collector_status
+        self.watcher.on_message = self._on_watched
         self.watcher.connect_async(self.host, self.port, keepalive=30)
         self.watcher.loop_start()
 
@@ -138,6 +168,78 @@ class Collector:
                 self._stand_by(f"collector {other!r} is active")
             else:
                 self._activate()
+
+    def _on_watched(self, client, userdata, message):
+        try:
+            room = bridge_room(message.topic)
+            where = split_table_topic(message.topic)
+            if message.topic == collector_topic(self.venue):
+                self._on_collector_status(client, userdata, message)
+            elif room is not None:
+                self._on_bridge(room, message.payload)
+            elif where is not None and where[2] == "status":
+                status = parse_json(message.payload) if message.payload else None
+                bridge = status.get("bridge") if isinstance(status, dict) else None
+                if isinstance(bridge, str) and not check_name("room", bridge):
+                    self.behind[where[1]] = bridge
+                else:
+                    self.behind.pop(where[1], None)
+            elif message.topic.startswith(member_topic(self.venue, "", "")[:-1]):
+                self._on_member(message.topic.split("/")[-2:], message.payload)
+        except Exception:
+            log.exception("a message on %s could not be handled", message.topic)
+
+    def _on_bridge(self, room: str, payload: bytes) -> None:
+        """A room broker's bridge connected (``1``) or not (``0``): its tables are unreachable while it is down."""
+        if payload not in (b"0", b"1"):
+            return
+        up = payload == b"1"
+        was = self.bridges.get(room)
+        self.bridges[room] = up
+        tables = sorted((t for t, r in self.behind.items() if r == room), key=lambda t: (len(t), t))
+        detail = f"tables {', '.join(tables)}" if tables else "no table known behind it"
+        if was is not up:
+            if up:
+                log.info("room %s's broker is connected again (%s)", room, detail)
+            else:
+                log.warning("room %s's broker is not connected: %s unreachable, whatever their last status says",
+                            room, detail)
+        self._note("bridge", room, up, detail)
+
+    def _on_member(self, names: list[str], payload: bytes) -> None:
+        """A share group member's status: one gone released its share, so the tables send again what the archive
+        has not confirmed (the broker dropped what that member's session held) and the members left archive it."""
+        status = parse_json(payload) if payload else None
+        if not isinstance(status, dict) or not isinstance(status.get("online"), bool):
+            return
+        key, up = "/".join(names), status["online"]
+        was = self.members.get(key)
+        self.members[key] = up
+        if names == [self.share, self.member]:
+            return
+        if was is not up and not up:
+            log.warning("collector %s of share group %s is gone (%s): the group's others take its share; the tables "
+                        "send again what the archive has not confirmed", names[1], names[0],
+                        "it stopped" if status.get("clean") else "its session ended")
+        elif was is False and up:
+            log.info("collector %s of share group %s is back", names[1], names[0])
+        self._note("member", key, up, "stopped" if status.get("clean") else "" if up else "its session ended")
+        if not up and names[0] == self.share and self.role == ACTIVE and self.client.is_connected() \
+                and not self._stopping.is_set():
+            self.client.publish(collector_topic(self.venue), self._status(True), qos=1, retain=True)
+
+    def _note(self, kind: str, name: str, up: bool, detail: str) -> None:
+        try:
+            self.archive.note(kind, name, up, detail)
+        except sqlite3.Error as exc:
+            log.error("cannot note in the archive that %s %s is %s: %s", kind, name, "up" if up else "down", exc)
+
+    def _member_status(self, online: bool, clean: bool = False) -> str:
+        status = {"online": online, "group": self.share, "member": self.member, "instance": self.instance,
+                  "since": datetime.now(timezone.utc).isoformat(timespec="seconds")}
+        if not online:
+            status["clean"] = clean
+        return json.dumps(status, separators=(",", ":"))
 
     def _on_collector_status(self, client, userdata, message):
         status = parse_json(message.payload) if message.payload else None
@@ -161,7 +263,11 @@ class Collector:
                 return
             self.role = ACTIVE
         self.client.loop_stop()  # a thread left from before standing by (it has ended)
-        self.client.will_set(collector_topic(self.venue), self._status(False), qos=1, retain=True)
+        if self.share:  # said when the broker ends the session (the Will Delay Interval): the share is released
+            self.client.will_set(member_topic(self.venue, self.share, self.member), self._member_status(False),
+                                 qos=1, retain=True, properties=self._will)
+        else:
+            self.client.will_set(collector_topic(self.venue), self._status(False), qos=1, retain=True)
         self.client.connect_async(self.host, self.port, keepalive=30, clean_start=False, properties=self._session)
         self.client.loop_start()
 
@@ -179,16 +285,27 @@ class Collector:
         return json.dumps(status, separators=(",", ":"))
 
     def stop(self) -> None:
-        """Disconnect; the broker keeps the session and queues events until the next start."""
+        """Disconnect; the broker keeps the session and queues events until the next start. A share group's
+        member says it stopped and keeps its Last Will (MQTT 5's "disconnect with Will Message"): its session
+        waits ``member_expiry`` for a restart; past that the Will says it is gone and the others take over."""
+        from paho.mqtt.packettypes import PacketTypes
+        from paho.mqtt.reasoncodes import ReasonCode
+
         self._stopping.set()
+        end = None
         if self.role == ACTIVE and self.client.is_connected():
-            info = self.client.publish(collector_topic(self.venue), self._status(False, clean=True), qos=1,
-                                       retain=True)
-            try:
-                info.wait_for_publish(2)
-            except (RuntimeError, ValueError):
-                pass
-        self.client.disconnect()
+            said = [self.client.publish(collector_topic(self.venue), self._status(False, clean=True), qos=1,
+                                        retain=True)]
+            if self.share:
+                said.append(self.client.publish(member_topic(self.venue, self.share, self.member),
+                                                self._member_status(False, clean=True), qos=1, retain=True))
+                end = ReasonCode(PacketTypes.DISCONNECT, identifier=DISCONNECT_WITH_WILL)
+            for info in said:
+                try:
+                    info.wait_for_publish(2)
+                except (RuntimeError, ValueError):
+                    pass
+        self.client.disconnect(reasoncode=end)
         self.client.loop_stop()
         if self.watcher is not None:
             self.watcher.disconnect()
@@ -214,6 +331,9 @@ class Collector:
         shared = f"$share/{self.share}/" if self.share else ""  # each question answered once too
         client.subscribe([(shared + all_tables(self.venue, "event"), 1), (shared + archive_topic(self.venue, "get"), 1)])
         client.publish(collector_topic(self.venue), self._status(True), qos=1, retain=True)
+        if self.share:
+            client.publish(member_topic(self.venue, self.share, self.member), self._member_status(True), qos=1,
+                           retain=True)
         log.info("collecting venue %r from %s:%d%s%s", self.venue, self.host, self.port,
                  f" (shared with group {self.share!r})" if self.share else "",
                  " (resumed session)" if flags.session_present else "")
@@ -336,7 +456,7 @@ class Collector:
 
 def cmd_collect(args) -> int:
     """``shotclock floor collect``: run until interrupted."""
-    from shotclock.adapters.mqtt import read_credentials
+    from shotclock.adapters.mqtt_login import read_credentials
     from shotclock.floor.broker_config import parse_endpoint
     from shotclock.errors import ShotclockError
 
@@ -350,11 +470,14 @@ def cmd_collect(args) -> int:
             raise ShotclockError(problem)
     if bool(share) != bool(member):
         raise ShotclockError("--share GROUP and --member NAME go together (each member its own session)")
+    expiry = getattr(args, "member_expiry", MEMBER_EXPIRY)
+    if not 1 <= expiry <= 24 * 3600:
+        raise ShotclockError(f"--member-expiry must be from 1 to 86400 seconds, not {expiry}")
     endpoint = parse_endpoint(args.broker, "--broker")
     username, password = read_credentials(args.credentials)
     archive = Archive(args.archive)
     collector = Collector(archive, endpoint.host, endpoint.port, args.venue, username, password,
-                          tls=args.tls, ca_file=args.ca_file or "", share=share, member=member)
+                          tls=args.tls, ca_file=args.ca_file or "", share=share, member=member, member_expiry=expiry)
     stop = threading.Event()
     for s in (signal.SIGTERM, signal.SIGINT):
         signal.signal(s, lambda *a: stop.set())

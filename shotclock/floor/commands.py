@@ -76,7 +76,7 @@ def add_broker_options(p, credentials_help: str, credentials_metavar: str = "FIL
 def floor(add) -> None:
     p = add("floor", "shotclock.floor.collector:cmd_collect", "the floor's tools: collect every table's rulings",
             config=False)
-    sub = p.add_subparsers(dest="floor_command", required=True, metavar="{collect,idle}")
+    sub = p.add_subparsers(dest="floor_command", required=True, metavar="{collect,idle,status}")
     c = sub.add_parser("collect", help="keep every table's records in one archive (SQLite), deduplicated",
                        description="subscribe to every table's events and keep them in DIR/collected.db; "
                                    "read it with 'shotclock log --collected DIR --table ID'")
@@ -87,14 +87,47 @@ def floor(add) -> None:
                         "($share/GROUP/…), all writing the same --archive on this machine; needs --member")
     c.add_argument("--member", metavar="NAME",
                    help="this collector's name in its --share group (its own persistent session): 1, 2, …")
+    c.add_argument("--member-expiry", type=int, default=30, metavar="SECONDS",
+                   help="with --share: how long a member may be away before the broker gives its share of the "
+                        "events to the group's others (default 30)")
     i = sub.add_parser("idle", help="wait until a table is online with no clock open (a fleet update's step)",
                        description="exit 0 once the table's status is online and its state has no clock open "
                                    "(and, with --version, it runs that version); exit 1 after --wait seconds")
     i.set_defaults(func="shotclock.floor.update:cmd_idle")
+    report(sub)
     add_broker_options(i, "the floor's credentials (credentials/floor.toml from 'shotclock broker-config')")
     i.add_argument("--table", required=True, metavar="ID", help="the table's id")
     i.add_argument("--version", metavar="V", help="also wait until the table runs this version")
     i.add_argument("--wait", type=float, default=600, metavar="SECONDS", help="how long to wait (default 600)")
+    s = sub.add_parser("status", help="the floor network itself: collectors, share group members, bridged rooms",
+                       description="print the collector's status, each share group member (online or gone), each "
+                                   "bridged room (connected or not, with the tables it hides) and the tables' counts, "
+                                   "from the broker's retained messages; exit 0 when all is up, 1 when a part is down")
+    s.set_defaults(func="shotclock.floor.status:cmd_status")
+    add_broker_options(s, "the floor's credentials (credentials/floor.toml from 'shotclock broker-config')")
+    s.add_argument("--wait", type=float, default=10, metavar="SECONDS",
+                   help="how long to wait for the broker (default 10)")
+
+
+def report(sub) -> None:
+    """``shotclock floor report`` (docs/report.md)."""
+    from shotclock.core.slowplay import COLUMNS, DEFAULT_SORT
+
+    sub.metavar = sub.metavar[:-1] + ",report}"  # the usage line names every floor command
+    r = sub.add_parser("report", help="the slow-play report: each player's decision times, clocks, rulings",
+                       description="per player across every table and day of the archive: decisions, median, 95th "
+                                   "percentile and longest decision time, clocks called on them, extensions, bank "
+                                   "used, rulings against them (docs/report.md). Exit 2: no archive, a bad --day, "
+                                   "an unknown --table.")
+    r.set_defaults(func="shotclock.floor.report:cmd_report")
+    r.add_argument("--archive", required=True, metavar="DIR", help="the collector's archive (its folder, or collected.db)")
+    r.add_argument("--day", metavar="YYYY-MM-DD", help="one floor day (06:00 to 06:00 local time)")
+    r.add_argument("--table", metavar="ID", help="one table")
+    r.add_argument("--sort", choices=COLUMNS, default=DEFAULT_SORT, metavar="COLUMN",
+                   help=f"sort by this column, largest first (default {DEFAULT_SORT}; one of {', '.join(COLUMNS)})")
+    out = r.add_mutually_exclusive_group()
+    out.add_argument("--csv", metavar="FILE", help="write CSV to FILE (- for standard output)")
+    out.add_argument("--json", action="store_true", help="print JSON")
 
 
 def fleet(add) -> None:
@@ -126,6 +159,16 @@ def floor_demo(add) -> None:
                    help="the simulated tables press nothing: only what you command from the dashboard happens")
     p.add_argument("--shot", type=int, metavar="N",
                    help="the last N tables run the shot clock (default: a quarter of them, at least one of two)")
+    p.add_argument("--no-feature", action="store_true",
+                   help="no feature table (by default one more table, a real device with seat tracking and a time "
+                        "bank, Tempo, and six named players)")
+
+
+def bounds(key: str) -> str:
+    """A field's bounds in words, from the table of fields (core/fields.py)."""
+    from shotclock.core.fields import FIELDS
+
+    return f"{FIELDS[key].low} to {FIELDS[key].high}"
 
 
 def send(add) -> None:
@@ -137,16 +180,21 @@ def send(add) -> None:
     p.add_argument("command", metavar="COMMAND",
                    help="call, pause, resume, cancel, …; the seat commands: seat, rename, empty, button, top_up, "
                         "seating, fold, all_in, turn_back, turn_forward (docs/network.md)")
-    p.add_argument("--seat", type=int, metavar="N", help="the seat (1 to 10)")
+    p.add_argument("--seat", type=int, metavar="N", help=f"the seat ({bounds('seat')})")
     p.add_argument("--player", metavar="NAME", help="seat, rename: the player's name")
-    p.add_argument("--bank", type=float, metavar="SECONDS", help="seat: the time bank a moved player brings")
-    p.add_argument("--chips", type=int, metavar="N", help="seat: the chips a moved player brings; top_up: more each")
-    p.add_argument("--seconds", type=float, metavar="S", help="top_up: more time bank each")
+    p.add_argument("--bank", type=float, metavar="SECONDS",
+                   help=f"seat: the time bank a moved player brings ({bounds('bank')})")
+    p.add_argument("--chips", type=int, metavar="N",
+                   help=f"seat: the chips a moved player brings; top_up: more each ({bounds('chips')})")
+    p.add_argument("--seconds", type=float, metavar="S", help=f"top_up: more time bank each ({bounds('seconds')})")
     p.add_argument("--seating", metavar="FILE.csv", help="seating: the table's seating export (seat,name a line)")
+    p.add_argument("--encoding", default="utf-8", metavar="NAME",
+                   help="with --seating: the file's encoding (default utf-8; an older program's export: cp1252)")
     p.add_argument("--facing-bet", choices=("true", "false"), help="call, bet: the bet state")
     p.add_argument("--seats", type=int, default=10, metavar="N",
                    help="with --seating: the table's seats, to check the file against (default 10)")
     p.add_argument("--wait", type=float, default=5.0, metavar="SECONDS", help="how long to wait for the answer")
+    p.add_argument("--json", action="store_true", help="print the table's ack as JSON (docs/network.md, 'ack')")
 
 
 REGISTER: list = [broker_config, provision, floor, fleet, floor_demo, send]

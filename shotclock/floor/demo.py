@@ -26,6 +26,18 @@ from shotclock.web import web_dir
 START_TIMEOUT = 10.0
 READY_TIMEOUT = 60.0  # a process's own start on a loaded machine
 
+# The feature table: a real device (fake pins, no screen) with seat tracking and Triton's time bank, its
+# players seated and named by the floor's seating command, so the dashboard's Seats panel can be tried.
+FEATURE_CONFIG = 'preset = "tempo"\ntable = "Feature table"\n[seats]\ncount = 6\nbank = 120\n'
+FEATURE_PLAYERS = [(1, "Ana Costa"), (2, "Ben Okafor"), (3, "Li Bo"), (4, "Daniel Negreanu"), (5, "Eva Jansen"),
+                   (6, "Femke de Vries")]
+# Each hand the dealer plays: (seconds after the last press, button, held seconds). A hand (street held), the first
+# decision's clock started, four decisions (one into the time bank), the flop, two more, then the next hand.
+FEATURE_HAND = [(0.5, "street", 2.5), (3.0, "action", 0.1), (8.0, "action", 0.1), (14.0, "action", 0.1),
+                (38.0, "action", 0.1), (6.0, "action", 0.1), (4.0, "street", 0.1), (2.0, "action", 0.1),
+                (11.0, "action", 0.1), (9.0, "action", 0.1), (5.0, "street", 0.1)]
+FEATURE_HOURS = 12  # the script's length: a demo left running for a day's session of play
+
 
 def free_port(preferred: int = 0) -> int:
     """A TCP port free on 127.0.0.1 right now: ``preferred`` when it is free (an address to bookmark)."""
@@ -111,17 +123,21 @@ class Floor:
     """The demo's processes: broker, collector, fleet; :meth:`stop` ends them in reverse order."""
 
     def __init__(self, folder: Path, venue: str, tables: int, extra_tables=(), quiet: bool = False,
-                 keep_ports: bool = False, shot: int = 0):
+                 keep_ports: bool = False, shot: int = 0, feature: bool = False):
         """``tables`` simulated tables "1"…"N"; ``extra_tables``: ids that get a credential for a real device;
         ``quiet``: the fleet plays no clocks by itself (``--idle``: the floor drives them); ``keep_ports``: the
         pages on port 9001 when it is free (a bookmark that works next time); ``shot``: the last ``shot``
-        tables run the shot clock."""
+        tables run the shot clock; ``feature``: one more table, a real seat-tracked device in time bank mode
+        (Tempo) with named players (id ``tables + 1``)."""
         self.folder = folder
         self.venue = venue
         self.tables = tables
         self.extra_tables = list(extra_tables)
         self.quiet = quiet
         self.shot = shot
+        self.feature = str(tables + 1) if feature else None
+        if self.feature:
+            self.extra_tables.append(self.feature)
         self.port = free_port()
         self.ws_port = free_port(9001 if keep_ports else 0)
         self.processes: list[tuple[str, subprocess.Popen]] = []
@@ -158,20 +174,51 @@ class Floor:
                                        "--venue", self.venue, "--credentials", str(broker_dir / "credentials"),
                                        "--shot", str(self.shot)]
                         + (["--idle"] if self.quiet else []))
+        if self.feature and fleet:
+            self.start_feature()
         return self
+
+    def start_feature(self) -> None:
+        """Start the feature table (a real device) and seat its players once it is on the network."""
+        table = self.feature
+        network = (f'[network]\nenabled = true\nhost = "127.0.0.1"\nport = {self.port}\ntls = false\n'
+                   f'venue = "{self.venue}"\ntable_id = "{table}"\n'
+                   f'credentials = "{self.credentials_file("table-" + table)}"\n')
+        log = self.folder / f"device-{table}.log"
+        seen = log.stat().st_size if log.exists() else 0
+        script = None if self.quiet else self.folder / "feature-script.jsonl"
+        if script:
+            script.write_text(feature_script(FEATURE_HOURS * 3600), encoding="utf-8")
+        process = self.start_device(table, FEATURE_CONFIG + network, script)
+        wait_for_line(log, seen, "connected to the broker", process, "the feature table")
+        seating = self.folder / "feature-seating.csv"
+        seating.write_text("seat,name\n" + "".join(f"{s},{n}\n" for s, n in FEATURE_PLAYERS), encoding="utf-8")
+        send = [sys.executable, "-m", "shotclock", "send", "--broker", f"127.0.0.1:{self.port}", "--venue",
+                self.venue, "--credentials", str(self.credentials_file(FLOOR)), "--table", table, "seating",
+                "--seating", str(seating), "--seats", "6", "--wait", "10"]
+        deadline = time.monotonic() + READY_TIMEOUT
+        while True:
+            answer = subprocess.run(send, capture_output=True, text=True, stdin=subprocess.DEVNULL)
+            if answer.returncode == 0:
+                return
+            if process.poll() is not None or time.monotonic() > deadline:
+                raise ShotclockError(f"the feature table's players could not be seated: "
+                                     f"{(answer.stdout + answer.stderr).strip() or answer.returncode}")
+            time.sleep(0.5)
 
     def credentials_file(self, user: str) -> Path:
         """The credentials file of ``user`` (``table-7``, ``floor``…) that broker-config wrote."""
         return self.folder / "broker" / "credentials" / f"{user}.toml"
 
-    def start_device(self, table: str, config_text: str) -> subprocess.Popen:
-        """A real device (``shotclock run`` with fake pins and no screen) with this configuration; it is
-        stopped with the rest."""
+    def start_device(self, table: str, config_text: str, script: Path | None = None) -> subprocess.Popen:
+        """A real device (``shotclock run`` with fake pins and no screen) with this configuration, playing
+        ``script`` (presses onto its fake pins) when given; it is stopped with the rest."""
         config = self.folder / f"device-{table}.toml"
         config.write_text(config_text, encoding="utf-8")
         return self._spawn(f"device-{table}", [sys.executable, "-m", "shotclock", "run", "--pins", "mock",
                                                "--headless", "--config", str(config),
-                                               "--state-dir", str(self.folder / f"state-{table}")])
+                                               "--state-dir", str(self.folder / f"state-{table}")]
+                           + (["--script", str(script)] if script else []))
 
     def restart_broker(self) -> None:
         """Start mosquitto (again, after a stop: same ports, same persistence) and wait until it listens."""
@@ -221,9 +268,26 @@ class Floor:
         span = lambda a, b: f"{a}" if a == b else f"{a}-{b}"
         parts = ([f"{span(1, clock)} clock call"] if clock else []) + \
                 ([f"{span(clock + 1, self.tables)} shot clock"] if shot else [])
+        if self.feature:
+            parts.append(f"{self.feature} the feature table (Tempo time bank, six named players: try its Seats panel)")
         play = ("quiet: they press nothing, only what you command happens" if self.quiet
                 else "the dealers press buttons by themselves (--quiet: they press nothing)")
         return f"{', '.join(parts)}; {play}"
+
+
+def feature_script(seconds: float) -> str:
+    """The feature table's dealer for ``seconds``: :data:`FEATURE_HAND` over and over, as a script of presses
+    (``shotclock run --script``)."""
+    import json
+
+    lines, t = [], 0.0
+    while True:
+        for pause, button, hold in FEATURE_HAND:
+            t = round(t + pause, 3)
+            if t > seconds:
+                return "".join(lines)
+            lines.append(json.dumps({"t": t, "button": button, "hold": hold}) + "\n")
+            t += hold
 
 
 def shotclock_command() -> str:
@@ -254,7 +318,8 @@ def cmd_floor_demo(args) -> int:
     except (OSError, ValueError) as exc:
         raise ShotclockError(f"--dir {args.dir!r}: cannot make the folder ({getattr(exc, 'strerror', None) or exc})") \
             from None
-    floor = Floor(folder, args.venue, args.tables, keep_ports=True, quiet=args.quiet, shot=shot)
+    floor = Floor(folder, args.venue, args.tables, keep_ports=True, quiet=args.quiet, shot=shot,
+                  feature=not args.no_feature)
     stop = []
     # Ctrl-C (and a closed terminal, or SIGTERM) is the ordinary way out: a request to stop, not an
     # interruption, so it cannot land in the middle of starting or stopping a process.

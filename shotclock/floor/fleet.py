@@ -40,7 +40,7 @@ class SimulatedTable:
     def __init__(self, table_id: str, config_text: str, state_dir: Path, writer=None):
         """``writer``: a :class:`~shotclock.floor.fleet_writer.SharedWriter` that writes this table's log
         (None: a writer process of its own, as on a device)."""
-        from shotclock.adapters.mqtt import new_boot_id
+        from shotclock.adapters.mqtt_login import new_boot_id
 
         self.id = table_id
         self.config = parse_config(config_text)

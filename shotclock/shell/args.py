@@ -23,7 +23,7 @@ def load_for(args) -> Config:
 
 def cmd_config(args) -> int:
     """Print the documented default configuration, or check a file."""
-    from shotclock.config import example_toml
+    from shotclock.config import config_warnings, example_toml
 
     if args.check:
         config = load_config(args.check)
@@ -35,6 +35,8 @@ def cmd_config(args) -> int:
             problems = login_file_problems(config, getattr(args, "user", None) or service_user())
             if problems:
                 raise ConfigError(str(config.source), problems)
+        for warning in config_warnings(config):
+            print(f"shotclock: warning: {one_line(str(config.source))}: {warning}", file=sys.stderr)
         print(f"{config.source}: OK ({config['mode']} mode, table {config['table']!r})")
         return 0
     sys.stdout.write(example_toml())

@@ -71,6 +71,11 @@ def simulate(add) -> None:
     p = add("simulate", "shotclock.shell.simulator:cmd_simulate",
             "the device on a desktop: its screen and a panel of the table's buttons", state_dir=True)
     p.add_argument("--terminal", action="store_true", help="use the terminal view even where a window could open")
+    p.add_argument("--dealer-check", action="store_true",
+                   help="the dealer check in a window: press A or space when the screen lights up, a dozen times")
+    p.add_argument("--seating", metavar="FILE.csv",
+                   help="seat and name the players at the start, from a seating export (seat,name a line; needs "
+                        "[seats] track = true, as in docs/examples/tempo-bank.toml)")
     add_no_log(p)
 
 
@@ -94,6 +99,9 @@ def selftest(add) -> None:
                    help="gpiozero pin factory (default: auto)")
     p.add_argument("--sound", action="store_true",
                    help="also play the countdown through the speaker (sound.device, sound.volume), to hear it")
+    p.add_argument("--dealer", action="store_true",
+                   help="also the dealer check: a dozen cues at random moments, the dealer presses ACTION at each; "
+                        "prints the reaction time's median and spread against the tie window")
 
 
 def screenshot(add) -> None:
@@ -143,6 +151,7 @@ def log(add) -> None:
     r = add_sub("replay", "a device run again from the raw pin edges in its log; --check compares with the log")
     r.add_argument("session", nargs="?", type=positive_int, help="the session's record id (default: the newest)")
     r.add_argument("--check", action="store_true", help="compare with what the log holds; exit 1 on a difference")
+    r.add_argument("--all", action="store_true", help="with --check: every session of the log")
     lg = add_sub("ledger", "per seat and player: decisions, time used (median, p95, max), clocks called, "
                            "extensions, bank used, rulings against them (seat tracking); with --collected DIR and no "
                            "--table: the whole floor, by player name across tables")
@@ -169,6 +178,8 @@ def seating(add) -> None:
     p.add_argument("--at", type=seconds, default=0, metavar="T", help="the event's time (default 0)")
     p.add_argument("--command", action="store_true",
                    help="print the floor command's fields (docs/network.md) instead of a replay event")
+    p.add_argument("--encoding", default="utf-8", metavar="NAME",
+                   help="the file's encoding (default utf-8; an export from an older program: cp1252 or latin-1)")
 
 
 def firstboot(add) -> None:

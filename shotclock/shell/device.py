@@ -8,10 +8,11 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
-from shotclock.adapters.mqtt import new_boot_id
+from shotclock.adapters.mqtt_login import new_boot_id
 from shotclock.adapters.pins import TablePins, make_pin_factory
 from shotclock.adapters.systemd import SystemdNotifier
 from shotclock.config import BUTTONS, Config
+from shotclock.core.cues import Cues
 from shotclock.core.engine import IDLE, RUNNING
 from shotclock.core.faults import NoSound
 from shotclock.core.table import Table
@@ -22,11 +23,13 @@ log = logging.getLogger("shotclock.device")
 
 
 class LightsPresenter:
-    """Drives the LEDs and, where no speaker plays, the buzzer, from each round."""
+    """Drives the LEDs and, where no speaker plays, the buzzer, from each round; with ``cues`` (visual
+    cues on: a :class:`~shotclock.core.cues.Cues`) the running LED and the strobe pulse with them."""
 
-    def __init__(self, pins: TablePins, buzzer_beeps: bool):
+    def __init__(self, pins: TablePins, buzzer_beeps: bool, cues: Cues | None = None):
         self.pins = pins
         self.buzzer_beeps = buzzer_beeps
+        self.cues = cues
 
     def update(self, round) -> None:
         """Beep the buzzer for beeps; set the running, countdown and bet LEDs."""
@@ -34,12 +37,20 @@ class LightsPresenter:
             for out in round.outputs:
                 if out.TYPE == "beep":
                     self.pins.beep(long=out.remaining == 0)
+        pulse = None
+        if self.cues is not None:
+            self.cues.take(round.outputs)
+            pulse = bool(self.cues.lit(round.now))
         state = round.state
         remaining = state.remaining(round.now)
         running = state.phase == RUNNING
         self.pins.show(running=state.phase != IDLE,
                        countdown=running and remaining <= state.countdown,
-                       facing_bet=state.facing_bet)
+                       facing_bet=state.facing_bet, pulse=pulse)
+
+    def next_wake(self, now: float) -> float | None:
+        """The next pulse's start or end (visual cues only)."""
+        return None if self.cues is None else self.cues.next_change(now)
 
 
 def make_table(config: Config, start: float) -> Table:
@@ -76,7 +87,7 @@ class Device:
         # caller, and gpiozero's own default ("auto") is closed by gpiozero at exit.
         self._own_factory = factory if isinstance(pin_factory, str) else None
         self.pins = TablePins(config.pins, self.loop.post, factory, clock=clock)
-        self.lights = LightsPresenter(self.pins, buzzer_beeps)
+        self.lights = LightsPresenter(self.pins, buzzer_beeps, Cues() if config["screen.visual_cues"] else None)
         self.set_listeners(listeners)
         for button, pressed in self.pins.pressed_now().items():
             if pressed:

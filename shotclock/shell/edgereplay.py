@@ -5,7 +5,8 @@ The log keeps every pin edge and floor command as it reached the device (``edge`
 :class:`~shotclock.core.table.Table` in the same rounds, they give the same inputs and
 rulings: this command does that with no real time and prints what the table did, in the
 ``shotclock replay`` output format (plus ``input`` records), and with ``--check`` compares it
-with what the log says the device did, naming the first difference (exit 1).
+with what the log says the device did -- every clock's start, ruling, time left, seat and bank -- naming the
+first difference (exit 1); ``--check --all`` does so for every session of the log.
 """
 
 from __future__ import annotations
@@ -20,8 +21,11 @@ from shotclock.core.restore import ClockAtStop
 from shotclock.errors import LogError
 
 # The record fields compared with ``--check``: what the floor relies on.
-COMPARED = {"input": ("event", "t"), "start": ("t", "seconds"), "decision": ("t", "outcome", "remaining", "at_zero"),
-            "pause": ("t", "remaining"), "resume": ("t", "remaining"), "extended": ("t", "remaining")}
+COMPARED = {"input": ("event", "t"), "start": ("t", "seconds", "seat", "bank"),
+            "decision": ("t", "outcome", "remaining", "at_zero", "by", "seat", "bank_used", "bank_left"),
+            "pause": ("t", "remaining"), "resume": ("t", "remaining"), "extended": ("t", "remaining", "seat"),
+            "bank": ("t", "seat", "bank"), "top_up": ("t", "remaining"), "hand_over": ("t", "seat"),
+            "seat": ("t", "seat", "change", "bank", "chips")}
 
 
 def replay_session(rows: list[dict], session: dict, types=None) -> list[dict]:
@@ -94,7 +98,8 @@ def compare(replayed: list[dict], logged: list[dict]) -> str | None:
 
 
 def cmd_replay_edges(args, out=None) -> int:
-    """Replay a session from its edges; with ``--check`` compare with the log (exit 1 on a difference)."""
+    """Replay a session from its edges (``--all``: every session); with ``--check`` compare with the log (exit 1
+    on a difference)."""
     from shotclock.shell.logsource import open_log as _open
 
     out = out or sys.stdout
@@ -102,9 +107,19 @@ def cmd_replay_edges(args, out=None) -> int:
     sessions = decision_log.sessions()
     if not sessions:
         raise LogError("the log holds no session")
+    if getattr(args, "all", False):
+        if args.session is not None:
+            raise LogError("give a session or --all, not both")
+        if not args.check:
+            raise LogError("--all goes with --check (every session compared with the log)")
+        return max(_replay_one(decision_log, sessions, s, args, out) for s in sorted(sessions))
     session_id = args.session if args.session is not None else max(sessions)
     if session_id not in sessions:
         raise LogError(f"no session {session_id} in the log (sessions: {', '.join(map(str, sorted(sessions)))})")
+    return _replay_one(decision_log, sessions, session_id, args, out)
+
+
+def _replay_one(decision_log, sessions: dict, session_id: int, args, out) -> int:
     later = [s for s in sessions if s > session_id]
     where = "WHERE session = ?" + (" AND id < ?" if later else "")
     rows = decision_log.rows(where, (session_id, min(later)) if later else (session_id,))

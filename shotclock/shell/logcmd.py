@@ -10,7 +10,7 @@ import sys
 from datetime import datetime
 from pathlib import Path
 
-from shotclock.core.clocks import Clock, DamagedRecord, clocks_from, replay_events, stats
+from shotclock.core.clocks import Clock, DamagedRecord, clocks_from, players_at_start, replay_events, stats
 from shotclock.errors import LogError, ShotclockError, one_line
 from shotclock.shell.files import output_file, refuse_overwrite
 from shotclock.shell.logsource import open_log, state_dir
@@ -47,6 +47,11 @@ def _clocks(decision_log) -> tuple[list[Clock], dict[int, dict]]:
         except DamagedRecord as exc:
             where = f" ({decision_log.describe(chain)})" if chain is not None else ""
             raise LogError(f"{decision_log.path}{where}: {exc} (see 'shotclock log verify')") from None
+        if any(clock.seat is not None for clock in clocks):  # seat tracking: the player each clock was for
+            names = players_at_start(part.rows("WHERE type IN ('seat', 'seats', 'seats_restored') OR "
+                                               "(type = 'start' AND clock = id)"))
+            for clock in clocks:
+                clock.player = names.get(clock.id, "")
         found += [(chain, clock, sessions.get(clock.session, {})) for clock in clocks]
     if chains is not None:
         for chain, clock, _ in found:  # the archive numbers every start record the way clocks_from finds them
@@ -110,18 +115,19 @@ def cmd_list(args, out=None) -> int:
     names = {c.number: str(sessions.get(c.number, {}).get("table", "?")) for c in clocks}
     width = _table_width(max(map(len, names.values())))
     print(f"{'CLOCK':>6}  {'STARTED (local)':<19}  {'TABLE':<{width}} {'MODE':<5} {'STREET':<7} {'BET':<4} "
-          f"{'OUTCOME':<15} {'LEFT':>6} {'PAUSES':>6} {'EXT':>3}", file=out)
+          f"{'OUTCOME':<15} {'LEFT':>6} {'PAUSES':>6} {'EXT':>3} {'SEAT':>4}  PLAYER", file=out)
     for c in clocks:
         left = f"{c.remaining:.2f}" if c.remaining is not None else "-"
         table = names[c.number][:width]
+        seat = "-" if c.seat is None else str(c.seat)
         print(f"{c.number:>6}  {local(c.started_utc):<19}  {table:<{width}} {c.mode:<5} {c.street or '-':<7} "
-              f"{_yes(c.facing_bet_at_start):<4} {_outcome(c):<15} {left:>6} {c.pauses:>6} {c.extensions:>3}",
-              file=out)
+              f"{_yes(c.facing_bet_at_start):<4} {_outcome(c):<15} {left:>6} {c.pauses:>6} {c.extensions:>3} "
+              f"{seat:>4}  {one_line(c.player) or '-'}".rstrip(), file=out)
     _warn_unless_verified(decision_log, clocks)  # last: a listing that fails says only why
     return 0
 
 
-LIST_FIXED = 82  # the list's width without its TABLE column
+LIST_FIXED = 89  # the list's width without its TABLE column and the PLAYER name at its end
 TABLE_MIN = 12  # the TABLE column is never narrower, nor wider than a table name may be (TABLE_NAME_MAX)
 
 
@@ -228,11 +234,11 @@ def cmd_export(args, out=None) -> int:
     if args.replay is not None:
         clocks, sessions = _clocks(decision_log)
         c = _find(clocks, args.replay)
+        session = sessions.get(c.number, {})
         try:
-            events = replay_events(c)
+            events = replay_events(c, *_seats_at_start(decision_log, c, session))
         except ValueError as exc:
             raise ShotclockError(str(exc).replace(f"clock {c.id}", f"clock {c.number}")) from None
-        session = sessions.get(c.number, {})
         header = {"source": f"clock {c.number}, table {session.get('table', '?')!r}, started {c.started_utc}",
                   "config": rule_config(session.get("config") or {}, c.mode)}
         lines = [json.dumps(header, separators=(",", ":"), ensure_ascii=False)]
@@ -263,6 +269,23 @@ def cmd_export(args, out=None) -> int:
     return 0
 
 
+def _seats_at_start(decision_log, clock: Clock, session: dict) -> tuple[dict | None, object]:
+    """With seat tracking: the ``seats`` record the clock started with (the last one before its start) and the
+    session's settings, for the export's prologue; (None, None) without."""
+    from shotclock.config import config_from
+
+    values = session.get("config") or {}
+    if not values.get("seats.track"):
+        return None, None
+    part = decision_log
+    for chain, log in zip(getattr(decision_log, "chains", None) or (), getattr(decision_log, "logs", ())):
+        if decision_log.numbers.get((chain.number, clock.id)) == clock.number:
+            part = log  # the floor's archive: the device log this clock is in
+    rows = part.rows("WHERE id = (SELECT MAX(id) FROM records WHERE type IN ('seats', 'seats_restored') AND id < ?)",
+                     (clock.id,))
+    return (rows[0] if rows else None), config_from(values, "the session's configuration").settings
+
+
 def _all_rows(decision_log) -> list[dict]:
     """Every record; from the floor's archive, chain after chain, each record with its ``chain`` (the device's
     ids start again at 1 in a new device log)."""
@@ -281,11 +304,11 @@ def _write(args, write, out, newline=None) -> None:
         write(out or sys.stdout)
 
 
-RULE_SECTIONS = ("clock.", "shot.")
+RULE_SECTIONS = ("clock.", "shot.", "seats.")
 
 
 def rule_config(values: dict, mode: str) -> dict:
-    """The keys of a session's configuration that decide rulings: the mode and the clock and shot sections."""
+    """The keys of a session's configuration that decide rulings: the mode and the clock, shot and seats sections."""
     from shotclock.config import KEYS
 
     rules = {k: v for k, v in values.items() if k in KEYS and k.startswith(RULE_SECTIONS)}
@@ -309,6 +332,17 @@ def config_toml(values: dict) -> str:
     return "\n".join(lines) + "\n"
 
 
+def stats_heading(result: dict) -> str:
+    """The first line of ``log stats``: the clocks called, split into those ruled, the floor's cancels, those the
+    hand's flow ended quietly and those still open (every clock in exactly one)."""
+    outcomes = result["outcomes"]
+    cancelled = outcomes.get("cancelled", 0)
+    quiet = sum(n for kind, n in outcomes.items() if kind.startswith("ended_by_"))
+    ruled = sum(outcomes.values()) - cancelled - quiet
+    return (f"clocks called: {result['clocks']} ({ruled} ruled, {cancelled} cancelled by the floor, "
+            f"{quiet} ended quietly by the hand's flow, {result['open']} still open)")
+
+
 def cmd_stats(args, out=None) -> int:
     """Clocks called, rulings by outcome, decision times, clocks per hour (counted on UTC, across reboots)."""
     out = out or sys.stdout
@@ -323,7 +357,7 @@ def cmd_stats(args, out=None) -> int:
     if args.json:
         print(json.dumps(result, indent=2), file=out)
         return 0
-    print(f"clocks called: {result['clocks']} ({result['open']} without a decision)", file=out)
+    print(stats_heading(result), file=out)
     for outcome, n in sorted(result["outcomes"].items()):
         print(f"  {outcome:<14} {n}", file=out)
     fmt = lambda v, unit="s": "-" if v is None else f"{v} {unit}"

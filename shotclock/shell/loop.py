@@ -26,7 +26,8 @@ log = logging.getLogger("shotclock.loop")
 
 
 class Listener(Protocol):
-    """What the loop hands each round to (sound, LEDs, log, report, screen)."""
+    """What the loop hands each round to (sound, LEDs, log, report, screen). A listener may name the
+    ``failure_fault`` the screen shows while its ``update`` fails (the recorder: the log)."""
 
     def update(self, round: Round) -> None: ...
 
@@ -66,6 +67,7 @@ class DeviceLoop:
         self.waker = waker or Waker()
         self._inbox: collections.deque[Edge | Command] = collections.deque()
         self._changes: collections.deque = collections.deque()
+        self._failing: dict[int, int] = {}  # id(listener) -> rounds it has failed in a row
 
     @property
     def engine(self):
@@ -141,13 +143,30 @@ class DeviceLoop:
         return min(wakes) if wakes else None
 
     def run_once(self) -> Round:
-        """One round, handed to every listener. A listener that fails is logged, not fatal."""
+        """One round, handed to every listener. A listener that fails is logged, not fatal: once with its
+        traceback when it starts failing and once when it works again (never every round: a fault that
+        repeats must not fill the journal or starve the loop)."""
         round = self.step()
         for listener in self.listeners:
             try:
                 listener.update(round)
             except Exception:
-                log.exception("%s failed; carrying on", type(listener).__name__)
+                failed = self._failing.get(id(listener), 0)
+                if not failed:
+                    log.exception("%s failed; carrying on (said once until it works again)",
+                                  type(listener).__name__)
+                    fault = getattr(listener, "failure_fault", None)  # what the screen says while it fails
+                    if fault is not None:
+                        self.set_fault(fault)
+                self._failing[id(listener)] = failed + 1
+            else:
+                if self._failing:
+                    failed = self._failing.pop(id(listener), 0)
+                    if failed:
+                        log.warning("%s works again (it failed %d rounds)", type(listener).__name__, failed)
+                        fault = getattr(listener, "failure_fault", None)
+                        if fault is not None:
+                            self.clear_fault(fault.key)
         return round
 
     def run(self, should_stop: Callable[[Round], bool] = lambda round: False) -> None:

@@ -19,6 +19,7 @@ import time
 from shotclock import __version__
 from shotclock.core.engine import RUNNING
 from shotclock.core.flood import FloodGuard
+from shotclock.core.reasons import explain
 from shotclock.core.view import network_mark
 from shotclock.core.wire import (MALFORMED, RATE_LIMITED, RecentIds, Refusal, ack_message, check_command, dumps,
                                  ms, state_key, state_message)
@@ -61,7 +62,15 @@ class NetworkPresenter:
         self.shown_status = None
 
     def update(self, round) -> None:
-        """Offer the state when it changed (or the heartbeat is due), and the acks of floor commands."""
+        """Offer the state when it changed (or the heartbeat is due), and the acks of floor commands: the acks go
+        even when the state could not be offered (a command is answered whatever else fails)."""
+        try:
+            self._offer_state(round)
+        finally:
+            for ack in getattr(round, "acks", ()):
+                self._ack(ack)
+
+    def _offer_state(self, round) -> None:
         status = self.link.status
         network = {"outbox": status.pending}
         if status.dropped:
@@ -76,21 +85,23 @@ class NetworkPresenter:
         self._running = round.state.phase == RUNNING
         due = self._sent_at is None or (self._running and round.now >= self._sent_at + self.interval - 0.01)
         if key != self._key or due:
+            self._sent_at = round.now  # before the offer: one that fails is tried again a heartbeat on, not at once
             self.seq += 1
             # A running clock's state expires at the broker a few heartbeats on: a table gone quiet leaves
             # no running clock retained for a page that connects later (docs/network.md, "state").
             self.link.offer_state(dumps(message), state_expiry(self.interval) if self._running else None)
             self._key = key
-            self._sent_at = round.now
-        for ack in getattr(round, "acks", ()):
-            self._ack(ack)
         self.shown_status = status
 
     def _ack(self, ack) -> None:
         reason = ack.ignored
         outputs = [o.record() for o in ack.outputs if o.TYPE != "ignored"]
-        self.link.offer_ack(dumps(ack_message(self.table, self.link.boot, ack.command,
-                                              "ignored" if reason else "done", reason or "", outputs, self.seq)))
+        message = ack_message(self.table, self.link.boot, ack.command, "ignored" if reason else "done", reason or "",
+                              outputs, self.seq)
+        explained = explain(reason) if reason else None
+        if explained:  # the reason's code and parameters: a page says it in its own language
+            message["code"], message["params"] = explained
+        self.link.offer_ack(dumps(message))
 
     def mark(self) -> str:
         """The screen's small network mark now (the builder hands this to each screen)."""
@@ -198,7 +209,7 @@ def login_file_problems(config, user: str) -> dict[str, str]:
     """Each problem of the ``[network]`` files the service would meet, keyed by the config key: a
     credentials file or CA file missing, not readable by ``user`` (the service's user), not TOML with a
     username and a password, or not PEM. Empty when all is well or the network is off."""
-    from shotclock.adapters.mqtt import LoginProblem, read_credentials, tls_context
+    from shotclock.adapters.mqtt_login import LoginProblem, read_credentials, tls_context
     from shotclock.errors import ShotclockError
     from shotclock.shell.files import unreadable_by
 
@@ -231,7 +242,8 @@ def open_link(config, boot: str):
     """
     if not config["network.enabled"]:
         return None
-    from shotclock.adapters.mqtt import LinkSettings, MqttLink
+    from shotclock.adapters.mqtt import MqttLink
+    from shotclock.adapters.mqtt_login import LinkSettings
 
     return MqttLink(LinkSettings.from_config(config), boot,
                     status_extra={"name": config["table"], "mode": config["mode"], "version": __version__,

@@ -5,8 +5,8 @@ from __future__ import annotations
 import dataclasses
 import logging
 
-from shotclock.core.events import CHECK, HAND_DEAD
-from shotclock.core.view import Display, next_change, view_at
+from shotclock.core.cues import RULING, Cues, cue_of
+from shotclock.core.view import Display, last_fold, next_change, view_at
 from shotclock.errors import HardwareError
 
 log = logging.getLogger("shotclock.presenters")
@@ -29,7 +29,7 @@ class SoundPresenter:
         for out in round.outputs:
             if out.TYPE == "beep":
                 self.player.beep(out.remaining)
-            elif out.TYPE == "decision" and out.outcome in (HAND_DEAD, CHECK):
+            elif out.TYPE == "decision" and cue_of(out) == RULING:  # the rulings the visual cues flash for
                 self.player.ruling()
             elif out.TYPE == "bank" and hasattr(self.player, "cue"):  # a player without one stays silent
                 self.player.cue()
@@ -39,38 +39,64 @@ class SoundPresenter:
         self.player.close()
 
 
-class ScreenPresenter:
-    """Draws the view model; redraws only when the view changes, and asks to be woken when it will."""
+class ViewFollower:
+    """What a screen shows, round by round: the view model for each round (with the last fold, the visual
+    cue's pulse and the floor network's corner mark) and when it will next change by itself. The window's,
+    the Pi's and the terminal's presenters share it.
 
-    def __init__(self, screen, display: Display, area=None):
-        self.screen = screen
+    ``visual_cues``: the view flashes with each cue (:mod:`shotclock.core.cues`), timed by the outputs."""
+
+    def __init__(self, display: Display, visual_cues: bool = False):
         self.display = display
-        self.area = area
-        self.view = None
+        self.cues = Cues() if visual_cues else None
         self._state = None
         self._holds = ()
-        self.frames = 0
+        self._fold = None
         self._corner = lambda: ""
 
     def set_corner(self, mark) -> None:
         """Show ``mark()`` (the floor network's small mark, see shell/network.py) in a corner of each frame."""
         self._corner = mark
 
-    def update(self, round) -> None:
-        """Draw the view for this round if it differs from what is on screen."""
+    def view_for(self, round):
+        """The view for this round."""
         self._state, self._holds = round.state, round.holds
-        view = view_at(round.state, round.now, self.display, round.faults, round.holds)
+        self._fold = last_fold(round.outputs, self._fold)
+        cue = ""
+        if self.cues is not None:
+            self.cues.take(round.outputs)
+            cue = self.cues.lit(round.now)
+        view = view_at(round.state, round.now, self.display, round.faults, round.holds, self._fold, cue)
         corner = self._corner()
-        if corner:
-            view = dataclasses.replace(view, corner=corner)
-        if view != self.view:
-            self.screen.show(view, self.area)
-            self.view = view
-            self.frames += 1
+        return dataclasses.replace(view, corner=corner) if corner else view
 
     def next_wake(self, now: float) -> float | None:
-        """When the view will next change by itself (a second, a ring step, a ruling fading)."""
-        return None if self._state is None else next_change(self._state, now, self.display, self._holds)
+        """When the view will next change by itself (a second, a ring step, a ruling fading, a cue's pulse)."""
+        if self._state is None:
+            return None
+        wakes = [next_change(self._state, now, self.display, self._holds, self._fold),
+                 self.cues.next_change(now) if self.cues is not None else None]
+        wakes = [w for w in wakes if w is not None]
+        return min(wakes) if wakes else None
+
+
+class ScreenPresenter(ViewFollower):
+    """Draws the view model; redraws only when the view changes, and asks to be woken when it will."""
+
+    def __init__(self, screen, display: Display, area=None, visual_cues: bool = False):
+        super().__init__(display, visual_cues)
+        self.screen = screen
+        self.area = area
+        self.view_shown = None
+        self.frames = 0
+
+    def update(self, round) -> None:
+        """Draw the view for this round if it differs from what is on screen."""
+        view = self.view_for(round)
+        if view != self.view_shown:
+            self.screen.show(view, self.area)
+            self.view_shown = view
+            self.frames += 1
 
     def close(self) -> None:
         """Close the display."""
@@ -126,5 +152,5 @@ def build_presenters(config, fullscreen: bool, allow_nowhere=False, size=None, a
     player, problem = make_sound(config)
     if player:
         listeners.append(SoundPresenter(player))
-    listeners.append(ScreenPresenter(screen, display_for(config), area))
+    listeners.append(ScreenPresenter(screen, display_for(config), area, visual_cues=config["screen.visual_cues"]))
     return Presenters(listeners, problem, screen)

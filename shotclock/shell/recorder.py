@@ -92,11 +92,17 @@ class Recorder:
     :param checkpoint_every: seconds between records while a clock runs (a power cut then
         restores at most this much more time than the player had).
     :param on_written: told of the rows each commit stored (the floor network's link), or None.
+    :param clock: the table's monotonic clock, read with each wall-clock reading (None: the caller's time is
+        taken as the reading's; tests that drive both clocks by hand).
     """
 
+    failure_fault = LogFault(LOG_WRITE_FAILED, "records could not be written")  # the loop shows it while update fails
+
     def __init__(self, sink, config, utcnow=lambda: datetime.now(timezone.utc),
-                 checkpoint_every: float = CHECKPOINT_SECONDS, boot: str | None = None, on_written=None):
+                 checkpoint_every: float = CHECKPOINT_SECONDS, boot: str | None = None, on_written=None,
+                 clock=None):
         self.sink = sink
+        self.clock = clock
         self.boot = boot  # this run's id on the floor network
         self.on_written = on_written or (lambda rows: None)  # called from the writer's status thread
         self._notes: collections.deque[dict] = collections.deque()
@@ -244,9 +250,14 @@ class Recorder:
             self.lock_fd = None
 
     def _utc_at(self, t_now: float):
-        """The wall-clock time of table time t, the wall clock read once now (at table time ``t_now``);
-        never earlier than a record before it in this session (:class:`~shotclock.core.records.SessionUtc`)."""
+        """The wall-clock time of table time t, the wall clock read once now; never earlier than a record before
+        it in this session (:class:`~shotclock.core.records.SessionUtc`). With a ``clock`` the table time of
+        that reading is read with it: ``t_now`` (when the caller's work began) may be long past by now -- the
+        session's ``t`` is taken before the log is opened and the writer process started, a second or two on a
+        Pi -- and paired with a later wall reading it would date every record that much late."""
         wall = self.utcnow().timestamp()
+        if self.clock is not None:
+            t_now = self.clock()
         return lambda t: utc_iso(datetime.fromtimestamp(self._utc.at(t, wall, t_now), timezone.utc))
 
     def _take_notes(self, t_now: float, final: bool = False) -> list[dict]:
@@ -308,7 +319,8 @@ def open_recorder(config, state_dir, device, utcnow=lambda: datetime.now(timezon
             device.loop.set_fault(LogFault(fault, status.get("detail", "")))
 
     writer = (make_writer or WriterProcess)(state_dir, on_status, lock_fd=lock_fd, report_rows=on_written is not None)
-    recorder = Recorder(writer, config, utcnow, boot=getattr(device, "boot", None), on_written=on_written)
+    recorder = Recorder(writer, config, utcnow, boot=getattr(device, "boot", None), on_written=on_written,
+                        clock=device.loop.clock)
     recorder.lock_fd = lock_fd
     recorder.state_dir = Path(state_dir)
     recorder.first_id = recorder_log.next_id() if recorder_log is not None else 1

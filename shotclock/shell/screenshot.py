@@ -12,7 +12,8 @@ from shotclock.core.events import End
 from shotclock.core.restore import ClockAtStop
 from shotclock.core.seated import make_engine
 from shotclock.core.table import Table
-from shotclock.core.view import network_mark, view_at
+from shotclock.core.cues import Cues
+from shotclock.core.view import last_fold, network_mark, view_at
 from shotclock.shell.presenters import display_for
 from shotclock.config import parse_size
 from shotclock.errors import ShotclockError
@@ -46,17 +47,19 @@ def parse_network(text: str) -> tuple[bool, int]:
     raise ShotclockError(f"--network {text!r}: expected down, down=N or sending=N")
 
 
-def state_at(events, settings, at: float, interrupted: bool = False):
+def state_at(events, settings, at: float, interrupted: bool = False, outputs: list | None = None):
     """The engine's state at time ``at`` after the events up to then (an ``end`` stops it early).
 
     ``interrupted``: a power cut at ``at``; the clock comes back paused, as after a restart.
+    ``outputs``: a list that gets the engine's outputs up to ``at`` (a fold to name, the visual cues).
     """
     engine = make_engine(settings)  # with seat tracking, the engine that knows the seats
+    given = outputs if outputs is not None else []
     for event in events:
         if event.t > at or isinstance(event, End):
             break
-        engine.handle(event)
-    engine.advance(at)
+        given += engine.handle(event)
+    given += engine.advance(at)
     state = engine.state
     if interrupted and state.phase != IDLE:
         restarted = Table(settings, start=at)  # the device after a restart: the one restore, as the device does
@@ -129,12 +132,18 @@ def cmd_screenshot(args) -> int:
     faults = [parse_fault(f) for f in args.fault or ()]
     with scenario.named():
         events = list(scenario.events())  # the lines after --at must be valid too: a bad line is never passed over
-        state = state_at(events, config.settings, args.at, args.interrupted)
+        outputs = []
+        state = state_at(events, config.settings, args.at, args.interrupted, outputs)
     scenario.close()
     holds = ()
     if args.hold:
         state, holds = held_screen(args.hold, events, config, args.at, state, args.interrupted)
-    view = view_at(state, args.at, display_for(config), faults, holds)
+    cue = ""
+    if config["screen.visual_cues"] and not args.interrupted:  # the screen as it flashes at T
+        cues = Cues()
+        cues.take(outputs)
+        cue = cues.lit(args.at)
+    view = view_at(state, args.at, display_for(config), faults, holds, last_fold(outputs), cue)
     if args.network:
         view = dataclasses.replace(view, corner=network_mark(*parse_network(args.network), config["language"]))
     try:

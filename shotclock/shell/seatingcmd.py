@@ -4,32 +4,57 @@ The export (``seat,name`` a line) is checked whole against the table's seats (``
 anything is printed: a bad line is one line naming it, exit 2, and nothing is printed, so nothing is
 applied. The output is the ``seating`` replay event (or, with ``--command``, the floor command's fields),
 which seats the whole table at once, all or nothing.
+
+The file is UTF-8 (a byte order mark is skipped); an export in another encoding (Latin-1, Windows-1252) is
+read with ``--encoding``, and without it the first line that is not UTF-8 is named with that advice.
 """
 
 from __future__ import annotations
 
+import codecs
 import json
 
 from shotclock.errors import ShotclockError, one_line
 
 
+def read_seating(path, count: int, encoding: str = "utf-8") -> list[tuple[int, str]]:
+    """The players of the seating export at ``path`` for a table of ``count`` seats, in ``encoding``.
+
+    :raises ShotclockError: one line naming the file and the line (a line not in ``encoding``, a bad seat or name).
+    """
+    from shotclock.core.seats import SeatError, parse_seating
+
+    shown = one_line(str(path))
+    try:
+        codec = codecs.lookup(encoding).name
+    except LookupError:
+        raise ShotclockError(f"unknown encoding {one_line(encoding)!r} (for example utf-8, latin-1, cp1252)") from None
+    try:
+        with open(path, "rb") as f:
+            data = f.read()
+    except OSError as exc:
+        raise ShotclockError(f"cannot read {shown}: {exc.strerror or exc}") from None
+    try:
+        text = data.decode("utf-8-sig" if codec == "utf-8" else codec)
+    except UnicodeDecodeError as exc:
+        line = data.count(b"\n", 0, exc.start) + 1
+        column = exc.start - (data.rfind(b"\n", 0, exc.start) + 1) + 1
+        advice = "; if the export is Latin-1 or Windows-1252, pass --encoding cp1252" if codec == "utf-8" else ""
+        raise ShotclockError(f"{shown}: line {line}: not {codec} text (byte 0x{data[exc.start]:02x} at column "
+                             f"{column}){advice}") from None
+    try:
+        return parse_seating(text.splitlines(), count)
+    except SeatError as exc:
+        raise ShotclockError(f"{shown}: {one_line(str(exc))}") from None
+
+
 def cmd_seating(args) -> int:
     """Check a seating CSV and print it as a ``seating`` event (or command)."""
     from shotclock.core.events import number
-    from shotclock.core.seats import SeatError, parse_seating
     from shotclock.shell.args import load_for
 
     config = load_for(args)
-    try:
-        with open(args.file, encoding="utf-8-sig", newline="") as f:
-            lines = f.read().splitlines()
-    except (OSError, UnicodeDecodeError) as exc:
-        raise ShotclockError(f"cannot read {one_line(args.file)}: {getattr(exc, 'strerror', None) or exc}") from None
-    try:
-        players = parse_seating(lines, config["seats.count"])
-    except SeatError as exc:
-        raise ShotclockError(f"{one_line(args.file)} {one_line(str(exc))}") from None
-    pairs = [[seat, name] for seat, name in players]
+    pairs = [[seat, name] for seat, name in read_seating(args.file, config["seats.count"], args.encoding)]
     if args.command:
         print(json.dumps({"name": "seating", "players": pairs}, ensure_ascii=False))
     else:

@@ -8,7 +8,7 @@ import subprocess
 import time
 from dataclasses import dataclass
 
-from shotclock.errors import ConfigError, ShotclockError
+from shotclock.errors import ConfigError, HardwareError, ShotclockError
 
 THROTTLE_BITS = {
     0x1: "under-voltage now",
@@ -186,6 +186,52 @@ def check_time(sync=None) -> Check:
     return Check("OK", "time", f"synchronised ({answer.how})")
 
 
+def check_dealer(config, pin_factory, clock=time.monotonic, waker=None, show=None, sound=None, out=print,
+                 seed=None) -> Check:
+    """The dealer check (``--dealer``): a dozen cues at random moments, the dealer presses ACTION at each; the
+    reaction time's median and spread against the tie window. OK when every answered press came within the
+    tie window and none was missed; WARN otherwise (a floor's decision, not a fault); FAIL when the action
+    button never answered (or the pins cannot be opened)."""
+    from shotclock.adapters.pins import make_pin_factory
+    from shotclock.shell.dealer import DealerCheckRun, new_check, open_pins, reader_for
+
+    factory = make_pin_factory(pin_factory, config.section("gpio"), clock=clock) \
+        if isinstance(pin_factory, str) else pin_factory
+    run = DealerCheckRun(new_check(config, clock, seed), reader_for(config), clock, waker, show, sound, out,
+                         config["language"])
+    try:
+        open_pins(run, config, factory)
+    except ShotclockError as exc:
+        return Check("FAIL", "dealer", str(exc))
+    tie = config.settings.tie_window
+    out(f"dealer: {len(run.check.cues)} cues at random moments: press ACTION as soon as the screen, the running "
+        f"LED or the strobe lights up (or the tone sounds)")
+    try:
+        result = run.run()
+    finally:
+        run.pins.close()
+    if not result.times:
+        return Check("FAIL", "dealer", result.summary(tie) + " (is the action button wired?)")
+    good = result.covered_by(tie) == len(result.times) and not result.missed
+    return Check("OK" if good else "WARN", "dealer", result.summary(tie))
+
+
+def _dealer_outputs(config):
+    """The screen and the speaker for the dealer check, where they open (else the LEDs and the buzzer alone)."""
+    from shotclock.adapters.screen import Screen
+    from shotclock.shell.presenters import make_sound
+
+    screen = None
+    try:
+        screen = Screen(config.screen_size, config["screen.fullscreen"], caption="shotclock dealer check")
+    except HardwareError as exc:
+        print(f"dealer: no screen ({exc}): the LEDs, the strobe and the sound give the cues")
+    player, problem = make_sound(config)
+    if problem:
+        print(f"dealer: no sound ({problem})")
+    return screen, player
+
+
 def cmd_selftest(args) -> int:
     """Run every check and print one line each; exit 1 when any failed (an invalid configuration too:
     its check fails and the checks that need it say SKIP); a WARN (an unsynchronised clock) does not.
@@ -209,4 +255,17 @@ def cmd_selftest(args) -> int:
         checks.append(check_sound(config) if config is not None else skip("sound"))
     for check in checks:
         print(check.line(), flush=True)
+    if getattr(args, "dealer", False):
+        if config is None:
+            dealer = skip("dealer")
+        else:
+            screen, player = _dealer_outputs(config)
+            try:
+                dealer = check_dealer(config, args.pins, show=screen.show if screen else None, sound=player)
+            finally:
+                for part in (screen, player):
+                    if part is not None:
+                        part.close()
+        print(dealer.line(), flush=True)
+        checks.append(dealer)
     return 1 if any(c.status == "FAIL" for c in checks) else 0

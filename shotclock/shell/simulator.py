@@ -17,13 +17,15 @@ import threading
 import time
 
 from shotclock.config import BUTTONS
+from shotclock.core.button_card import KEYS, buttons_for
 from shotclock.errors import HardwareError
 from shotclock.shell.device import build_device, log_dir_for
+from shotclock.shell.presenters import ViewFollower
 
 log = logging.getLogger("shotclock.simulator")
 
-KEYS = {"f": "floor", "a": "action", "space": "action", "b": "bet", "e": "extend", "s": "street"}
 PANEL_BG, BUTTON_BG, BUTTON_DOWN, BUTTON_INK = (28, 28, 34), (60, 62, 74), (240, 200, 40), (245, 245, 245)
+LED_RUNNING, LED_BET, LED_STROBE = (255, 40, 40), (255, 176, 0), (255, 255, 255)  # as wired: red, amber, a strobe
 
 
 class PygameWaker:
@@ -82,25 +84,36 @@ class Simulator:
     PANEL_RATIO = 0.30
 
     def __init__(self, config, clock=time.monotonic, size=None, log_dir=None, pin_factory="mock"):
-        import pygame
-
         from shotclock.shell.presenters import build_presenters
+
+        self._window(config, size, clock)
+        self.presenters = build_presenters(config, fullscreen=False, allow_nowhere="requested",
+                                           size=self.window_size, area=self.screen_area,
+                                           caption=f"shotclock simulator · {config['table']}")
+        self.screen = self.presenters.screen
+        self.device = build_device(config, pin_factory, log_dir=log_dir, waker=self.waker, clock=clock,
+                                   **self.presenters.parts())
+        self.device.set_listeners([*self.device.loop.listeners[1:-1], self])  # the panel's lights follow each round
+        self._panel()
+
+    def _window(self, config, size, clock) -> None:
+        """The window's parts: the device screen's area on top, the panel's below, the waker."""
+        import pygame
 
         self._pygame = pygame
         self.config = config
+        self.clock = clock
         width, height = size or config.screen_size
         self.panel_height = max(90, int(height * self.PANEL_RATIO))
         self.screen_area = pygame.Rect(0, 0, width, height)
         self.panel_area = pygame.Rect(0, height, width, self.panel_height)
-        self.presenters = build_presenters(config, fullscreen=False, allow_nowhere="requested",
-                                           size=(width, height + self.panel_height), area=self.screen_area,
-                                           caption=f"shotclock simulator · {config['table']}")
-        self.screen = self.presenters.screen
+        self.window_size = (width, height + self.panel_height)
         self.waker = PygameWaker(self.handle_event)
-        self.device = build_device(config, pin_factory, log_dir=log_dir, waker=self.waker, clock=clock,
-                                   **self.presenters.parts())
+
+    def _panel(self) -> None:
+        """The button panel's state, drawn once."""
+        config = self.config
         self.down: set[str] = set()
-        self.clock = clock
         # A key tap lasts a few ms, shorter than a real button's press: a release that comes sooner than
         # the inputs' minimum contact (the floor's 40 ms, the debounce) is held back until then, so a quick
         # tap registers as a brief press of a real button would.
@@ -115,12 +128,8 @@ class Simulator:
 
     def _layout(self):
         """One rectangle per button the mode uses (clock mode has no extension chips)."""
-        from shotclock.core.gestures import MODE_BUTTONS
-
         pygame = self._pygame
-        buttons = MODE_BUTTONS[self.config["mode"]]
-        if self.config["seats.track"] and "extend" not in buttons:  # bet held + extend: the turn one seat forward
-            buttons = (*buttons[:-1], "extend", buttons[-1])
+        buttons = buttons_for(self.config["mode"], self.config["seats.track"])
         n = len(buttons)
         gap = self.panel_area.width * 0.015
         w = (self.panel_area.width - gap * (n + 1)) / n
@@ -152,15 +161,53 @@ class Simulator:
             renderer.text(surface, legend[button], ink, (rect.centerx, rect.top + rect.h * 0.58), rect.w * 0.8,
                           rect.h * 0.18)
             holds = " / ".join(texts.text(lang, f"short.{e}")
-                               for e in hold_meanings(button, mode, self.config["seats.track"]))
+                               for e in hold_meanings(button, mode, self.config["seats.track"])) \
+                if self.show_holds else ""
             if holds:  # what holding it does in this mode, from the gesture map itself
                 renderer.text(surface, texts.text(lang, "short.hold", what=holds), ink,
                               (rect.centerx, rect.top + rect.h * 0.83), rect.w * 0.9, rect.h * 0.15)
-        hint = texts.text(lang, "hint.seats") if self.config["seats.track"] else texts.text(lang, f"hint.{mode}")
+        hint = self.hint()
+        lights = self._draw_lights(surface)
         renderer.text(surface, hint, (190, 190, 200),
-                      (self.panel_area.centerx, self.panel_area.top + self.panel_height * 0.88),
-                      self.panel_area.width * 0.96, self.panel_height * 0.13)
+                      (self.panel_area.centerx + lights / 2, self.panel_area.top + self.panel_height * 0.88),
+                      self.panel_area.width * 0.96 - lights, self.panel_height * 0.13)
         pygame.display.flip()
+
+    show_holds = True  # the panel names what holding a button does
+
+    def hint(self) -> str:
+        """The key legend under the buttons."""
+        lang, mode = self.config["language"], self.config["mode"]
+        from shotclock.core import texts
+
+        return texts.text(lang, "hint.seats") if self.config["seats.track"] else texts.text(lang, f"hint.{mode}")
+
+    def lights(self) -> list[tuple[tuple[int, int, int], bool]]:
+        """The table's lights as (colour, lit): the running LED, the bet LED, the strobe where configured."""
+        pins = self.device.pins
+        lights = [(LED_RUNNING, pins.led_running.is_lit), (LED_BET, pins.led_bet.is_lit)]
+        if pins.strobe is not None:
+            lights.append((LED_STROBE, pins.strobe.is_active))
+        return lights
+
+    def _draw_lights(self, surface) -> float:
+        """The lights as dots left of the legend (dim when off); returns the width they take."""
+        pygame = self._pygame
+        r = max(4, int(self.panel_height * 0.05))
+        y = int(self.panel_area.top + self.panel_height * 0.88)
+        x = int(self.panel_area.width * 0.02) + r
+        shown = self.lights()
+        for colour, lit in shown:
+            pygame.draw.circle(surface, colour if lit else tuple(c // 5 for c in colour), (x, y), r)
+            x += 3 * r
+        return 3 * r * len(shown) + self.panel_area.width * 0.02
+
+    def update(self, round) -> None:
+        """A listener after the lights: redraw the panel when a light changed (a cue's pulse, the clock)."""
+        lights = self.lights()
+        if lights != getattr(self, "_lit", None):
+            self._lit = lights
+            self.draw_panel()
 
     def press(self, button: str, down: bool) -> None:
         """Drive the button's fake pin: low while pressed (the buttons pull up)."""
@@ -210,6 +257,70 @@ class Simulator:
         self.device.run(lambda round: self.quit)
 
 
+class DealerCheckSimulator(Simulator):
+    """The dealer check (``shotclock simulate --dealer-check``) in the simulator's window: the cues on the
+    device's screen, the action key (A or space) on the panel driving the fake action pin, as at the table.
+
+    :param seed: the cue moments' seed (None: fresh ones).
+    :param out: where each cue's line goes (the log by default).
+    """
+
+    def __init__(self, config, clock=time.monotonic, size=None, pin_factory="mock", seed=None, out=None):
+        from types import SimpleNamespace
+
+        from shotclock.adapters.pins import make_pin_factory
+        from shotclock.adapters.screen import Screen
+        from shotclock.shell.dealer import DealerCheckRun, new_check, open_pins, reader_for
+        from shotclock.shell.presenters import make_sound
+
+        self._window(config, size, clock)
+        self.screen = Screen(self.window_size, allow_nowhere="requested", caption="shotclock dealer check")
+        self.player, _ = make_sound(config)
+        self.run_check = DealerCheckRun(new_check(config, clock, seed), reader_for(config), clock, self.waker,
+                                        show=self._show,
+                                        sound=self.player, out=out or log.info, language=config["language"])
+        factory = make_pin_factory(pin_factory, clock=clock) if isinstance(pin_factory, str) else pin_factory
+        self.device = SimpleNamespace(pins=open_pins(self.run_check, config, factory))  # what the panel drives
+        self._panel()
+
+    show_holds = False  # a hold means nothing in the check
+
+    def _show(self, view) -> None:
+        """The check's view on the device's screen; the panel's lights changed with it (a cue, a press)."""
+        self.screen.show(view, self.screen_area)
+        self.draw_panel()
+
+    def hint(self) -> str:
+        from shotclock.core import texts
+
+        return texts.text(self.config["language"], "dealer.ready")
+
+    def update(self, round) -> None:  # no device loop here: the check's own lights
+        pass
+
+    def _layout(self):
+        """One button: the dealer's action."""
+        pygame = self._pygame
+        w, h = self.panel_area.width * 0.5, self.panel_height * 0.68
+        top = self.panel_area.top + self.panel_height * 0.06
+        return {"action": pygame.Rect(int(self.panel_area.width * 0.25), int(top), int(w), int(h))}
+
+    def run(self):
+        """Run the check until it is done or the window closes; returns what it measured (and logs it)."""
+        try:
+            result = self.run_check.run(lambda: self.quit)
+        finally:
+            self.device.pins.close()
+        log.info("dealer check: %s", result.summary(self.config.settings.tie_window))
+        return result
+
+    def close(self) -> None:
+        """Close the window and the speaker."""
+        if self.player is not None:
+            self.player.close()
+        self.screen.close()
+
+
 class TerminalSimulator:
     """The simulator without a display: the screen as text, keys typed in the terminal.
 
@@ -226,7 +337,7 @@ class TerminalSimulator:
         self.config = config
         self.out = out
         self.inp = inp
-        self.presenter = TerminalPresenter(out, display_for(config))
+        self.presenter = TerminalPresenter(out, display_for(config), config["screen.visual_cues"])
         player, problem = make_sound(config)  # the same speaker as the window, where there is one
         self.device = build_device(config, pin_factory, sound=[SoundPresenter(player)] if player else [],
                                    screens=[self.presenter], sound_problem=problem, log_dir=log_dir)
@@ -275,23 +386,16 @@ class TerminalSimulator:
         self.device.run(lambda round: self.quit)
 
 
-class TerminalPresenter:
-    """Writes the view as a few lines of text whenever it changes."""
+class TerminalPresenter(ViewFollower):
+    """Writes the view as a few lines of text whenever it changes (a visual cue's pulse as ``***``)."""
 
     LEGEND = "keys: f floor · a action · b bet · e extend · s street (upper case: hold 2.5 s) · q quit"
 
-    def __init__(self, out, display):
+    def __init__(self, out, display, visual_cues: bool = False):
+        super().__init__(display, visual_cues)
         self.out = out
-        self.display = display
         self.last = None
-        self._state = None
-        self._holds = ()
-        self._corner = lambda: ""
         self.tty = hasattr(out, "isatty") and out.isatty()
-
-    def set_corner(self, mark) -> None:
-        """Show ``mark()`` (the floor network's small mark) after the title."""
-        self._corner = mark
 
     def render(self, view) -> str:
         """The text for a view."""
@@ -299,7 +403,7 @@ class TerminalPresenter:
         if view.progress is not None:
             filled = round(view.progress * 30)
             bar = "[" + "#" * filled + "." * (30 - filled) + "]"
-        title = "" if view.title == self.display.table else f" · {view.title}"
+        title = f" · {view.seat}" if view.seat else "" if view.title == self.display.table else f" · {view.title}"
         corner = f"   [{view.corner}]" if view.corner else ""
         lines = [f"shotclock · {self.display.table}{title}{corner}",
                  f"   {view.big:>4}  {bar}  {view.sub}".rstrip()]
@@ -310,28 +414,18 @@ class TerminalPresenter:
             filled = round((view.hold_progress or 0) * 20)
             lines.append(f"   {view.hold}  [" + "=" * filled + " " * (20 - filled) + "]")
         lines.append(self.LEGEND)
+        if view.tone == "flash":  # a visual cue's pulse
+            lines[0] = "*** " + lines[0]
         return "\n".join(lines)
 
     def update(self, round) -> None:
         """Print the view when it changed."""
-        from shotclock.core.view import view_at
-
-        self._state, self._holds = round.state, round.holds
-        view = view_at(round.state, round.now, self.display, round.faults, round.holds)
-        corner = self._corner()
-        if corner:
-            view = dataclasses.replace(view, corner=corner)
+        view = self.view_for(round)
         if view != self.last:
             self.last = view
             clear = "\x1b[2J\x1b[H" if self.tty else "\n"
             self.out.write(clear + self.render(view) + "\n")
             self.out.flush()
-
-    def next_wake(self, now):
-        """When the text will next change."""
-        from shotclock.core.view import next_change
-
-        return None if self._state is None else next_change(self._state, now, self.display, self._holds)
 
 
 def cmd_simulate(args) -> int:
@@ -339,16 +433,55 @@ def cmd_simulate(args) -> int:
     from shotclock.shell.args import load_for
 
     config = load_for(args)
+    players = seating_for(config, getattr(args, "seating", None))
     log_dir = log_dir_for(args)
+    if getattr(args, "dealer_check", False):
+        try:
+            simulator = DealerCheckSimulator(config, out=print)
+        except HardwareError as exc:
+            raise HardwareError(f"{exc}: --dealer-check needs a window (at the table: shotclock selftest "
+                                "--dealer)") from None
+        try:
+            result = simulator.run()
+        finally:
+            simulator.close()
+        print(result.summary(config.settings.tie_window))
+        return 0
     if not args.terminal:
         try:
             simulator = Simulator(config, log_dir=log_dir)
         except HardwareError as exc:
             log.warning("no window (%s): using the terminal view", exc)
         else:
+            seat_players(simulator.device, players)
             log.info("simulator window open: keys F A B E S (hold F or S for 2 s), Esc quits")
             simulator.run()
             return 0
     terminal = TerminalSimulator(config, log_dir=log_dir)
+    seat_players(terminal.device, players)
     terminal.run()
     return 0
+
+
+def seating_for(config, path: str | None) -> list[tuple[int, str]] | None:
+    """The players of ``--seating FILE.csv``, checked against the table's seats before anything opens; None
+    without it. ShotclockError (one line) when the table tracks no seats or the file is wrong."""
+    from shotclock.errors import ShotclockError
+    from shotclock.shell.seatingcmd import read_seating
+
+    if path is None:
+        return None
+    if not config["seats.track"]:
+        raise ShotclockError("--seating needs seat tracking: a configuration with [seats] track = true "
+                             "(try --config docs/examples/tempo-bank.toml)")
+    return read_seating(path, config["seats.count"])
+
+
+def seat_players(device, players: list[tuple[int, str]] | None) -> None:
+    """Seat the whole table as the floor's ``seating`` command does (recorded in the log as the simulator's)."""
+    if players is None:
+        return
+    from shotclock.core.inputs import Command
+
+    device.loop.post(Command(device.loop.clock(), "seating", id="simulate-seating", sender="simulator",
+                             players=tuple(players)))

@@ -7,7 +7,8 @@ one address, one TLS certificate and one set of credentials; see docs/network.md
 ``python -m shotclock.web`` regenerates the two files the pages take from the core, so the floor and
 the stream show exactly what the table's screen shows: ``lib/device-texts.js`` (the device's words,
 :mod:`shotclock.core.texts`) and ``lib/device-rules.js`` (its tones and their colours,
-:mod:`shotclock.core.tones`, and how long a ruling stays up, :mod:`shotclock.core.view`).
+:mod:`shotclock.core.tones`, how long a ruling stays up, :mod:`shotclock.core.view`, and each field's bounds,
+:mod:`shotclock.core.fields`).
 """
 
 from __future__ import annotations
@@ -15,7 +16,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from shotclock.core import texts, tones, view
+from shotclock.core import fields, texts, tones, view
 
 DEVICE_TEXTS = "lib/device-texts.js"
 DEVICE_RULES = "lib/device-rules.js"
@@ -48,7 +49,8 @@ def device_rules() -> dict:
     * ``ruling_ms``: how long a ruling fills the screen (core/view.py ``RULING_SECONDS``);
     * ``ruling_tones``: the tone of each outcome, ``warn_below``: where a running clock turns from
       calm to warn (core/tones.py);
-    * ``tones``: each tone's colours (``background``, ``ring``, ``ink``, ``accent``) as CSS colours.
+    * ``tones``: each tone's colours (``background``, ``ring``, ``ink``, ``accent``) as CSS colours;
+    * ``fields``: the bounds of the seat commands' fields (core/fields.py), for the dashboard's forms.
 
     The countdown's length is each table's own (``countdown`` in its state message).
     """
@@ -56,6 +58,7 @@ def device_rules() -> dict:
         "ruling_ms": round(view.RULING_SECONDS * 1000),
         "ruling_tones": dict(tones.RULING_TONES),
         "warn_below": tones.WARN_BELOW,
+        "fields": fields.page_bounds(),
         "tones": {name: {"background": css_colour(t.background), "ring": css_colour(t.ring), "ink": css_colour(t.ink),
                          "accent": css_colour(t.accent)} for name, t in tones.TONES.items()},
     }
@@ -63,7 +66,7 @@ def device_rules() -> dict:
 
 def device_rules_js() -> str:
     """:func:`device_rules` as a script defining ``Shotclock.DEVICE_RULES``."""
-    return _script("shotclock/core/tones.py and core/view.py", "DEVICE_RULES", device_rules())
+    return _script("shotclock/core/tones.py, core/view.py and core/fields.py", "DEVICE_RULES", device_rules())
 
 
 GENERATED = {DEVICE_TEXTS: device_texts_js, DEVICE_RULES: device_rules_js}  # file → what it must hold

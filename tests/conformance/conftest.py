@@ -62,7 +62,7 @@ class Target:
         from paho.mqtt.packettypes import PacketTypes
         from paho.mqtt.properties import Properties
 
-        from shotclock.adapters.mqtt import private_client_id
+        from shotclock.adapters.mqtt_login import private_client_id
 
         login = self.logins[role]
         if client_id is None:

@@ -289,7 +289,7 @@ def test_only_the_collector_speaks_for_the_archive(target):
 def test_private_client_ids_are_accepted_and_a_second_connection_takes_the_session(target):
     # A device's client id is its prefix and 16 hex digits derived from its password (longer than MQTT 3.1's
     # 23 characters); two devices with one identity take the session from each other, and each sees it.
-    from shotclock.adapters.mqtt import private_client_id
+    from shotclock.adapters.mqtt_login import private_client_id
 
     login = target.logins["table"]
     client_id = private_client_id(f"shotclock-{target.venue}-{target.tables['table']}", login.password) + nonce()[:4]

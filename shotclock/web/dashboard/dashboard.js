@@ -67,6 +67,7 @@
     document.documentElement.lang = lang;
     document.querySelectorAll("[data-t]").forEach(function (el) { el.textContent = t(el.dataset.t); });
     $("language").textContent = t("language");
+    $("to-report").href = "../report/index.html" + location.search;  // the same venue, broker and language
     $("search").placeholder = t("filter.search");
     $("search").setAttribute("aria-label", t("filter.search"));
     $("room").setAttribute("aria-label", t("filter.rooms"));
@@ -193,7 +194,7 @@
    *  stuck button, the log), its link (status `degraded`, state network.fault), a second device with its
    *  identity, or a running clock it no longer confirms (quiet). */
   function isDegraded(table, phase) {
-    if (phase === "offline") return false;
+    if (phase === "offline" || phase === "unreachable") return false;
     var s = table.state || {};
     var n = s.network || {};
     return phase === "quiet" || !!table.degraded || !!(s.faults && s.faults.length) || !!n.fault || !!n.clone;
@@ -223,12 +224,13 @@
     if (!p.ack) return t("ack.waiting", {cmd: cmd});
     if (p.ack.outcome === "timeout") return t("ack.timeout", {cmd: cmd});
     return p.ack.outcome === "done" ? t("ack.ok", {cmd: cmd})
-                                    : t("ack.refused", {cmd: cmd, reason: p.ack.reason || p.ack.outcome});
+                                    : t("ack.refused", {cmd: cmd, reason: S.reasonText(lang, p.ack)});
   }
 
   /** Street and extensions; the bet too when no clock runs (a running clock's line says it with the
    *  consequence, as the device's screen does). */
-  function infoText(s, clockOn) {
+  function infoText(table, now, clockOn) {
+    var s = table.state || {};
     var parts = [];
     // Seat tracking: whose clock it runs, then every seat's chips and bank ("S3 2 · 45 s"), folded seats apart.
     if (clockOn && s.seat) parts.push(s.player ? t("seat.named", {seat: s.seat, name: s.player}) : t("seat", {seat: s.seat}));
@@ -238,7 +240,8 @@
     (s.seats || []).forEach(function (seat) {
       var bits = ["S" + seat.seat + (seat.player ? " " + seat.player : "") + (seat.all_in ? " (all-in)" : "")];
       if (seat.chips !== null && seat.chips !== undefined) bits.push(String(seat.chips));
-      if (seat.bank_ms !== null && seat.bank_ms !== undefined) bits.push(t("seconds", {s: Math.ceil(seat.bank_ms / 1000)}));
+      var bank = S.bankLeftMs(table, now, seat.seat);  // the seat on the clock's counts down, as on the overlay
+      if (bank !== null) bits.push(t("seconds", {s: S.shownSeconds(bank)}));
       if (seat.in_hand || !s.seat) parts.push(bits.join(" "));
     });
     return parts.join(" · ");
@@ -248,8 +251,9 @@
     var s = table.state || {};
     var phase = S.phase(table, now);
     var ms = S.remainingMs(table, now);
-    var clockOn = ms !== null && phase !== "offline" && phase !== "quiet";
-    ["idle", "running", "countdown", "paused", "interrupted", "quiet", "offline"].forEach(function (p) {
+    var gone = phase === "offline" || phase === "quiet" || phase === "unreachable";
+    var clockOn = ms !== null && !gone;
+    ["idle", "running", "countdown", "paused", "interrupted", "quiet", "unreachable", "offline"].forEach(function (p) {
       setClass(card, "phase-" + p, p === phase);
     });
     var tone = S.clockTone(table, now);
@@ -261,7 +265,9 @@
     setText(card, "secs", clockOn ? String(S.shownSeconds(ms)) : "–");
     drawRing(card, clockOn ? S.progress(table, now) : 0);
     setText(card, "consequence", clockOn ? S.consequenceText(lang, s) : "");
-    setText(card, "info", table.state && phase !== "offline" && phase !== "quiet" ? infoText(s, clockOn) : "");
+    // Unreachable: why, in the line the table's details take (they are its last word, not now).
+    setText(card, "info", phase === "unreachable" ? t("unreachable.why", {room: table.unreachable})
+                          : table.state && !gone ? infoText(table, now, clockOn) : "");
     var r = table.ruling;
     var fresh = S.freshRuling(table, now);
     var words = r ? S.rulingWords(lang, r) : null;
@@ -307,7 +313,7 @@
     setText(card, "place", [table.room, table.section].filter(Boolean).join(" · "));
     card.dirty = false;
     for (var i = 0; i < cardHooks.length; i++) cardHooks[i](card.el, table, now);
-    if (S.seatPanel) S.seatPanel.draw(card.el, table, link, lang);  // seat tracking's controls (seats.js)
+    if (S.seatPanel) S.seatPanel.draw(card.el, table, link, lang, gone);  // seat tracking's controls (seats.js)
   }
 
   /** The bar under the seconds: a transform (no layout), in quarter percent steps (fewer style writes). */
@@ -325,7 +331,8 @@
     setText(card, "secs", ms !== null ? String(S.shownSeconds(ms)) : "–");
     drawRing(card, ms !== null ? S.progress(table, now) : 0);
     var tone = S.clockTone(table, now);
-    ["calm", "warn", "urgent", "paused"].forEach(function (x) { setClass(card, "tone-" + x, x === tone); });
+    ["calm", "warn", "urgent", "paused", "bank"].forEach(function (x) { setClass(card, "tone-" + x, x === tone); });
+    if (S.seatPanel) S.seatPanel.tick(card.el, table, now);  // the bank of the seat on the clock counts down
   }
 
   function drawFeed() {
@@ -426,10 +433,13 @@
     return true;
   }
 
+  /** Offline, or unreachable behind a dead bridge: counted and filtered as offline (nothing can reach it). */
+  function isAway(phase) { return phase === "offline" || phase === "unreachable"; }
+
   function passesShow(card) {
     var show = filters.show;
-    if (show === "online") return card.phase !== "offline";
-    if (show === "offline") return card.phase === "offline";
+    if (show === "online") return !isAway(card.phase);
+    if (show === "offline") return isAway(card.phase);
     if (show === "degraded") return card.degraded;
     return true;
   }
@@ -483,7 +493,7 @@
       if (!c.hidden) shown++;
       if (!c.inScope) continue;
       n.all++;
-      n[c.phase === "offline" ? "offline" : "online"]++;
+      n[isAway(c.phase) ? "offline" : "online"]++;
       if (c.degraded) n.degraded++;
     }
     ["all", "online", "offline", "degraded"].forEach(function (k) {
@@ -503,6 +513,18 @@
     setTextOf("resume-all", t("all.resume") + (paused ? " (" + paused + ")" : ""));
     $("pause-all").disabled = !running || link.connection !== "online";
     $("resume-all").disabled = !paused || link.connection !== "online";
+  }
+
+  /** The header's line about the floor network itself: rooms whose bridge is down, archive members gone. */
+  function drawLinks() {
+    var rooms = [];
+    for (var k in link.bridges) if (!link.bridges[k]) rooms.push(k.split("/")[1]);
+    var gone = link.goneMembers();
+    var parts = [];
+    if (rooms.length) parts.push(t("links.bridges", {rooms: rooms.sort().join(", ")}));
+    if (gone.length) parts.push(t("links.members", {members: gone.join(", ")}));
+    setTextOf("links", parts.join(" · "));
+    $("links").hidden = !parts.length;
   }
 
   function setTextOf(id, text) {
@@ -613,6 +635,7 @@
       setTextOf("conn", t("conn." + link.connection));
       drawFeed();
       drawCounts();
+      drawLinks();
     }
   }
 

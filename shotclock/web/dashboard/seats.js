@@ -10,6 +10,7 @@
 (function (root) {
   "use strict";
   var S = root.Shotclock;
+  var FIELDS = S.DEVICE_RULES.fields;  // each field's bounds, from the device's table of fields (core/fields.py)
 
   S.addPageTexts({
     nl: {
@@ -52,12 +53,14 @@
     return e;
   }
 
-  function numberInput(name, min, max, placeholder) {
+  /** A number field of a seat command, bounded as the device bounds it (``field``: its key in FIELDS). */
+  function numberInput(name, field, placeholder) {
     var i = el("input");
     i.type = "number";
     i.name = name;
-    i.min = min;
-    i.max = max;
+    i.min = FIELDS[field].min;
+    i.max = FIELDS[field].max;
+    i.step = FIELDS[field].kind === "seconds" ? "any" : 1;
     i.placeholder = placeholder || "";
     if (placeholder) i.setAttribute("aria-label", placeholder);
     return i;
@@ -78,21 +81,21 @@
     var rows = el("table", "seat-rows");
     d.appendChild(rows);
     var add = el("form", "seat-add");
-    add.append(numberInput("seat", 1, 10, t("seats.seat")), el("input"), numberInput("chips", 0, 50, t("seats.chips")),
-               numberInput("bank", 0, 36000, t("seats.bank")), button("add", t("seats.add")));
+    add.append(numberInput("seat", "seat", t("seats.seat")), el("input"), numberInput("chips", "chips", t("seats.chips")),
+               numberInput("bank", "bank", t("seats.bank")), button("add", t("seats.add")));
     add.children[1].name = "player";
     add.children[1].placeholder = t("seats.player");
     add.children[1].setAttribute("aria-label", t("seats.player"));
     var top = el("form", "seat-topup");
-    top.append(numberInput("chips", 0, 50, t("seats.more_chips")),
-               numberInput("seconds", 0, 36000, t("seats.more_seconds")), button("top_up", t("seats.topup")));
+    top.append(numberInput("chips", "chips", t("seats.more_chips")),
+               numberInput("seconds", "seconds", t("seats.more_seconds")), button("top_up", t("seats.topup")));
     var move = el("form", "seat-move");
     move.hidden = true;
     var label = el("span", "seat-move-who");
     var select = el("select");
     select.name = "table";
     move.append(label, el("span", "", t("seats.to_table")), select, el("span", "", t("seats.to_seat")),
-                numberInput("seat", 1, 10), button("move_go", t("seats.move_go")), button("move_back", t("seats.cancel")));
+                numberInput("seat", "seat"), button("move_go", t("seats.move_go")), button("move_back", t("seats.cancel")));
     d.append(add, top, move, el("p", "seat-note"));
     d.querySelector(".seat-note").setAttribute("role", "status");
     var anchor = cardEl.querySelector(".cmds");
@@ -100,11 +103,18 @@
     return {details: d, lang: lang, shown: "", shownSummary: ""};
   }
 
-  function seatRow(seat, s, lang) {
+  /** A seat's bank as the row shows it: the seat on the clock's counting down (lib/clock.js bankLeftMs). */
+  function bankText(table, now, seat, lang) {
+    var bank = S.bankLeftMs(table, now, seat);
+    return bank === null ? "" : S.t(lang, "seconds", {s: S.shownSeconds(bank)});
+  }
+
+  function seatRow(seat, s, lang, table, now) {
     var t = function (k, v) { return S.t(lang, k, v); };
     var tr = el("tr");
     tr.dataset.seat = seat.seat;
-    var marks = (s.button === seat.seat ? "D " : "") + (s.seat === seat.seat ? "⏱ " : s.turn === seat.seat ? "▶ " : "");
+    // The marks are glyphs Debian's fonts-dejavu-core has (chromium on a Pi draws ⏱ as an empty box).
+    var marks = (s.button === seat.seat ? "D " : "") + (s.seat === seat.seat ? "◷ " : s.turn === seat.seat ? "▶ " : "");
     tr.appendChild(el("th", "", marks + "S" + seat.seat));
     var name = el("input");
     name.name = "player";
@@ -115,8 +125,7 @@
     var state = seat.all_in ? "all-in" : !seat.in_hand && s.seats.some(function (x) { return x.in_hand; })
       ? t("seats.folded") : "";  // between hands nobody is in one: no mark
     tr.appendChild(el("td", "seat-chips", seat.chips === null || seat.chips === undefined ? "" : String(seat.chips)));
-    tr.appendChild(el("td", "seat-bank", seat.bank_ms === null || seat.bank_ms === undefined ? ""
-                                         : t("seconds", {s: Math.ceil(seat.bank_ms / 1000)})));
+    tr.appendChild(el("td", "seat-bank", bankText(table, now, seat.seat, lang)));
     tr.appendChild(el("td", "seat-mark", state));
     var acts = el("td", "seat-acts");
     acts.append(button("rename", t("seats.rename")), button("button", t("seats.button")),
@@ -138,7 +147,9 @@
     ["seats.seat", "seats.player", "seats.chips", "seats.bank", "", ""].forEach(function (k) {
       head.appendChild(el("th", "", k ? S.t(lang, k) : ""));
     });
-    s.seats.forEach(function (seat) { rows.appendChild(seatRow(seat, s, lang)); });
+    var now = performance.now();
+    s.seats.forEach(function (seat) { rows.appendChild(seatRow(seat, s, lang, panel.table, now)); });
+    if (panel.away) rows.querySelectorAll("button, input").forEach(function (c) { c.disabled = true; });
   }
 
   function note(panel, text, bad) {
@@ -254,7 +265,7 @@
       if (!ack) return true;
       var t = m.t, toName = m.to.name || m.to.id;
       if (ack.outcome !== "done") {
-        var reason = ack.reason || ack.outcome;
+        var reason = S.reasonText(m.panel.lang, ack);  // in the page's language (lib/texts.js)
         if (m.step === "seat") {
           note(m.panel, t("seats.move_refused", {name: m.name, to: toName, reason: reason, seat: m.seat}), true);
           m.p = link.command(m.from, "seat", Object.assign({seat: m.seat}, m.carried));
@@ -280,7 +291,7 @@
   }
 
   /** The hook: draw `table`'s seat panel on its card (none when the table tracks no seats). */
-  function draw(cardEl, table, link, lang) {
+  function draw(cardEl, table, link, lang, gone) {
     var s = table.state;
     var panel = cardEl._seatPanel;
     if (!s || !s.seats) {
@@ -300,7 +311,17 @@
     }
     panel.table = table;
     panel.details.hidden = false;
-    var summary = S.t(lang, "seats.title") + " · " + S.t(lang, "seats.summary",
+    // A table nothing can reach (offline, unreachable behind a dead bridge, not confirmed): its seats are its last
+    // word, shown as such, and no seat command goes to it.
+    var away = !!gone;
+    if (panel.away !== away) {
+      panel.away = away;
+      panel.details.classList.toggle("away", away);
+      panel.details.querySelectorAll("button, input, select").forEach(function (c) { c.disabled = away; });
+    }
+    var summary = S.t(lang, "seats.title") + " · " + (away ? S.t(lang, "phase." + S.phase(table, performance.now())) +
+                                                          " · " : "") +
+      S.t(lang, "seats.summary",
       {n: s.seats.length, button: s.button === null ? "–" : s.button, turn: s.turn === null ? "–" : s.turn});
     if (panel.shownSummary !== summary) {
       panel.shownSummary = summary;
@@ -309,5 +330,14 @@
     if (panel.details.open) drawRows(panel, s, lang);
   }
 
-  S.seatPanel = {draw: draw};
+  /** Each frame of a running clock: the bank cell of the seat on the clock, counting down. */
+  function tick(cardEl, table, now) {
+    var panel = cardEl._seatPanel, s = table.state;
+    if (!panel || !panel.details.open || !s || !s.seat || panel.table !== table) return;
+    var cell = panel.details.querySelector('tr[data-seat="' + s.seat + '"] .seat-bank');
+    var text = bankText(table, now, s.seat, panel.lang);
+    if (cell && cell.textContent !== text) cell.textContent = text;
+  }
+
+  S.seatPanel = {draw: draw, tick: tick};
 })(window);

@@ -15,7 +15,7 @@
   // A ruling stays up as long as on the device's own screen (core/view.py, through device-rules.js).
   var RULING_MS = root.Shotclock.DEVICE_RULES.ruling_ms;
   var LATE_MS = 250;      // a heartbeat up to this much slower than the best one is not followed
-  var RANK = {countdown: 0, running: 0, paused: 1, interrupted: 1, idle: 2, quiet: 3, offline: 3};
+  var RANK = {countdown: 0, running: 0, paused: 1, interrupted: 1, idle: 2, quiet: 3, unreachable: 3, offline: 3};
   var QUIET_HEARTBEATS = 3;  // a running clock unconfirmed for this many heartbeats (and a second) is not shown
   var QUIET_SLACK_MS = 1000;
 
@@ -24,7 +24,7 @@
   function remainingMs(table, now) {
     var s = table.state;
     if (!s || (s.phase !== "running" && s.phase !== "paused")) return null;
-    if (quiet(table, now)) return null;
+    if (quiet(table, now) || table.unreachable) return null;
     if (s.phase === "paused") return s.remaining_ms;
     return Math.max(0, s.remaining_ms - (now - table.receivedAt));
   }
@@ -44,11 +44,15 @@
     return now - heard > QUIET_HEARTBEATS * s.heartbeat_ms + QUIET_SLACK_MS;
   }
 
-  /** One of offline, quiet, idle, running, countdown, paused, interrupted. */
+  /** One of offline, unreachable, quiet, idle, running, countdown, paused, interrupted.
+   *  Unreachable: the room broker's bridge it reaches the venue through is down (link.js), so its last messages
+   *  say nothing about now. Online with no state: nothing vouches for what its clock does (a running clock's
+   *  state expires at the broker), so not "idle" but quiet. */
   function phase(table, now) {
     var s = table.state;
     if (table.online === false) return "offline";
-    if (!s) return table.online ? "idle" : "offline";
+    if (table.unreachable) return "unreachable";
+    if (!s) return table.online ? "quiet" : "offline";
     if (s.phase === "paused") return s.interrupted ? "interrupted" : "paused";
     if (s.phase !== "running") return "idle";
     if (quiet(table, now)) return "quiet";
@@ -95,7 +99,7 @@
   function commandsFor(table, now) {
     var p = phase(table, now);
     var shot = table.state && table.state.mode === "shot";
-    if (p === "offline" || p === "quiet") return [];
+    if (p === "offline" || p === "quiet" || p === "unreachable") return [];
     if (p === "idle") return shot ? ["start"] : ["call"];
     var stop = shot ? "stop" : "cancel";
     if (p === "paused" || p === "interrupted") return ["resume", stop];
@@ -160,11 +164,35 @@
     return state.facing_bet ? "hand_dead" : "check";
   }
 
+  /** Milliseconds left of a time bank at `now` (time bank mode), or null where there is none: the seat on the
+   *  clock's (`seat` omitted) or seat `seat`'s, from the state's seats. The seat on the clock spends its bank as
+   *  the clock's last part, so what is left of it is the smaller of its bank and the clock's time, counting down
+   *  with the clock (core/view.py); every other seat's bank is as at its last decision. One function for the
+   *  overlay and the dashboard's seat rows. */
+  function bankLeftMs(table, now, seat) {
+    var s = table.state || {};
+    var onClock = s.seat && (seat === undefined || seat === s.seat);
+    var bank = onClock ? s.bank_ms : (s.seats || []).filter(function (x) { return x.seat === seat; })
+      .map(function (x) { return x.bank_ms; })[0];
+    if (bank === null || bank === undefined) return null;
+    var ms = onClock ? remainingMs(table, now) : null;
+    return ms === null ? bank : Math.min(bank, ms);
+  }
+
+  /** True while the clock runs in the player's own bank (its base time is up): the moment the device's
+   *  screen turns to its bank tone and says TIME BANK. */
+  function bankRuns(table, now) {
+    var s = table.state || {};
+    var ms = remainingMs(table, now);
+    return ms !== null && !!s.seat && s.bank_ms !== null && s.bank_ms !== undefined && ms <= s.bank_ms;
+  }
+
   var api = {
     RULING_MS: RULING_MS, remainingMs: remainingMs, quiet: quiet, shownSeconds: shownSeconds, phase: phase,
     progress: progress, freshRuling: freshRuling, naturalCompare: naturalCompare, sortTables: sortTables,
     phaseRank: phaseRank,
-    commandsFor: commandsFor, applyState: applyState, consequence: consequence
+    commandsFor: commandsFor, applyState: applyState, consequence: consequence,
+    bankLeftMs: bankLeftMs, bankRuns: bankRuns
   };
   root.Shotclock = root.Shotclock || {};
   for (var k in api) root.Shotclock[k] = api[k];

@@ -1,5 +1,32 @@
-/* Generated from shotclock/core/tones.py and core/view.py by 'python -m shotclock.web': do not edit. */
+/* Generated from shotclock/core/tones.py, core/view.py and core/fields.py by 'python -m shotclock.web': do not edit. */
 (this.Shotclock = this.Shotclock || {}).DEVICE_RULES = {
+ "fields": {
+  "bank": {
+   "kind": "seconds",
+   "max": 36000,
+   "min": 0
+  },
+  "chips": {
+   "kind": "whole",
+   "max": 50,
+   "min": 0
+  },
+  "player": {
+   "kind": "text",
+   "max": 40,
+   "min": 1
+  },
+  "seat": {
+   "kind": "seat",
+   "max": 10,
+   "min": 1
+  },
+  "seconds": {
+   "kind": "seconds",
+   "max": 36000,
+   "min": 0
+  }
+ },
  "ruling_ms": 10000,
  "ruling_tones": {
   "acted": "good",
@@ -8,6 +35,12 @@
   "hand_dead": "dead"
  },
  "tones": {
+  "bank": {
+   "accent": "#b07cff",
+   "background": "#3e1670",
+   "ink": "#ffffff",
+   "ring": "#d2aaff"
+  },
   "calm": {
    "accent": "#2ecc71",
    "background": "#08341e",
@@ -25,6 +58,12 @@
    "background": "#960000",
    "ink": "#ffffff",
    "ring": "#ffffff"
+  },
+  "flash": {
+   "accent": "#ffffff",
+   "background": "#ffffff",
+   "ink": "#000000",
+   "ring": "#000000"
   },
   "good": {
    "accent": "#2ecc71",

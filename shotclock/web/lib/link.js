@@ -38,7 +38,8 @@
    * options: url, username, password (a floor person's own login: the device logs it as the sender),
  *          venue (null: every venue on the broker), clientPrefix,
    *          readOnly (true: no commands, acks or archive), onChange(), onAck(pending),
- *          onConnection(state, detail), onFeature(venue, tableId)
+ *          onConnection(state, detail), onFeature(venue, tableId),
+ *          onMessage(topic, payload, packet, now): every message as it arrives (the delayed overlay's buffer)
    */
   function Link(options) {
     this.options = options;
@@ -49,6 +50,9 @@
     this.connection = "connecting";
     this.client = null;
     this.questions = {};     // correlation id → {resolve, timer}: requests to the collector's archive
+    this.bridges = {};       // "venue/room" → true (connected) or false: each room broker's bridge, as the venue
+                             // broker says (its Last Will says false the moment the bridge's connection drops)
+    this.members = {};       // "venue/group/member" → a share group member's status (the collector's archive)
   }
 
   Link.prototype.connect = function () {
@@ -71,6 +75,9 @@
       var leaves = o.readOnly ? ["status", "state", "event"] : ["status", "state", "event", "cmd/ack"];
       leaves.forEach(function (leaf) { topics[PREFIX + "/" + v + "/table/+/" + leaf] = {qos: 1}; });
       topics[PREFIX + "/" + v + "/feature"] = {qos: 1};
+      // A room broker's bridge: while it is down, its tables' retained messages here are old news.
+      topics[PREFIX + "/" + v + "/bridge/+/state"] = {qos: 1};
+      if (!o.readOnly) topics[PREFIX + "/" + v + "/collector/member/+/+"] = {qos: 1};
       if (!o.readOnly) topics[PREFIX + "/" + v + "/archive/reply/" + client.options.clientId] = {qos: 1};
       client.subscribe(topics, function (err) {
         self.setConnection(err ? "refused" : "online", err ? String(err.message || err) : "");
@@ -124,8 +131,11 @@
     return out;
   };
 
-  Link.prototype.receive = function (topic, payload, packet) {
-    var now = root.performance.now();
+  /** Fold one message into the page's record. `now` is when it counts as heard (default: this moment,
+   *  performance.now()); the delayed overlay (lib/delay.js) feeds a link of its own with earlier moments. */
+  Link.prototype.receive = function (topic, payload, packet, now) {
+    if (now === undefined) now = root.performance.now();
+    if (this.options.onMessage) this.options.onMessage(topic, payload, packet, now);
     var parts = topic.split("/");
     if (parts[3] === "archive" && parts[4] === "reply") return this.answer(packet, parseJson(payload));
     if (parts.length === 4 && parts[3] === "feature") {
@@ -133,6 +143,10 @@
       this.feature[parts[2]] = f && f.table ? String(f.table) : null;
       if (this.options.onFeature) this.options.onFeature(parts[2], this.feature[parts[2]]);
       return this.changed();
+    }
+    if (parts.length === 6 && parts[3] === "bridge" && parts[5] === "state") return this.bridge(parts[2], parts[4], payload);
+    if (parts.length === 7 && parts[3] === "collector" && parts[4] === "member") {
+      return this.member(parts[2], parts[5], parts[6], parseJson(payload));
     }
     if (parts.length < 6 || parts[3] !== "table") return;
     var table = this.table(parts[2], parts[4]);
@@ -149,6 +163,9 @@
       if (msg.online === true || "room" in msg) table.room = place(msg.room);
       if (msg.online === true || "section" in msg) table.section = place(msg.section);
       table.degraded = msg.online === true && msg.degraded || "";
+      // The room broker it reaches the venue through (its bridge's state says whether it can be heard at all).
+      if (msg.online === true || "bridge" in msg) table.bridge = place(msg.bridge);
+      table.unreachable = this.bridgeDown(table.venue, table.bridge);
     } else if (leaf === "state") {
       if (table.online === null) table.online = true;
       S.applyState(table, msg, now);
@@ -160,6 +177,42 @@
     this.changed(table);
   };
 
+  /** A bridge's state ("1" connected, "0" not): the tables behind it are unreachable while it is down, whatever
+   *  their last retained messages here say (the room broker holds their Last Wills; it may be dead). */
+  Link.prototype.bridge = function (venue, room, payload) {
+    var text = new TextDecoder().decode(payload);
+    if (text !== "0" && text !== "1") return;
+    this.bridges[venue + "/" + room] = text === "1";
+    for (var k in this.tables) {
+      var tb = this.tables[k];
+      if (tb.venue !== venue || tb.bridge !== room) continue;
+      tb.unreachable = this.bridgeDown(venue, room);
+      this.changed(tb);
+    }
+    this.changed();
+  };
+
+  /** The room name when the table's bridge is down, else "". */
+  Link.prototype.bridgeDown = function (venue, room) {
+    return room && this.bridges[venue + "/" + room] === false ? room : "";
+  };
+
+  /** A share group member's status (online, or gone: its session ended). */
+  Link.prototype.member = function (venue, group, name, msg) {
+    var key = venue + "/" + group + "/" + name;
+    if (msg && typeof msg.online === "boolean") this.members[key] = {venue: venue, group: group, member: name,
+                                                                        online: msg.online, since: msg.since || ""};
+    else delete this.members[key];
+    this.changed();
+  };
+
+  /** The share groups' members that are gone, as "group/member" names. */
+  Link.prototype.goneMembers = function () {
+    var out = [];
+    for (var k in this.members) if (!this.members[k].online) out.push(this.members[k].group + "/" + this.members[k].member);
+    return out.sort();
+  };
+
   /** A decision record becomes a line of the rulings feed, with who on the floor commanded that clock (the
    *  senders of the floor's commands since the last ruling, as the device logged them: the broker proved each). */
   Link.prototype.event = function (table, msg, now) {
@@ -168,6 +221,8 @@
       table.floorBy = table.floorBy || [];
       if (table.floorBy.indexOf(r.sender) < 0) table.floorBy.push(r.sender);
     }
+    // The hand is over (the dealer's "new hand"): the overlay's hold option releases what it withheld.
+    if ((r.type === "input" && r.event === "hand") || (r.type === "turn" && r.why === "hand")) table.handAt = now;
     if (r.type !== "decision") return;
     var log = msg.log || {};
     var ruling = {venue: table.venue, table: table.id, outcome: r.outcome, remaining: r.remaining,
@@ -276,14 +331,14 @@
 
 
   /** Ask the collector's archive (docs/network.md, "archive"): resolves with its answer, or with
-   *  {ok: false, reason: "no answer"} when no collector answers in time. */
-  Link.prototype.ask = function (venue, question) {
+   *  {ok: false, reason: "no answer"} when no collector answers in time (timeoutMs, default ASK_TIMEOUT_MS). */
+  Link.prototype.ask = function (venue, question, timeoutMs) {
     var self = this, id = newId();
     return new Promise(function (resolve) {
       var timer = setTimeout(function () {
         delete self.questions[id];
         resolve({ok: false, reason: "no answer"});
-      }, ASK_TIMEOUT_MS);
+      }, timeoutMs || ASK_TIMEOUT_MS);
       self.questions[id] = {resolve: resolve, timer: timer};
       self.client.publish(PREFIX + "/" + venue + "/archive/get", JSON.stringify(question), {
         qos: 1,

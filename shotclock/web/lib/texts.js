@@ -11,6 +11,7 @@
       "login.password": "Wachtwoord",
       "login.go": "Inloggen",
       "login.out": "Uitloggen",
+      "report.open": "Traag spel",
       "login.help": "Log in met de floor-gegevens om klokken te bedienen.",
       "conn.online": "verbonden",
       "conn.connecting": "verbinden…",
@@ -19,9 +20,12 @@
       "overlay.refused": "Overlay geweigerd: gebruiker of wachtwoord klopt niet (password=… in het adres)",
       "overlay.unreachable": "Overlay: geen verbinding met {url}",
       "overlay.table": "Overlay: geen tafel '{table}' op het netwerk (tafels: {known})",
+      "overlay.room_down": "Overlay: {table} onbereikbaar: zaal {room} niet verbonden",
       "overlay.param": "Overlay: {name}={value} klopt niet (verwacht: {expected}); nu: {used}",
       "overlay.unknown": "Overlay: onbekende parameter '{name}' (bekend: {known})",
       "overlay.no_feature": "Overlay: nog geen feature-tafel: kies er een op het dashboard (☆) of zet &table=ID in het adres",
+      "overlay.delay": "Overlay: delay={value} klopt niet (verwacht: seconden, 0 – 3600); de overlay toont niets",
+      "overlay.building": "Vertraging wordt opgebouwd: nog {left}",
       "phase.idle": "klaar",
       "phase.running": "loopt",
       "phase.countdown": "aftellen",
@@ -29,6 +33,10 @@
       "phase.interrupted": "onderbroken",
       "phase.offline": "offline",
       "phase.quiet": "geen bericht",
+      "phase.unreachable": "onbereikbaar",
+      "unreachable.why": "zaal {room} niet verbonden",
+      "links.bridges": "zaal niet verbonden: {rooms}",
+      "links.members": "archief: {members} weg",
       "cmd.call": "Klok",
       "cmd.pause": "Pauze",
       "cmd.resume": "Hervat",
@@ -73,6 +81,7 @@
       "login.password": "Password",
       "login.go": "Log in",
       "login.out": "Log out",
+      "report.open": "Slow play",
       "login.help": "Log in with the floor credential to run the clocks.",
       "conn.online": "connected",
       "conn.connecting": "connecting…",
@@ -81,9 +90,12 @@
       "overlay.refused": "Overlay refused: wrong user or password (password=… in the address)",
       "overlay.unreachable": "Overlay: cannot reach {url}",
       "overlay.table": "Overlay: no table '{table}' on the network (tables: {known})",
+      "overlay.room_down": "Overlay: {table} unreachable: room {room} not connected",
       "overlay.param": "Overlay: {name}={value} is not valid (expected: {expected}); using {used}",
       "overlay.unknown": "Overlay: unknown parameter '{name}' (known: {known})",
       "overlay.no_feature": "Overlay: no feature table yet: pick one on the dashboard (☆) or add &table=ID to the address",
+      "overlay.delay": "Overlay: delay={value} is not valid (expected: seconds, 0 – 3600); the overlay shows nothing",
+      "overlay.building": "Building delay, {left} to go",
       "phase.idle": "ready",
       "phase.running": "running",
       "phase.countdown": "countdown",
@@ -91,6 +103,10 @@
       "phase.interrupted": "interrupted",
       "phase.offline": "offline",
       "phase.quiet": "not confirmed",
+      "phase.unreachable": "unreachable",
+      "unreachable.why": "room {room} not connected",
+      "links.bridges": "room not connected: {rooms}",
+      "links.members": "archive: {members} gone",
       "cmd.call": "Clock",
       "cmd.pause": "Pause",
       "cmd.resume": "Resume",
@@ -198,6 +214,13 @@
     return (ms > 0 ? "+" : "\u2212") + (Math.abs(ms) / 1000).toFixed(3) + " s";
   }
 
+  /** A record's field as the timeline shows it: a number to the millisecond, as the offsets ("remaining
+   *  9.99982005…" as 10, 2.5 as 2.5), anything else as JSON. */
+  function fieldText(v) {
+    if (typeof v === "number" && isFinite(v)) return String(Math.round(v * 1000) / 1000);
+    return JSON.stringify(v);
+  }
+
   /** An archived clock's records as the timeline's rows: [utc time, offset from the start, type, fields]
    *  (fields with no value, such as a clock mode's street null, are left out). */
   function timelineRows(records) {
@@ -207,11 +230,20 @@
       var rec = r.record, rest = [];
       for (var k in rec) {
         if (k !== "t" && k !== "type" && rec[k] !== null && rec[k] !== undefined) {
-          rest.push(k + " " + JSON.stringify(rec[k]));
+          rest.push(k + " " + fieldText(rec[k]));
         }
       }
       return [(r.utc || "").slice(11, 23), offsetText(rec.t - t0), rec.type, rest.join(", ")];
     });
+  }
+
+  /** Why a table refused a command, in the page's language: the ack's `code` and `params` through the device's
+   *  own templates (reason.<code> in core/texts.py, through device-texts.js); else its reason as the table wrote
+   *  it (an older device, a reason with no template), else its outcome. */
+  function reasonText(lang, ack) {
+    var key = "reason." + ack.code, texts = S.DEVICE_TEXTS[PAGE_TEXTS[lang] ? lang : "nl"] || {};
+    if (ack.code && texts[key] !== undefined) return t(lang, key, ack.params || {});
+    return ack.reason || ack.outcome;
   }
 
   /** More page texts ({nl: {key: text}, en: {…}}), for a page's own module (the dashboard's seats.js). */
@@ -220,6 +252,7 @@
   };
   S.LANGUAGES = ["nl", "en"];
   S.timelineRows = timelineRows;
+  S.reasonText = reasonText;
   S.faultTexts = faultTexts;
   S.consequenceText = consequenceText;
   S.t = t;

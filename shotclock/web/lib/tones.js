@@ -18,12 +18,13 @@
   }
 
   /** The tone the device's screen has for this table's clock now (core/view.py): calm or warn while it
-   *  runs, urgent in the countdown, paused (also when interrupted); null without a clock. */
+   *  runs, bank once the player's own time bank runs, urgent in the countdown, paused (also when
+   *  interrupted); null without a clock. */
   function clockTone(table, now) {
     var p = S.phase(table, now);
     if (p === "countdown") return "urgent";
     if (p === "paused" || p === "interrupted") return "paused";
-    if (p === "running") return runningTone(S.progress(table, now));
+    if (p === "running") return S.bankRuns(table, now) ? "bank" : runningTone(S.progress(table, now));
     return null;
   }
 

@@ -8,6 +8,9 @@
  *   scale            size of the graphic, 0.5 to 3 (default 1)
  *   language         nl (default) | en
  *   broker           ws://host:port/ (default: this page's own origin, where Mosquitto serves it)
+ *   delay            seconds, 0 to 3600 (default 0): show the table as it was that long ago, for a stream on a
+ *                    delay (lib/delay.js); until the page has heard that much it says how long is left
+ *   hold             1: a hand's dead player (a clock's HAND DEAD) is shown only when the hand is over
  * It hides itself when no clock runs, and shows a ruling for 10 s, as the table's screen does.
  * What would leave it blank for a reason someone setting it up must know (a refused password, a broker it
  * cannot reach, a table the network does not have) it says in a box at the top left while it lasts; a bad
@@ -21,7 +24,15 @@
   var POSITIONS = ["top-left", "top-center", "top-right", "bottom-left", "bottom-center", "bottom-right"];
   var position = POSITIONS.indexOf(params.get("position")) >= 0 ? params.get("position") : "bottom-right";
   var scale = Math.min(3, Math.max(0.5, parseFloat(params.get("scale")) || 1));
-  var KNOWN = ["user", "password", "table", "venue", "position", "scale", "language", "lang", "broker"];
+  var KNOWN = ["user", "password", "table", "venue", "position", "scale", "language", "lang", "broker", "delay",
+               "hold"];
+  var DELAY_MAX_S = 3600;
+  var delayParam = params.get("delay");
+  var delayS = delayParam === null ? 0 : /^\d+(\.\d+)?$/.test(delayParam) ? Number(delayParam) : NaN;
+  // A delay it cannot read shows nothing: a live clock on a delayed stream is the mistake this option prevents.
+  var badDelay = !(delayS >= 0 && delayS <= DELAY_MAX_S);
+  var delayMs = badDelay ? 0 : Math.round(delayS * 1000);
+  var hold = params.get("hold") === "1";
   var SETUP_MS = 15000;     // how long a bad parameter or a missing feature table is said
   var loadedAt = performance.now(), onlineAt = null, warned = {};
   var fixedTable = params.get("table");
@@ -43,11 +54,16 @@
   addEventListener("resize", fit);
   fit();
 
+  // With a delay the page keeps what the live link hears (delay) and draws from a second link that is never
+  // connected (view), fed each frame with what was sent `delayMs` ago: the same records, the same drawing.
+  var delay = delayMs > 0 ? new S.Delay(delayMs) : null;
   var link = new S.Link({
     url: S.brokerUrl(params), username: params.get("user") || "overlay", password: params.get("password") || "",
     venue: params.get("venue"), clientPrefix: "overlay", readOnly: true,
+    onMessage: delay ? delay.add.bind(delay) : null,
     onConnection: function (state) { if (state === "online" && onlineAt === null) onlineAt = performance.now(); }
   }).connect();
+  var view = delay ? new S.Link({venue: params.get("venue"), readOnly: true}) : link;
 
   /** The URL's mistakes, each as a line (the page goes on with the default it names). */
   function parameterProblems() {
@@ -79,8 +95,14 @@
       return now - loadedAt > 5000 ? [t("overlay.unreachable", {url: S.brokerUrl(params)})] : [];
     }
     var lines = [];
+    if (badDelay) return [t("overlay.delay", {value: delayParam})];
+    if (delay && delay.toGo(now) > 0) lines.push(t("overlay.building", {left: clockText(delay.toGo(now))}));
     var settled = link.connection === "online" && now - onlineAt > 2000;  // the retained messages are in
     var ids = link.list().map(function (tb) { return tb.id; });
+    var followed = current();
+    if (followed && followed.unreachable) {
+      lines.push(t("overlay.room_down", {table: followed.name || followed.id, room: followed.unreachable}));
+    }
     if (settled && fixedTable && ids.indexOf(fixedTable) < 0) {
       lines.push(t("overlay.table", {table: fixedTable, known: ids.sort(naturally).join(", ") || "–"}));
     }
@@ -104,14 +126,34 @@
     box.hidden = !text;
   }
   window.shotclockLink = link;
+  window.shotclockView = view;
+  window.shotclockDelay = delay;
+
+  /** 12:34 (or 1:02:03) for a span of milliseconds, rounded up to the second. */
+  function clockText(ms) {
+    var s = Math.ceil(ms / 1000), h = Math.floor(s / 3600), m = Math.floor(s / 60) % 60;
+    var mm = h ? (m < 10 ? "0" : "") + m : String(m);
+    return (h ? h + ":" : "") + mm + ":" + (s % 60 < 10 ? "0" : "") + (s % 60);
+  }
+
+  /** The ruling to show, or null: with hold, a dead hand's ruling waits until that hand is over and then
+   *  stays up as long as a ruling does from that moment. */
+  function shownRuling(table, at) {
+    var r = table.ruling;
+    if (hold && r && r.outcome === "hand_dead") {
+      if (!(table.handAt >= r.seenAt)) return null;
+      return S.freshRuling({ruling: Object.assign({}, r, {seenAt: table.handAt})}, at);
+    }
+    return S.freshRuling(table, at);
+  }
 
   /** The table this overlay follows: the URL's, else the venue's feature table. */
   function current() {
-    var venues = params.get("venue") ? [params.get("venue")] : Object.keys(link.feature).sort();
-    if (!venues.length) venues = link.list().map(function (tb) { return tb.venue; });
+    var venues = params.get("venue") ? [params.get("venue")] : Object.keys(view.feature).sort();
+    if (!venues.length) venues = view.list().map(function (tb) { return tb.venue; });
     for (var i = 0; i < venues.length; i++) {
-      var id = fixedTable || link.feature[venues[i]];
-      if (id && link.tables[venues[i] + "/" + id]) return link.tables[venues[i] + "/" + id];
+      var id = fixedTable || view.feature[venues[i]];
+      if (id && view.tables[venues[i] + "/" + id]) return view.tables[venues[i] + "/" + id];
     }
     return null;
   }
@@ -130,16 +172,24 @@
 
   function draw() {
     requestAnimationFrame(draw);
-    var now = performance.now();
-    var table = current();
+    var real = performance.now();
+    // The moment drawn: now, or `delay` ago (what the delayed stream's pictures show).
+    var now = real - delayMs;
+    if (delay) delay.release(now, view);
+    var building = badDelay || (delay && delay.toGo(real) > 0);
+    var table = building ? null : current();
     var phase = table ? S.phase(table, now) : "offline";
-    var ruling = table ? S.freshRuling(table, now) : null;
+    var ruling = table ? shownRuling(table, now) : null;
     var clockOn = phase === "running" || phase === "countdown" || phase === "paused" || phase === "interrupted";
     // A table gone quiet (lib/clock.js quiet()) shows nothing on the stream: no count nobody confirms.
-    var visible = clockOn || (!!ruling && phase !== "offline" && phase !== "quiet" && ruling.outcome !== "cancelled");
+    // Nor one behind a room broker whose bridge is down: its last clock here is old news (the notice says why).
+    var visible = clockOn || (!!ruling && phase !== "offline" && phase !== "quiet" && phase !== "unreachable" &&
+                              ruling.outcome !== "cancelled");
     setClass("hidden", !visible);
-    drawNotice(now);
-    window.shotclockOverlay = {table: table && table.id, phase: phase, visible: visible, notice: shown.notice};
+    drawNotice(real);
+    window.shotclockOverlay = {table: table && table.id, phase: phase, visible: visible, notice: shown.notice,
+                               at: now, remaining_ms: table ? S.remainingMs(table, now) : null,
+                               ruling: ruling && ruling.outcome};
     if (!table) return;
     var s = table.state || {};
     // Seat tracking: the player on the clock, as a broadcast shows them ("Ana Costa · Seat 4"), and their bank.
@@ -148,16 +198,16 @@
     set("street", s.mode === "shot" && s.street ? t("street." + s.street) : "");
     ["running", "countdown", "paused", "interrupted"].forEach(function (p) { setClass("phase-" + p, p === phase); });
     var tone = clockOn ? S.clockTone(table, now) : null;
-    ["calm", "warn", "urgent", "paused"].forEach(function (x) { setClass("tone-" + x, x === tone); });
+    ["calm", "warn", "urgent", "paused", "bank"].forEach(function (x) { setClass("tone-" + x, x === tone); });
     setClass("show-ruling", !clockOn && !!ruling);
     if (clockOn) {
       var ms = S.remainingMs(table, now);
       set("secs", String(S.shownSeconds(ms)));
       var state = phase === "paused" || phase === "interrupted" ? t(phase) : t("mode." + s.mode);
-      if (phase !== "paused" && phase !== "interrupted" && s.bank_ms !== undefined && s.bank_ms !== null) {
-        // Time bank mode: the player's bank, the clock's last part: what is left of it is the smaller of the two.
-        var bank = Math.ceil(Math.min(s.bank_ms, ms) / 1000);
-        state = t("bank", {s: t("seconds", {s: bank})});
+      var bank = S.bankLeftMs(table, now);
+      if (phase !== "paused" && phase !== "interrupted" && bank !== null) {
+        // Time bank mode: what is left of the player's bank, marked once it runs (as the device's screen).
+        state = t(S.bankRuns(table, now) ? "bank.running" : "bank", {s: t("seconds", {s: S.shownSeconds(bank)})});
       }
       set("state", state);
       set("consequence", S.consequenceText(lang, s));
