@@ -10,6 +10,8 @@
 #   sudo sh hardware/install.sh --time-server HOST   # keep the clock to HOST (else config's time.server)
 #   sudo sh hardware/install.sh --data-partition DEV # keep the decision log on partition DEV (for a
 #                                             # read-only root: see "A read-only root" in hardware/README.md)
+#   sudo sh hardware/install.sh --key FILE    # check a signed bundle against the project's public key
+#                                             # FILE (signify), and keep it for later bundles
 #   sudo sh hardware/install.sh --uninstall   # remove the service and /opt/shotclock; keep the
 #                                             # decision log (/var/lib/shotclock) and the config
 #   sudo sh hardware/install.sh --uninstall --purge   # ... and the log, the config and the user
@@ -24,10 +26,19 @@
 # the 'shotclock' user and /etc/shotclock/config.toml (kept if it exists), the first-boot unit
 # (shotclock-firstboot.service: takes a table's file from the SD card's boot partition), time sync,
 # runs the self-test on the idle hardware, then (re)starts the systemd service.
+#
+# A bundle is checked before anything is changed: every file against its SHA256SUMS, and nothing beside
+# them; when a public key is given (--key) or kept from an earlier install (/etc/shotclock/release.pub),
+# SHA256SUMS must carry a valid signature by it (SHA256SUMS.sig, signify). After a restart (an install, an
+# update, --switch, --rollback) it waits for the service's READY and goes back to the version that ran
+# before when READY does not come.
+#
+# Exit codes: 0 done; 1 a step failed (the message names it); 2 wrong options; 3 the bundle failed its
+# check (nothing was changed); 4 the new version did not become ready (the one before it runs again).
 set -eu
 
 SRC="$(cd "$(dirname "$0")/.." && pwd)"
-PREFIX=/opt/shotclock
+PREFIX="${SHOTCLOCK_PREFIX:-/opt/shotclock}"  # the tests point it elsewhere; the unit runs /opt/shotclock
 CONFIG_DIR=/etc/shotclock
 STATE_DIR=/var/lib/shotclock
 UNIT=/etc/systemd/system/shotclock.service
@@ -40,11 +51,16 @@ GPIO_RULE=/etc/udev/rules.d/60-shotclock-gpio.rules
 DATA_UNIT=/etc/systemd/system/var-lib-shotclock.mount
 DATA_LABEL=shotlog
 USER_NAME=shotclock
+# The key later bundles are checked against (--key installs it; the tests point it elsewhere).
+RELEASE_KEY="${SHOTCLOCK_RELEASE_KEY:-$CONFIG_DIR/release.pub}"
+# How long a restarted service may take to send READY, and how long it must then stay up.
+READY_TIMEOUT="${SHOTCLOCK_READY_TIMEOUT:-120}"
+READY_HOLD="${SHOTCLOCK_READY_HOLD:-5}"
 # python3-lgpio: the GPIO backend (Raspberry Pi OS's package; PyPI has no working wheel for
 # Python 3.13). SDL's kmsdrm driver loads libdrm, libgbm and EGL/GLES with a Mesa driver at run
 # time (pygame-ce's wheel does not bundle them; a Lite image may lack some); without
-# libopengl0 its renderer shows a black screen.
-APT_PACKAGES="python3-venv python3-lgpio alsa-utils libdrm2 libgbm1 libegl1 libgles2 libopengl0 libgl1-mesa-dri"
+# libopengl0 its renderer shows a black screen. signify-openbsd checks a signed bundle.
+APT_PACKAGES="python3-venv python3-lgpio signify-openbsd alsa-utils libdrm2 libgbm1 libegl1 libgles2 libopengl0 libgl1-mesa-dri"
 GROUPS_WANTED="gpio video input audio render"
 DRY_RUN="${DRY_RUN:-}"
 
@@ -61,6 +77,7 @@ stage=full
 want_version=""
 time_server=""
 data_partition=""
+key=""
 while [ $# -gt 0 ]; do
     case "$1" in
         --uninstall) uninstall=1 ;;
@@ -68,16 +85,17 @@ while [ $# -gt 0 ]; do
         --rollback) rollback=1 ;;
         --prepare) stage=prepare ;;
         --switch) stage=switch ;;
-        --version|--time-server|--data-partition)
+        --version|--time-server|--data-partition|--key)
             [ $# -ge 2 ] && [ -n "$2" ] || { echo "install: $1 needs a value" >&2; exit 2; }
             case "$1" in
                 --version) want_version="$2" ;;
                 --time-server) time_server="$2" ;;
+                --key) key="$2" ;;
                 *) data_partition="$2" ;;
             esac
             shift ;;
-        -h|--help) sed -n '2,17p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
-        *) echo "install: unknown option '$1' (use --version, --prepare, --switch, --rollback, --time-server, --data-partition, --uninstall, --purge or --help)" >&2
+        -h|--help) sed -n '2,/^set -eu$/p' "$0" | sed '$d; s/^# \{0,1\}//'; exit 0 ;;
+        *) echo "install: unknown option '$1' (use --version, --prepare, --switch, --rollback, --key, --time-server, --data-partition, --uninstall, --purge or --help)" >&2
            exit 2 ;;
     esac
     shift
@@ -96,6 +114,10 @@ if [ "$stage" != full ] && [ -n "$uninstall" ]; then
 fi
 if [ -n "$data_partition" ] && { [ -n "$uninstall" ] || [ -n "$rollback" ] || [ "$stage" != full ]; }; then
     echo "install: --data-partition goes with a full install" >&2
+    exit 2
+fi
+if [ -n "$key" ] && [ ! -r "$key" ]; then
+    echo "install: --key $key: no such file (the project's public key, e.g. shotclock-release.pub)" >&2
     exit 2
 fi
 if [ -z "$DRY_RUN" ] && [ "$(id -u)" != 0 ]; then
@@ -121,6 +143,122 @@ else
     fi
     want_version="$checkout_version"
 fi
+
+# The bundle's check, before anything is changed (and in a dry run too: it only reads).
+refuse() { echo "install: $*: not installing" >&2; exit 3; }
+verify_bundle() {
+    [ -e "$SRC/SHA256SUMS" ] || refuse "the bundle has no SHA256SUMS, so it cannot be checked (make bundles with './dev bundle')"
+    use_key="$key"
+    [ -n "$use_key" ] || [ ! -e "$RELEASE_KEY" ] || use_key="$RELEASE_KEY"
+    if [ -n "$use_key" ]; then
+        [ -e "$SRC/SHA256SUMS.sig" ] || refuse "the bundle is not signed, and releases are checked against $use_key"
+        if ! command -v signify-openbsd >/dev/null; then
+            say "installing signify-openbsd (from the system's package sources) to check the signature"
+            run apt-get update -qq || say "apt-get update failed (no network?): trying the package lists there are"
+            run env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq signify-openbsd >/dev/null ||
+                die "cannot install signify-openbsd to check the bundle's signature (apt-get install signify-openbsd)"
+        fi
+        if [ -z "$DRY_RUN" ] || command -v signify-openbsd >/dev/null; then
+            signify-openbsd -V -q -p "$use_key" -m "$SRC/SHA256SUMS" -x "$SRC/SHA256SUMS.sig" 2>/dev/null ||
+                refuse "the bundle's signature does not match the key $use_key (SHA256SUMS changed, or another key signed it)"
+        fi
+    fi
+    listed="$(sed -n 's/^[0-9a-f]\{64\}  //p' "$SRC/SHA256SUMS")"
+    [ -n "$listed" ] || refuse "the bundle's SHA256SUMS lists no file"
+    missing_file="$(cd "$SRC" && echo "$listed" | while IFS= read -r f; do [ -f "$f" ] || { echo "$f"; break; }; done)"
+    [ -z "$missing_file" ] || refuse "the bundle's $missing_file (in its SHA256SUMS) is missing"
+    bad="$(cd "$SRC" && LC_ALL=C sha256sum --strict -c SHA256SUMS 2>/dev/null | sed -n 's/: FAILED$//p' | head -1)" || true
+    [ -z "$bad" ] || refuse "the bundle's $bad does not match its SHA256SUMS (changed after the bundle was made)"
+    (cd "$SRC" && sha256sum --strict --status -c SHA256SUMS 2>/dev/null) || refuse "the bundle's SHA256SUMS is malformed"
+    names="$(mktemp)"
+    echo "$listed" >"$names"
+    extra="$(cd "$SRC" && find . -type f ! -name SHA256SUMS ! -name SHA256SUMS.sig | sed 's|^\./||' |
+        awk 'NR == FNR { seen[$0] = 1; next } !($0 in seen) { print; exit }' "$names" -)"
+    rm -f "$names"
+    [ -z "$extra" ] || refuse "the bundle's $extra is not in its SHA256SUMS (added after the bundle was made)"
+    if [ -n "$use_key" ]; then
+        say "bundle checked: SHA256SUMS signed by $use_key, every file matches"
+        if [ -n "$key" ] && ! cmp -s "$key" "$RELEASE_KEY" 2>/dev/null; then
+            say "keeping $key as $RELEASE_KEY: later bundles must be signed by it"
+            run mkdir -p "$CONFIG_DIR"
+            run install -m 0644 "$key" "$RELEASE_KEY"
+        fi
+    elif [ -e "$SRC/SHA256SUMS.sig" ]; then
+        say "bundle checked against its SHA256SUMS; it is signed, but no key was given to check that (--key FILE)"
+    else
+        say "bundle checked against its SHA256SUMS (not signed)"
+    fi
+}
+if [ -n "$WHEELS" ] && [ -z "$uninstall" ] && [ -z "$rollback" ] && [ "$stage" != switch ]; then
+    verify_bundle
+fi
+
+# After a restart: READY (active, running: Type=notify) within READY_TIMEOUT s, and still up with the same
+# process READY_HOLD s later (a version that sends READY and dies is not one that runs). Three restarts by
+# systemd (Restart=always) in the meantime end the wait early: that version does not start.
+service_state() {
+    systemctl show -p ActiveState -p SubState -p MainPID shotclock.service 2>/dev/null | LC_ALL=C sort | tr '\n' ' '
+}
+main_pid() { systemctl show -p MainPID --value shotclock.service 2>/dev/null || echo 0; }
+restarts() {
+    n="$(systemctl show -p NRestarts --value shotclock.service 2>/dev/null)" || n=0
+    case "$n" in ''|*[!0-9]*) n=0 ;; esac
+    echo "$n"
+}
+wait_ready() {  # PID: the main process before the restart, which does not count
+    if [ -n "$DRY_RUN" ]; then
+        echo "+ wait up to $READY_TIMEOUT s for the service's READY"
+        return 0
+    fi
+    end=$(($(date +%s) + READY_TIMEOUT))
+    first="$(restarts)"
+    while [ "$(date +%s)" -le "$end" ]; do
+        [ $(($(restarts) - first)) -lt 3 ] || return 1
+        state="$(service_state)"
+        case "$state" in
+            "ActiveState=active MainPID="*" SubState=running ")
+                case "$state" in *"MainPID=0 "*|*"MainPID=$1 "*) ;; *)
+                    sleep "$READY_HOLD"
+                    [ "$(service_state)" != "$state" ] || return 0 ;;
+                esac ;;
+        esac
+        sleep 1
+    done
+    return 1
+}
+
+# Restart the service on version $1 (the links already point at it). When it does not become ready, point
+# current back at $2 and previous at $3 (or at $1 when $3 is $2), restart that, and exit 4 saying so.
+restart_or_switch_back() {
+    new="$1"
+    old="$2"
+    old_prev="$3"
+    before="$(main_pid)"
+    run systemctl restart --no-block shotclock.service
+    if wait_ready "$before"; then
+        return 0
+    fi
+    if [ $(($(restarts) - first)) -ge 3 ]; then why="it stopped $(($(restarts) - first)) times"; else why="no READY within $READY_TIMEOUT s"; fi
+    if [ -z "$old" ] || [ "$old" = "$new" ] || [ ! -x "$PREFIX/$old/venv/bin/shotclock" ]; then
+        echo "install: shotclock $new did not become ready, and there is no other version to go back to (journalctl -u shotclock -b shows why)" >&2
+        exit 4
+    fi
+    say "shotclock $new did not become ready: switching back to $old"
+    run ln -sfn "$old" "$PREFIX/current"
+    if [ -n "$old_prev" ] && [ "$old_prev" != "$old" ]; then
+        run ln -sfn "$old_prev" "$PREFIX/previous"
+    else
+        run ln -sfn "$new" "$PREFIX/previous"
+    fi
+    before="$(main_pid)"
+    run systemctl restart --no-block shotclock.service
+    if wait_ready "$before"; then
+        echo "install: shotclock $new did not become ready ($why): switched back to shotclock $old, which runs (journalctl -u shotclock -b shows why $new failed)" >&2
+    else
+        echo "install: shotclock $new did not become ready ($why): switched back to shotclock $old, which did not become ready either (journalctl -u shotclock -b)" >&2
+    fi
+    exit 4
+}
 
 # --data-partition DEV: the decision log on a partition of its own (a read-only root keeps nothing
 # written to it). A partition with no file system is made ext4 (label shotlog); an ext4 one is kept as it is
@@ -233,8 +371,8 @@ if [ -n "$rollback" ]; then
     run systemctl stop shotclock.service || true
     run ln -sfn "$prev" "$PREFIX/current"
     if [ -n "$cur" ]; then run ln -sfn "$cur" "$PREFIX/previous"; fi
-    run systemctl restart shotclock.service
-    say "done: shotclock $prev runs ('sh $0 --rollback' again returns to ${cur:-none})"
+    restart_or_switch_back "$prev" "$cur" "$prev"
+    say "done: shotclock $prev runs, READY ('sh $0 --rollback' again returns to ${cur:-none})"
     exit 0
 fi
 
@@ -320,7 +458,8 @@ if [ "$cur" = "$want_version" ]; then
     # shellcheck disable=SC2086
     run "$VENV/bin/python" -m pip install -q $PIP_FROM --force-reinstall --no-deps "$target"
 fi
-run "$VENV/bin/python" -c "import lgpio" || die "the environment cannot import lgpio: is python3-lgpio installed?"
+# LG_WD: lgpio makes its notify pipe (.lgd-nfy0) in that folder, else in the current one, which may be the bundle.
+run env LG_WD=/tmp "$VENV/bin/python" -c "import lgpio" || die "the environment cannot import lgpio: is python3-lgpio installed?"
 installed="$(run "$VENV/bin/shotclock" --version)" || die "the new environment's shotclock does not start"
 say "installed: $installed"
 run install -m 0644 "$SRC/README.md" "$VDIR/README.md"
@@ -411,20 +550,11 @@ fi
 if [ -n "$data_partition" ]; then
     setup_data_partition "$data_partition"
 fi
+prev_before="$(previous_version)"
 if [ -n "$cur" ] && [ "$cur" != "$want_version" ]; then
     run ln -sfn "$cur" "$PREFIX/previous"
 fi
 run ln -sfn "$want_version" "$PREFIX/current"
-# Older versions than the previous one go: an SD card is small, and one step back is what a rollback needs.
-prev="$(previous_version)"
-for old in "$PREFIX"/*/; do
-    name="$(basename "$old")"
-    case "$name" in
-        "$want_version"|"$prev"|current|previous|'*') ;;
-        venv) run rm -rf "$PREFIX/venv"; say "removed the environment of the old layout ($PREFIX/venv)" ;;
-        *) run rm -rf "$PREFIX/$name"; say "removed shotclock $name (older than the previous version)" ;;
-    esac
-done
 run install -m 0644 "$SRC/hardware/shotclock.service" "$UNIT"
 run install -m 0644 "$SRC/hardware/shotclock-firstboot.service" "$FIRSTBOOT_UNIT"
 run systemctl daemon-reload
@@ -437,7 +567,19 @@ if [ "$stage" = full ]; then
         "$VENV/bin/shotclock" selftest --config "$CONFIG_DIR/config.toml" || selftest_ok=""
 fi
 
-run systemctl restart shotclock.service
+restart_or_switch_back "$want_version" "$cur" "$prev_before"
+[ -n "$DRY_RUN" ] || say "shotclock $want_version is READY under systemd"
+# Older versions than the previous one go, now that the new one runs: an SD card is small, and one step
+# back is what a rollback needs.
+prev="$(previous_version)"
+for old in "$PREFIX"/*/; do
+    name="$(basename "$old")"
+    case "$name" in
+        "$want_version"|"$prev"|current|previous|'*') ;;
+        venv) run rm -rf "$PREFIX/venv"; say "removed the environment of the old layout ($PREFIX/venv)" ;;
+        *) run rm -rf "$PREFIX/$name"; say "removed shotclock $name (older than the previous version)" ;;
+    esac
+done
 if [ -z "$selftest_ok" ]; then
     say "the self-test found a problem: see above, and 'journalctl -u shotclock'"
 fi

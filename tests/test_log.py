@@ -3,6 +3,7 @@
 import gzip
 import json
 import sqlite3
+from pathlib import Path
 from datetime import datetime, timedelta, timezone
 
 import pytest
@@ -225,6 +226,44 @@ def test_log_show_prints_times_and_seconds_as_a_person_reads_them(tmp_path, caps
     import re
 
     assert not re.search(r"=[-+]?\d+\.\d{4,}", out), out  # no raw float in any field
+
+
+def record_kinds_made_by_the_code() -> set[str]:
+    """Every record kind the device writes: the engine's outputs and inputs, and the kinds the shell adds."""
+    import inspect
+    import re
+
+    import shotclock
+    from shotclock.core import events
+
+    kinds = {cls.TYPE for _, cls in inspect.getmembers(events, inspect.isclass) if getattr(cls, "TYPE", "")}
+    kinds.add("input")
+    source = Path(shotclock.__file__).parent
+    for path in [*source.glob("core/*.py"), *source.glob("shell/*.py")]:
+        text = "\n".join(line for line in path.read_text().splitlines() if ">>>" not in line)  # not the examples
+        kinds |= set(re.findall(r'add\([\w.]+, "([a-z_]+)"', text))
+        kinds |= set(re.findall(r'"type": "([a-z_]+)"', text))
+        kinds |= set(re.findall(r'self\.message\([\w.]+, "([a-z_]+)"', text))
+    return kinds - {"object", "string", "array", "boolean", "integer", "number", "null"}  # JSON Schema's types
+
+
+def test_every_record_kind_says_how_it_is_committed():
+    from shotclock.adapters.log import SYNCHRONOUS
+
+    kinds = record_kinds_made_by_the_code()
+    assert {"start", "decision", "seat", "top_up", "seats", "command", "beep", "edge"} <= kinds
+    assert kinds - set(SYNCHRONOUS) == set(), "name each new kind's commit in adapters/log.py SYNCHRONOUS"
+
+
+def test_what_the_floor_relies_on_about_a_player_survives_a_power_cut(tmp_path):
+    """A floor command and the seat, bank, top-up and seats records it makes are committed with a synced WAL."""
+    log = filled(tmp_path)
+    for kind in ("command", "seat", "bank", "top_up", "seats", "refused", "a_kind_not_named_yet"):
+        log.append([{"session": 1, "clock": None, "type": "beep", "t": 1.0, "utc": utc_iso(NOW), "data": {}}])
+        assert log.db.execute("PRAGMA synchronous").fetchone()[0] == 1
+        log.append([{"session": 1, "clock": None, "type": "edge", "t": 1.0, "utc": utc_iso(NOW), "data": {}},
+                    {"session": 1, "clock": None, "type": kind, "t": 1.0, "utc": utc_iso(NOW), "data": {}}])
+        assert log.db.execute("PRAGMA synchronous").fetchone()[0] == 2, kind  # FULL
 
 
 def test_log_stats_heading_counts_a_cancel_apart_from_rulings_and_open_clocks():

@@ -1,6 +1,7 @@
 """The appliance test's own parts that run without a VM (the VM run itself is ``./dev vmtest``)."""
 
 import importlib.util
+import time
 import math
 import py_compile
 import struct
@@ -83,3 +84,29 @@ def test_read_only_run_names_itself_in_the_report(vmtest, tmp_path, capsys):
               "checks": [{"name": "a", "ok": True, "detail": ""}]}
     vmtest.write_report(tmp_path, report)
     assert (tmp_path / "report.md").read_text().startswith("# shotclock appliance test (trixie, x86_64, read-only root)")
+
+
+def test_a_stage_two_runs_need_at_once_is_built_once(vmtest, tmp_path):
+    """CI builds the stages in the background while the boots wait for them: the second run waits, builds nothing."""
+    import threading
+
+    built = []
+    started = threading.Event()
+
+    def build(path):
+        started.set()
+        time.sleep(0.3)  # long enough that the other run asks while this one builds
+        built.append(threading.current_thread().name)
+        path.write_text("stage")
+
+    timings = [{}, {}]
+    images = [vmtest.Image("trixie", tmp_path / "cache", tmp_path / "out", t) for t in timings]
+    path = images[0].cache / "base-x.tar"
+    results = []
+    first = threading.Thread(target=lambda: results.append(images[0].stage("base", path, build)), name="first")
+    first.start()
+    assert started.wait(10)
+    results.append(images[1].stage("base", path, build))
+    first.join(10)
+    assert built == ["first"] and results == [path, path] and path.read_text() == "stage"
+    assert timings[0]["base"]["cached"] is False and timings[1]["base"]["cached"] is True

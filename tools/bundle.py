@@ -3,13 +3,16 @@
 Run it on a laptop with internet; carry the archive to the venue; install each Pi with no network::
 
     ./dev bundle                          # dist/shotclock-<version>-aarch64.tar.gz, Python 3.11 and 3.13
+    ./dev bundle --sign release.sec       # the same, SHA256SUMS signed (signify; see hardware/README.md)
     tar -xzf shotclock-<version>-aarch64.tar.gz && sudo sh shotclock-<version>/hardware/install.sh
 
 The archive holds ``shotclock-<version>/`` with the project's wheel and every wheel it needs for each
 Python (Raspberry Pi OS bookworm has 3.11, trixie 3.13) on the chosen CPU, ``hardware/install.sh``
 with the unit files and the example configuration, README.md, CHANGELOG.md, the hardware guide, every document
-and picture those link to (so the bundle's guide reads whole offline) and SHA256SUMS.
-install.sh sees the ``wheels/`` folder and installs from it alone (``pip install --no-index``).
+and picture those link to (so the bundle's guide reads whole offline) and SHA256SUMS (with ``--sign``,
+SHA256SUMS.sig beside it). install.sh sees the ``wheels/`` folder, checks every file against SHA256SUMS (and
+the signature against the project's public key, when it has one), and installs from it alone
+(``pip install --no-index``).
 
 Exit 0 with the archive's path; 2 when pip cannot fetch or build a wheel (the message names it).
 Standard library only: it runs before any environment exists.
@@ -102,12 +105,44 @@ def copy_documents(top: Path, root: Path = ROOT) -> None:
         shutil.copy2(root / rel, top / rel)
 
 
-def build(out: Path, arch: str, pythons: list[str], find_links: Path | None = None) -> Path:
+def write_sums(top: Path) -> Path:
+    """Write ``top/SHA256SUMS`` (``sha256sum``'s format) for every file under ``top``; return its path."""
+    sums = [f"{hashlib.sha256(p.read_bytes()).hexdigest()}  {p.relative_to(top)}"
+            for p in sorted(top.rglob("*")) if p.is_file() and p.name not in ("SHA256SUMS", "SHA256SUMS.sig")]
+    path = top / "SHA256SUMS"
+    path.write_text("\n".join(sums) + "\n")
+    return path
+
+
+def check_secret_key(secret_key: Path) -> None:
+    """Fail unless signing with ``secret_key`` can be tried: the tool is there and the file exists."""
+    if shutil.which("signify-openbsd") is None:
+        raise Fail("--sign needs signify-openbsd (sudo apt-get install signify-openbsd)")
+    if not secret_key.is_file():
+        raise Fail(f"--sign {secret_key}: no such file (a signify secret key, see 'Signed releases' in hardware/README.md)")
+
+
+def sign(sums: Path, secret_key: Path) -> Path:
+    """Sign ``sums`` with signify's ``secret_key``: writes ``SHA256SUMS.sig`` beside it; returns its path."""
+    check_secret_key(secret_key)
+    tool = shutil.which("signify-openbsd")
+    sig = sums.with_name("SHA256SUMS.sig")
+    proc = subprocess.run([tool, "-S", "-s", str(secret_key), "-m", str(sums), "-x", str(sig)],
+                          stderr=subprocess.PIPE, text=True)
+    if proc.returncode != 0:
+        last = [line for line in proc.stderr.splitlines() if line.strip()][-1:] or ["(no output)"]
+        raise Fail(f"signing with {secret_key} failed: {last[0].strip()}")
+    return sig
+
+
+def build(out: Path, arch: str, pythons: list[str], find_links: Path | None = None,
+          secret_key: Path | None = None) -> Path:
     """Write the bundle archive into ``out``; return its path.
 
     :param arch: the CPU as in wheel tags: ``aarch64`` (every Pi from the 3 on, 64-bit OS) or ``x86_64``.
     :param pythons: the Python versions to carry wheels for, such as ``["3.11", "3.13"]``.
     :param find_links: take every wheel from this folder instead of PyPI (no network at all).
+    :param secret_key: sign SHA256SUMS with this signify secret key (``SHA256SUMS.sig``).
     """
     ver = version()
     index = ["--no-index", "--find-links", str(find_links)] if find_links else []
@@ -127,9 +162,9 @@ def build(out: Path, arch: str, pythons: list[str], find_links: Path | None = No
         for f in HARDWARE_FILES:
             shutil.copy2(ROOT / "hardware" / f, top / "hardware" / f)
         copy_documents(top)  # the guides, and the documents and pictures they link to: offline too
-        sums = [f"{hashlib.sha256(p.read_bytes()).hexdigest()}  {p.relative_to(top)}"
-                for p in sorted(top.rglob("*")) if p.is_file()]
-        (top / "SHA256SUMS").write_text("\n".join(sums) + "\n")
+        sums = write_sums(top)
+        if secret_key is not None:
+            sign(sums, secret_key)
         out.mkdir(parents=True, exist_ok=True)
         archive = out / f"{name}-{arch}.tar.gz"
         with tarfile.open(archive, "w:gz") as tar:
@@ -146,18 +181,22 @@ def main(argv: list[str] | None = None) -> int:
                         help="the Pythons to carry wheels for (default 3.11,3.13: Raspberry Pi OS bookworm, trixie)")
     parser.add_argument("--find-links", type=Path, metavar="DIR",
                         help="take the wheels from this folder, not from PyPI (no network)")
+    parser.add_argument("--sign", type=Path, metavar="KEY",
+                        help="sign SHA256SUMS with this signify secret key (signify-openbsd -G makes one)")
     args = parser.parse_args(argv)
     pythons = [p.strip() for p in args.python.split(",") if p.strip()]
     if not pythons or not all(re.fullmatch(r"3\.\d+", p) for p in pythons):
         print(f"bundle: --python {args.python!r} must list versions such as 3.11,3.13", file=sys.stderr)
         return 2
     try:
-        archive = build(args.out, args.arch, pythons, args.find_links)
+        if args.sign is not None:
+            check_secret_key(args.sign)  # before minutes of fetching wheels
+        archive = build(args.out, args.arch, pythons, args.find_links, args.sign)
     except Fail as exc:
         print(f"bundle: {exc}", file=sys.stderr)
         return 2
     print(f"bundle: wrote {archive} ({archive.stat().st_size / 1e6:.1f} MB; Python {', '.join(pythons)} on "
-          f"{args.arch})")
+          f"{args.arch}{'; SHA256SUMS signed with ' + str(args.sign) if args.sign else ''})")
     print(f"bundle: on the Pi: tar -xzf {archive.name} && sudo sh {archive.name.split('-' + args.arch)[0]}"
           f"/hardware/install.sh")
     return 0

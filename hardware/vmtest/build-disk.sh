@@ -40,8 +40,10 @@ if [ -n "$overlay_debs" ]; then
 fi
 printf '[global]\nno-index = true\nfind-links = /srv/offline/wheels\n' >"$root/etc/pip.conf"
 
-# The offline bundle ('./dev bundle'), unpacked as on a Pi: the first install comes from it.
+# The offline bundle ('./dev bundle --sign'), unpacked as on a Pi: the first install comes from it, checked
+# against the public key beside it (as a venue has the project's key).
 tar -C "$root/srv/offline" -xzf "$bundle"
+install -m 0644 "$(dirname "$bundle")/release.pub" "$root/srv/offline/release.pub"
 
 # The checkout a user would have cloned. Its version is made newer than the bundle's, so re-running
 # install.sh from it is an update to a new version (and --rollback has a version to return to).
@@ -67,10 +69,12 @@ install -D -m 0644 "$here/guest/config.toml" "$root/etc/shotclock/config.toml"
 # Software emulation on a busy host can stall the whole guest for seconds (QEMU's threads wait for a
 # core while the guest's clock runs on): a drop-in gives the watchdog 30 s here instead of the unit's
 # 10 s, so a stall is not taken for a hung loop. The SIGSTOP check still proves the watchdog restarts it.
+# A start (Python, pygame, Mesa's llvmpipe, emulated) took 81 s under a load of 28: 300 s for it here.
 mkdir -p "$root/etc/systemd/system/shotclock.service.d"
 cat >"$root/etc/systemd/system/shotclock.service.d/vmtest-emulation.conf" <<'CONF'
 [Service]
 WatchdogSec=30
+TimeoutStartSec=300
 CONF
 # No getty on the serial console: the console log is the boot's record.
 ln -sf /dev/null "$root/etc/systemd/system/serial-getty@ttyS0.service"

@@ -27,6 +27,8 @@ from __future__ import annotations
 
 import argparse
 import configparser
+import contextlib
+import fcntl
 import hashlib
 import json
 import os
@@ -42,7 +44,8 @@ from pathlib import Path
 HERE = Path(__file__).resolve().parent
 ROOT = HERE.parent.parent
 INSTALL_SH = ROOT / "hardware" / "install.sh"
-TOOLS = {"debootstrap": "debootstrap", "dpkg-scanpackages": "dpkg-dev", "mkfs.ext4": "e2fsprogs", "git": "git"}
+TOOLS = {"debootstrap": "debootstrap", "dpkg-scanpackages": "dpkg-dev", "mkfs.ext4": "e2fsprogs", "git": "git",
+         "signify-openbsd": "signify-openbsd"}
 # The emulated CPU: x86-64 (CI), or arm64, the Pi's own (a longer check: its first run builds its image
 # through qemu-user; see "The appliance test" in README.md).
 ARCHES = {
@@ -78,15 +81,37 @@ def run(cmd, **kw) -> subprocess.CompletedProcess:
     return proc
 
 
-def ensure_tools(arch: str = "x86_64") -> None:
+@contextlib.contextmanager
+def locked(path: Path, what: str):
+    """Hold an exclusive lock on ``path`` (flock): runs side by side (CI builds the images in the background)
+    build a stage or install the tools once, the second one waiting for the first."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    with open(path, "a") as f:
+        try:
+            fcntl.flock(f, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            say(f"{what}: waiting for another run that holds {path}")
+            fcntl.flock(f, fcntl.LOCK_EX)
+        try:
+            yield
+        finally:
+            fcntl.flock(f, fcntl.LOCK_UN)
+
+
+def ensure_tools(*arches: str) -> None:
     """Install qemu, debootstrap and dpkg-dev from Debian's packages when missing (and, for arm64,
     qemu-user with binfmt, so the image's arm64 programs run on this host)."""
-    missing = sorted({pkg for tool, pkg in {**TOOLS, **ARCHES[arch]["tools"]}.items()
-                      if shutil.which(tool) is None and not Path("/usr/sbin", tool).exists()})
-    if missing:
-        _apt_install(missing)
-    if arch == "arm64":
-        enable_binfmt()
+    arches = arches or ("x86_64",)
+    wanted = dict(TOOLS)
+    for arch in arches:
+        wanted.update(ARCHES[arch]["tools"])
+    with locked(Path("/run/shotclock-vmtest-tools.lock"), "host tools"):
+        missing = sorted({pkg for tool, pkg in wanted.items()
+                          if shutil.which(tool) is None and not Path("/usr/sbin", tool).exists()})
+        if missing:
+            _apt_install(missing)
+        if "arm64" in arches:
+            enable_binfmt()
 
 
 def enable_binfmt() -> None:
@@ -138,16 +163,26 @@ class Image:
         self.cache.mkdir(parents=True, exist_ok=True)
 
     def stage(self, name: str, path: Path, build) -> Path:
-        if path.exists():
-            say(f"{name}: cached ({path.name})")
-            self.timings[name] = {"seconds": 0.0, "cached": True}
-            return path
-        say(f"{name}: building")
+        """The cached stage at ``path``, built by ``build(path)`` when missing. A stage another run is
+        building (``--prepare`` in the background) is waited for, not built twice."""
         t = time.monotonic()
-        build(path)
+        with locked(path.parent / f".{path.name}.lock", name):
+            if path.exists():
+                waited = round(time.monotonic() - t, 1)
+                say(f"{name}: cached ({path.name}){f', after waiting {waited} s' if waited >= 1 else ''}")
+                self.timings[name] = {"seconds": waited, "cached": True}
+                return path
+            say(f"{name}: building")
+            build(path)
         self.timings[name] = {"seconds": round(time.monotonic() - t, 1), "cached": False}
         say(f"{name}: built in {self.timings[name]['seconds']} s")
         return path
+
+    def stages(self, read_only: bool = False) -> tuple[Path, Path, Path, Path | None]:
+        """Every cached stage the run needs: base, extras, wheels, and overlayroot's packages for a read-only run."""
+        base = self.base()
+        overlay = self.overlay(base) if read_only else None
+        return base, self.extras(base), self.wheels(), overlay
 
     def base(self) -> Path:
         script = HERE / "build-base.sh"
@@ -166,11 +201,12 @@ class Image:
 
     def lgpio_sdist(self) -> Path:
         folder = self.cache.parent / "sources"
-        found = sorted(folder.glob("lgpio-*.tar.gz"))
-        if not found:
-            run([sys.executable, "-m", "pip", "download", "--quiet", "--no-deps", "--no-binary", ":all:",
-                 "--dest", str(folder), "lgpio==0.2.2.0"])
+        with locked(self.cache.parent / ".sources.lock", "lgpio source"):  # shared by both architectures
             found = sorted(folder.glob("lgpio-*.tar.gz"))
+            if not found:
+                run([sys.executable, "-m", "pip", "download", "--quiet", "--no-deps", "--no-binary", ":all:",
+                     "--dest", str(folder), "lgpio==0.2.2.0"])
+                found = sorted(folder.glob("lgpio-*.tar.gz"))
         return found[-1]
 
     def wheels(self) -> Path:
@@ -202,11 +238,15 @@ class Image:
             listing = path / "files"
             listing.write_text("\n".join(f for f in files if f and (ROOT / f).is_file()))
             run(["tar", "-C", str(ROOT), "-cf", str(tar), "-T", str(listing)])
-            # The offline bundle, as './dev bundle' makes it for a Pi, here for this VM's CPU and Python,
-            # from the cached wheels (no index): install.sh installs from it with the VM's network off.
+            # The offline bundle, as './dev bundle --sign' makes it for a Pi, here for this VM's CPU and
+            # Python, from the cached wheels (no index), signed with a key made for this run: install.sh
+            # checks it against the public half (--key) and installs from it with the VM's network off.
             cpu = ARCHES[self.arch]["wheel"]
+            run(["signify-openbsd", "-G", "-n", "-c", "shotclock appliance test", "-p", str(path / "release.pub"),
+                 "-s", str(path / "release.sec")])
             made = run([sys.executable, str(ROOT / "tools" / "bundle.py"), "--out", str(path), "--arch", cpu,
-                        "--python", SUITES[self.suite], "--find-links", str(wheels)])
+                        "--python", SUITES[self.suite], "--find-links", str(wheels), "--sign",
+                        str(path / "release.sec")])
             bundle = sorted(path.glob(f"shotclock-*-{cpu}.tar.gz"))
             if not bundle:
                 raise Fail(f"the bundle was not made: {made.stdout}")
@@ -379,6 +419,12 @@ def main(argv=None) -> int:
                                                                           "/var/cache/shotclock-vmtest")))
     parser.add_argument("--out", type=Path, default=ROOT / "build" / "vmtest", help="results (default build/vmtest)")
     parser.add_argument("--build-only", action="store_true", help="build the image, boot nothing")
+    parser.add_argument("--prepare", action="store_true",
+                        help="build only the cached stages (base, extras, wheels; overlayroot with --read-only), "
+                             "not the disk, and leave --out alone: CI runs it in the background while the suite runs")
+    parser.add_argument("--tools-only", action="store_true",
+                        help="install the host tools for every architecture, then stop (CI does it first, "
+                             "so runs side by side never run apt-get at once)")
     parser.add_argument("--read-only", action="store_true",
                         help="the read-only-root run: the log on its own partition, the root an overlay "
                              "(Raspberry Pi OS's overlay file system), a hard reset in the middle of a clock")
@@ -387,6 +433,15 @@ def main(argv=None) -> int:
     if os.geteuid() != 0:
         print("vmtest: run as root (debootstrap and chroot need it)", file=sys.stderr)
         return 2
+    if args.tools_only:
+        try:
+            ensure_tools(*ARCHES)
+        except Fail as exc:
+            print(f"vmtest: {exc}", file=sys.stderr)
+            return 1
+        return 0
+    if args.prepare:
+        return prepare(args)
     t0 = time.monotonic()
     timings: dict = {}
     report: dict = {"suite": args.suite, "arch": args.arch, "timings": timings, "checks": [], "figures": {},
@@ -397,9 +452,8 @@ def main(argv=None) -> int:
         shutil.rmtree(args.out, ignore_errors=True)
         share.mkdir(parents=True)
         image = Image(args.suite, args.cache, args.out, timings, args.arch)
-        base = image.base()
-        overlay = image.overlay(base) if args.read_only else None
-        disk = image.disk(base, image.extras(base), image.wheels(), overlay)
+        base, extras, wheels, overlay = image.stages(args.read_only)
+        disk = image.disk(base, extras, wheels, overlay)
         if args.read_only and not args.build_only:
             read_only_run(disk, share, args, timings, report)
         elif not args.build_only:
@@ -424,6 +478,21 @@ def main(argv=None) -> int:
     if args.build_only and not report["checks"]:
         return 0
     return 0 if report["checks"] and all(c["ok"] for c in report["checks"]) else 1
+
+
+def prepare(args) -> int:
+    """Build the cached stages and nothing else; print each one's time. Exit 0, or 1 when a stage failed."""
+    t0 = time.monotonic()
+    timings: dict = {}
+    try:
+        ensure_tools(args.arch)
+        Image(args.suite, args.cache, args.out, timings, args.arch).stages(args.read_only)
+    except Fail as exc:
+        print(f"vmtest: prepare ({args.arch}): {exc}", file=sys.stderr)
+        return 1
+    steps = ", ".join(f"{name} {t['seconds']} s{' (cached)' if t['cached'] else ''}" for name, t in timings.items())
+    say(f"prepared the {args.suite} {args.arch} stages in {time.monotonic() - t0:.0f} s: {steps}")
+    return 0
 
 
 def guest_results(share: Path, phase: str, report: dict) -> None:

@@ -1,8 +1,9 @@
 """The decision log: every input and output in SQLite, hash-chained, safe across power cuts.
 
-* WAL journal; commits that change a clock's state (a start, pause, extension, ruling…) are
-  made with ``synchronous=FULL`` so they survive a power cut the moment they are reported;
-  beeps and ignored events use ``NORMAL``.
+* WAL journal; commits that change a clock's state (a start, pause, extension, ruling…) or a
+  player's seat or time (a floor command, a seat, a bank, a top-up, the seats) are made with
+  ``synchronous=FULL`` so they survive a power cut the moment they are reported; beeps, edges and
+  inputs use ``NORMAL`` (``SYNCHRONOUS`` names each kind).
 * Each record carries ``hash = sha256(canonical JSON of its columns, including prev)``, where
   ``prev`` is the previous record's hash. The newest record's id and hash are also kept in
   ``meta`` (the head), so removing the last records is detected too. ``verify`` names the
@@ -29,11 +30,19 @@ log = logging.getLogger("shotclock.log")
 
 DB_NAME = "shotclock.db"
 GENESIS = "0" * 64
-# Record types whose commit must survive a power cut at once (they change or end a clock).
-DURABLE = {"lost", "start", "pause", "resume", "extended", "undo", "chips_reset", "chips_restored", "seats_restored",
-           "decision", "session",
-           "interrupted",
-           "checkpoint", "shutdown"}
+# How each kind of record is committed. FULL: SQLite syncs the WAL at the commit, so the record survives a
+# power cut the moment it is written: what changes or ends a clock, and what the floor relies on about a
+# player (a floor command, the seat, bank and top-up it changed, the seats a restart brings back, a refusal).
+# NORMAL: it survives a crash of the device (kill -9); a power cut may lose the last ones, which cost no
+# ruling: beeps, pin edges, button inputs (the ruling they lead to is FULL), faults, the turn moving on.
+# A kind not named here is committed FULL.
+SYNCHRONOUS = {
+    **dict.fromkeys(("start", "pause", "resume", "extended", "undo", "decision", "interrupted", "checkpoint",
+                     "shutdown", "lost", "session", "chips_reset", "chips_restored", "seats_restored"), "FULL"),
+    **dict.fromkeys(("command", "seat", "bank", "top_up", "seats", "refused"), "FULL"),
+    **dict.fromkeys(("beep", "edge", "input", "fault", "turn", "hand_over", "ignored"), "NORMAL"),
+}
+DURABLE = frozenset(kind for kind, mode in SYNCHRONOUS.items() if mode == "FULL")
 
 MIGRATIONS = {
     1: [
@@ -209,13 +218,13 @@ class DecisionLog:
         """Append records (each with ``session``, ``clock``, ``type``, ``t``, ``utc``, ``data``) in one commit.
 
         Returns their ids; ``last_written`` then holds the rows as stored (``data`` as a dict).
-        ``durable`` forces synchronous=FULL; by default it is used when a
-        record changes or ends a clock.
+        ``durable`` forces synchronous=FULL; by default it is used when any record's kind is FULL
+        in :data:`SYNCHRONOUS` (or not named there).
         """
         if not records:
             return []
         if durable is None:
-            durable = any(r["type"] in DURABLE for r in records)
+            durable = any(SYNCHRONOUS.get(r["type"], "FULL") == "FULL" for r in records)
         self.db.execute(f"PRAGMA synchronous={'FULL' if durable else 'NORMAL'}")
         ids = []
         written = []

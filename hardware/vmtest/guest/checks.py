@@ -13,12 +13,14 @@ import json
 import os
 import pwd
 import re
+import shutil
 import signal
 import sqlite3
 import subprocess
 import sys
 import time
 import tomllib
+import zipfile
 from pathlib import Path
 
 OUT = Path(sys.argv[1])
@@ -29,6 +31,8 @@ PINS = {"floor": 17, "action": 27, "bet": 22, "extend": 23, "street": 24} | CONF
 DB = "/var/lib/shotclock/shotclock.db"
 SHOTCLOCK = "/opt/shotclock/current/venv/bin/shotclock"
 SERVICE_ENV = ["env", "SDL_VIDEODRIVER=kmsdrm", "SDL_AUDIODRIVER=alsa", "LG_WD=/tmp"]
+# install.sh waits for READY after a restart; an emulated start on a loaded host can take minutes.
+INSTALL_ENV = dict(os.environ, SHOTCLOCK_READY_TIMEOUT="600")
 
 results: list[dict] = []
 figures: dict = {}
@@ -370,14 +374,88 @@ def check_installed_from_bundle() -> str:
     shown = run_version()
     check("installed from the offline bundle (network off): its version runs", version_of("current") == version
           and shown == version, f"bundle {version}, current -> {version_of('current')}, --version {shown}")
+    log = (OUT / "install.log").read_text() if (OUT / "install.log").exists() else ""
+    checked = next((l for l in log.splitlines() if "bundle checked" in l), "")
+    left = [p.name for p in sorted(Path("/srv/offline").glob("shotclock-*/"))[-1].iterdir() if p.name.startswith(".")]
+    check("install.sh leaves nothing in the bundle's folder", not left, ", ".join(left))
+    check("the bundle's signature and SHA256SUMS were checked, the key kept", "signed by /srv/offline/release.pub"
+          in checked and Path("/etc/shotclock/release.pub").read_bytes() == Path("/srv/offline/release.pub").read_bytes()
+          and "is READY under systemd" in log, checked)
     return version
+
+
+def tampered_bundle(new_sums: bool) -> Path:
+    """A copy of the offline bundle whose shotclock wheel was rebuilt with a changed core/engine.py (a valid
+    zip); with ``new_sums`` SHA256SUMS is made anew to match it, as someone who changed it would."""
+    src = sorted(Path("/srv/offline").glob("shotclock-*/"))[-1]
+    dst = Path("/tmp/tampered") / src.name
+    shutil.rmtree(dst.parent, ignore_errors=True)
+    shutil.copytree(src, dst, ignore=lambda folder, names: [n for n in names if not (Path(folder, n).is_file()
+                                                                                 or Path(folder, n).is_dir())])
+    wheel = sorted(dst.glob("wheels/shotclock-*.whl"))[-1]
+    with zipfile.ZipFile(wheel) as z:
+        entries = [(info, z.read(info)) for info in z.infolist()]
+    with zipfile.ZipFile(wheel, "w", zipfile.ZIP_DEFLATED) as z:
+        for info, data in entries:
+            if info.filename == "shotclock/core/engine.py":
+                data += b"\nTIE_WINDOW_FOR_THE_HOUSE = True\n"
+            z.writestr(info, data)
+    if new_sums:
+        files = sorted(p for p in dst.rglob("*") if p.is_file() and p.name not in ("SHA256SUMS", "SHA256SUMS.sig"))
+        sums = subprocess.run(["sha256sum", *[str(p.relative_to(dst)) for p in files]], cwd=dst, capture_output=True,
+                              text=True, check=True).stdout
+        (dst / "SHA256SUMS").write_text(sums)
+    return dst
+
+
+def check_tampered_bundle() -> None:
+    """A bundle whose wheel was changed is refused before anything changes: by SHA256SUMS, and by the signature
+    when SHA256SUMS was made anew."""
+    for new_sums, words, name in ((False, "does not match its SHA256SUMS", "a bundle with a changed wheel"),
+                                  (True, "signature does not match", "a changed wheel with new SHA256SUMS")):
+        before, current = unit(), version_of("current")
+        top = tampered_bundle(new_sums)
+        proc = subprocess.run(["sh", "hardware/install.sh"], cwd=top, capture_output=True, text=True, timeout=300)
+        (OUT / f"tampered{'-sums' if new_sums else ''}.log").write_text(proc.stdout + proc.stderr)
+        after = unit()
+        check(f"{name} is refused (exit 3, one line), nothing changed", proc.returncode == 3
+              and proc.stderr.count("\n") == 1 and words in proc.stderr and version_of("current") == current
+              and after.get("MainPID") == before.get("MainPID") and after.get("ActiveState") == "active",
+              f"exit {proc.returncode}: {proc.stderr.strip()}")
+
+
+def check_rollback_to_a_broken_version(bundled: str) -> None:
+    """--rollback to a version that never becomes ready: install.sh sees systemd restart it, switches back, exits 4."""
+    broken = f"{bundled}+update"
+    exe = Path(f"/opt/shotclock/{broken}/venv/bin/shotclock")
+    if version_of("current") != bundled or version_of("previous") != broken or not exe.exists():
+        check("--rollback to a version that does not start switches back", False,
+              f"current -> {version_of('current')}, previous -> {version_of('previous')}")
+        return
+    kept = exe.with_name("shotclock.kept")
+    exe.rename(kept)
+    exe.write_text("#!/bin/sh\necho 'shotclock: broken on purpose by the appliance test' >&2\nexit 1\n")
+    exe.chmod(0o755)
+    try:
+        t0 = time.monotonic()
+        proc = subprocess.run(["sh", "hardware/install.sh", "--rollback"], cwd="/root/shotclock", capture_output=True,
+                              text=True, timeout=1500, env=INSTALL_ENV)
+        (OUT / "rollback-broken.log").write_text(proc.stdout + proc.stderr)
+        figures["rollback_to_broken_s"] = round(time.monotonic() - t0, 1)
+        after = wait_active(120)
+        check("--rollback to a version that does not start switches back (exit 4, says so)", proc.returncode == 4
+              and f"switched back to shotclock {bundled}, which runs" in proc.stderr and after is not None
+              and version_of("current") == bundled and version_of("previous") == broken,
+              f"exit {proc.returncode}: {proc.stderr.strip()}; current -> {version_of('current')}")
+    finally:
+        kept.replace(exe)
 
 
 def check_update_and_rollback(bundled: str) -> None:
     before = unit()
     t0 = time.monotonic()
     proc = subprocess.run(["sh", "hardware/install.sh"], cwd="/root/shotclock", capture_output=True, text=True,
-                          timeout=900)
+                          timeout=1500, env=INSTALL_ENV)
     (OUT / "reinstall.log").write_text(proc.stdout + proc.stderr)
     after = wait_active(120, not_pid=before["MainPID"])
     figures["reinstall_s"] = round(time.monotonic() - t0, 1)
@@ -393,7 +471,7 @@ def check_update_and_rollback(bundled: str) -> None:
     before = after or unit()
     t0 = time.monotonic()
     proc = subprocess.run(["sh", "hardware/install.sh", "--rollback"], cwd="/root/shotclock", capture_output=True,
-                          text=True, timeout=300)
+                          text=True, timeout=900, env=INSTALL_ENV)
     (OUT / "rollback.log").write_text(proc.stdout + proc.stderr)
     after = wait_active(120, not_pid=before["MainPID"])
     figures["rollback_s"] = round(time.monotonic() - t0, 1)
@@ -463,6 +541,8 @@ def main() -> int:
             check_watchdog()
             if os.environ.get("VMTEST_SKIP_REINSTALL") != "1":
                 check_update_and_rollback(bundled)
+                check_tampered_bundle()
+                check_rollback_to_a_broken_version(bundled)
                 check_firstboot()
                 check_uninstall()
     except Exception as exc:  # a broken check must still leave its results

@@ -17,8 +17,10 @@ case "$phase" in
         fi
         # From the offline bundle, with pip's own configuration off: the bundle alone must do. The
         # read-only-root run gives the log its own partition (shotclock.data=DEVICE).
-        cd /srv/offline/shotclock-*/ && PIP_CONFIG_FILE=/dev/null sh hardware/install.sh \
-            ${data:+--data-partition "$data"} >"$out/install.log" 2>&1
+        # The bundle is signed: install.sh checks it against the project's public key and keeps the key.
+        # It waits for READY after the restart: up to 600 s here (an emulated start under load).
+        cd /srv/offline/shotclock-*/ && PIP_CONFIG_FILE=/dev/null SHOTCLOCK_READY_TIMEOUT=600 sh hardware/install.sh \
+            --key /srv/offline/release.pub ${data:+--data-partition "$data"} >"$out/install.log" 2>&1
         echo $? >"$out/install.rc"
         echo "$start $(cut -d' ' -f1 /proc/uptime)" >"$out/install.uptime"
         if [ -n "$data" ]; then
