@@ -16,11 +16,10 @@ from pathlib import Path
 import pytest
 
 import shotclock
+from helpers import load_tool
 
 ROOT = Path(__file__).parent.parent
-spec = importlib.util.spec_from_file_location("bundle", ROOT / "tools" / "bundle.py")
-bundle = importlib.util.module_from_spec(spec)
-spec.loader.exec_module(bundle)
+bundle = load_tool("bundle")
 VERSION = shotclock.__version__
 HOST_PYTHON = f"{sys.version_info.major}.{sys.version_info.minor}"
 
