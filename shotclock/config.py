@@ -159,6 +159,8 @@ SCHEMA: list[Key] = [
         _text("table")),
     Key("language", (str,), "nl", "screen and voice language: \"nl\" (Dutch, the official table language) or \"en\"",
         _one_of("nl", "en")),
+    Key("rule_sets", (dict,), {}, "named rule sets the floor can put this table on from its next hand (docs/rules.md, "
+        "\"Rule sets\"): [rule_sets.NAME] tables of preset, label, clock.* and shot.* keys, in this table's mode"),
     Key("clock.seconds", NUM, 30, "the whole clock in seconds, countdown included", range=SECONDS),
     Key("clock.countdown", (int,), 5, "audible countdown over the last N seconds", range=COUNTDOWN),
     Key("clock.tie_window", NUM, 0.5, "seconds after 0 in which an action still counts for the player",
@@ -256,6 +258,10 @@ SCHEMA: list[Key] = [
         "the system's default servers; 'none': leave the time set-up alone"),
 ]
 KEYS = {k.name: k for k in SCHEMA}
+NESTED = ("rule_sets",)  # keys whose value is a table of their own (checked by _rule_set_problems), not flattened
+# What a rule set may change: the rules a clock runs by. Not the mode (a table's buttons and screen are its mode's)
+# nor the seats (who sits where is the table's, whatever the rules).
+RULE_SET_KEYS = ("preset", "label") + tuple(k.name for k in SCHEMA if k.name.startswith(("clock.", "shot.")))
 
 
 # The typed settings, derived from SCHEMA (the one list of keys): one frozen class per section, its fields the
@@ -344,6 +350,14 @@ class Config:
         """The engine's rule settings."""
         return Settings(mode=self.mode, clock=self.clock, shot=self.shot, seats=self.seats)
 
+    def rule_set_settings(self) -> dict[str, Settings]:
+        """The engine's rule settings of each named rule set (``[rule_sets.NAME]``), by name."""
+        out = {}
+        for name in self.rule_sets:
+            rules = Config(rule_set_values(self.values, name), self.source)
+            out[name] = Settings(mode=self.mode, clock=rules.clock, shot=rules.shot, seats=self.seats)
+        return out
+
     @property
     def screen_size(self) -> tuple[int, int]:
         """``screen.size`` as (width, height)."""
@@ -365,7 +379,7 @@ def _flatten(table: dict, prefix: str = "") -> dict:
     flat = {}
     for key, value in table.items():
         name = f"{prefix}{key}"
-        if isinstance(value, dict):
+        if isinstance(value, dict) and name not in NESTED:
             flat.update(_flatten(value, name + "."))
         else:
             flat[name] = value
@@ -373,7 +387,8 @@ def _flatten(table: dict, prefix: str = "") -> dict:
 
 
 def _type_name(types: tuple) -> str:
-    names = {int: "a whole number", float: "a number", str: "a string", bool: "true or false"}
+    names = {int: "a whole number", float: "a number", str: "a string", bool: "true or false",
+             dict: "a table ([rule_sets.NAME] sections)"}
     if types == NUM:
         return "a number"
     return " or ".join(names[t] for t in types)
@@ -414,6 +429,8 @@ def config_from(flat: dict, source: str) -> Config:
             values[name] = value
     _cross_checks(values, errors)
     _preset_mode_check(flat, values, errors)
+    if "rule_sets" not in errors and "mode" not in errors:
+        errors.update(_rule_set_problems(values))
     if errors:
         pins_only = all(k.startswith("pins.") for k in errors)
         raise (PinConfigError if pins_only else ConfigError)(source, errors)
@@ -455,6 +472,54 @@ def _cross_checks(values: dict, errors: dict) -> None:
     if "device.stuck_after" not in errors and "device.hold" not in errors:
         if values["device.stuck_after"] <= values["device.hold"]:
             add("device.stuck_after", f"must be longer than 'device.hold' ({values['device.hold']} s)")
+
+
+def rule_set_values(values: dict, name: str) -> dict:
+    """The configuration ``values`` with rule set ``name`` on them: the table's own values, then the set's preset,
+    then the set's own keys (a rule set's keys as a table's file gives them, flattened)."""
+    body = _flatten(values["rule_sets"][name])
+    out = dict(values)
+    if body.get("preset") in PRESETS:
+        out.update({k: v for k, v in PRESETS[body["preset"]].items() if k in RULE_SET_KEYS or k == "mode"})
+    out.update(body)
+    return out
+
+
+def _rule_set_problems(values: dict) -> dict[str, str]:
+    """Each problem of the ``[rule_sets]`` tables, keyed ``rule_sets.NAME.KEY``: a name the floor cannot send
+    (the text rule of the ``rule_set`` field), a key a rule set cannot change, a bad value, a preset of another
+    mode, a countdown longer than the set's clock."""
+    errors: dict[str, str] = {}
+    for name, body in values["rule_sets"].items():
+        where = f"rule_sets.{name}"
+        problem = FIELDS["rule_set"].value_problem(name) or (None if name else "must not be empty")
+        if problem:
+            errors[where] = problem.replace(FIELDS["rule_set"].what, "the name", 1)
+            continue
+        if not isinstance(body, dict):
+            errors[where] = f"must be a table ([{where}]) of rule keys, not {_shown(body)}"
+            continue
+        keys = _flatten(body)
+        for key, value in keys.items():
+            if key not in RULE_SET_KEYS:
+                match = difflib.get_close_matches(key, RULE_SET_KEYS, n=1)
+                errors[f"{where}.{key}"] = ("a rule set changes only the rules a clock runs by (preset, label, "
+                                            "clock.*, shot.*)" + (f" (did you mean '{match[0]}'?)" if match else ""))
+            elif (problem := KEYS[key].problem(value)) is not None:
+                errors[f"{where}.{key}"] = problem
+        if any(k.startswith(where + ".") for k in errors):
+            continue
+        merged = rule_set_values(values, name)
+        if merged["mode"] != values["mode"]:
+            errors[f"{where}.preset"] = (f"({_shown(keys['preset'])}) is a {merged['mode']}-mode preset; this table "
+                                         f"runs the {values['mode']} mode, and a rule set keeps it")
+            continue
+        set_errors: dict[str, str] = {}
+        _cross_checks(merged, set_errors)
+        for key, problem in set_errors.items():
+            if key in RULE_SET_KEYS:  # (the others are the table's own, reported under their own keys)
+                errors[f"{where}.{key}"] = problem
+    return errors
 
 
 def _preset_mode_check(flat: dict, values: dict, errors: dict) -> None:

@@ -305,3 +305,45 @@ def test_a_preset_with_an_allowance_and_no_seat_tracking_is_checked_with_one_war
     path.write_text(f'preset = "{preset}"\n[seats]\ntrack = true\n')
     assert main(["config", "--check", str(path)]) == 0
     assert capsys.readouterr().err == ""
+
+
+def test_rule_sets_are_checked_key_by_key():
+    text = """
+preset = "shot-15-20-30"
+[rule_sets.bubble]
+preset = "shot-30"
+label = "Bubble"
+[rule_sets.fast]
+shot.preflop = 10
+[rule_sets.wrong]
+seats.bank = 30
+shot.flopp = 10
+[rule_sets.clocked]
+preset = "wsop"
+[rule_sets.loud]
+shot.countdown = 20
+[rule_sets.neg]
+shot.turn = -1
+"""
+    with pytest.raises(ConfigError) as info:
+        parse_config(text)
+    errors = info.value.errors
+    assert set(errors) == {"rule_sets.wrong.seats.bank", "rule_sets.wrong.shot.flopp", "rule_sets.clocked.preset",
+                           "rule_sets.loud.shot.countdown", "rule_sets.neg.shot.turn"}
+    assert "did you mean 'shot.flop'" in errors["rule_sets.wrong.shot.flopp"]
+    assert "clock-mode preset" in errors["rule_sets.clocked.preset"]
+    assert "longer than the clock (15 s)" in errors["rule_sets.loud.shot.countdown"]
+    good = parse_config(text.split("[rule_sets.wrong]")[0])
+    sets = good.rule_set_settings()
+    assert (sets["bubble"].shot.preflop, sets["bubble"].shot.allowance, sets["fast"].shot.preflop,
+            sets["fast"].shot.flop) == (30, 4, 10, 20)
+    assert good.settings.shot.preflop == 15 and good.rule_sets["bubble"]["label"] == "Bubble"
+
+
+def test_a_rule_set_name_follows_the_text_rule_and_a_rule_set_is_a_table():
+    with pytest.raises(ConfigError) as info:
+        parse_config('rule_sets = {"" = {}, "a\\tb" = {}, "ok" = 3}\n')
+    assert info.value.errors == {"rule_sets.": "must not be empty",
+                                 "rule_sets.a\tb": "the name must not hold control characters (tab, newline, "
+                                                   "direction marks)",
+                                 "rule_sets.ok": "must be a table ([rule_sets.ok]) of rule keys, not 3"}

@@ -244,6 +244,8 @@ class Snapshot:
     seats: object = None  # with seat tracking: a shotclock.core.seats.SeatsView (the seat on the clock, names…)
     on_clock: int | None = None  # with seat tracking: the seat the running or paused clock is on
     notice: tuple[float, str, int] | None = None  # with seat tracking: (t, what, seat) of a refusal to show
+    hand_for_hand: object = None  # a shotclock.core.handforhand.HandForHandView while the floor plays hand-for-hand
+    rule_set: object = None  # a shotclock.core.rulesets.RuleSetView while a named rule set runs or waits
 
     def remaining(self, now: float) -> float | None:
         """Seconds left to 0 at ``now`` (never negative), or None when no clock is on."""
@@ -435,6 +437,17 @@ class Engine:
         self.extensions = extensions
         self.interrupted = True
         self._next_beep = self._first_beep(self._left)
+
+    def take_settings(self, settings: Settings) -> None:
+        """Run ``settings`` from the next clock on (a new hand: the floor's named rule set). Only between clocks and
+        in the same mode: a clock keeps the rules it started with (TDA Rule 23, a change applies from the next
+        hand), and the configuration refuses a rule set of another mode."""
+        if self.phase != IDLE or settings.mode != self.mode:
+            raise EventError("new settings are taken between clocks, in the same mode")
+        self.settings = settings
+        self._tie = _us(settings.tie_window)
+        self._countdown = settings.countdown
+        self._street_seconds = {street: settings.shot.seconds_for(street) for street in STREETS}
 
     @property
     def deadline_us(self) -> int | None:

@@ -37,6 +37,7 @@ ID_MAX = 64  # characters of a command's id or sender
 PLACE_MAX = 32  # characters: a room's or section's name on the dashboard's filter buttons
 CHIPS_MAX = 50  # extension chips a player may hold: shot.allowance's bound; a top-up stops there
 BANK_MAX = 36_000  # seconds of time bank (ten hours, more than any tournament day); a top-up stops there
+RP8_MINUTES_MAX = 3  # minutes: the most RP-8 takes off the tournament clock for one hand-for-hand hand
 INT64 = (-(2 ** 63), 2 ** 63 - 1)
 
 # Unicode categories no text from outside may hold: control and format characters (tab, newline, direction marks,
@@ -180,8 +181,16 @@ FIELDS: dict[str, Field] = {f.key: f for f in (
     Field("players", "players", 0, MAX_SEATS, "a list of [seat, name] pairs",
           "seating: the whole table as [seat, name] pairs; every other seat is emptied"),
     Field("table", "text", 1, NAME_MAX, "a table's name", "the configuration's `table`: its name on the screen"),
-    Field("room", "text", 0, PLACE_MAX, "a room", "`network.room`: the dashboard's filter (empty: none)"),
-    Field("section", "text", 0, PLACE_MAX, "a section", "`network.section`: the dashboard's filter (empty: none)"),
+    Field("room", "text", 0, PLACE_MAX, "a room", "`network.room`: the dashboard's filter (empty: none); on a "
+          "command to the venue: only the tables of this room take it"),
+    Field("section", "text", 0, PLACE_MAX, "a section", "`network.section`: the dashboard's filter (empty: none); "
+          "on a command to the venue: only the tables of this section take it"),
+    Field("minutes", "seconds", 0, RP8_MINUTES_MAX, "a number of minutes",
+          "hand_for_hand: the minutes each hand-for-hand hand takes off the tournament clock (TDA RP-8; "
+          "default 2)"),
+    Field("rule_set", "text", 0, PLACE_MAX, "a rule set's name",
+          "rule_set: the named rule set (`rule_sets` in the tables' configuration) from the next hand; "
+          "empty: back to the table's own rules"),
 )}
 
 # What each input takes beyond its time (a replay line) or its id, name, sender and sent_ms (a command):
@@ -191,7 +200,11 @@ INPUT_FIELDS: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {
     "seat": (("seat",), ("name", "bank", "chips")), "rename": (("seat", "name"), ()),
     "empty": (("seat",), ()), "button": (("seat",), ()), "top_up": ((), ("chips", "seconds")),
     "seating": (("players",), ()), "fold": ((), ("seat",)), "all_in": ((), ("seat",)),
+    # The tournament's floor commands, sent once to the venue (``room``, ``section``: only the tables there).
+    "hand_for_hand": ((), ("minutes", "room", "section")), "release_hand": ((), ("room", "section")),
+    "end_hand_for_hand": ((), ("room", "section")), "rule_set": (("rule_set",), ("room", "section")),
 }
+SCOPE_FIELDS = ("room", "section")  # a venue command's fields that say which tables it is for
 COMMAND_HEAD = ("id", "name", "sender", "sent_ms")  # what every command carries
 _ON_THE_WIRE = {"name": "player"}
 

@@ -129,6 +129,10 @@ class SeatedEngine:
             ev.TopUp: self._top_up, ev.Seating: self._seating, ev.Rename: self._rename,
         }
 
+    def take_settings(self, settings) -> None:
+        """Run ``settings`` from the next clock on (:meth:`~shotclock.core.engine.Engine.take_settings`)."""
+        self.engine.take_settings(settings)
+
     # -- what the engine says, as the engine says it -------------------------------------
 
     settings = property(lambda self: self.engine.settings, doc="The rule settings.")

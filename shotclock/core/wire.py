@@ -73,6 +73,10 @@ def state_message(snapshot, now: float, table: str, boot: str, seq: int, name: s
     seats = getattr(snapshot, "seats", None)
     if seats is not None:
         message.update(seat_fields(snapshot))
+    for key in ("hand_for_hand", "rule_set"):  # the tournament's, while the floor has either on
+        view = getattr(snapshot, key, None)
+        if view is not None:
+            message[key] = view.record()
     return message
 
 
@@ -132,6 +136,22 @@ class CommandRequest:
     chips: int | None = None
     seconds: float | None = None
     players: tuple | None = None
+    minutes: float | None = None
+    rule_set: str | None = None
+    room: str | None = None
+    section: str | None = None
+
+    def for_table(self, room: str, section: str) -> bool:
+        """Whether a table in ``room`` and ``section`` (its ``network.room`` and ``network.section``) takes this
+        command: one sent to the whole venue names the room or section it is for, and a table elsewhere lets it
+        pass unanswered (it was never its command).
+
+        >>> CommandRequest("c1", "release_hand", "floor", 0, room="Main").for_table("Main", "B")
+        True
+        >>> CommandRequest("c1", "release_hand", "floor", 0, room="Main", section="A").for_table("Main", "B")
+        False
+        """
+        return (self.room is None or self.room == room) and (self.section is None or self.section == section)
 
 
 @dataclass(frozen=True)
