@@ -160,7 +160,7 @@ SCHEMA: list[Key] = [
     Key("language", (str,), "nl", "screen and voice language: \"nl\" (Dutch, the official table language) or \"en\"",
         _one_of("nl", "en")),
     Key("rule_sets", (dict,), {}, "named rule sets the floor can put this table on from its next hand (docs/rules.md, "
-        "\"Rule sets\"): [rule_sets.NAME] tables of preset, label, clock.* and shot.* keys, in this table's mode"),
+        "\"The tournament\"): [rule_sets.NAME] tables of preset, label, clock.* and shot.* keys, in this table's mode"),
     Key("clock.seconds", NUM, 30, "the whole clock in seconds, countdown included", range=SECONDS),
     Key("clock.countdown", (int,), 5, "audible countdown over the last N seconds", range=COUNTDOWN),
     Key("clock.tie_window", NUM, 0.5, "seconds after 0 in which an action still counts for the player",
@@ -593,7 +593,8 @@ def example_toml() -> str:
         shown = "false" if value is False else "true" if value is True else (
             f'"{value}"' if isinstance(value, str) else str(value))
         assignment = f"{leaf or key.name} = {shown}"
-        if key.name in PRESET_KEYS:  # commented out, or it would override the preset chosen above
+        if key.name in PRESET_KEYS or key.name in NESTED:  # commented out, or it would override the preset chosen
+            # above (a table of its own: a [rule_sets.NAME] section below could not follow "rule_sets = {}")
             assignment = "# " + assignment
         allowed = f" ({key.range})" if key.range and not key.name.startswith("pins.") else ""
         lines.append(f"{assignment:<24} # {key.description}{allowed}")

@@ -188,3 +188,13 @@ def test_the_commands_are_logged_with_who_sent_them():
     assert logged["command"]["minutes"] == 3
     assert logged["input"]["event"] == "hand_for_hand" and logged["input"]["minutes"] == 3
     assert logged["hand_for_hand"] == {"why": "started", "on": True, "waiting": False, "hands": 0, "minutes": 3}
+
+
+@pytest.mark.parametrize("line", ['{"t": 1, "event": "hand_for_hand", "minutes": 2}', '{"t":1,"event":"release_hand"}',
+                                  '{"t": 1, "event": "rule_set", "rule_set": "bubble"}'])
+def test_the_tournament_commands_are_no_replay_lines(line):
+    from shotclock.core.replay import parse_events
+    from shotclock.errors import ReplayFormatError
+
+    with pytest.raises(ReplayFormatError, match="unknown event"):
+        parse_events([line])

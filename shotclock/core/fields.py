@@ -200,11 +200,11 @@ INPUT_FIELDS: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {
     "seat": (("seat",), ("name", "bank", "chips")), "rename": (("seat", "name"), ()),
     "empty": (("seat",), ()), "button": (("seat",), ()), "top_up": ((), ("chips", "seconds")),
     "seating": (("players",), ()), "fold": ((), ("seat",)), "all_in": ((), ("seat",)),
-    # The tournament's floor commands, sent once to the venue (``room``, ``section``: only the tables there).
-    "hand_for_hand": ((), ("minutes", "room", "section")), "release_hand": ((), ("room", "section")),
-    "end_hand_for_hand": ((), ("room", "section")), "rule_set": (("rule_set",), ("room", "section")),
+    # The tournament's floor commands, sent once to the venue.
+    "hand_for_hand": ((), ("minutes",)), "release_hand": ((), ()), "end_hand_for_hand": ((), ()),
+    "rule_set": (("rule_set",), ()),
 }
-SCOPE_FIELDS = ("room", "section")  # a venue command's fields that say which tables it is for
+SCOPE_FIELDS = ("room", "section")  # what any command may carry: the tables it is for (one sent to the venue)
 COMMAND_HEAD = ("id", "name", "sender", "sent_ms")  # what every command carries
 _ON_THE_WIRE = {"name": "player"}
 
@@ -224,10 +224,11 @@ def input_fields(name: str, wire: bool = False) -> tuple[tuple[str, ...], tuple[
 
 
 COMMAND_FIELDS = tuple(dict.fromkeys(
-    COMMAND_HEAD + tuple(k for n in INPUT_FIELDS for part in input_fields(n, True) for k in part)))
+    COMMAND_HEAD + SCOPE_FIELDS + tuple(k for n in INPUT_FIELDS for part in input_fields(n, True) for k in part)))
 """Every field a command may carry, in a stable order."""
 SEAT_FIELDS = tuple(k for k in COMMAND_FIELDS if k not in COMMAND_HEAD and k not in ("facing_bet", "seat"))
-"""The fields only the seat commands carry (a command record keeps those given)."""
+"""The fields a command may carry beyond its head (the seat commands', the tournament's, its scope): a command record
+keeps those given."""
 
 
 def _players_problem(players) -> str | None:
@@ -274,7 +275,8 @@ def command_schema(commands) -> dict:
         required, optional = input_fields(name, wire=True)
         per_command.append({"if": {"properties": {"name": {"const": name}}},
                             "then": {"required": list(required),
-                                     "propertyNames": {"enum": list(COMMAND_HEAD + required + optional)}}})
+                                     "propertyNames": {"enum": list(COMMAND_HEAD + SCOPE_FIELDS + required
+                                                                    + optional)}}})
     return {"$schema": "https://json-schema.org/draft/2020-12/schema", "title": "command", "type": "object",
             "required": list(COMMAND_HEAD), "additionalProperties": False, "properties": properties,
             "allOf": per_command}

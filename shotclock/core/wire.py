@@ -13,7 +13,8 @@ from typing import Iterable
 
 from shotclock.core.engine import IDLE, RUNNING
 from shotclock.core.faults import Fault
-from shotclock.core.fields import COMMAND_FIELDS, COMMAND_HEAD, FIELDS, input_fields, missing, text_problem, unexpected
+from shotclock.core.fields import (COMMAND_FIELDS, COMMAND_HEAD, FIELDS, SCOPE_FIELDS, input_fields, missing,
+                                   text_problem, unexpected)
 from shotclock.core.inputs import COMMANDS  # noqa: F401 (one list of commands, in the core; re-exported)
 
 # Refusal reasons (the ack's ``reason`` when ``outcome`` is ``refused``).
@@ -312,7 +313,7 @@ def command_problem(message: dict) -> str | None:
         return problem
     required, optional = input_fields(name, wire=True)
     for key in message:
-        if key not in COMMAND_HEAD and key not in required and key not in optional:
+        if key not in COMMAND_HEAD and key not in SCOPE_FIELDS and key not in required and key not in optional:
             return unexpected("command", name, key, wire=True)
     for key in required:
         if key not in message:
