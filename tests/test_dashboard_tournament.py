@@ -71,6 +71,10 @@ def test_the_room_in_hand_for_hand_playing_first_and_an_offline_table_never_done
     assert rows == ["Tafel 1 · playing", "Tafel 4 · offline", "Tafel 2 · done", "Tafel 3 · done"]
     assert page.text_content("article.table[data-table='2'] .tour") == "Hand-for-hand: done, waiting for the floor"
     assert page.text_content("article.table[data-table='4'] .tour") == ""  # offline: its last state is old news
+    # A table whose hand is done offers no clock (it would refuse one); one still playing does.
+    assert page.eval_on_selector_all("article.table[data-table='2'] .cmds button", "bs => bs.length") == 0
+    assert page.eval_on_selector_all("article.table[data-table='1'] .cmds button", "bs => bs.map(b => b.dataset.cmd)") == [
+        "call"]
     assert page.is_hidden("#h4h-start") and page.text_content("#h4h-release") == "Next hand (2/3)"
     # A table still plays: the release asks first, and a second tap sends ONE message to the room.
     page.click("#h4h-release")
