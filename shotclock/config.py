@@ -381,6 +381,11 @@ class Config:
         return Settings(mode=self.mode, clock=self.clock, shot=self.shot, seats=self.seats,
                         levels=level_rules(self.values))
 
+    @property
+    def screen_size(self) -> tuple[int, int]:
+        """``screen.size`` as (width, height)."""
+        return parse_size(self.screen.size)
+
 
 def level_rules(values: dict) -> tuple[LevelRule, ...]:
     """The ``[levels.N]`` sections of checked configuration ``values`` as the core's level rules, by level."""
@@ -395,11 +400,6 @@ def level_rules(values: dict) -> tuple[LevelRule, ...]:
         changes = tuple((k, v) for k, v in keys.items() if k not in LEVEL_TOP_UPS)
         rules.append(LevelRule(level, changes, keys.get("top_up.seconds") or None, keys.get("top_up.chips") or None))
     return tuple(rules)
-
-    @property
-    def screen_size(self) -> tuple[int, int]:
-        """``screen.size`` as (width, height)."""
-        return parse_size(self.screen.size)
 
 
 def parse_size(text: str) -> tuple[int, int]:
