@@ -311,15 +311,15 @@ def test_rule_sets_are_checked_key_by_key():
     text = """
 preset = "shot-15-20-30"
 [rule_sets.bubble]
-preset = "shot-30"
-label = "Bubble"
+shot.preflop = 30
+shot.extension_limit = 1
 [rule_sets.fast]
 shot.preflop = 10
 [rule_sets.wrong]
 seats.bank = 30
 shot.flopp = 10
 [rule_sets.clocked]
-preset = "wsop"
+mode = "clock"
 [rule_sets.loud]
 shot.countdown = 20
 [rule_sets.neg]
@@ -328,22 +328,21 @@ shot.turn = -1
     with pytest.raises(ConfigError) as info:
         parse_config(text)
     errors = info.value.errors
-    assert set(errors) == {"rule_sets.wrong.seats.bank", "rule_sets.wrong.shot.flopp", "rule_sets.clocked.preset",
+    assert set(errors) == {"rule_sets.wrong.seats.bank", "rule_sets.wrong.shot.flopp", "rule_sets.clocked.mode",
                            "rule_sets.loud.shot.countdown", "rule_sets.neg.shot.turn"}
     assert "did you mean 'shot.flop'" in errors["rule_sets.wrong.shot.flopp"]
-    assert "clock-mode preset" in errors["rule_sets.clocked.preset"]
-    assert "longer than the clock (15 s)" in errors["rule_sets.loud.shot.countdown"]
+    assert errors["rule_sets.clocked.mode"].startswith('must be the table\'s own mode ("shot")')
+    assert "longer than its clock (15 s)" in errors["rule_sets.loud.shot.countdown"]
     good = parse_config(text.split("[rule_sets.wrong]")[0])
-    sets = good.rule_set_settings()
-    assert (sets["bubble"].shot.preflop, sets["bubble"].shot.allowance, sets["fast"].shot.preflop,
-            sets["fast"].shot.flop) == (30, 4, 10, 20)
-    assert good.settings.shot.preflop == 15 and good.rule_sets["bubble"]["label"] == "Bubble"
+    assert good.rule_sets == {"bubble": (("shot.preflop", 30), ("shot.extension_limit", 1)),
+                              "fast": (("shot.preflop", 10),)}
+    assert good.settings.shot.preflop == 15  # the table's own rules until the floor chooses a rule set
 
 
-def test_a_rule_set_name_follows_the_text_rule_and_a_rule_set_is_a_table():
+def test_a_rule_set_name_follows_the_text_rule():
     with pytest.raises(ConfigError) as info:
-        parse_config('rule_sets = {"" = {}, "a\\tb" = {}, "ok" = 3}\n')
-    assert info.value.errors == {"rule_sets.": "must not be empty",
-                                 "rule_sets.a\tb": "the name must not hold control characters (tab, newline, "
-                                                   "direction marks)",
-                                 "rule_sets.ok": "must be a table ([rule_sets.ok]) of rule keys, not 3"}
+        parse_config('[rule_sets."a\\tb"]\nshot.flop = 20\n[rule_sets.""]\nmode = "clock"\n')
+    assert info.value.errors == {
+        "rule_sets.a\tb.shot.flop": "names no rule set: the name must not hold control characters (tab, newline, "
+                                     "direction marks)",
+        "rule_sets..mode": "names no rule set: must not be empty"}

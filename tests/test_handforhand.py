@@ -16,7 +16,7 @@ from shotclock.core.view import Display, view_at
 from shotclock.core.wire import state_message
 
 CLOCK = parse_config("").settings
-SHOT_CONFIG = parse_config('preset = "shot-15-20-30"\n[rule_sets.bubble]\npreset = "shot-30"\n'
+SHOT_CONFIG = parse_config('preset = "shot-15-20-30"\n[rule_sets.bubble]\nshot.preflop = 30\nshot.flop = 30\n'
                            '[rule_sets.fast]\nshot.preflop = 10\nshot.flop = 10\nshot.turn = 10\nshot.river = 10\n')
 
 
@@ -115,7 +115,7 @@ def test_the_screen_says_why_no_clock_starts():
 
 
 def test_the_state_message_carries_hand_for_hand_and_the_rule_set():
-    table = Table(SHOT_CONFIG.settings, rule_sets=SHOT_CONFIG.rule_set_settings())
+    table = Table(SHOT_CONFIG.settings, rule_sets=SHOT_CONFIG.rule_sets)
     assert "hand_for_hand" not in state_message(table.state, 1.0, "7", "0" * 12, 1, "Tafel 7", (), {"outbox": 0})
     table.feed([command(1.0, "hand_for_hand"), command(1.5, "rule_set", rule_set="bubble")], 2.0)
     message = state_message(table.state, 2.0, "7", "0" * 12, 1, "Tafel 7", (), {"outbox": 0})
@@ -124,7 +124,7 @@ def test_the_state_message_carries_hand_for_hand_and_the_rule_set():
 
 
 def test_a_rule_set_takes_effect_at_the_next_hand_never_during_a_clock():
-    table = Table(SHOT_CONFIG.settings, rule_sets=SHOT_CONFIG.rule_set_settings())
+    table = Table(SHOT_CONFIG.settings, rule_sets=SHOT_CONFIG.rule_sets)
     press(table, 1.0, "action")  # a 15 s preflop clock (shot-15-20-30)
     chosen = table.feed([command(2.0, "rule_set", rule_set="bubble")], 2.0)
     assert chosen.acks[0].ignored is None and table.state.rule_set.next == "bubble"
@@ -139,7 +139,7 @@ def test_a_rule_set_takes_effect_at_the_next_hand_never_during_a_clock():
 
 
 def test_an_unknown_rule_set_is_refused_with_the_ones_the_table_knows():
-    table = Table(SHOT_CONFIG.settings, rule_sets=SHOT_CONFIG.rule_set_settings())
+    table = Table(SHOT_CONFIG.settings, rule_sets=SHOT_CONFIG.rule_sets)
     ack = table.feed([command(1.0, "rule_set", rule_set="final")], 1.0).acks[0]
     assert ack.ignored == "this table has no rule set 'final' (it has: bubble, fast)"
     assert Table(CLOCK).feed([command(1.0, "rule_set", rule_set="bubble")], 1.0).acks[0].ignored == \
@@ -174,7 +174,7 @@ def test_a_record_that_is_off_or_not_sound_restores_nothing(record):
 
 
 def test_a_rule_set_comes_back_after_a_restart_and_rules_at_once():
-    table = Table(SHOT_CONFIG.settings, rule_sets=SHOT_CONFIG.rule_set_settings())
+    table = Table(SHOT_CONFIG.settings, rule_sets=SHOT_CONFIG.rule_sets)
     assert types(table.restore_rule_set({"rule_set": "fast", "next": None}, 0.0)) == ["rule_set"]
     assert [o.seconds for o in press(table, 1.0, "action") if o.TYPE == "start"] == [10]
     assert Table(SHOT_CONFIG.settings, rule_sets={}).restore_rule_set({"rule_set": "fast"}, 0.0) == []

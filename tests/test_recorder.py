@@ -511,7 +511,7 @@ def test_a_clock_under_a_rule_set_exports_its_rules_and_a_restart_in_hand_for_ha
     from shotclock.config import config_from
     from shotclock.core.inputs import Command
 
-    config = 'preset = "shot-15-20-30"\n[rule_sets.bubble]\npreset = "shot-30"\n'
+    config = 'preset = "shot-15-20-30"\n[rule_sets.bubble]\nshot.preflop = 30\nshot.flop = 30\n'
 
     def floor(d, name, n, **fields):
         d.loop.post(Command(d.loop.clock.now, name, id=f"{name}{n}", sender="floor-anna", **fields))

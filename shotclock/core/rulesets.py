@@ -2,29 +2,33 @@
 
 The tables' configuration names rule sets (``[rule_sets.bubble]``, :mod:`shotclock.config`): near the money the
 floor puts a room, a section or the whole venue on "bubble" (a 30 s shot clock on every decision) with one
-command, and back. A table takes a rule set at its next hand, never during a clock or a hand (TDA 2024 Rule 23 for
-a new level, the same for any change of the rules): the floor's ``rule_set`` command is noted as the table's next
-rules and acked; the dealer's next ``hand`` applies it. A name the table does not know is refused with the reason,
-naming those it knows.
+command, and back. A rule set is a *layer* of the table's rhythm (:mod:`shotclock.core.rhythm`): the floor's
+``rule_set`` proposes it for the next hand, and the dealer's next ``hand`` moves it in (TDA 2024 Rule 23 for a new
+level, the same for any change of the rules), never during a clock or a hand. A name the table does not know is
+refused with the reason, naming those it knows.
 
 Example::
 
     >>> from shotclock.core import events as ev
+    >>> from shotclock.core.rhythm import NextHand
     >>> from shotclock.core.settings import Settings
-    >>> sets = RuleSets({"bubble": Settings(mode="shot")})
-    >>> sets.handle(ev.UseRuleSet(1.0, "final"))[0].reason
+    >>> sets, rhythm = RuleSets({"bubble": (("mode", "shot"),)}), NextHand(Settings(), 100)
+    >>> sets.handle(ev.UseRuleSet(1.0, "final"), rhythm)[0].reason
     "this table has no rule set 'final' (it has: bubble)"
-    >>> sets.handle(ev.UseRuleSet(2.0, "bubble"))[0].next, sets.hand_dealt(5.0)
-    ('bubble', [RuleSetChanged(t=5.0, why='applied', rule_set='bubble', next=None)])
+    >>> sets.handle(ev.UseRuleSet(2.0, "bubble"), rhythm)[0].next, sets.view(rhythm)
+    ('bubble', RuleSetView(rule_set='', next='bubble'))
+    >>> start = rhythm.at_hand()
+    >>> start.settings.mode, sets.applied(5.0, start)
+    ('shot', [RuleSetChanged(t=5.0, why='applied', rule_set='bubble', next=None)])
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from shotclock.core import events as ev
 from shotclock.core.reasons import reason
-from shotclock.core.settings import Settings
+from shotclock.core.rhythm import Changes, HandStart, NextHand, Rhythm
 
 OWN = ""  # the table's own rules (its configuration without a rule set)
 
@@ -41,54 +45,56 @@ class RuleSetView:
         return {"name": self.rule_set, "next": self.next}
 
 
+def name_of(rhythm: Rhythm) -> str:
+    """The named rule set a rhythm's layers hold ("": none)."""
+    return rhythm.layers[0][0] if rhythm.layers else OWN
+
+
 class RuleSets:
-    """The named rule sets a table knows (name → :class:`~shotclock.core.settings.Settings`), the one in force
-    and the one waiting for the next hand."""
+    """The named rule sets a table knows (name → its rule changes, as the configuration's ``[rule_sets.NAME]``
+    gives them) and the floor's choice among them, kept as the layer of the table's :class:`NextHand`."""
 
-    def __init__(self, sets: dict[str, Settings] | None = None):
+    def __init__(self, sets: dict[str, Changes] | None = None):
         self.sets = dict(sets or {})
-        self.current = OWN
-        self.next: str | None = None
 
-    @property
-    def view(self) -> RuleSetView | None:
+    def layers(self, name: str) -> tuple[tuple[str, Changes], ...]:
+        """The rhythm's layers for rule set ``name`` (none for the table's own rules)."""
+        return ((name, self.sets[name]),) if name != OWN else ()
+
+    def view(self, rhythm: NextHand) -> RuleSetView | None:
         """What to show (None: the table's own rules, nothing waiting)."""
-        if self.current == OWN and self.next is None:
+        current, upcoming = name_of(rhythm.current), name_of(rhythm.upcoming)
+        if current == OWN and upcoming == OWN:
             return None
-        return RuleSetView(self.current, self.next)
+        return RuleSetView(current, upcoming if upcoming != current else None)
 
-    def handle(self, event: ev.UseRuleSet) -> list[ev.Output]:
-        """The floor's ``rule_set``: noted for the next hand, or ``ignored`` with the reason."""
+    def handle(self, event: ev.UseRuleSet, rhythm: NextHand) -> list[ev.Output]:
+        """The floor's ``rule_set``: proposed for the next hand, or ``ignored`` with the reason."""
         name = event.rule_set
         if name != OWN and name not in self.sets:
             known = ", ".join(sorted(self.sets)) or "none"
             return [ev.Ignored(event.t, event.NAME, reason("rule_set_unknown", name=name, known=known))]
-        if name == (self.current if self.next is None else self.next):
+        if name == name_of(rhythm.upcoming):
             return [ev.Ignored(event.t, event.NAME, reason("rule_set_same", name=name or "own"))]
-        self.next = None if name == self.current else name  # back to the one in force: nothing waits
-        return [ev.RuleSetChanged(event.t, "chosen", self.current, self.next)]
+        rhythm.propose(lambda r: replace(r, layers=self.layers(name)))
+        view = self.view(rhythm)
+        return [ev.RuleSetChanged(event.t, "chosen", name_of(rhythm.current), view.next if view else None)]
 
-    def hand_dealt(self, t: float) -> list[ev.Output]:
-        """A new hand: the rule set waiting takes effect (the table then runs :attr:`settings`); nothing when
-        none waited."""
-        if self.next is None:
-            return []
-        self.current, self.next = self.next, None
-        return [ev.RuleSetChanged(t, "applied", self.current, None)]
+    def applied(self, t: float, start: HandStart) -> list[ev.Output]:
+        """A new hand began (:meth:`NextHand.at_hand`): the record of the rule set it moved in, if it changed."""
+        before, after = name_of(start.before), name_of(start.after)
+        return [ev.RuleSetChanged(t, "applied", after, None)] if before != after else []
 
-    @property
-    def settings(self) -> Settings | None:
-        """The settings of the rule set in force (None: the table's own)."""
-        return self.sets.get(self.current)
-
-    def restore(self, record: dict, t: float) -> list[ev.Output]:
-        """Back from the log's last ``rule_set`` record (a restart): the rule set in force and the one waiting
-        (a rule set no longer configured is not restored: nothing)."""
+    def restore(self, record: dict, rhythm: NextHand, t: float) -> list[ev.Output]:
+        """Back from the log's last ``rule_set`` record (a restart): the rule set in force and the one waiting go
+        back into ``rhythm`` (a rule set no longer configured is not restored: nothing)."""
         current, waiting = record.get("rule_set"), record.get("next")
         if not isinstance(current, str) or (current != OWN and current not in self.sets):
             return []
-        self.current = current
-        self.next = waiting if isinstance(waiting, str) and (waiting == OWN or waiting in self.sets) else None
-        if self.current == OWN and self.next is None:
+        if not (isinstance(waiting, str) and (waiting == OWN or waiting in self.sets)):
+            waiting = None
+        if current == OWN and waiting in (None, OWN):
             return []
-        return [ev.RuleSetChanged(t, "restored", self.current, self.next)]
+        now = replace(rhythm.current, layers=self.layers(current))
+        rhythm.restore(now, replace(now, layers=self.layers(waiting)) if waiting is not None else None)
+        return [ev.RuleSetChanged(t, "restored", current, waiting)]

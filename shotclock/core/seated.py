@@ -129,10 +129,6 @@ class SeatedEngine:
             ev.TopUp: self._top_up, ev.Seating: self._seating, ev.Rename: self._rename,
         }
 
-    def take_settings(self, settings) -> None:
-        """Run ``settings`` from the next clock on (:meth:`~shotclock.core.engine.Engine.take_settings`)."""
-        self.engine.take_settings(settings)
-
     # -- what the engine says, as the engine says it -------------------------------------
 
     settings = property(lambda self: self.engine.settings, doc="The rule settings.")
@@ -243,6 +239,11 @@ class SeatedEngine:
     def restore_chips(self, used: dict[int, int]) -> None:
         """Bring back the extension chips each seat had used (from the log)."""
         self.engine.restore_chips(used)
+
+    def retune(self, settings: Settings) -> None:
+        """Play the next hand with ``settings`` (see :meth:`Engine.retune <shotclock.core.engine.Engine.retune>`);
+        the seats and banks stay as they are."""
+        self.engine.retune(settings)
 
     # -- outputs -------------------------------------------------------------------------
 

@@ -46,11 +46,13 @@ from typing import Callable, Iterable
 from shotclock.core import events as ev
 from shotclock.core.buttons import ButtonFault, ButtonReader, Gesture
 from shotclock.core.engine import Phase, Snapshot
+from shotclock.core.fields import LEVEL_MAX
 from shotclock.core.faults import Fault, StuckButton
 from shotclock.core.gestures import HOLD, PRESS, Hold, chord_event, gesture_event, hold_event
 from shotclock.core.handforhand import HandForHandState
 from shotclock.core.inputs import COMMANDS, Command, Edge
 from shotclock.core.restore import ClockAtStop
+from shotclock.core.rhythm import Changes, NextHand
 from shotclock.core.rulesets import RuleSets
 from shotclock.core.seated import make_engine
 from shotclock.core.settings import Settings
@@ -211,16 +213,17 @@ class Table:
         before it that the GPIO driver has not delivered yet (seconds).
     :param floor_min_press: seconds the floor button's contact must stay closed before its press
         counts (a jack plugged in shorts it for a moment); the press is still dated at its edge.
-    :param rule_sets: the named rule sets the floor may put the table on (name → settings), from its next hand.
+    :param rule_sets: the named rule sets the floor may put the table on from its next hand (name → its rule
+        changes, layered on the table's rhythm: :mod:`shotclock.core.rhythm`).
     """
 
     def __init__(self, settings: Settings, start: float = 0.0, *, debounce: float = 0.03, hold: float = 2.0,
                  stuck_after: float = 10.0, edge_grace: float = 0.0, floor_min_press: float = 0.0,
-                 rule_sets: dict[str, Settings] | None = None):
+                 rule_sets: dict[str, Changes] | None = None):
         self.engine = make_engine(settings, start)  # with seat tracking, an engine that knows the seats
         self.hand_for_hand = HandForHandState()  # the floor's hand-for-hand (TDA RP-8), beside the engine
-        self.rules = RuleSets(rule_sets)  # the house's named rule sets, taken at a new hand
-        self.own_settings = settings
+        self.rhythm = NextHand(settings, LEVEL_MAX)  # the rules of the next hand (TDA Rule 23)
+        self.rules = RuleSets(rule_sets)  # the house's named rule sets: a layer of the rhythm, taken at a new hand
         self.reader = ButtonReader(debounce, hold, stuck_after, min_press={"floor": floor_min_press})
         self.edge_grace = edge_grace
         self._faults: dict[object, Fault] = {}
@@ -237,7 +240,7 @@ class Table:
     def state(self) -> Snapshot:
         """The engine's state now, with the floor's hand-for-hand and rule set when either is on."""
         state = self.engine.state
-        hand_for_hand, rule_set = self.hand_for_hand.view, self.rules.view
+        hand_for_hand, rule_set = self.hand_for_hand.view, self.rules.view(self.rhythm)
         if hand_for_hand is None and rule_set is None:
             return state
         return replace(state, hand_for_hand=hand_for_hand, rule_set=rule_set)
@@ -290,9 +293,9 @@ class Table:
     def restore_rule_set(self, record: dict, t: float) -> list[ev.Output]:
         """Bring back the named rule set in force (and the one waiting) as the log's last ``rule_set`` record kept
         it (a restart): the table runs it at once, no clock being open at a start."""
-        outputs = self.rules.restore(record, t)
+        outputs = self.rules.restore(record, self.rhythm, t)
         if outputs:
-            self.engine.take_settings(self.rules.settings or self.own_settings)
+            self.engine.retune(self.rhythm.settings)
         return outputs
 
     def feed(self, inputs: Iterable[Edge | Command], now: float) -> Round:
@@ -406,7 +409,7 @@ class Table:
 
     def _handle(self, event: ev.Event, source, round: Round) -> list[ev.Output]:
         if event.__class__ is ev.UseRuleSet:  # the tournament's commands: beside the engine, never touching its clock
-            outputs = self.rules.handle(event)
+            outputs = self.rules.handle(event, self.rhythm)
         elif event.__class__ in ev.FLOOR_EVENTS:
             outputs = self.hand_for_hand.handle(event)
         else:
@@ -423,12 +426,12 @@ class Table:
         return outputs
 
     def _new_hand(self, t: float, round: Round) -> list[ev.Output]:
-        """The engine took a new hand (no clock runs now): a rule set waiting takes effect, and in hand-for-hand
-        the hand before it is done."""
-        outputs = self.rules.hand_dealt(t)
-        if outputs:
-            self.engine.take_settings(self.rules.settings or self.own_settings)
-        outputs += self.hand_for_hand.hand_dealt(t)
+        """The engine took a new hand (no clock runs now): the rules waiting for it take effect (the rhythm: a named
+        rule set), and in hand-for-hand the hand before it is done."""
+        start = self.rhythm.at_hand()
+        if start.retuned:
+            self.engine.retune(start.settings)
+        outputs = self.rules.applied(t, start) + self.hand_for_hand.hand_dealt(t)
         round.add_outputs(outputs)
         return outputs
 

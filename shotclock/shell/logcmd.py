@@ -282,12 +282,12 @@ def _rules_at_start(decision_log, clock: Clock, values: dict) -> dict:
     """The session's configuration ``values`` with the named rule set the clock started under (the table's last
     ``rule_set`` record before the clock, in its session: a rule set is taken at a new hand), so its replay rules
     by the rules the table ran it by."""
-    from shotclock.config import rule_set_values
+    from shotclock.config import rule_set_changes, rule_set_values
 
     rows = _log_of(decision_log, clock).rows(
         "WHERE id = (SELECT MAX(id) FROM records WHERE type = 'rule_set' AND id < ?)", (clock.id,))
     name = rows[0].get("rule_set") if rows and rows[0]["session"] == clock.session else None
-    if isinstance(name, str) and name in (values.get("rule_sets") or {}):
+    if isinstance(name, str) and name in rule_set_changes(values):
         return rule_set_values(values, name)
     return values
 
@@ -341,7 +341,7 @@ def config_toml(values: dict) -> str:
 
     sections: dict[str, list[str]] = {}
     for name, value in values.items():
-        if name not in KEYS or isinstance(value, dict):  # (the named rule sets: not what one clock's rules need)
+        if name not in KEYS:
             continue
         head, _, leaf = name.rpartition(".")
         text = "true" if value is True else "false" if value is False else json.dumps(value, ensure_ascii=False)

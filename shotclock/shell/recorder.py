@@ -347,10 +347,11 @@ def open_recorder(config, state_dir, device, utcnow=lambda: datetime.now(timezon
     recorder.start_session(now)
     if recorder_log is not None:
         try:
+            # The rules first (a rule set retunes the engine, idle), then the clock a stop interrupted, under them.
+            recorder.restore_tournament(recorder_log, device.loop.table, now)
             recorder.recover(recorder_log, device.loop.table, now)
             recorder.restore_chips(recorder_log, device.loop.table, now)
             recorder.restore_seats(recorder_log, device.loop.table, now)
-            recorder.restore_tournament(recorder_log, device.loop.table, now)
         except (LogError, sqlite3.Error) as exc:
             log.error("cannot read the last clock from the decision log (%s); nothing restored", exc)
         finally:
