@@ -698,7 +698,8 @@ def example_toml() -> str:
     lines += textwrap.wrap(", ".join(LEVEL_KEYS), 100, initial_indent="#   ", subsequent_indent="#   ")
     lines += ["# For example:", "# [levels.11]", '# mode = "shot"', "# [levels.10]", "# top_up.seconds = 30"]
     lines += ["", "# Named rule sets the floor puts a room or the venue on from each table's next hand (docs/rules.md,",
-              "# \"The tournament\"): a [rule_sets.NAME] section changes the keys a level can (not the top-ups).",
-              "# For example, the bubble at a shot-clock table: 30 s on every decision, no extension chips:",
+              "# \"The tournament\"): a [rule_sets.NAME] section changes the keys a level can, in the table's own",
+              "# mode (not the top-ups). For example, the bubble at a shot-clock table: 30 s on every decision,",
+              "# one extension chip a decision:",
               "# [rule_sets.bubble]", *[f"# shot.{s} = 30" for s in STREETS], "# shot.extension_limit = 1"]
     return "\n".join(lines) + "\n"

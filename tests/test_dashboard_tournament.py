@@ -69,7 +69,8 @@ def test_the_room_in_hand_for_hand_playing_first_and_an_offline_table_never_done
     assert page.text_content("#h4h-clock") == "hands: 2 · tournament clock −4:00 (2 min a hand)"
     rows = page.eval_on_selector_all("#h4h-tables li", "els => els.map(e => e.textContent)")
     assert rows == ["Tafel 1 · playing", "Tafel 4 · offline", "Tafel 2 · done", "Tafel 3 · done"]
-    assert page.text_content("article.table[data-table='2'] .tour") == "Hand-for-hand: done, waiting for the floor"
+    wait_text(page, "article.table[data-table='2'] .tour", "Hand-for-hand: done, waiting for the floor")
+    wait_text(page, "article.table[data-table='1'] .tour", "Hand-for-hand: playing its hand")
     assert page.text_content("article.table[data-table='4'] .tour") == ""  # offline: its last state is old news
     # A table whose hand is done offers no clock (it would refuse one); one still playing does.
     assert page.eval_on_selector_all("article.table[data-table='2'] .cmds button", "bs => bs.length") == 0
@@ -95,6 +96,8 @@ def test_the_room_in_hand_for_hand_playing_first_and_an_offline_table_never_done
 
 def test_a_rule_set_for_the_room_shows_who_runs_it_who_waits_and_who_refused_why(page, floor):
     wait_text(page, "#tour-scope", "room Main")
+    # The names the tables' statuses give (drawn twice a second once they are in).
+    page.wait_for_function("document.querySelectorAll('#rule-set-names option').length > 0", timeout=WAIT)
     assert page.eval_on_selector_all("#rule-set-names option", "os => os.map(o => o.value)") == ["bubble"]
     page.fill("#rule-set", "bubble")
     page.click("#rule-set-go")
@@ -111,6 +114,6 @@ def test_a_rule_set_for_the_room_shows_who_runs_it_who_waits_and_who_refused_why
     wait_text(page, "#rule-set-counts", "bubble: runs 1 · not yet (hand in play) 1 · refused 1 · offline 1")
     assert page.eval_on_selector_all("#rule-set-refused li", "els => els.map(e => e.textContent)") == [
         "Tafel 3: this table has no rule set 'bubble' (it has: none)"]
-    assert page.text_content("article.table[data-table='2'] .tour").endswith("from the next hand: bubble")
+    wait_text(page, "article.table[data-table='2'] .tour", "from the next hand: bubble")
     page.click("#language")  # the refusal in the page's own language, from the device's words (core/texts.py)
     wait_text(page, "#rule-set-refused li", "Tafel 3: deze tafel kent geen regelset 'bubble' (wel: none)")
