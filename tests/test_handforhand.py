@@ -198,3 +198,17 @@ def test_the_tournament_commands_are_no_replay_lines(line):
 
     with pytest.raises(ReplayFormatError, match="unknown event"):
         parse_events([line])
+
+
+def test_a_screenshot_draws_a_table_waiting_for_the_floor_and_refuses_one_with_a_clock_on(tmp_path, capsys):
+    from pathlib import Path
+
+    from shotclock.cli import main
+
+    scenario = str(Path(__file__).parent.parent / "docs" / "examples" / "clock-dead-hand.events.jsonl")
+    out = tmp_path / "waiting.png"
+    assert main(["screenshot", str(out), "--scenario", scenario, "--at", "40", "--hand-for-hand", "3"]) == 0
+    assert out.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    assert main(["screenshot", str(out), "--scenario", scenario, "--at", "8", "--hand-for-hand", "3"]) == 2
+    assert capsys.readouterr().err == ("shotclock: --hand-for-hand: a clock is running at --at; a table waits for the "
+                                       "floor only between clocks\n")
