@@ -269,6 +269,32 @@ SEAT_EVENTS: tuple[type[Event], ...] = (SeatPlayer, Rename, EmptySeat, SetButton
 SEAT_EVENT_NAMES = frozenset(cls.NAME for cls in SEAT_EVENTS)
 
 
+# -- the tournament's rhythm (core/rhythm.py, core/levels.py): from the next hand ---------------------
+
+
+@_frozen
+class Level(Event):
+    """The floor sets the tournament ``level`` (and, with ``hands``, the hands per level) from the next hand;
+    ``sender``: who set it (the floor login the broker proved)."""
+
+    level: int = 1
+    hands: int | None = None
+    sender: str | None = None
+    NAME: ClassVar[str] = "level"
+
+
+@_frozen
+class Hands(Event):
+    """The floor sets the hands per level (0: not counted) from the next hand; the level's count goes on."""
+
+    hands: int = 0
+    sender: str | None = None
+    NAME: ClassVar[str] = "hands"
+
+
+RHYTHM_EVENTS: tuple[type[Event], ...] = (Level, Hands)
+
+
 @_frozen
 class End(Event):
     """Replay only: advance time to ``t`` and stop."""
@@ -279,7 +305,7 @@ class End(Event):
 EVENT_TYPES: dict[str, type[Event]] = {
     cls.NAME: cls
     for cls in (Call, Bet, Action, LastAction, Pause, Resume, Cancel, Hand, Street, Start, Stop, Extend, Undo,
-                ResetChips, *SEAT_EVENTS, End)
+                ResetChips, *SEAT_EVENTS, *RHYTHM_EVENTS, End)
 }
 
 
@@ -525,6 +551,30 @@ class HandOver(Output):
 
     seat: int
     TYPE: ClassVar[str] = "hand_over"
+
+
+@_record
+class LevelSet(Output):
+    """The floor's ``level`` (or ``hands`` per level) is taken: it applies from the next hand; ``by`` who set it."""
+
+    level: int | None = None
+    hands: int | None = None
+    by: str | None = None
+    TYPE: ClassVar[str] = "level_set"
+
+
+@_record
+class LevelHand(Output):
+    """A hand began at ``level``: its number ``hand`` in the level and the ``hands`` per level (None: not counted).
+    The first hand of a level says ``by`` whom it was set (the floor's login, or ``hands``: the table moved up
+    after its hands per level); ``changed`` lists the rule keys the level changed for this hand."""
+
+    level: int
+    hand: int
+    hands: int | None = None
+    by: str | None = None
+    changed: tuple | None = None
+    TYPE: ClassVar[str] = "level"
 
 
 @_record
