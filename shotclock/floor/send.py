@@ -9,12 +9,18 @@ seat tracking off) comes back ``ignored`` with the reason: exit 1.
 
 To move a player to another table with their chips and time bank: ``send … --table 3 empty --seat 5`` prints
 the ``bank`` and ``chips`` they leave with; ``send … --table 8 seat --seat 2 --player NAME --bank B --chips C``.
+
+``--all`` sends to every table of the venue at once (``--room``, ``--section``: the tables there take it, the
+others drop it): ``send … --all --room East level --level 12`` prints each table's answer, one line a table, as
+they come, waiting for every table its retained status shows online there (or ``--wait`` seconds); exit 0 when
+every one of them took it.
 """
 
 from __future__ import annotations
 
 import json
 import queue
+import sys
 import time
 import uuid
 
@@ -23,11 +29,11 @@ from shotclock.errors import ShotclockError
 
 def build_message(args, sender: str, now_ms: int) -> dict:
     """The command message the arguments describe (ShotclockError naming what is wrong)."""
-    from shotclock.core.fields import FIELDS, SEAT_FIELDS
+    from shotclock.core.fields import FIELDS, SCOPE, SEAT_FIELDS
     from shotclock.core.wire import command_problem
 
     message = {"id": uuid.uuid4().hex[:16], "name": args.command, "sender": sender, "sent_ms": now_ms}
-    for key in SEAT_FIELDS + ("seat",):
+    for key in SEAT_FIELDS + ("seat",) + SCOPE:
         value = getattr(args, key, None)  # players come from --seating
         if value is not None:
             problem = FIELDS[key].value_problem(value)  # named by its option: a name from argv is checked here
@@ -94,8 +100,17 @@ def ack_line(table: str, ack: dict) -> str:
     return f"table {table}: ok: {name}" + (f": {'; '.join(did)}" if did else ": nothing changed")
 
 
+def for_tables(status: dict, room: str | None, section: str | None) -> bool:
+    """Whether a table's retained ``status`` shows it online where a command for ``room`` and ``section`` goes (the
+    tables that will answer it)."""
+    return (status.get("online") is True and (room is None or status.get("room", "") == room)
+            and (section is None or status.get("section", "") == section))
+
+
 def cmd_send(args) -> int:
     """Send one command, wait for its ack, print it; 0 when done, 1 when ignored or refused."""
+    if getattr(args, "all", False):
+        return _send_all(args)
     from paho.mqtt.packettypes import PacketTypes
     from paho.mqtt.properties import Properties
 
@@ -153,3 +168,81 @@ def cmd_send(args) -> int:
         client.disconnect()
     print(json.dumps(ack, ensure_ascii=False) if args.json else ack_line(args.table, ack))
     return 0 if ack.get("outcome") == "done" else 1
+
+
+def _send_all(args) -> int:
+    """``send --all``: the command to every table of the venue (``--room``, ``--section``: those there); each table's
+    answer printed as it comes; 0 when every table online there took it, 1 otherwise."""
+    from paho.mqtt.packettypes import PacketTypes
+    from paho.mqtt.properties import Properties
+
+    from shotclock.core.topics import all_tables, command_topic, split_table_topic, venue_cmd_topic
+    from shotclock.floor.client import connect, floor_client
+
+    client, username = floor_client(args, f"shotclock-send-{uuid.uuid4().hex[:16]}")
+    message = build_message(args, username, int(time.time() * 1000))
+    inbox: queue.Queue = queue.Queue()
+    ready: queue.Queue = queue.Queue()
+    published: queue.Queue = queue.Queue()
+    client.on_connect = lambda c, u, f, rc, p: ready.put(rc) if rc.is_failure else c.subscribe(
+        [(all_tables(args.venue, "cmd/ack"), 1), (all_tables(args.venue, "status"), 1)])
+    client.on_subscribe = lambda c, u, mid, rcs, p: ready.put(0)
+    client.on_message = lambda c, u, m: inbox.put((m.topic, m.payload))
+    client.on_publish = lambda c, u, mid, rc, p: published.put(rc)
+    connect(client, args, keepalive=10)
+    online: set[str] = set()
+    answers: dict[str, dict] = {}
+    try:
+        try:
+            answer = ready.get(timeout=args.wait)
+        except queue.Empty:
+            raise ShotclockError(f"no answer from the broker at {args.broker} within {args.wait:g} s") from None
+        if answer:
+            raise ShotclockError(f"the broker refused the connection ({answer}): check --credentials")
+        props = Properties(PacketTypes.PUBLISH)
+        props.MessageExpiryInterval = 5
+        topic = venue_cmd_topic(args.venue) if username == "floor" else command_topic(args.venue, None, username)
+        client.publish(topic, json.dumps(message), qos=1, properties=props)
+        sent = time.monotonic()
+        deadline = sent + args.wait
+        try:
+            refused = refusal(published.get(timeout=args.wait), username, "every table")
+        except queue.Empty:
+            raise ShotclockError(f"the broker did not acknowledge the command within {args.wait:g} s") from None
+        if refused:
+            raise ShotclockError(refused.replace("command table every table", "command every table"))
+        # The retained statuses come at once; a moment's grace lets them in before "every table answered" counts.
+        while time.monotonic() < deadline:
+            if online and online <= answers.keys() and time.monotonic() > sent + 0.5:
+                break
+            try:
+                topic, payload = inbox.get(timeout=min(0.1, max(0.0, deadline - time.monotonic())))
+            except queue.Empty:
+                continue
+            parts = split_table_topic(topic)
+            try:
+                body = json.loads(payload) if payload else {}
+            except ValueError:
+                continue
+            if parts is None or not isinstance(body, dict):
+                continue
+            table, leaf = parts[1], parts[2]
+            if leaf == "status":
+                (online.add if for_tables(body, args.room, args.section) else online.discard)(table)
+            elif leaf == "cmd/ack" and body.get("id") == message["id"] and table not in answers:
+                answers[table] = body
+                print(json.dumps(body, ensure_ascii=False) if args.json else ack_line(table, body), flush=True)
+    finally:
+        client.loop_stop()
+        client.disconnect()
+    silent = sorted(online - answers.keys(), key=_table_order)
+    done = sum(1 for a in answers.values() if a.get("outcome") == "done")
+    summary = f"{len(answers)} tables answered, {done} took it"
+    if silent:
+        summary += f"; no answer within {args.wait:g} s from {len(silent)} online: {', '.join(silent)}"
+    print(summary, file=sys.stderr)
+    return 0 if answers and done == len(answers) and not silent else 1
+
+
+def _table_order(table: str):
+    return (0, int(table), "") if table.isdigit() else (1, 0, table)
