@@ -196,3 +196,16 @@ def test_a_restart_brings_the_level_count_and_a_waiting_level_back():
     r = new_hand(table, 1.0)
     assert r.state.level == LevelView(12, 1, 12) and r.state.mode == "shot"
     assert rhythm_from_records([dict(restored_record(current, pending), type="level_restored")]) == (current, pending)
+
+
+def test_a_layer_without_a_level_retunes_the_next_hand_and_counts_nothing():
+    from dataclasses import replace
+
+    table = Table(LEVELS.settings)
+    table.levels.next.propose(lambda r: replace(r, layers=(("bubble", (("mode", "shot"), ("shot.preflop", 30))),)))
+    r = new_hand(table, 1.0)
+    assert [o.TYPE for o in r.outputs] == [] and r.state.mode == "shot"
+    r = table.feed([Edge(4.0, "action", True), Edge(4.1, "action", False)], now=4.2)
+    assert [o.record() for o in r.outputs] == [{"t": 4, "type": "start", "seconds": 30, "street": "preflop"}]
+    new_hand(table, 5.0)
+    assert table.engine.mode == "shot"  # the layer stays on from hand to hand

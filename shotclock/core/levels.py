@@ -63,8 +63,9 @@ class TableLevels:
 
     @property
     def in_use(self) -> bool:
-        """A level was set (or waits for the next hand)."""
-        return self.next.current.level is not None or self.next.pending is not None
+        """A level was set, a layer is on (a named rule set), or one of them waits for the next hand."""
+        current = self.next.current
+        return current.level is not None or bool(current.layers) or self.next.pending is not None
 
     @property
     def view(self) -> LevelView | None:
@@ -103,6 +104,8 @@ class TableLevels:
         if start.settings != played:  # (a restart may have left the engine on the base settings)
             engine.retune(start.settings)  # a new hand ended every clock: the engine is idle
         after, before = start.after, start.before
+        if after.level is None:
+            return out  # layers only (a named rule set), no level: nothing to count
         changed = None
         by = None
         if start.level_changed:
