@@ -9,6 +9,7 @@ import pytest
 
 from floor_injector import InjectedFloor
 from mqtt_broker import Inbox
+from test_dashboard_filters import open_dashboard_of
 
 WAIT = 30_000  # ms: only bounds a hang
 
@@ -33,12 +34,7 @@ def floor(tmp_path_factory, web):
 
 @pytest.fixture
 def dashboard(web, floor):
-    page = web.page(1280, 800)
-    page.goto(f"{floor.base}/dashboard/?lang=en")
-    page.fill("input[name=user]", "floor-tester")
-    page.fill("input[name=password]", floor.passwords["floor-tester"])
-    page.click("button[type=submit]")
-    page.wait_for_function("document.querySelectorAll('article.table').length === 3", timeout=WAIT)
+    page = open_dashboard_of(web, floor, 3, width=1280, height=800)
     yield page
     page.context.close()
 
