@@ -43,6 +43,8 @@ SYNCHRONOUS = {
     # What a restart brings back of the tournament: a table waiting for the floor's release starts no clock after
     # a power cut, and a rule set in force rules on.
     **dict.fromkeys(("hand_for_hand", "rule_set"), "FULL"),
+    # the tournament level and its hand count: a restart counts on them (one a hand: a sync a minute or so)
+    **dict.fromkeys(("level_set", "level", "level_restored"), "FULL"),
     **dict.fromkeys(("beep", "edge", "input", "fault", "turn", "hand_over", "ignored"), "NORMAL"),
 }
 DURABLE = frozenset(kind for kind, mode in SYNCHRONOUS.items() if mode == "FULL")

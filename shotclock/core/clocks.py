@@ -12,10 +12,12 @@ from collections.abc import Callable
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 
-from shotclock.core.events import ACTED, CANCELLED, EVENT_TYPES, QUIET_ENDS
+from shotclock.core.events import ACTED, CANCELLED, EVENT_TYPES, QUIET_ENDS, RHYTHM_EVENTS
 from shotclock.core.restore import CAUSES
 from shotclock.core.settings import STREETS, Settings
 from shotclock.core.table import SEAT_FIELDS
+
+RHYTHM_NAMES = frozenset(cls.NAME for cls in RHYTHM_EVENTS)
 
 US = 1_000_000
 
@@ -248,6 +250,8 @@ def replay_events(clock: Clock, seats: dict | None = None, settings: Settings | 
         if "set_bet" in r:
             event["facing_bet"] = r["set_bet"]
         event.update((k, r[k]) for k in SEAT_FIELDS if r.get(k) is not None)
+        if r["event"] in RHYTHM_NAMES and r.get("sender"):
+            event["sender"] = r["sender"]  # who set the level: its level_set says so in the replay too
         events.append(event)
     if decided is not None:
         events.append({"t": decided / US, "event": "end"})

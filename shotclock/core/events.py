@@ -269,6 +269,30 @@ SEAT_EVENTS: tuple[type[Event], ...] = (SeatPlayer, Rename, EmptySeat, SetButton
 SEAT_EVENT_NAMES = frozenset(cls.NAME for cls in SEAT_EVENTS)
 
 
+# -- the tournament's rhythm (core/rhythm.py, core/levels.py): from the next hand ---------------------
+
+
+@_frozen
+class Level(Event):
+    """The floor sets the tournament ``level`` (and, with ``hands``, the hands per level) from the next hand;
+    ``sender``: who set it (the floor login the broker proved)."""
+
+    level: int = 1
+    hands: int | None = None
+    sender: str | None = None
+    NAME: ClassVar[str] = "level"
+
+
+@_frozen
+class Hands(Event):
+    """The floor sets the hands per level (0: not counted) from the next hand; the level's count goes on."""
+
+    hands: int = 0
+    sender: str | None = None
+    NAME: ClassVar[str] = "hands"
+
+
+RHYTHM_EVENTS: tuple[type[Event], ...] = (Level, Hands)
 # -- the tournament's floor commands (sent to the venue at once): no replay line, they never touch a clock -----
 
 
@@ -316,7 +340,7 @@ class End(Event):
 EVENT_TYPES: dict[str, type[Event]] = {
     cls.NAME: cls
     for cls in (Call, Bet, Action, LastAction, Pause, Resume, Cancel, Hand, Street, Start, Stop, Extend, Undo,
-                ResetChips, *SEAT_EVENTS, End)
+                ResetChips, *SEAT_EVENTS, *RHYTHM_EVENTS, End)
 }
 
 
@@ -553,6 +577,7 @@ class ToppedUp(Output):
     chips: int | None = None
     seconds: float | None = None
     remaining: float | None = None  # the running clock's time left after it, when its player's bank grew
+    grew: float | None = None  # how much longer that clock got (less than ``seconds`` where a bank reached its bound)
     TYPE: ClassVar[str] = "top_up"
 
 
@@ -562,6 +587,30 @@ class HandOver(Output):
 
     seat: int
     TYPE: ClassVar[str] = "hand_over"
+
+
+@_record
+class LevelSet(Output):
+    """The floor's ``level`` (or ``hands`` per level) is taken: it applies from the next hand; ``by`` who set it."""
+
+    level: int | None = None
+    hands: int | None = None
+    by: str | None = None
+    TYPE: ClassVar[str] = "level_set"
+
+
+@_record
+class LevelHand(Output):
+    """A hand began at ``level``: its number ``hand`` in the level and the ``hands`` per level (None: not counted).
+    The first hand of a level says ``by`` whom it was set (the floor's login, or ``hands``: the table moved up
+    after its hands per level); ``changed`` lists the rule keys the level changed for this hand."""
+
+    level: int
+    hand: int
+    hands: int | None = None
+    by: str | None = None
+    changed: tuple | None = None
+    TYPE: ClassVar[str] = "level"
 
 
 @_record

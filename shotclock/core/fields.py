@@ -183,15 +183,19 @@ FIELDS: dict[str, Field] = {f.key: f for f in (
     Field("players", "players", 0, MAX_SEATS, "a list of [seat, name] pairs",
           "seating: the whole table as [seat, name] pairs; every other seat is emptied"),
     Field("table", "text", 1, NAME_MAX, "a table's name", "the configuration's `table`: its name on the screen"),
-    Field("room", "text", 0, PLACE_MAX, "a room", "`network.room`: the dashboard's filter (empty: none); on a "
-          "command to the venue: only the tables of this room take it"),
+    Field("room", "text", 0, PLACE_MAX, "a room", "`network.room`: the dashboard's filter (empty: none); a command "
+          "to every table: only the tables of this room take it"),
     Field("section", "text", 0, PLACE_MAX, "a section", "`network.section`: the dashboard's filter (empty: none); "
-          "on a command to the venue: only the tables of this section take it"),
+          "a command to every table: only the tables of this section take it"),
+    Field("level", "whole", 1, LEVEL_MAX, "a tournament level",
+          "level: the tournament level, from the table's next hand"),
+    Field("hands", "whole", 0, HANDS_MAX, "a number of hands",
+          "level, hands: hands per level (0: not counted), from the next hand"),
     Field("minutes", "seconds", 0, RP8_MINUTES_MAX, "a number of minutes",
           "hand_for_hand: the minutes each hand-for-hand hand takes off the tournament clock (TDA RP-8; "
           "default 2)"),
     Field("rule_set", "text", 0, PLACE_MAX, "a rule set's name",
-          "rule_set: the named rule set (`rule_sets` in the tables' configuration) from the next hand; "
+          "rule_set: the named rule set (`[rule_sets.NAME]` in the tables' configuration) from the next hand; "
           "empty: back to the table's own rules"),
 )}
 
@@ -202,12 +206,14 @@ INPUT_FIELDS: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {
     "seat": (("seat",), ("name", "bank", "chips")), "rename": (("seat", "name"), ()),
     "empty": (("seat",), ()), "button": (("seat",), ()), "top_up": ((), ("chips", "seconds")),
     "seating": (("players",), ()), "fold": ((), ("seat",)), "all_in": ((), ("seat",)),
-    # The tournament's floor commands, sent once to the venue.
+    "level": (("level",), ("hands", "sender")), "hands": (("hands",), ("sender",)),
     "hand_for_hand": ((), ("minutes",)), "release_hand": ((), ()), "end_hand_for_hand": ((), ()),
     "rule_set": (("rule_set",), ()),
 }
-SCOPE_FIELDS = ("room", "section")  # what any command may carry: the tables it is for (one sent to the venue)
 COMMAND_HEAD = ("id", "name", "sender", "sent_ms")  # what every command carries
+# What any command may carry to be taken by some tables only: sent to every table of the venue, a command naming a
+# room (and a section) is taken by the tables whose ``network.room`` (and ``network.section``) it names.
+SCOPE = ("room", "section")
 _ON_THE_WIRE = {"name": "player"}
 
 
@@ -216,21 +222,20 @@ def input_fields(name: str, wire: bool = False) -> tuple[tuple[str, ...], tuple[
     ``wire``.
 
     >>> input_fields("rename"), input_fields("rename", wire=True), input_fields("pause")
-    ((('seat', 'name'), ()), (('seat', 'player'), ()), ((), ()))
+    ((('seat', 'name'), ()), (('seat', 'player'), ('room', 'section')), ((), ()))
     """
     required, optional = INPUT_FIELDS.get(name, ((), ()))
-    if wire:
+    if wire:  # (a command's sender is its head's: the login the broker proved)
         required = tuple(_ON_THE_WIRE.get(k, k) for k in required)
-        optional = tuple(_ON_THE_WIRE.get(k, k) for k in optional)
+        optional = tuple(_ON_THE_WIRE.get(k, k) for k in optional if k != "sender") + SCOPE
     return required, optional
 
 
 COMMAND_FIELDS = tuple(dict.fromkeys(
-    COMMAND_HEAD + SCOPE_FIELDS + tuple(k for n in INPUT_FIELDS for part in input_fields(n, True) for k in part)))
+    COMMAND_HEAD + tuple(k for n in INPUT_FIELDS for part in input_fields(n, True) for k in part)))
 """Every field a command may carry, in a stable order."""
-SEAT_FIELDS = tuple(k for k in COMMAND_FIELDS if k not in COMMAND_HEAD and k not in ("facing_bet", "seat"))
-"""The fields a command may carry beyond its head (the seat commands', the tournament's, its scope): a command record
-keeps those given."""
+SEAT_FIELDS = tuple(k for k in COMMAND_FIELDS if k not in COMMAND_HEAD + SCOPE and k not in ("facing_bet", "seat"))
+"""The fields only some commands carry, beyond the bet and the seat (a command record keeps those given)."""
 
 
 def _players_problem(players) -> str | None:
@@ -263,7 +268,7 @@ def unexpected(kind: str, name: str, key: str, hint: str = "", wire: bool = Fals
     "the 'top_up' event takes no field 'seat' (it takes 'chips', 'seconds')"
     """
     required, optional = input_fields(name, wire)
-    takes = ", ".join(f"'{k}'" for k in required + optional)
+    takes = ", ".join(f"'{k}'" for k in required + optional if k not in SCOPE)  # (every command takes the scope)
     return f"the '{name}' {kind} takes no field {quoted(key)}{hint} ({f'it takes {takes}' if takes else 'it takes none'})"
 
 
@@ -277,8 +282,7 @@ def command_schema(commands) -> dict:
         required, optional = input_fields(name, wire=True)
         per_command.append({"if": {"properties": {"name": {"const": name}}},
                             "then": {"required": list(required),
-                                     "propertyNames": {"enum": list(COMMAND_HEAD + SCOPE_FIELDS + required
-                                                                    + optional)}}})
+                                     "propertyNames": {"enum": list(COMMAND_HEAD + required + optional)}}})
     return {"$schema": "https://json-schema.org/draft/2020-12/schema", "title": "command", "type": "object",
             "required": list(COMMAND_HEAD), "additionalProperties": False, "properties": properties,
             "allOf": per_command}
@@ -315,5 +319,5 @@ def fields_table() -> str:
 
 
 def page_bounds() -> dict:
-    """The bounds the dashboard's seat forms use (``Shotclock.DEVICE_RULES.fields``)."""
-    return {key: FIELDS[key].bounds() for key in ("seat", "chips", "bank", "seconds", "player")}
+    """The bounds the dashboard's seat and level forms use (``Shotclock.DEVICE_RULES.fields``)."""
+    return {key: FIELDS[key].bounds() for key in ("seat", "chips", "bank", "seconds", "player", "level", "hands")}

@@ -11,6 +11,16 @@
    "max": 50,
    "min": 0
   },
+  "hands": {
+   "kind": "whole",
+   "max": 100,
+   "min": 0
+  },
+  "level": {
+   "kind": "whole",
+   "max": 100,
+   "min": 1
+  },
   "player": {
    "kind": "text",
    "max": 40,
