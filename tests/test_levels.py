@@ -202,7 +202,7 @@ def test_a_layer_without_a_level_retunes_the_next_hand_and_counts_nothing():
     from dataclasses import replace
 
     table = Table(LEVELS.settings)
-    table.levels.next.propose(lambda r: replace(r, layers=(("bubble", (("mode", "shot"), ("shot.preflop", 30))),)))
+    table.levels.propose(lambda r: replace(r, layers=(("bubble", (("mode", "shot"), ("shot.preflop", 30))),)))
     r = new_hand(table, 1.0)
     assert [o.TYPE for o in r.outputs] == [] and r.state.mode == "shot"
     r = table.feed([Edge(4.0, "action", True), Edge(4.1, "action", False)], now=4.2)
