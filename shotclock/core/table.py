@@ -72,7 +72,7 @@ COMMAND_EVENTS: dict[str, Callable[[float, Snapshot, Command], ev.Event]] = {
     "undo": _command_event(ev.Undo),
     "reset_chips": _command_event(ev.ResetChips),
     "last_action": _command_event(ev.LastAction),
-    "seat": lambda t, state, c: ev.SeatPlayer(t, c.seat, c.player, c.bank, c.chips),
+    "seat": lambda t, state, c: ev.SeatPlayer(t, c.seat, c.player, c.bank, c.chips, c.mark, c.mark_seconds),
     "rename": lambda t, state, c: ev.Rename(t, c.seat, c.player or ""),
     "empty": lambda t, state, c: ev.EmptySeat(t, c.seat),
     "button": lambda t, state, c: ev.SetButton(t, c.seat),
@@ -82,11 +82,15 @@ COMMAND_EVENTS: dict[str, Callable[[float, Snapshot, Command], ev.Event]] = {
     "all_in": lambda t, state, c: ev.AllIn(t, c.seat),
     "turn_back": _command_event(ev.TurnBack),
     "turn_forward": _command_event(ev.TurnForward),
+    # who marked is the command's sender, the login the broker proved (core/topics.py command_sender)
+    "mark": lambda t, state, c: ev.Mark(t, c.seat, c.mark or "", c.mark_seconds, c.sender),
+    "unmark": lambda t, state, c: ev.Unmark(t, c.seat, c.sender),
 }
 assert set(COMMAND_EVENTS) == set(COMMANDS)
 
 
-SEAT_FIELDS = ("seat", "name", "bank", "chips", "seconds", "players")  # the event fields an input record keeps
+SEAT_FIELDS = ("seat", "name", "bank", "chips", "seconds", "players", "mark", "mark_seconds",
+               "by")  # the event fields an input record keeps
 
 
 @dataclass(frozen=True)
