@@ -188,7 +188,7 @@ FIELDS: dict[str, Field] = {f.key: f for f in (
     Field("chips", "whole", 0, CHIPS_MAX, "a whole number of chips",
           "seat: the extension chips a moved player brings; top_up: more chips for everyone"),
     Field("seconds", "seconds", 0, BANK_MAX, "a number of seconds", "top_up: more time bank for everyone"),
-    Field("mark", "choice", 0, 0, "a mark",
+    Field("mark", "choice", 0, 0, "warning or clock",
           "mark: `warning` (TDA Rule 71) or `clock` (the player's own clock on every decision); seat: the mark a "
           "moved player brings", choices=MARKS),
     Field("mark_seconds", "seconds", MARK_SECONDS[0], MARK_SECONDS[1], "a number of seconds",

@@ -34,6 +34,12 @@ player). Each decision's ``bank_used`` is deducted (``bank_left``). A clock brou
 ends in the bank as before, and deducts only the clock time the player used: the time the device was down
 never counts (the player never pays for the device's fault; the decision's ``bank_used`` says what was taken).
 
+The floor's marks (``mark``, ``unmark``; TDA 2024 Rules 70 and 71): a mark is the player's, kept with the banks
+and leaving with them (``empty`` says it, ``seat`` brings it). A ``clock`` mark gives every clock that starts on the
+player its ``mark_seconds`` in place of the table's time (the bank still follows); in clock mode the table starts
+that clock itself as the turn comes to them, and a street, a new hand or the hand won ends it quietly (a floor's
+called clock still refuses them). A mark or unmark never changes a running clock.
+
 Example::
 
     >>> from shotclock.core.settings import SeatSettings, Settings
@@ -304,6 +310,8 @@ class SeatedEngine:
             out.append(ev.HandOver(t, winner))
             if self.engine.mode == "shot" and self.engine.phase != IDLE:
                 out += self._engine(ev.Stop(t))  # nobody left to play against: end it quietly
+            elif self._own_runs():  # clock mode: the winner's own clock too (a floor's called clock is the floor's)
+                out += self._engine(EndQuietly(t, ev.BY_HAND))
         return out
 
     @staticmethod

@@ -293,8 +293,8 @@ class Table:
         pending = [t for t in (self.reader.unsettled_press_since(), self.reader.undecided_since()) if t is not None]
         # While no clock runs nothing can fall due, so the engine's clock for events stays at the last
         # input: an edge the driver hands over late (a loaded machine) keeps its own time.
-        round.add_outputs(self.engine.advance(now, self.edge_grace, pending=min(pending) if pending else None,
-                                              hold=self._last_t))
+        self._timers(round, self.engine.advance(now, self.edge_grace, pending=min(pending) if pending else None,
+                                                hold=self._last_t))
         round.state = self.engine.state
         round.faults = self.faults
         round.holds = self.holds()
@@ -331,8 +331,15 @@ class Table:
         """Bring the engine to just before ``t`` (never back): the time an input is taken at."""
         if round_us(t) < round_us(self.engine.now):  # the engine keeps whole microseconds: compare as it does
             t = self.engine.now
-        round.add_outputs(self.engine.catch_up(t))
+        self._timers(round, self.engine.catch_up(t))
         return t
+
+    def _timers(self, round: Round, outputs: list[ev.Output]) -> None:
+        """The engine's own outputs: beeps, rulings and, in clock mode with seat tracking, the clock a ruling starts
+        for a marked player whom it moved the turn to (what the log's export puts a replay of it in, as for an input)."""
+        round.add_outputs(outputs)
+        if outputs and outputs[-1].__class__ is ev.Started and self.engine.state.seats is not None:
+            round.seats_at_start[id(outputs[-1])] = self.engine.state.seats
 
     def _gesture(self, gesture: Gesture, round: Round) -> None:
         t = self._at(gesture.t, round)

@@ -34,7 +34,7 @@ def build_message(args, sender: str, now_ms: int) -> dict:
         if value is not None:
             problem = FIELDS[key].value_problem(value)  # named by its option: a name from argv is checked here
             if problem:
-                raise ShotclockError(f"--{key}: {problem}")
+                raise ShotclockError(f"--{key.replace('_', '-')}: {problem}")
             message[key] = value
     if args.facing_bet is not None:
         message["facing_bet"] = args.facing_bet == "true"
