@@ -4,8 +4,6 @@ its device would (tests/floor_injector.py)."""
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import pytest
 
 from floor_injector import InjectedFloor
@@ -29,11 +27,7 @@ def floor(tmp_path_factory, web):
 
 
 def test_the_card_and_the_seats_panel_show_the_mark(web, floor):
-    page = web.page(1280, 900)
-    page.goto(f"{floor.base}/dashboard/?lang=en")
-    page.fill("input[name=user]", "floor-tester")
-    page.fill("input[name=password]", floor.passwords["floor-tester"])
-    page.click("button[type=submit]")
+    page = floor.dashboard(web)
     card = page.locator("article.table[data-table='5']")
     card.wait_for(timeout=WAIT)
     page.wait_for_function("document.querySelector(\"article.table[data-table='5'] .info\").textContent"
@@ -61,13 +55,3 @@ def test_the_overlay_shows_the_mark_of_the_player_on_the_clock(web, floor):
     assert overlay.locator("#graphic .name").text_content() == "Ana Costa · Stoel 4 · EIGEN KLOK 10 s"
     overlay.context.close()
 
-
-def test_the_warning_glyph_is_one_debians_dejavu_font_has():
-    import pygame
-
-    font_file = Path("/usr/share/fonts/truetype/dejavu/DejaVuSans.ttf")
-    if not font_file.exists():
-        pytest.skip("fonts-dejavu-core is not installed")
-    pygame.font.init()
-    font = pygame.font.Font(str(font_file), 20)
-    assert font.metrics("⚠")[0] != font.metrics("\U000f0000")[0]
