@@ -203,3 +203,35 @@ def test_the_log_the_replay_and_the_ledger_agree_on_a_marked_players_clock(vcloc
         assert '"event":"mark","seat":2,"mark":"clock","mark_seconds":5' in export.replace(" ", "")
     finally:
         bench.close()
+
+
+def test_an_own_clock_follows_a_turn_correction_and_ends_with_the_hand_won():
+    # Seat 4 (first) and seat 2 marked; seat 1 not. A correction from seat 4's own clock to seat 1 ends it,
+    # charged to nobody, and starts no clock for seat 1 (nobody called one); a correction to seat 2 is theirs.
+    out = run(CLOCK4, ['{"t":0,"event":"mark","seat":4,"mark":"clock","mark_seconds":10}',
+                       '{"t":0,"event":"mark","seat":2,"mark":"clock","mark_seconds":8}',
+                       '{"t":0,"event":"hand"}', '{"t":1,"event":"turn_forward"}', '{"t":2,"event":"turn_forward"}',
+                       '{"t":3,"event":"street"}', '{"t":40,"event":"end"}'])
+    assert {"t": 1, "type": "decision", "outcome": "cancelled", "by": "turn", "seat": 4} in out
+    # The street ends seat 2's own clock quietly (still hers after the correction), and the flop's first to act,
+    # left of the button, is seat 2 again: her own clock starts anew.
+    assert starts(out) == [(0, 4, 10, "clock"), (2, 2, 8, "clock"), (3, 2, 8, "clock")]
+    assert {"t": 3, "type": "decision", "outcome": "cancelled", "by": "street", "seat": 2} in out
+    # Everyone else folds to the marked player on her own clock: it ends with the hand, no ruling on a won hand.
+    out = run(CLOCK4, ['{"t":0,"event":"mark","seat":4,"mark":"clock","mark_seconds":10}', '{"t":0,"event":"hand"}',
+                       '{"t":1,"event":"fold","seat":1}', '{"t":2,"event":"fold","seat":2}',
+                       '{"t":3,"event":"fold","seat":3}', '{"t":40,"event":"end"}'])
+    assert {"t": 3, "type": "hand_over", "seat": 4} in out
+    assert [r for r in out if r["type"] == "decision"] == [{"t": 3, "type": "decision", "outcome": "cancelled",
+                                                             "by": "hand", "seat": 4}]
+
+
+def test_in_clock_mode_an_unmark_lets_the_own_clock_run_and_starts_none_at_the_next_turn():
+    out = run(CLOCK4, ['{"t":0,"event":"mark","seat":4,"mark":"clock","mark_seconds":10}', '{"t":0,"event":"hand"}',
+                       '{"t":2,"event":"unmark","seat":4}',   # during her own clock: it keeps its 10 s
+                       '{"t":9,"event":"action"}', '{"t":10,"event":"action"}', '{"t":11,"event":"action"}',
+                       '{"t":12,"event":"action"}',           # seat 4 on turn again: no clock now
+                       '{"t":40,"event":"end"}'])
+    assert starts(out) == [(0, 4, 10, "clock")]
+    assert {"t": 9, "type": "decision", "outcome": "acted", "remaining": 1, "at_zero": False, "seat": 4} in out
+    assert out[-1] == {"t": 12, "type": "turn", "seat": 4, "why": "action"}
