@@ -73,3 +73,6 @@ def test_send_checks_a_mark_before_it_connects(capsys, tmp_path):
     assert main(base + ["mark", "--seat", "3", "--mark", "clock", "--mark-seconds", "1000"]) == 2
     assert capsys.readouterr().err.strip() == \
         "shotclock: --mark-seconds: must be a number of seconds from 5 to 300, not 1000.0"
+    assert main(base + ["mark", "--seat", "3", "--mark", "warning", "--mark-seconds", "10"]) == 2
+    assert capsys.readouterr().err.strip() == \
+        "shotclock: the command: a warning takes no 'mark_seconds' (only a clock mark has its own clock)"

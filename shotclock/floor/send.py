@@ -45,6 +45,12 @@ def build_message(args, sender: str, now_ms: int) -> dict:
     problem = command_problem(message)
     if problem:
         raise ShotclockError(problem if problem.startswith("the ") else f"the command: {problem}")
+    if "mark" in message or "mark_seconds" in message:  # a mark's fields together, as the table will read them
+        from shotclock.core.seats import mark_problem
+
+        problem = mark_problem(message.get("mark"), message.get("mark_seconds"))
+        if problem:
+            raise ShotclockError(f"the command: {problem}")
     return message
 
 
