@@ -190,8 +190,9 @@ def replay_events(clock: Clock, seats: dict | None = None, settings: Settings | 
     ``seats``, the log's ``seats`` record the clock started with, read with ``settings``: the seats, names,
     button, hand, folded and all-in seats, turn, banks, chips used and the floor's marks), so that ``shotclock
     replay`` with the session's configuration re-derives the same ruling, seat, bank and a marked player's own
-    clock. A clock the device stopped on and brought back (a crash, a power cut) is paused in the replay where the device stopped, and goes on from
-    there as it did after the restart: the time the device was down is left out, as on the device.
+    clock. A clock the device stopped on and brought back (a crash, a power cut) is paused in the replay where the
+    device stopped, and goes on from there as it did after the restart: the time the device was down is left out,
+    as on the device.
     """
     if clock.interrupted and not any(r["type"] == "interrupted" and r.get("restored") for r in clock.records):
         cut = next((r for r in clock.records if r["type"] == "interrupted"), {})

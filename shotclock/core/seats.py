@@ -40,7 +40,8 @@ from __future__ import annotations
 import csv
 from dataclasses import dataclass
 
-from shotclock.core.fields import FIELDS, MAX_SEATS, MIN_SEATS, NAME_MAX, name_problem  # noqa: F401 (one rule, in fields)
+from shotclock.core.fields import (FIELDS, MAX_SEATS, MIN_SEATS, NAME_MAX,  # noqa: F401 (one rule, in fields)
+                                   name_problem)
 
 
 class SeatError(ValueError):

@@ -336,7 +336,7 @@ class Table:
 
     def _timers(self, round: Round, outputs: list[ev.Output]) -> None:
         """The engine's own outputs: beeps, rulings and, in clock mode with seat tracking, the clock a ruling starts
-        for a marked player whom it moved the turn to (what the log's export puts a replay of it in, as for an input)."""
+        for a marked player it moved the turn to (with the seats it starts with, as for an input: the export's)."""
         round.add_outputs(outputs)
         if outputs and outputs[-1].__class__ is ev.Started and self.engine.state.seats is not None:
             round.seats_at_start[id(outputs[-1])] = self.engine.state.seats
