@@ -89,7 +89,7 @@ class TableLevels:
         if cls is ev.Hand:
             return self._hand(event, engine)
         out = engine.catch_up(event.t)  # timers due before it first: the outputs stay in time order
-        by = event.sender or None
+        by = event.by or None
         if cls is ev.Level:
             hands = event.hands
             self.next.propose(lambda r: replace(r, level=event.level, hand=0, by=by or "",
