@@ -119,11 +119,11 @@ def test_the_input_record_keeps_the_level_for_the_log():
     table = Table(LEVELS.settings)
     r = table.feed([level(1.0, 11, hands=12)], now=1.0)
     assert r.inputs[0].record() == {"t": 1.0, "type": "input", "event": "level", "command": "level", "id": "l1.0",
-                                    "sender": "floor-anna", "level": 11, "hands": 12}
+                                    "sender": "floor-anna", "by": "floor-anna", "level": 11, "hands": 12}
 
 
 def test_replay_takes_the_level_from_the_next_hand_as_the_table_does():
-    lines = ['{"t":0,"event":"call"}', '{"t":1,"event":"level","level":11,"sender":"floor-anna"}',
+    lines = ['{"t":0,"event":"call"}', '{"t":1,"event":"level","level":11,"by":"floor-anna"}',
              '{"t":5,"event":"action"}', '{"t":6,"event":"hand"}', '{"t":7,"event":"start"}', '{"t":30,"event":"end"}']
     out = [o.record() for o in replay(parse_events(lines), LEVELS.settings)]
     assert out[:5] == [
@@ -177,7 +177,7 @@ def test_the_table_and_the_replay_of_its_inputs_give_the_same_outputs(steps):
             t += 0.2
         outputs += [o.record() for o in r.outputs]
         lines += [json.dumps({**{k: v for k, v in i.record().items() if k in ("t", "event", "level", "hands")},
-                              **({"sender": "floor"} if i.event.NAME in ("level", "hands") else {})}) for i in r.inputs]
+                              **({"by": "floor"} if i.event.NAME in ("level", "hands") else {})}) for i in r.inputs]
     end = table.feed([], now=t + 60)
     outputs += [o.record() for o in end.outputs]
     lines.append(json.dumps({"t": t + 60, "event": "end"}))
@@ -202,7 +202,7 @@ def test_a_layer_without_a_level_retunes_the_next_hand_and_counts_nothing():
     from dataclasses import replace
 
     table = Table(LEVELS.settings)
-    table.levels.next.propose(lambda r: replace(r, layers=(("bubble", (("mode", "shot"), ("shot.preflop", 30))),)))
+    table.levels.propose(lambda r: replace(r, layers=(("bubble", (("mode", "shot"), ("shot.preflop", 30))),)))
     r = new_hand(table, 1.0)
     # No level output (nothing counted); the layer's name is recorded, as a named rule set's (core/rulesets.py).
     assert [o.TYPE for o in r.outputs] == ["rule_set"] and r.state.mode == "shot"

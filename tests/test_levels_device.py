@@ -51,3 +51,7 @@ def test_a_level_survives_a_restart_and_the_export_replays_the_same_ruling(tmp_p
                               text=True, check=True).stdout
     decisions = [json.loads(line) for line in replayed.splitlines() if '"decision"' in line]
     assert [d["outcome"] for d in decisions] == ["hand_dead"]
+    # The whole log again from its edges and commands: the same levels, counts and rulings, in both sessions.
+    check = subprocess.run([sys.executable, "-m", "shotclock", "log", "--state-dir", str(state), "replay", "--check",
+                            "--all"], capture_output=True, text=True)
+    assert check.returncode == 0, check.stdout + check.stderr

@@ -7,6 +7,7 @@ import sqlite3
 from helpers import wait_until
 from mqtt_broker import Inbox, MosquittoBroker
 from network_device import RunningDevice, network_config
+from network_schemas import check
 from shotclock.cli import main
 from shotclock.core.topics import all_tables
 
@@ -53,7 +54,8 @@ def test_a_level_for_a_room_reaches_its_tables_only_and_applies_from_each_ones_n
             devices["1"].tap("street", hold=2.3)  # the dealer holds the street button: a new hand at table 1
             wait_until(lambda: (latest_state(states, "1") or {}).get("level", {}).get("level") == 11,
                        what="table 1 at level 11")
-            state = latest_state(states, "1")
+            state = check("state", latest_state(states, "1"))  # docs/network.md's schema holds the level too
+            check("state", latest_state(states, "2"))
             assert state["mode"] == "shot" and state["level"] == {
                 "level": 11, "hand": 1, "hands": 12, "last_hand": False, "next_level": None, "next_hands": None}
             assert "level" not in (latest_state(states, "3") or {})  # West never took it

@@ -31,6 +31,7 @@ run seats-folded  --scenario "$EX/tempo-bank.events.jsonl" --config "$EX/tempo-b
 run level-hands   --scenario "$EX/level-final-table.events.jsonl" --config "$EX/level-final-table.toml" --at 12
 run hand-for-hand --scenario "$EX/clock-paused-then-acted.events.jsonl" --at 60 --hand-for-hand 3
 run cue-flash     --scenario "$EX/clock-dead-hand.events.jsonl" --config docs/screens/visual-cues.toml --at 27.1
+run marked        --scenario "$EX/clock-marked.events.jsonl" --config "$EX/clock-marked.toml" --at 9
 .venv/bin/python docs/screens/dealer_check.py
 # The floor pages (dashboard, overlay): a real broker, fleet and chromium; about 45 s.
 .venv/bin/python docs/screens/report.py

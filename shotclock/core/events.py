@@ -187,6 +187,8 @@ class SeatPlayer(Event):
     name: str | None = None
     bank: float | None = None  # seconds of time bank the player brings (a table move); None: the preset's
     chips: int | None = None  # extension chips the player brings (a table move); None: the allowance
+    mark: str | None = None  # the floor's mark the player brings (a table move): ``warning`` or ``clock``
+    mark_seconds: float | None = None  # a ``clock`` mark's own clock (seconds)
     NAME: ClassVar[str] = "seat"
 
 
@@ -264,8 +266,31 @@ class Rename(Event):
     NAME: ClassVar[str] = "rename"
 
 
+@_frozen
+class Mark(Event):
+    """The floor marks the player at ``seat`` (TDA 2024 Rules 70 and 71): a ``warning``, or ``clock``: their own
+    clock of ``mark_seconds`` on every decision. The mark is the player's (it leaves with them); ``by`` is who
+    marked (a floor command's proven sender). It replaces a mark they had, and never changes a running clock."""
+
+    seat: int = 0
+    mark: str = ""
+    mark_seconds: float | None = None
+    by: str | None = None
+    NAME: ClassVar[str] = "mark"
+
+
+@_frozen
+class Unmark(Event):
+    """The floor takes the mark off the player at ``seat`` (``by``: who); the table's rule is theirs again from the
+    next clock on them, never during one."""
+
+    seat: int = 0
+    by: str | None = None
+    NAME: ClassVar[str] = "unmark"
+
+
 SEAT_EVENTS: tuple[type[Event], ...] = (SeatPlayer, Rename, EmptySeat, SetButton, Fold, AllIn, TurnBack, TurnForward,
-                                        TopUp, Seating)
+                                        TopUp, Seating, Mark, Unmark)
 SEAT_EVENT_NAMES = frozenset(cls.NAME for cls in SEAT_EVENTS)
 
 
@@ -275,11 +300,11 @@ SEAT_EVENT_NAMES = frozenset(cls.NAME for cls in SEAT_EVENTS)
 @_frozen
 class Level(Event):
     """The floor sets the tournament ``level`` (and, with ``hands``, the hands per level) from the next hand;
-    ``sender``: who set it (the floor login the broker proved)."""
+    ``by``: who set it (the floor login the broker proved)."""
 
     level: int = 1
     hands: int | None = None
-    sender: str | None = None
+    by: str | None = None
     NAME: ClassVar[str] = "level"
 
 
@@ -288,7 +313,7 @@ class Hands(Event):
     """The floor sets the hands per level (0: not counted) from the next hand; the level's count goes on."""
 
     hands: int = 0
-    sender: str | None = None
+    by: str | None = None
     NAME: ClassVar[str] = "hands"
 
 
@@ -379,9 +404,12 @@ class Started(Output):
     street: str | None = None
     seat: int | None = None  # with seat tracking: the seat on the clock
     bank: float | None = None  # time bank mode: the player's bank, the last part of ``seconds``
+    mark: str | None = None  # ``clock``: the player's own clock (the floor's mark), not the table's rule
     TYPE: ClassVar[str] = "start"
 
     def to_json(self) -> str:
+        if self.mark is not None:
+            return Output.to_json(self)
         # (_text(x) or _num(x): a number already written costs no call; replay writes a start per decision)
         t, seconds = _text(self.t) or _num(self.t), _text(self.seconds) or _num(self.seconds)
         street = "" if self.street is None else f',"street":"{self.street}"'
@@ -550,12 +578,28 @@ class SeatChanged(Output):
     name: str | None = None
     bank: float | None = None  # a seated or emptied player's time bank (seconds), in time bank mode
     chips: int | None = None  # a seated or emptied player's extension chips, with an allowance
+    mark: str | None = None  # a seated or emptied player's mark (the floor's), which a table move takes along
+    mark_seconds: float | None = None  # and a ``clock`` mark's own clock
     TYPE: ClassVar[str] = "seat"
 
     def to_json(self) -> str:
-        if self.name is None and self.bank is None and self.chips is None:  # a fold, an all-in, the button
+        if self.name is None and self.bank is None and self.chips is None and self.mark is None:  # a fold, the button
             return f'{{"t":{_text(self.t) or _num(self.t)},"type":"seat","seat":{self.seat},"change":"{self.change}"}}'
         return Output.to_json(self)
+
+
+@_record
+class Marked(Output):
+    """The floor ``marked`` the player at ``seat`` (``mark``, ``mark_seconds`` for a ``clock`` mark) or
+    ``unmarked`` them (``mark``: the mark taken off); ``name`` the player's, ``by`` who did it."""
+
+    seat: int
+    change: str
+    mark: str
+    mark_seconds: float | None = None
+    name: str | None = None
+    by: str | None = None
+    TYPE: ClassVar[str] = "mark"
 
 
 @_record

@@ -31,8 +31,8 @@ class Edge:
 # rule sets) go to every table of the venue at once, a room or section in them naming the tables they are for.
 COMMANDS = ("call", "pause", "resume", "cancel", "start", "stop", "extend", "bet", "undo", "reset_chips",
             "last_action", "seat", "rename", "empty", "button", "top_up", "seating", "fold", "all_in",
-            "turn_back", "turn_forward", "level", "hands", "hand_for_hand", "release_hand", "end_hand_for_hand",
-            "rule_set")
+            "turn_back", "turn_forward", "mark", "unmark", "level", "hands", "hand_for_hand", "release_hand",
+            "end_hand_for_hand", "rule_set")
 
 
 @dataclass(frozen=True)
@@ -51,6 +51,8 @@ class Command:
     :param chips: extension chips a player brings (``seat``), or more for everyone (``top_up``).
     :param seconds: more time bank for everyone (``top_up``).
     :param players: ``((seat, name), …)`` for ``seating``.
+    :param mark: ``mark``: ``warning`` or ``clock``; ``seat``: the mark a moved player brings.
+    :param mark_seconds: a ``clock`` mark's own clock (seconds).
     :param level: the tournament level (``level``), from the next hand.
     :param hands: hands per level (``level``, ``hands``), from the next hand.
     :param minutes: ``hand_for_hand``: minutes each hand takes off the tournament clock (None: RP-8's 2).
@@ -59,7 +61,7 @@ class Command:
     Example::
 
         >>> Command(31.2, "pause", id="a7", sender="floor-3")
-        Command(t=31.2, name='pause', id='a7', sender='floor-3', facing_bet=None, seat=None, player=None, bank=None, chips=None, seconds=None, players=None, level=None, hands=None, minutes=None, rule_set=None)
+        Command(t=31.2, name='pause', id='a7', sender='floor-3', facing_bet=None, seat=None, player=None, bank=None, chips=None, seconds=None, players=None, mark=None, mark_seconds=None, level=None, hands=None, minutes=None, rule_set=None)
     """
 
     t: float
@@ -73,6 +75,8 @@ class Command:
     chips: int | None = None
     seconds: float | None = None
     players: tuple | None = None
+    mark: str | None = None
+    mark_seconds: float | None = None
     level: int | None = None
     hands: int | None = None
     minutes: float | None = None

@@ -78,13 +78,18 @@ class TableLevels:
         next_hands = pending.hands if pending is not None and pending.hands != current.hands else None
         return LevelView(current.level, current.hand, current.hands, next_level, next_hands)
 
+    def propose(self, change) -> Rhythm:
+        """Change the rhythm waiting for the next hand (:meth:`~shotclock.core.rhythm.NextHand.propose`): how a named
+        rule set is put on (``replace(r, layers=…)``) from the next hand, as a level is."""
+        return self.next.propose(change)
+
     def take(self, event: ev.Event, engine) -> list[ev.Output]:
         """Take a ``level``, ``hands`` or ``hand`` event on ``engine``; the outputs in time order."""
         cls = event.__class__
         if cls is ev.Hand:
             return self._hand(event, engine)
         out = engine.catch_up(event.t)  # timers due before it first: the outputs stay in time order
-        by = event.sender or None
+        by = event.by or None
         if cls is ev.Level:
             hands = event.hands
             self.next.propose(lambda r: replace(r, level=event.level, hand=0, by=by or "",

@@ -18,7 +18,7 @@ from collections.abc import Iterable, Iterator
 
 from shotclock.core import events as ev
 from shotclock.core.engine import MODE_EVENTS
-from shotclock.core.levels import RHYTHM, TableLevels
+from shotclock.core.levels import TableLevels
 from shotclock.core.seated import make_engine
 from shotclock.core.fields import FIELDS, INPUT_FIELDS, missing, unexpected
 from shotclock.core.settings import Settings
@@ -329,13 +329,19 @@ def replay_steps(events: Iterable[ev.Event], settings: Settings) -> Iterator[lis
     engine = make_engine(settings)
     handle = engine.handle
     levels = TableLevels(settings)  # a level, the hands per level: from the next hand, as on the table
-    rhythm = RHYTHM
+    # The events not handed to the engine itself. A hand goes to the levels once a level or hands line was read
+    # (before that it changes no level): until then a file without levels pays one lookup an event, as before.
+    special = {ev.End, *ev.RHYTHM_EVENTS}
     for event in events:
         cls = event.__class__
-        if cls is ev.End:
-            yield engine.advance(event.t)
-            return
-        yield levels.take(event, engine) if cls in rhythm else handle(event)
+        if cls in special:
+            if cls is ev.End:
+                yield engine.advance(event.t)
+                return
+            special.add(ev.Hand)
+            yield levels.take(event, engine)
+        else:
+            yield handle(event)
     while (wake := engine.next_wake()) is not None:
         yield engine.advance(wake)
 

@@ -120,6 +120,15 @@ TEXTS = {
         "hand_for_hand.hands": "hand-for-hand-handen: {n}",
         "rule_set.next": "vanaf de volgende hand: {name}",
         "rule_set.own": "eigen regels",
+        "reason.mark_seats_off": "'{event}' vraagt stoelen bijhouden (seats.track): zonder weet de tafel niet wie "
+                                 "aan de beurt is, dus kan ze geen speler markeren",
+        "reason.mark_no_seconds": "een klokmarkering vraagt 'mark_seconds' (de eigen klok van de speler, "
+                                  "{low} tot {high} s)",
+        "reason.warning_seconds": "een waarschuwing neemt geen 'mark_seconds' (alleen een klokmarkering heeft een "
+                                  "eigen klok)",
+        "reason.not_marked": "stoel {seat} heeft geen markering",
+        "mark.warning": "WAARSCHUWING",
+        "mark.clock": "EIGEN KLOK {s}",
     },
     "en": {
         "mode.clock": "Clock",
@@ -238,6 +247,13 @@ TEXTS = {
         "hand_for_hand.hands": "hand-for-hand hands: {n}",
         "rule_set.next": "from the next hand: {name}",
         "rule_set.own": "own rules",
+        "reason.mark_seats_off": "'{event}' needs seat tracking (seats.track): without it the table does not know "
+                                 "whose turn it is, so it cannot mark a player",
+        "reason.mark_no_seconds": "a clock mark needs 'mark_seconds' (the player's own clock, {low} to {high} s)",
+        "reason.warning_seconds": "a warning takes no 'mark_seconds' (only a clock mark has its own clock)",
+        "reason.not_marked": "seat {seat} has no mark",
+        "mark.warning": "WARNING",
+        "mark.clock": "OWN CLOCK {s}",
     },
 }
 LANGUAGES = tuple(TEXTS)

@@ -73,6 +73,7 @@ def replay_session(rows: list[dict], session: dict, types=None) -> list[dict]:
                                  facing_bet=row.get("facing_bet"), seat=row.get("seat"), player=row.get("player"),
                                  bank=row.get("bank"), chips=row.get("chips"), seconds=row.get("seconds"),
                                  players=tuple(tuple(p) for p in row["players"]) if row.get("players") else None,
+                                 mark=row.get("mark"), mark_seconds=row.get("mark_seconds"),
                                  level=row.get("level"), hands=row.get("hands"), minutes=row.get("minutes"),
                                  rule_set=row.get("rule_set")))
     if batch:

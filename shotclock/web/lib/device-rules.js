@@ -21,6 +21,18 @@
    "max": 100,
    "min": 1
   },
+  "mark": {
+   "choices": [
+    "warning",
+    "clock"
+   ],
+   "kind": "choice"
+  },
+  "mark_seconds": {
+   "kind": "seconds",
+   "max": 300,
+   "min": 5
+  },
   "player": {
    "kind": "text",
    "max": 40,
