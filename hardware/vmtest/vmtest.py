@@ -532,8 +532,23 @@ def guest_results(share: Path, phase: str, report: dict) -> None:
     report["figures"].update({f"{phase}_{k}": v for k, v in results["figures"].items()})
 
 
+# The seats the floor's commands change (seat tracking, a time bank to top up), added to the guest's config.
+FLOOR_SEATS = "\n[seats]\ntrack = true\nbank = 30\n"
+# What the floor sends before the power cut: the seat emptied, a player seated with a bank, a top-up.
+FLOOR_PLAYER = {"seat": 4, "name": "Zoë Stroom", "bank": 20, "top_up": 45}
+
+
+def floor_commands(floor: floornet.FloorBroker) -> list[tuple[str, list[str]]]:
+    """The floor's commands of the power-cut step, as ``shotclock send`` command lines."""
+    p = FLOOR_PLAYER
+    return [("empty", floor.send("empty", "--seat", str(p["seat"]))),
+            ("seat", floor.send("seat", "--seat", str(p["seat"]), "--player", p["name"], "--bank", str(p["bank"]))),
+            ("top_up", floor.send("top_up", "--seconds", str(p["top_up"])))]
+
+
 def read_only_run(disk: Path, share: Path, args, timings: dict, report: dict) -> None:
-    """Install with the log on its own partition and overlayroot; boot read-only; hard reset; boot again."""
+    """Install with the log on its own partition and overlayroot, provisioned for a broker on this host; boot
+    read-only; hard reset; boot again, the floor's commands, a power cut right after their acks; boot again."""
     checks = report["checks"]
     data = args.out / "data.img"
     with open(data, "wb") as f:  # an empty partition, as a new card's third partition or a new stick
@@ -552,20 +567,6 @@ def read_only_run(disk: Path, share: Path, args, timings: dict, report: dict) ->
         _read_only_boots(disk, share, args, timings, report, data, floor)
     finally:
         floor.stop()
-
-
-# The seats the floor's commands change (seat tracking, a time bank to top up), added to the guest's config.
-FLOOR_SEATS = "\n[seats]\ntrack = true\nbank = 30\n"
-# What the floor sends before the power cut: the seat emptied, a player seated with a bank, a top-up.
-FLOOR_PLAYER = {"seat": 4, "name": "Zoë Stroom", "bank": 20, "top_up": 45}
-
-
-def floor_commands(floor: floornet.FloorBroker) -> list[tuple[str, list[str]]]:
-    """The floor's commands of the power-cut step, as ``shotclock send`` command lines."""
-    p = FLOOR_PLAYER
-    return [("empty", floor.send("empty", "--seat", str(p["seat"]))),
-            ("seat", floor.send("seat", "--seat", str(p["seat"]), "--player", p["name"], "--bank", str(p["bank"]))),
-            ("top_up", floor.send("top_up", "--seconds", str(p["top_up"])))]
 
 
 def _read_only_boots(disk: Path, share: Path, args, timings: dict, report: dict, data: Path,

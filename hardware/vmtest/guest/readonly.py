@@ -103,12 +103,14 @@ def before_reset() -> None:
     called = c.call_clock("running clock")
     if called is None:
         return
-    mark, zero = called
+    mark, _ = called
     start = [r for r in c.records_after(mark) if r["type"] == "start"][0]
-    time.sleep(max(0.0, zero - c.SECONDS + 1.5 - time.monotonic()))
+    whole = start.get("seconds", c.SECONDS)  # the street's time and, in time bank mode, the player's bank after it
+    zero = start["t"] + whole
+    time.sleep(max(0.0, start["t"] + 1.5 - time.monotonic()))
     remaining = zero - time.monotonic()
     reset = {"decision_id": decision["id"], "clock": start["clock"], "remaining_at_request": round(remaining, 3),
-             "seconds": c.SECONDS}
+             "seconds": whole}
     (OUT / "reset.json").write_text(json.dumps(reset))
     c.figures["remaining_at_reset_request_s"] = round(remaining, 3)
     c.say(f"asking the host for a hard reset with {remaining:.2f} s left on the clock")
