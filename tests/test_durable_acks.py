@@ -48,7 +48,7 @@ def test_a_seat_commands_ack_comes_only_once_its_records_are_in_the_log(broker, 
         watch.wait_for(lambda m: json.loads(m.payload)["online"])
         for command in (["empty", "--seat", "4"], ["seat", "--seat", "4", "--player", "Ana Stroom", "--bank", "20"],
                         ["top_up", "--seconds", "45"]):
-            blocker = sqlite3.connect(state / DB_NAME, isolation_level=None, timeout=10)
+            blocker = sqlite3.connect(state / DB_NAME, isolation_level=None, timeout=10, check_same_thread=False)
             blocker.execute("BEGIN IMMEDIATE")  # the writer waits (its busy timeout is 1 s) until this ends
             released = []
 
