@@ -122,15 +122,8 @@ def fake_send(tmp_path, name, lines, linger=0.0):
     return [sys.executable, str(script)]
 
 
-def floornet():
-    spec = importlib.util.spec_from_file_location("floornet", VMTEST / "floornet.py")
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
-
-
-def test_the_power_goes_the_moment_the_last_ack_is_read_not_when_send_exits(tmp_path):
-    net = floornet()
+def test_the_power_goes_the_moment_the_last_ack_is_read_not_when_send_exits(vmtest, tmp_path):
+    net = vmtest.floornet
     cuts = []
     done = {"name": "seat", "id": "a", "outcome": "done", "outputs": [{"type": "seat", "seat": 4}]}
     started = time.monotonic()
@@ -142,8 +135,8 @@ def test_the_power_goes_the_moment_the_last_ack_is_read_not_when_send_exits(tmp_
     assert 0 <= result["ack_to_cut_ms"] < 1000
 
 
-def test_no_power_cut_when_a_command_was_not_done_and_the_probe_waits_for_an_answer(tmp_path):
-    net = floornet()
+def test_no_power_cut_when_a_command_was_not_done_and_the_probe_waits_for_an_answer(vmtest, tmp_path):
+    net = vmtest.floornet
     cuts = []
     ignored = {"name": "seat", "id": "b", "outcome": "ignored", "reason": "seat 4 is taken"}
     result = net.send_then_cut([("seat", fake_send(tmp_path, "seat", [ignored])),
