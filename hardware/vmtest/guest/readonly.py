@@ -105,7 +105,7 @@ def before_reset() -> None:
         return
     mark, _ = called
     start = [r for r in c.records_after(mark) if r["type"] == "start"][0]
-    whole = start.get("seconds", c.SECONDS)  # the street's time and, in time bank mode, the player's bank after it
+    whole = start.get("seconds", c.SECONDS)  # the clock's whole length, as its start says it
     zero = start["t"] + whole
     time.sleep(max(0.0, start["t"] + 1.5 - time.monotonic()))
     remaining = zero - time.monotonic()
