@@ -8,6 +8,9 @@ from shotclock.core.settings import ClockSettings, Settings, ShotSettings
 from conftest import run
 
 NAMES = [n for n in EVENT_TYPES if n != "end"]
+# The seat events' required fields (seat tracking is off here: they are ignored, with the reason).
+REQUIRED = {"seat": {"seat": 2}, "empty": {"seat": 2}, "button": {"seat": 2}, "rename": {"seat": 2, "name": "Ana"},
+            "seating": {"players": ()}}
 
 
 def sequences(names=NAMES):
@@ -20,7 +23,7 @@ def _to_events(items):
     t, out = 0.0, []
     for dt, name, flag in items:
         t = round(t + dt, 6)
-        fields = {"facing_bet": flag} if name in ("bet", "call") else {}
+        fields = {"facing_bet": flag} if name in ("bet", "call") else dict(REQUIRED.get(name, {}))
         out.append((t, name, fields))
     return out
 

@@ -22,7 +22,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from enum import StrEnum
-from typing import ClassVar, Protocol
+from typing import Protocol
 
 from shotclock.core import events as ev
 from shotclock.core.settings import STREETS, Settings
@@ -43,31 +43,23 @@ class Phase(StrEnum):
 IDLE, RUNNING, PAUSED = Phase.IDLE, Phase.RUNNING, Phase.PAUSED
 
 
-@dataclass(frozen=True)
-class Expire(ev.Event):
+class Expire(ev.Event, tag="expire"):
     """The engine's own timer: the tie window after 0 closed. Never an input (replay has no such line)."""
-
-    NAME: ClassVar[str] = "expire"
 
 
 EXPIRE = Expire.NAME
 
 
-@dataclass(frozen=True)
-class TurnCorrected(ev.Event):
+class TurnCorrected(ev.Event, tag="turn_corrected"):
     """The seat side's own event: the dealer corrected the turn while a clock ran; the clock becomes the right
     player's own (a new clock with its base time and bank), the time on the wrong seat is nobody's. Never an input."""
 
-    NAME: ClassVar[str] = "turn_corrected"
 
-
-@dataclass(frozen=True)
-class EndQuietly(ev.Event):
+class EndQuietly(ev.Event, tag="end_quietly"):
     """The seat side's own event: the seat on the clock was emptied, or the table reseated (``by``): the clock
     ends quietly and is charged to nobody. Never an input."""
 
-    by: str = ""
-    NAME: ClassVar[str] = "end_quietly"
+    by: str
 
 
 INTERNAL = frozenset({EXPIRE, TurnCorrected.NAME, EndQuietly.NAME})  # the engine's own events: no replay line
