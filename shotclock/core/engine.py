@@ -247,8 +247,23 @@ class Snapshot:
 
     @property
     def consequence(self) -> str:
-        """The ruling if time runs out: ``hand_dead`` when a bet is faced, else ``check``."""
-        return ev.HAND_DEAD if self.facing_bet else ev.CHECK
+        """The ruling if time runs out (:func:`consequence`)."""
+        return consequence(self.facing_bet)
+
+    def in_countdown(self, now: float) -> bool:
+        """True while the clock runs in its countdown at ``now`` (:func:`in_countdown`): the screen and the LEDs ask."""
+        return self.phase == RUNNING and in_countdown(self.remaining(now), self.countdown)
+
+
+def consequence(facing_bet: bool) -> str:
+    """The ruling if time runs out (rule 29): ``hand_dead`` when a bet is faced, else ``check``."""
+    return ev.HAND_DEAD if facing_bet else ev.CHECK
+
+
+def in_countdown(remaining: float, countdown: int) -> bool:
+    """A running clock is in its countdown (the urgent screen, the blinking LED) with ``countdown`` seconds or less
+    left: from the moment the audible countdown begins (its first beep) to the ruling."""
+    return remaining <= countdown
 
 
 class Engine:
