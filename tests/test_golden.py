@@ -1,6 +1,7 @@
 """The golden corpus: every replay file of docs/examples and tests/golden gives, through ``shotclock replay``,
-the output stored beside it: the same records, field for field and value for value (numbers by value, true and
-false apart from 1 and 0, a field left out apart from a null), in the same order. The tests/golden files are clocks exported from tables played on
+the output stored beside it, byte for byte; a difference is reported first as a reader would see it (the records
+field for field and value for value: numbers by value, true and false apart from 1 and 0, a field left out
+apart from a null, in the same order), so a change of format alone is told apart from a change of meaning. The tests/golden files are clocks exported from tables played on
 the real device, each kept only when it replayed to the ruling, seat and bank the device logged; to make them
 again after a deliberate change of the replay output: ``.venv/bin/python tests/golden_corpus.py`` (then read the
 diff)."""
@@ -31,8 +32,10 @@ def test_a_replay_file_gives_its_stored_output(events, capsys):
     config = events.with_name(events.name.replace(".events.jsonl", ".toml"))
     extra = ["--config", str(config)] if config.exists() else []
     assert main(["replay", str(events), *extra]) == 0
-    expected = events.with_name(events.name.replace(".events.", ".expected."))
-    assert meaning(capsys.readouterr().out) == meaning(expected.read_text())
+    expected = events.with_name(events.name.replace(".events.", ".expected.")).read_text()
+    out = capsys.readouterr().out
+    assert meaning(out) == meaning(expected)  # first what a reader would see differ
+    assert out == expected  # then the text: a change of format is made deliberately (tests/golden_corpus.py)
 
 
 def meaning(text: str) -> list:
