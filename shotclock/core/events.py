@@ -316,6 +316,7 @@ class ToppedUp(Output, tag="top_up"):
     chips: int | None = None
     seconds: float | None = None
     remaining: float | None = None  # the running clock's time left after it, when its player's bank grew
+    grew: float | None = None  # how much longer that clock got (less than ``seconds`` where a bank reached its bound)
 
 
 class HandOver(Output, tag="hand_over"):
