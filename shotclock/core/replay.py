@@ -38,11 +38,6 @@ def _no_constant(name: str):
     raise ValueError(f"{name} is not a JSON number")
 
 
-_decoder = json.JSONDecoder(parse_constant=_no_constant, object_pairs_hook=lambda pairs: _duplicates_refused(pairs))
-_decode = _decoder.decode
-
-
-
 def _js(value) -> str:
     """A value as the JSON it came from (``true``, ``5``, ``null``), cut short when huge; strings as before."""
     if value is None or isinstance(value, bool):
@@ -66,6 +61,9 @@ def _duplicates_refused(pairs):
 
 class _DuplicateKey(ValueError):
     pass
+
+
+_decode = json.JSONDecoder(parse_constant=_no_constant, object_pairs_hook=_duplicates_refused).decode
 
 
 def parse_event(obj: object, line: int, previous_t: float | None = None) -> ev.Event:
