@@ -10,7 +10,7 @@ from conftest import run
 NAMES = [n for n in EVENT_TYPES if n != "end"]
 # The seat events' required fields (seat tracking is off here: they are ignored, with the reason).
 REQUIRED = {"seat": {"seat": 2}, "empty": {"seat": 2}, "button": {"seat": 2}, "rename": {"seat": 2, "name": "Ana"},
-            "seating": {"players": ()}}
+            "seating": {"players": ()}, "mark": {"seat": 2, "mark": "warning"}, "unmark": {"seat": 2}}
 
 
 def sequences(names=NAMES):

@@ -104,6 +104,8 @@ class SeatPlayer(Event, tag="seat"):
     name: str | None = None
     bank: float | None = None  # seconds of time bank the player brings (a table move); None: the preset's
     chips: int | None = None  # extension chips the player brings (a table move); None: the allowance
+    mark: str | None = None  # the floor's mark the player brings (a table move): ``warning`` or ``clock``
+    mark_seconds: float | None = None  # a ``clock`` mark's own clock (seconds)
 
 
 class EmptySeat(Event, tag="empty"):
@@ -164,8 +166,27 @@ class End(Event, tag="end"):
     """Replay only: advance time to ``t`` and stop."""
 
 
+class Mark(Event, tag="mark"):
+    """The floor marks the player at ``seat`` (TDA 2024 Rules 70 and 71): a ``warning``, or ``clock``: their own
+    clock of ``mark_seconds`` on every decision. The mark is the player's (it leaves with them); ``by`` is who
+    marked (a floor command's proven sender). It replaces a mark they had, and never changes a running clock."""
+
+    seat: int
+    mark: str
+    mark_seconds: float | None = None
+    by: str | None = None
+
+
+class Unmark(Event, tag="unmark"):
+    """The floor takes the mark off the player at ``seat`` (``by``: who); the table's rule is theirs again from the
+    next clock on them, never during one."""
+
+    seat: int
+    by: str | None = None
+
+
 SEAT_EVENTS: tuple[type[Event], ...] = (SeatPlayer, Rename, EmptySeat, SetButton, Fold, AllIn, TurnBack, TurnForward,
-                                        TopUp, Seating)
+                                        TopUp, Seating, Mark, Unmark)
 SEAT_EVENT_NAMES = frozenset(cls.NAME for cls in SEAT_EVENTS)
 
 
@@ -198,6 +219,7 @@ class Started(Output, tag="start"):
     street: str | None = None
     seat: int | None = None  # with seat tracking: the seat on the clock
     bank: float | None = None  # time bank mode: the player's bank, the last part of ``seconds``
+    mark: str | None = None  # ``clock``: the player's own clock (the floor's mark), not the table's rule
 
 
 class Beep(Output, tag="beep"):
@@ -301,6 +323,20 @@ class SeatChanged(Output, tag="seat"):
     name: str | None = None
     bank: float | None = None  # a seated or emptied player's time bank (seconds), in time bank mode
     chips: int | None = None  # a seated or emptied player's extension chips, with an allowance
+    mark: str | None = None  # a seated or emptied player's mark (the floor's), which a table move takes along
+    mark_seconds: float | None = None  # and a ``clock`` mark's own clock
+
+
+class Marked(Output, tag="mark"):
+    """The floor ``marked`` the player at ``seat`` (``mark``, ``mark_seconds`` for a ``clock`` mark) or
+    ``unmarked`` them (``mark``: the mark taken off); ``name`` the player's, ``by`` who did it."""
+
+    seat: int
+    change: str
+    mark: str
+    mark_seconds: float | None = None
+    name: str | None = None
+    by: str | None = None
 
 
 class BankStarted(Output, tag="bank"):

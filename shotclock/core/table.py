@@ -72,7 +72,7 @@ COMMAND_EVENTS: dict[str, Callable[[float, Snapshot, Command], ev.Event]] = {
     "undo": _command_event(ev.Undo),
     "reset_chips": _command_event(ev.ResetChips),
     "last_action": _command_event(ev.LastAction),
-    "seat": lambda t, state, c: ev.SeatPlayer(t, c.seat, c.player, c.bank, c.chips),
+    "seat": lambda t, state, c: ev.SeatPlayer(t, c.seat, c.player, c.bank, c.chips, c.mark, c.mark_seconds),
     "rename": lambda t, state, c: ev.Rename(t, c.seat, c.player or ""),
     "empty": lambda t, state, c: ev.EmptySeat(t, c.seat),
     "button": lambda t, state, c: ev.SetButton(t, c.seat),
@@ -82,11 +82,15 @@ COMMAND_EVENTS: dict[str, Callable[[float, Snapshot, Command], ev.Event]] = {
     "all_in": lambda t, state, c: ev.AllIn(t, c.seat),
     "turn_back": _command_event(ev.TurnBack),
     "turn_forward": _command_event(ev.TurnForward),
+    # who marked is the command's sender, the login the broker proved (core/topics.py command_sender)
+    "mark": lambda t, state, c: ev.Mark(t, c.seat, c.mark or "", c.mark_seconds, c.sender),
+    "unmark": lambda t, state, c: ev.Unmark(t, c.seat, c.sender),
 }
 assert set(COMMAND_EVENTS) == set(COMMANDS)
 
 
-SEAT_FIELDS = ("seat", "name", "bank", "chips", "seconds", "players")  # the event fields an input record keeps
+SEAT_FIELDS = ("seat", "name", "bank", "chips", "seconds", "players", "mark", "mark_seconds",
+               "by")  # the event fields an input record keeps
 
 
 @dataclass(frozen=True)
@@ -289,8 +293,8 @@ class Table:
         pending = [t for t in (self.reader.unsettled_press_since(), self.reader.undecided_since()) if t is not None]
         # While no clock runs nothing can fall due, so the engine's clock for events stays at the last
         # input: an edge the driver hands over late (a loaded machine) keeps its own time.
-        round.add_outputs(self.engine.advance(now, self.edge_grace, pending=min(pending) if pending else None,
-                                              hold=self._last_t))
+        self._timers(round, self.engine.advance(now, self.edge_grace, pending=min(pending) if pending else None,
+                                                hold=self._last_t))
         round.state = self.engine.state
         round.faults = self.faults
         round.holds = self.holds()
@@ -327,8 +331,15 @@ class Table:
         """Bring the engine to just before ``t`` (never back): the time an input is taken at."""
         if round_us(t) < round_us(self.engine.now):  # the engine keeps whole microseconds: compare as it does
             t = self.engine.now
-        round.add_outputs(self.engine.catch_up(t))
+        self._timers(round, self.engine.catch_up(t))
         return t
+
+    def _timers(self, round: Round, outputs: list[ev.Output]) -> None:
+        """The engine's own outputs: beeps, rulings and, in clock mode with seat tracking, the clock a ruling starts
+        for a marked player it moved the turn to (with the seats it starts with, as for an input: the export's)."""
+        round.add_outputs(outputs)
+        if outputs and outputs[-1].__class__ is ev.Started and self.engine.state.seats is not None:
+            round.seats_at_start[id(outputs[-1])] = self.engine.state.seats
 
     def _gesture(self, gesture: Gesture, round: Round) -> None:
         t = self._at(gesture.t, round)

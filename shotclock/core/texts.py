@@ -103,6 +103,15 @@ TEXTS = {
         "reason.top_up_empty": "aanvullen vraagt chips of seconden",
         "reason.seats_off": "'{event}' vraagt stoelen bijhouden, en dat staat uit aan deze tafel (seats.track)",
         "reason.nothing_seated": "niemand geplaatst: {why}",
+        "reason.mark_seats_off": "'{event}' vraagt stoelen bijhouden (seats.track): zonder weet de tafel niet wie "
+                                 "aan de beurt is, dus kan ze geen speler markeren",
+        "reason.mark_no_seconds": "een klokmarkering vraagt 'mark_seconds' (de eigen klok van de speler, "
+                                  "{low} tot {high} s)",
+        "reason.warning_seconds": "een waarschuwing neemt geen 'mark_seconds' (alleen een klokmarkering heeft een "
+                                  "eigen klok)",
+        "reason.not_marked": "stoel {seat} heeft geen markering",
+        "mark.warning": "WAARSCHUWING",
+        "mark.clock": "EIGEN KLOK {s}",
     },
     "en": {
         "mode.clock": "Clock",
@@ -204,6 +213,13 @@ TEXTS = {
         "reason.top_up_empty": "a top-up needs chips or seconds",
         "reason.seats_off": "'{event}' needs seat tracking, which is off on this table (seats.track)",
         "reason.nothing_seated": "nothing seated: {why}",
+        "reason.mark_seats_off": "'{event}' needs seat tracking (seats.track): without it the table does not know "
+                                 "whose turn it is, so it cannot mark a player",
+        "reason.mark_no_seconds": "a clock mark needs 'mark_seconds' (the player's own clock, {low} to {high} s)",
+        "reason.warning_seconds": "a warning takes no 'mark_seconds' (only a clock mark has its own clock)",
+        "reason.not_marked": "seat {seat} has no mark",
+        "mark.warning": "WARNING",
+        "mark.clock": "OWN CLOCK {s}",
     },
 }
 LANGUAGES = tuple(TEXTS)

@@ -185,6 +185,17 @@ def _fold_line(fold: Folded, state: Snapshot, language: str) -> str:
     return texts.text(language, "folded.named" if name else "folded", seat=fold.seat, name=name)
 
 
+def _mark_words(state: Snapshot, language: str) -> str:
+    """The floor's mark on the player on the clock, else on turn ("WARNING", "OWN CLOCK 10 s"), or ""."""
+    seat = state.on_clock if state.on_clock is not None else state.seats.turn
+    mark = state.seats.mark(seat) if seat is not None and state.seats.marks else None
+    if mark is None:
+        return ""
+    if mark[0] == "clock":
+        return texts.text(language, "mark.clock", s=texts.text(language, "seconds", s=f"{mark[1]:g}"))
+    return texts.text(language, "mark.warning")
+
+
 def _with_seats(view: View, state: Snapshot, now: float, language: str, fold: Folded | None) -> View:
     """Seat tracking: the seat on the clock, its bank (marked once it runs), who is to act, who just folded,
     and a refusal to show."""
@@ -202,6 +213,9 @@ def _with_seats(view: View, state: Snapshot, now: float, language: str, fold: Fo
                 tone = "bank"
     elif view.screen == "idle" and state.seats.turn is not None:
         info = f"{texts.text(language, 'seat.to_act', seat=state.seats.turn)} · {info}"
+    marked = _mark_words(state, language)
+    if marked:  # the floor's mark on the player on turn, first: the dealer sees who is on warning (RP-15)
+        info = f"{marked} · {info}" if info else marked
     if fold is not None and 0 <= now - fold.t < FOLD_SECONDS:
         info = f"{_fold_line(fold, state, language)} · {info}" if info else _fold_line(fold, state, language)
     notice = state.notice

@@ -89,8 +89,16 @@ def seat_fields(snapshot) -> dict:
     fields["seats"] = [{"seat": seat, "player": name or None, "in_hand": seat in seats.in_hand,
                         "all_in": seat in seats.all_in,
                         "chips": seats.allowance - chips_used.get(seat, 0) if seats.allowance else None,
-                        "bank_ms": ms(banks.get(seat))} for seat, name in seats.players]
+                        "bank_ms": ms(banks.get(seat)), **_mark_fields(seats.mark(seat))}
+                       for seat, name in seats.players]
     return fields
+
+
+def _mark_fields(mark: tuple[str, float | None] | None) -> dict:
+    """A seat's floor mark in the ``state`` (only a marked seat carries ``mark``, and a clock mark ``mark_seconds``)."""
+    if mark is None:
+        return {}
+    return {"mark": mark[0]} if mark[1] is None else {"mark": mark[0], "mark_seconds": mark[1]}
 
 
 def state_key(message: dict) -> tuple:
@@ -132,6 +140,8 @@ class CommandRequest:
     chips: int | None = None
     seconds: float | None = None
     players: tuple | None = None
+    mark: str | None = None
+    mark_seconds: float | None = None
 
 
 @dataclass(frozen=True)

@@ -175,6 +175,13 @@ def bounds(key: str) -> str:
     return f"{FIELDS[key].low} to {FIELDS[key].high}"
 
 
+def choices(key: str) -> tuple[str, ...]:
+    """A choice field's words, from the table of fields (core/fields.py)."""
+    from shotclock.core.fields import FIELDS
+
+    return FIELDS[key].choices
+
+
 def send(add) -> None:
     p = add("send", "shotclock.floor.send:cmd_send",
             "send one floor command to a table over the network and print its acknowledgement (exit 0: done; "
@@ -183,7 +190,7 @@ def send(add) -> None:
     p.add_argument("--table", required=True, metavar="ID", help="the table's id")
     p.add_argument("command", metavar="COMMAND",
                    help="call, pause, resume, cancel, …; the seat commands: seat, rename, empty, button, top_up, "
-                        "seating, fold, all_in, turn_back, turn_forward (docs/network.md)")
+                        "seating, fold, all_in, turn_back, turn_forward, mark, unmark (docs/network.md)")
     p.add_argument("--seat", type=int, metavar="N", help=f"the seat ({bounds('seat')})")
     p.add_argument("--player", metavar="NAME", help="seat, rename: the player's name")
     p.add_argument("--bank", type=float, metavar="SECONDS",
@@ -191,6 +198,11 @@ def send(add) -> None:
     p.add_argument("--chips", type=int, metavar="N",
                    help=f"seat: the chips a moved player brings; top_up: more each ({bounds('chips')})")
     p.add_argument("--seconds", type=float, metavar="S", help=f"top_up: more time bank each ({bounds('seconds')})")
+    p.add_argument("--mark", choices=choices("mark"),
+                   help="mark: a warning, or the player's own clock on every decision; seat: the mark a moved player "
+                        "brings")
+    p.add_argument("--mark-seconds", type=float, metavar="S",
+                   help=f"mark, seat: the own clock's length with --mark clock ({bounds('mark_seconds')} s)")
     p.add_argument("--seating", metavar="FILE.csv", help="seating: the table's seating export (seat,name a line)")
     p.add_argument("--encoding", default="utf-8", metavar="NAME",
                    help="with --seating: the file's encoding (default utf-8; an older program's export: cp1252)")

@@ -7,8 +7,10 @@ message expiry, as the dashboard sends it; the table's ``cmd/ack`` is printed as
 ack's JSON with ``--json``. A seat command the table cannot carry out (a seat out of range, an empty seat,
 seat tracking off) comes back ``ignored`` with the reason: exit 1.
 
-To move a player to another table with their chips and time bank: ``send … --table 3 empty --seat 5`` prints
-the ``bank`` and ``chips`` they leave with; ``send … --table 8 seat --seat 2 --player NAME --bank B --chips C``.
+To move a player to another table with their chips, time bank and mark: ``send … --table 3 empty --seat 5`` prints
+the ``bank``, ``chips`` and ``mark`` they leave with; ``send … --table 8 seat --seat 2 --player NAME --bank B --chips C
+--mark clock --mark-seconds 10``. ``send … mark --seat 5 --mark warning`` (or ``--mark clock --mark-seconds 10``)
+marks a player; ``unmark --seat 5`` takes it off; the table records the login that sent it as who marked.
 """
 
 from __future__ import annotations
@@ -32,7 +34,7 @@ def build_message(args, sender: str, now_ms: int) -> dict:
         if value is not None:
             problem = FIELDS[key].value_problem(value)  # named by its option: a name from argv is checked here
             if problem:
-                raise ShotclockError(f"--{key}: {problem}")
+                raise ShotclockError(f"--{key.replace('_', '-')}: {problem}")
             message[key] = value
     if args.facing_bet is not None:
         message["facing_bet"] = args.facing_bet == "true"
@@ -43,6 +45,12 @@ def build_message(args, sender: str, now_ms: int) -> dict:
     problem = command_problem(message)
     if problem:
         raise ShotclockError(problem if problem.startswith("the ") else f"the command: {problem}")
+    if "mark" in message or "mark_seconds" in message:  # a mark's fields together, as the table will read them
+        from shotclock.core.seats import mark_problem
+
+        problem = mark_problem(message.get("mark"), message.get("mark_seconds"))
+        if problem:
+            raise ShotclockError(f"the command: {problem}")
     return message
 
 

@@ -65,7 +65,8 @@ def replay_session(rows: list[dict], session: dict, types=None) -> list[dict]:
                          Command(row["t"], row["name"], id=row["id"], sender=row["sender"],
                                  facing_bet=row.get("facing_bet"), seat=row.get("seat"), player=row.get("player"),
                                  bank=row.get("bank"), chips=row.get("chips"), seconds=row.get("seconds"),
-                                 players=tuple(tuple(p) for p in row["players"]) if row.get("players") else None))
+                                 players=tuple(tuple(p) for p in row["players"]) if row.get("players") else None,
+                                 mark=row.get("mark"), mark_seconds=row.get("mark_seconds")))
     if batch:
         take(_feed(table, batch, batch_round, after))
     if rows:  # the rulings that fell due after the last input, up to the session's last record

@@ -296,4 +296,5 @@ def make_command(t: float, request):
 
     return Command(t, request.name, id=request.id, sender=request.sender, facing_bet=request.facing_bet,
                    seat=request.seat, player=request.player, bank=request.bank, chips=request.chips,
-                   seconds=request.seconds, players=request.players)
+                   seconds=request.seconds, players=request.players, mark=request.mark,
+                   mark_seconds=request.mark_seconds)

@@ -206,7 +206,7 @@ class Recorder:
         if not rows:
             return False
         data = {k: rows[-1].get(k) for k in ("count", "players", "button", "in_hand", "all_in", "turn",
-                                             "last_acted", "banks", "chips_used")}
+                                             "last_acted", "banks", "chips_used", "marks")}
         if not table.restore_seats(data):
             log.warning("the seats in the log do not fit this table (seats.count changed?): not restored")
             return False

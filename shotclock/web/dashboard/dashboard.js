@@ -234,11 +234,14 @@
     var parts = [];
     // Seat tracking: whose clock it runs, then every seat's chips and bank ("S3 2 · 45 s"), folded seats apart.
     if (clockOn && s.seat) parts.push(s.player ? t("seat.named", {seat: s.seat, name: s.player}) : t("seat", {seat: s.seat}));
+    var marked = S.markText(lang, s, clockOn ? s.seat : s.turn);  // the floor's mark on the player on turn
+    if (marked) parts.push(marked);
     if (s.mode === "shot" && s.street) parts.push(t("street." + s.street));
     if (s.extensions) parts.push(t("extensions", {n: s.extensions}));
     if (!clockOn) parts.push(t(s.facing_bet ? "bet.yes" : "bet.no"));
     (s.seats || []).forEach(function (seat) {
-      var bits = ["S" + seat.seat + (seat.player ? " " + seat.player : "") + (seat.all_in ? " (all-in)" : "")];
+      var bits = ["S" + seat.seat + (seat.player ? " " + seat.player : "") + (seat.all_in ? " (all-in)" : "") +
+                  (seat.mark ? " ⚠" : "")];  // a marked player, everywhere on the card
       if (seat.chips !== null && seat.chips !== undefined) bits.push(String(seat.chips));
       var bank = S.bankLeftMs(table, now, seat.seat);  // the seat on the clock's counts down, as on the overlay
       if (bank !== null) bits.push(t("seconds", {s: S.shownSeconds(bank)}));

@@ -46,6 +46,18 @@
    "max": 50,
    "min": 0
   },
+  "mark": {
+   "choices": [
+    "warning",
+    "clock"
+   ],
+   "kind": "choice"
+  },
+  "mark_seconds": {
+   "kind": "seconds",
+   "max": 300,
+   "min": 5
+  },
   "player": {
    "kind": "text",
    "max": 40,

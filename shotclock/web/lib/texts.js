@@ -248,6 +248,17 @@
     return ack.reason || ack.outcome;
   }
 
+  /** The floor's mark on a player in the device's own words ("WAARSCHUWING", "EIGEN KLOK 10 s"; core/view.py),
+   *  or "": seat `seat`'s, else the seat on the clock's, else the seat on turn's (who the dealer must know). */
+  function markText(lang, state, seat) {
+    var s = state || {};
+    var at = seat !== undefined ? seat : s.seat || s.turn;
+    var entry = (s.seats || []).filter(function (x) { return x.seat === at; })[0];
+    if (!entry || !entry.mark) return "";
+    if (entry.mark === "clock") return t(lang, "mark.clock", {s: t(lang, "seconds", {s: entry.mark_seconds})});
+    return t(lang, "mark.warning");
+  }
+
   /** More page texts ({nl: {key: text}, en: {…}}), for a page's own module (the dashboard's seats.js). */
   S.addPageTexts = function (texts) {
     for (var l in texts) for (var k in texts[l]) PAGE_TEXTS[l][k] = texts[l][k];
@@ -255,6 +266,7 @@
   S.LANGUAGES = ["nl", "en"];
   S.timelineRows = timelineRows;
   S.reasonText = reasonText;
+  S.markText = markText;
   S.faultTexts = faultTexts;
   S.consequenceText = consequenceText;
   S.t = t;
