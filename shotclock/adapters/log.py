@@ -41,6 +41,8 @@ SYNCHRONOUS = {
     **dict.fromkeys(("start", "pause", "resume", "extended", "undo", "decision", "interrupted", "checkpoint",
                      "shutdown", "lost", "session", "chips_reset", "chips_restored", "seats_restored"), "FULL"),
     **dict.fromkeys(("command", "seat", "bank", "top_up", "seats", "refused", "mark"), "FULL"),
+    # the tournament level and its hand count: a restart counts on them (one a hand: a sync a minute or so)
+    **dict.fromkeys(("level_set", "level", "level_restored"), "FULL"),
     **dict.fromkeys(("beep", "edge", "input", "fault", "turn", "hand_over", "ignored"), "NORMAL"),
 }
 DURABLE = frozenset(kind for kind, mode in SYNCHRONOUS.items() if mode == "FULL")

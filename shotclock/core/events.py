@@ -190,10 +190,32 @@ SEAT_EVENTS: tuple[type[Event], ...] = (SeatPlayer, Rename, EmptySeat, SetButton
 SEAT_EVENT_NAMES = frozenset(cls.NAME for cls in SEAT_EVENTS)
 
 
+# -- the tournament's rhythm (core/rhythm.py, core/levels.py): from the next hand ---------------------
+
+
+class Level(Event, tag="level"):
+    """The floor sets the tournament ``level`` (and, with ``hands``, the hands per level) from the next hand;
+    ``by``: who set it (the floor login the broker proved)."""
+
+    level: int
+    hands: int | None = None
+    by: str | None = None
+
+
+class Hands(Event, tag="hands"):
+    """The floor sets the hands per level (0: not counted) from the next hand; the level's count goes on."""
+
+    hands: int
+    by: str | None = None
+
+
+RHYTHM_EVENTS: tuple[type[Event], ...] = (Level, Hands)
+
+
 EVENT_TYPES: dict[str, type[Event]] = {
     cls.NAME: cls
     for cls in (Call, Bet, Action, LastAction, Pause, Resume, Cancel, Hand, Street, Start, Stop, Extend, Undo,
-                ResetChips, *SEAT_EVENTS, End)
+                ResetChips, *SEAT_EVENTS, *RHYTHM_EVENTS, End)
 }
 
 
@@ -359,6 +381,26 @@ class HandOver(Output, tag="hand_over"):
     """Seat tracking: everyone else folded; ``seat`` wins the hand and no clock runs until the next one."""
 
     seat: int
+
+
+class LevelSet(Output, tag="level_set"):
+    """The floor's ``level`` (or ``hands`` per level) is taken: it applies from the next hand; ``by`` who set it."""
+
+    level: int | None = None
+    hands: int | None = None
+    by: str | None = None
+
+
+class LevelHand(Output, tag="level"):
+    """A hand began at ``level``: its number ``hand`` in the level and the ``hands`` per level (None: not counted).
+    The first hand of a level says ``by`` whom it was set (the floor's login, or ``hands``: the table moved up
+    after its hands per level); ``changed`` lists the rule keys the level changed for this hand."""
+
+    level: int
+    hand: int
+    hands: int | None = None
+    by: str | None = None
+    changed: tuple | None = None
 
 
 class Ignored(Output, tag="ignored"):

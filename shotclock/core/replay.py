@@ -5,8 +5,9 @@ Pure: :class:`ReplayInput` turns the bytes of a replay file into events, one lin
 :class:`~shotclock.core.engine.Engine` with no real time at all. The caller does the reading.
 
 Every line is decoded on its own, as strict JSON (no NaN or Infinity), and checked by one function,
-:func:`parse_event`, against the table of fields (:mod:`shotclock.core.fields`); each error names its line. An optional first line ``{"config": {...}}`` (a *header*) carries the rule settings
-the events were recorded with, so an exported clock replays with no other file.
+:func:`parse_event`, against the table of fields (:mod:`shotclock.core.fields`); each error names its line.
+An optional first line ``{"config": {...}}`` (a *header*) carries the rule settings the events were recorded
+with, so an exported clock replays with no other file.
 """
 
 from __future__ import annotations
@@ -17,6 +18,7 @@ from collections.abc import Iterable, Iterator
 
 from shotclock.core import events as ev
 from shotclock.core.engine import MODE_EVENTS
+from shotclock.core.levels import TableLevels
 from shotclock.core.seated import make_engine
 from shotclock.core.fields import FIELDS, INPUT_FIELDS, missing, unexpected
 from shotclock.core.settings import Settings
@@ -31,7 +33,7 @@ MAX_LINE = 64 * 1024
 _FIELDS = {name: set(required + optional) for name, (required, optional) in INPUT_FIELDS.items()}
 _REQUIRED = {name: required for name, (required, _) in INPUT_FIELDS.items() if required}
 _BARE = frozenset({"t", "event"})
-_HEADER_FIELDS = {"config", "source"}
+_HEADER_FIELDS = {"config", "source", "level"}  # level: the tournament level the exported clock was played at
 
 
 def _no_constant(name: str):
@@ -179,7 +181,9 @@ def _header_config(obj: dict, line: int) -> dict:
     unknown = obj.keys() - _HEADER_FIELDS
     if unknown:
         key = sorted(unknown)[0]
-        raise ReplayFormatError(line, f"the header takes no field {shown(key)} (known: config, source)")
+        raise ReplayFormatError(line, f"the header takes no field {shown(key)} (known: config, source, level)")
+    if "level" in obj and (problem := FIELDS["level"].problem(obj["level"])):
+        raise ReplayFormatError(line, f"the header's {problem}")
     config = obj["config"]
     if not isinstance(config, dict) or any(isinstance(v, (dict, list)) for v in config.values()):
         raise ReplayFormatError(line, "the header's 'config' must be an object of dotted keys and plain values "
@@ -274,11 +278,20 @@ def replay_steps(events: Iterable[ev.Event], settings: Settings) -> Iterator[lis
     for a caller that handles outputs in bulk (``shotclock replay`` writes them)."""
     engine = make_engine(settings)
     handle = engine.handle
+    levels = TableLevels(settings)  # a level, the hands per level: from the next hand, as on the table
+    # The events not handed to the engine itself. A hand goes to the levels once a level or hands line was read
+    # (before that it changes no level): until then a file without levels pays one lookup an event, as before.
+    special = {ev.End, *ev.RHYTHM_EVENTS}
     for event in events:
-        if event.__class__ is ev.End:
-            yield engine.advance(event.t)
-            return
-        yield handle(event)
+        cls = event.__class__
+        if cls in special:
+            if cls is ev.End:
+                yield engine.advance(event.t)
+                return
+            special.add(ev.Hand)
+            yield levels.take(event, engine)
+        else:
+            yield handle(event)
     while (wake := engine.next_wake()) is not None:
         yield engine.advance(wake)
 

@@ -224,6 +224,31 @@ def _with_seats(view: View, state: Snapshot, now: float, language: str, fold: Fo
     return replace(view, seat=_seat_line(state, language), info=info, tone=tone)
 
 
+def level_line(level, language: str) -> str:
+    """The tournament level on screen (a :class:`~shotclock.core.levels.LevelView`): "Level 11 · hand 7 of 12",
+    the level's last hand said, and what waits for the next hand.
+
+    Example::
+
+        >>> from shotclock.core.levels import LevelView
+        >>> level_line(LevelView(11, 12, 12, next_level=None), "en")
+        'Level 11 · hand 12 of 12 · last hand of the level'
+        >>> level_line(LevelView(11, 3, 0, next_level=12), "nl")
+        'Niveau 11 · niveau 12 vanaf de volgende hand'
+    """
+    t = lambda key, **v: texts.text(language, key, **v)  # noqa: E731
+    parts = [t("level", level=level.level)] if level.level is not None else []
+    if level.hands and level.level is not None:
+        parts.append(t("level.hand", hand=level.hand, hands=level.hands))
+        if level.last_hand:
+            parts.append(t("level.last"))
+    if level.next_level is not None:
+        parts.append(t("level.next", level=level.next_level))
+    elif level.next_hands is not None:
+        parts.append(t("level.next_hands", hands=level.next_hands))
+    return " · ".join(parts)
+
+
 def view_at(state: Snapshot, now: float, display: Display = Display(), faults: Iterable[Fault] = (),
             holds: Iterable[Hold] = (), fold: Folded | None = None, cue: str = "") -> View:
     """What the screen shows at ``now`` for this engine state, its faults and the buttons held down.
@@ -231,6 +256,9 @@ def view_at(state: Snapshot, now: float, display: Display = Display(), faults: I
     ``fold``: the last fold (:func:`last_fold`), named for :data:`FOLD_SECONDS`; ``cue``: a visual cue's
     pulse is on (:meth:`shotclock.core.cues.Cues.lit`): the screen flashes (the ``flash`` tone)."""
     view = _view_at(state, now, display, faults)
+    if state.level is not None:
+        line = level_line(state.level, display.language)
+        view = replace(view, info=f"{line} · {view.info}" if view.info else line)
     if state.seats is not None:
         view = _with_seats(view, state, now, display.language, fold)
     if cue:

@@ -73,6 +73,9 @@ def state_message(snapshot, now: float, table: str, boot: str, seq: int, name: s
     seats = getattr(snapshot, "seats", None)
     if seats is not None:
         message.update(seat_fields(snapshot))
+    level = getattr(snapshot, "level", None)
+    if level is not None:  # a level was set (core/levels.py): the level, "hand 7 of 12", what waits for the next hand
+        message["level"] = level.message()
     return message
 
 
@@ -142,6 +145,22 @@ class CommandRequest:
     players: tuple | None = None
     mark: str | None = None
     mark_seconds: float | None = None
+    level: int | None = None
+    hands: int | None = None
+    room: str | None = None  # the scope: only the tables of this room (and section) take it
+    section: str | None = None
+
+
+def in_scope(request: CommandRequest, room: str, section: str) -> bool:
+    """Whether a table standing in ``room`` and ``section`` (its ``network.room`` and ``network.section``) takes
+    ``request``: a command naming a room or a section is for the tables there only (docs/network.md, "Scope").
+
+        >>> in_scope(CommandRequest("1", "level", "floor", 0, level=9, room="East"), "East", "B")
+        True
+        >>> in_scope(CommandRequest("1", "level", "floor", 0, level=9, room="East", section="A"), "East", "B")
+        False
+    """
+    return (request.room is None or request.room == room) and (request.section is None or request.section == section)
 
 
 @dataclass(frozen=True)

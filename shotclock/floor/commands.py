@@ -187,10 +187,22 @@ def send(add) -> None:
             "send one floor command to a table over the network and print its acknowledgement (exit 0: done; "
             "1: ignored or refused, with the reason; 2: a usage error or no answer)", config=False)
     add_broker_options(p, "the floor's credentials (credentials/floor.toml from 'shotclock broker-config')")
-    p.add_argument("--table", required=True, metavar="ID", help="the table's id")
+    where = p.add_mutually_exclusive_group(required=True)
+    where.add_argument("--table", metavar="ID", help="the table's id")
+    where.add_argument("--all", action="store_true",
+                       help="every table of the venue (with --room, --section: the tables there); prints each "
+                            "table's answer, waiting for every table online there")
+    p.add_argument("--room", metavar="NAME", help=f"only the tables of this room (network.room; {bounds('room')} "
+                   "characters)")
+    p.add_argument("--section", metavar="NAME", help="only the tables of this section (network.section)")
     p.add_argument("command", metavar="COMMAND",
                    help="call, pause, resume, cancel, …; the seat commands: seat, rename, empty, button, top_up, "
-                        "seating, fold, all_in, turn_back, turn_forward, mark, unmark (docs/network.md)")
+                        "seating, fold, all_in, turn_back, turn_forward, mark, unmark; the tournament's: level, "
+                        "hands (docs/network.md)")
+    p.add_argument("--level", type=int, metavar="N",
+                   help=f"level: the tournament level from each table's next hand ({bounds('level')})")
+    p.add_argument("--hands", type=int, metavar="N",
+                   help=f"level, hands: hands per level from the next hand ({bounds('hands')}; 0: not counted)")
     p.add_argument("--seat", type=int, metavar="N", help=f"the seat ({bounds('seat')})")
     p.add_argument("--player", metavar="NAME", help="seat, rename: the player's name")
     p.add_argument("--bank", type=float, metavar="SECONDS",
@@ -213,4 +225,16 @@ def send(add) -> None:
     p.add_argument("--json", action="store_true", help="print the table's ack as JSON (docs/network.md, 'ack')")
 
 
-REGISTER: list = [broker_config, provision, floor, fleet, floor_demo, send]
+def levels(add) -> None:
+    p = add("levels", "shotclock.floor.schedule:cmd_levels",
+            "play a level schedule: at each line's local time, the level goes to every table (or a room's, a "
+            "section's) from its next hand; every line is checked first (exit 2 naming the line)", config=False)
+    p.add_argument("file", metavar="FILE", help="the schedule: 'HH:MM LEVEL [hands=N] [room=NAME] [section=NAME]' "
+                   "a line, # for comments (docs/network.md, 'Levels')")
+    p.add_argument("--check", action="store_true", help="check the file and print the plan; send nothing")
+    add_broker_options(p, "the floor's credentials (credentials/floor.toml from 'shotclock broker-config')")
+    p.add_argument("--wait", type=float, default=5.0, metavar="SECONDS",
+                   help="how long to wait for the tables' answers to each level (default 5)")
+
+
+REGISTER: list = [broker_config, provision, floor, fleet, floor_demo, send, levels]

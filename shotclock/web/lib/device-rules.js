@@ -46,6 +46,16 @@
    "max": 50,
    "min": 0
   },
+  "hands": {
+   "kind": "whole",
+   "max": 100,
+   "min": 0
+  },
+  "level": {
+   "kind": "whole",
+   "max": 100,
+   "min": 1
+  },
   "mark": {
    "choices": [
     "warning",
