@@ -18,9 +18,9 @@ from dataclasses import dataclass, field, make_dataclass
 from pathlib import Path
 from typing import Any, Callable
 
-from shotclock.core.fields import BANK_MAX, CHIPS_MAX, FIELDS, MAX_SEATS, MIN_SEATS, text_problem
-from shotclock.core.settings import (ALLOWANCE_RESETS, MODES, STREETS, ClockSettings, SeatSettings, Settings,
-                                     ShotSettings)
+from shotclock.core.fields import BANK_MAX, CHIPS_MAX, FIELDS, LEVEL_MAX, MAX_SEATS, MIN_SEATS, text_problem
+from shotclock.core.settings import (ALLOWANCE_RESETS, MODES, STREETS, ClockSettings, LevelRule, SeatSettings,
+                                     Settings, ShotSettings)
 from shotclock.errors import ConfigError, PinConfigError, shown
 
 BUTTONS = ("floor", "action", "bet", "extend", "street")
@@ -67,7 +67,8 @@ class Key:
     """One configuration key: dotted name, accepted types, default, description, allowed range, extra check.
 
     A number's ``range`` is checked before ``check``; a key that takes numbers must have one
-    (tests/test_config.py checks every key of the schema).
+    (tests/test_config.py checks every key of the schema). ``by_level``: a ``[levels.N]`` section may change it
+    from tournament level N on (docs/rules.md, "Levels").
     """
 
     name: str
@@ -76,6 +77,7 @@ class Key:
     description: str
     check: Callable[[Any], str | None] | None = None
     range: Range | None = None
+    by_level: bool = False
 
     def problem(self, value) -> str | None:
         """What is wrong with ``value`` for this key, without the key's name (None when it is valid)."""
@@ -153,25 +155,26 @@ PRESET_KEYS = frozenset(k for values in PRESETS.values() for k in values)
 SCHEMA: list[Key] = [
     Key("preset", (str,), "house-29", "the rule set: " + ", ".join(f'"{p}"' for p in PRESETS)
         + " (docs/rules.md); any key below overrides it", _one_of(*PRESETS)),
-    Key("mode", (str,), "clock", "\"clock\" (rule 29 clock call) or \"shot\" (tour shot clock)", _one_of(*MODES)),
+    Key("mode", (str,), "clock", "\"clock\" (rule 29 clock call) or \"shot\" (tour shot clock)", _one_of(*MODES),
+        by_level=True),
     Key("label", (str,), "", "the rule's name on screen after the mode (\"TDA 29\"); empty: the house rule 29"),
     Key("table", (str,), "Tafel 1", "the table's name, shown on the screen when idle (1 to 40 characters)",
         _text("table")),
     Key("language", (str,), "nl", "screen and voice language: \"nl\" (Dutch, the official table language) or \"en\"",
         _one_of("nl", "en")),
-    Key("clock.seconds", NUM, 30, "the whole clock in seconds, countdown included", range=SECONDS),
-    Key("clock.countdown", (int,), 5, "audible countdown over the last N seconds", range=COUNTDOWN),
+    Key("clock.seconds", NUM, 30, "the whole clock in seconds, countdown included", range=SECONDS, by_level=True),
+    Key("clock.countdown", (int,), 5, "audible countdown over the last N seconds", range=COUNTDOWN, by_level=True),
     Key("clock.tie_window", NUM, 0.5, "seconds after 0 in which an action still counts for the player",
         range=TIE_WINDOW),
-    *[Key(f"shot.{s}", NUM, 30, f"seconds per decision on the {s}", range=SECONDS) for s in STREETS],
-    Key("shot.countdown", (int,), 5, "audible countdown over the last N seconds", range=COUNTDOWN),
-    Key("shot.extension", NUM, 30, "seconds one time-extension chip adds", range=SECONDS),
+    *[Key(f"shot.{s}", NUM, 30, f"seconds per decision on the {s}", range=SECONDS, by_level=True) for s in STREETS],
+    Key("shot.countdown", (int,), 5, "audible countdown over the last N seconds", range=COUNTDOWN, by_level=True),
+    Key("shot.extension", NUM, 30, "seconds one time-extension chip adds", range=SECONDS, by_level=True),
     Key("shot.tie_window", NUM, 0.5, "seconds after 0 in which an action still counts for the player",
         range=TIE_WINDOW),
     Key("shot.extension_limit", (int,), 4, "extension chips one decision may take (0: no limit)",
-        range=Range(0, 20)),
+        range=Range(0, 20), by_level=True),
     Key("shot.allowance", (int,), 0, "extension chips each player holds, counted by seat (0: not tracked)",
-        range=Range(0, CHIPS_MAX)),
+        range=Range(0, CHIPS_MAX), by_level=True),
     Key("shot.allowance_reset", (str,), "floor", "when players get their chips back: \"hand\" (every new hand) or "
         "\"floor\" (only when the floor resets them: a new day or stage)", _one_of(*ALLOWANCE_RESETS)),
     Key("shot.undo_seconds", NUM, 5, "seconds after an extension in which the dealer can take it back",
@@ -257,6 +260,39 @@ SCHEMA: list[Key] = [
 ]
 KEYS = {k.name: k for k in SCHEMA}
 
+# Tournament levels (docs/rules.md, "Levels"): a ``[levels.N]`` section changes the keys marked ``by_level`` from
+# level N on (``[levels.11] mode = "shot"``: a shot clock from level 11), and may top every seated player up once,
+# at the first hand of level N. Its keys are the schema's own (same types, ranges and checks), plus these two.
+LEVELS = "levels"
+LEVEL_TOP_UPS: dict[str, Key] = {k.name: k for k in (
+    Key("top_up.seconds", NUM, 0, "seconds of time bank every seated player gets at the first hand of this level "
+        "(needs seats.track and seats.bank)", range=Range(0, BANK_MAX)),
+    Key("top_up.chips", (int,), 0, "extension chips every seated player gets at the first hand of this level",
+        range=Range(0, CHIPS_MAX)),
+)}
+LEVEL_KEYS: dict[str, Key] = {**{k.name: k for k in SCHEMA if k.by_level}, **LEVEL_TOP_UPS}
+
+
+def level_key(name: str) -> tuple[int, str] | str | None:
+    """``"levels.11.mode"`` → ``(11, "mode")``; a ``levels.`` key that is not one: the problem (a string); any other
+    key: None."""
+    head, dot, rest = name.partition(".")
+    if head != LEVELS or not dot:
+        return None
+    number, dot, key = rest.partition(".")
+    if not (number.isascii() and number.isdigit()) or not 1 <= int(number) <= LEVEL_MAX:
+        return f"names no level: '{number}' must be a level from 1 to {LEVEL_MAX} ([levels.N])"
+    if key not in LEVEL_KEYS:
+        match = difflib.get_close_matches(key, LEVEL_KEYS, n=1)
+        return (f"is not a key a level can change{f' (did you mean {match[0]!r}?)' if match else ''}; "
+                f"a level can change {', '.join(LEVEL_KEYS)}")
+    return int(number), key
+
+
+def is_key(name: str) -> bool:
+    """Whether ``name`` is a valid configuration key: one of the schema's, or a level's (``levels.11.mode``)."""
+    return name in KEYS or isinstance(level_key(name), tuple)
+
 
 # The typed settings, derived from SCHEMA (the one list of keys): one frozen class per section, its fields the
 # section's keys with their defaults. The engine's sections keep the core's own classes (the core cannot import
@@ -341,13 +377,29 @@ class Config:
 
     @property
     def settings(self) -> Settings:
-        """The engine's rule settings."""
-        return Settings(mode=self.mode, clock=self.clock, shot=self.shot, seats=self.seats)
+        """The engine's rule settings, with the rules that change by level."""
+        return Settings(mode=self.mode, clock=self.clock, shot=self.shot, seats=self.seats,
+                        levels=level_rules(self.values))
 
     @property
     def screen_size(self) -> tuple[int, int]:
         """``screen.size`` as (width, height)."""
         return parse_size(self.screen.size)
+
+
+def level_rules(values: dict) -> tuple[LevelRule, ...]:
+    """The ``[levels.N]`` sections of checked configuration ``values`` as the core's level rules, by level."""
+    by_level: dict[int, dict[str, Any]] = {}
+    for name, value in values.items():
+        parsed = level_key(name)
+        if isinstance(parsed, tuple):
+            by_level.setdefault(parsed[0], {})[parsed[1]] = value
+    rules = []
+    for level in sorted(by_level):
+        keys = by_level[level]
+        changes = tuple((k, v) for k, v in keys.items() if k not in LEVEL_TOP_UPS)
+        rules.append(LevelRule(level, changes, keys.get("top_up.seconds") or None, keys.get("top_up.chips") or None))
+    return tuple(rules)
 
 
 def parse_size(text: str) -> tuple[int, int]:
@@ -403,6 +455,13 @@ def config_from(flat: dict, source: str) -> Config:
         values.update(PRESETS[preset])
     for name, value in flat.items():
         key = KEYS.get(name)
+        if key is None and (parsed := level_key(name)) is not None:
+            problem = parsed if isinstance(parsed, str) else LEVEL_KEYS[parsed[1]].problem(value)
+            if problem:
+                errors[name] = problem
+            else:
+                values[name] = value
+            continue
         if key is None:
             match = difflib.get_close_matches(name, KEYS, n=1)
             errors[name] = "is not a known key" + (f" (did you mean '{match[0]}'?)" if match else "")
@@ -413,6 +472,7 @@ def config_from(flat: dict, source: str) -> Config:
         else:
             values[name] = value
     _cross_checks(values, errors)
+    _level_checks(values, errors)
     _preset_mode_check(flat, values, errors)
     if errors:
         pins_only = all(k.startswith("pins.") for k in errors)
@@ -455,6 +515,32 @@ def _cross_checks(values: dict, errors: dict) -> None:
     if "device.stuck_after" not in errors and "device.hold" not in errors:
         if values["device.stuck_after"] <= values["device.hold"]:
             add("device.stuck_after", f"must be longer than 'device.hold' ({values['device.hold']} s)")
+
+
+def _level_checks(values: dict, errors: dict) -> None:
+    """Each level's rules, as the table will play them (the base and every level up to it): a countdown longer than
+    a clock, a time bank top-up where no bank runs; refused under the level's key to change."""
+    from shotclock.core.rhythm import level_changes
+
+    base = {k: v for k, v in values.items() if k in KEYS}
+    rules = level_rules({k: v for k, v in values.items() if k not in errors})
+    for rule in rules:
+        played = {**base, **level_changes(Settings(levels=rules), rule.level)}
+        mode = played["mode"]
+        streets = ["clock.seconds"] if mode == "clock" else [f"shot.{s}" for s in STREETS]
+        shortest = min(played[k] for k in streets)
+        countdown = played[f"{mode}.countdown"]
+        if countdown > shortest:
+            culprit = next((f"levels.{rule.level}.{k}" for k in [f"{mode}.countdown", *streets, "mode"]
+                            if f"levels.{rule.level}.{k}" in values), f"levels.{rule.level}")
+            errors.setdefault(culprit, f"makes level {rule.level}'s countdown ({countdown} s) longer than its clock "
+                                       f"({shortest} s)")
+        if rule.top_up_seconds and not (values["seats.track"] and values["seats.bank"]):
+            errors.setdefault(f"levels.{rule.level}.top_up.seconds",
+                              "needs seats.track = true and a seats.bank (a top-up is a player's time bank)")
+        if rule.top_up_chips and not values["seats.track"]:
+            errors.setdefault(f"levels.{rule.level}.top_up.chips",
+                              "needs seats.track = true (the table tops up its seated players)")
 
 
 def _preset_mode_check(flat: dict, values: dict, errors: dict) -> None:
@@ -532,4 +618,10 @@ def example_toml() -> str:
             assignment = "# " + assignment
         allowed = f" ({key.range})" if key.range and not key.name.startswith("pins.") else ""
         lines.append(f"{assignment:<24} # {key.description}{allowed}")
+    import textwrap
+
+    lines += ["", "# Rules that change by tournament level (docs/rules.md, \"Levels\"): a [levels.N] section changes,",
+              f"# from level N on (1 to {LEVEL_MAX}), any of these keys:"]
+    lines += textwrap.wrap(", ".join(LEVEL_KEYS), 100, initial_indent="#   ", subsequent_indent="#   ")
+    lines += ["# For example:", "# [levels.11]", '# mode = "shot"', "# [levels.10]", "# top_up.seconds = 30"]
     return "\n".join(lines) + "\n"

@@ -188,10 +188,11 @@ def replay_events(clock: Clock, seats: dict | None = None, settings: Settings | 
 
     A prologue puts the engine in the state the clock started in (bet faced, street; with seat tracking,
     ``seats``, the log's ``seats`` record the clock started with, read with ``settings``: the seats, names,
-    button, hand, folded and all-in seats, turn, banks and chips used), so that ``shotclock replay`` with
-    the session's configuration re-derives the same ruling, seat and bank. A clock the device stopped on and
-    brought back (a crash, a power cut) is paused in the replay where the device stopped, and goes on from
-    there as it did after the restart: the time the device was down is left out, as on the device.
+    button, hand, folded and all-in seats, turn, banks, chips used and the floor's marks), so that ``shotclock
+    replay`` with the session's configuration re-derives the same ruling, seat, bank and a marked player's own
+    clock. A clock the device stopped on and brought back (a crash, a power cut) is paused in the replay where the
+    device stopped, and goes on from there as it did after the restart: the time the device was down is left out,
+    as on the device.
     """
     if clock.interrupted and not any(r["type"] == "interrupted" and r.get("restored") for r in clock.records):
         cut = next((r for r in clock.records if r["type"] == "interrupted"), {})
@@ -267,7 +268,8 @@ def _streets(clock: Clock) -> list[dict]:
 def seat_prologue(clock: Clock, seats: dict, settings: Settings) -> list[dict]:
     """The events that put a fresh seat-aware engine in the state of the ``seats`` record (what the table had
     when ``clock`` started), its bet state and street included. Checked by running them: the turn is set by
-    the dealer's own correction, as many steps forward as it takes."""
+    the dealer's own correction, as many steps forward as it takes (one back first when nobody is on turn).
+    Raises ValueError when the turn cannot be set so."""
     from shotclock.core.seated import SeatedEngine
     from shotclock.core.seats import view_from_record
 
@@ -303,13 +305,22 @@ def seat_prologue(clock: Clock, seats: dict, settings: Settings) -> list[dict]:
     active = engine.state.seats.in_hand - engine.state.seats.all_in
     # Nobody on turn with one player still able to act: that player has just acted (the turn then moves to nobody).
     target = next(iter(active)) if view.turn is None and len(active) == 1 else view.turn
-    for _ in range(view.count):
+    for _ in range(view.count + 1):
         if engine.state.seats.turn == target:
             break
-        events.append({"t": 0, "event": "turn_forward"})
+        # Forward from a seat on turn; from nobody (a hand the others left) only a step back finds the turn again.
+        step = "turn_forward" if engine.state.seats.turn is not None else "turn_back"
+        events.append({"t": 0, "event": step})
         engine.handle(_event(events[-1]))
+    if engine.state.seats.turn != target:
+        raise ValueError(f"clock {clock.id}: the turn it started with (seat {target}) cannot be set again")
     if target != view.turn:
         events.append({"t": 0, "event": "action"})
+    # The floor's marks last: in clock mode a mark on the player on turn must not start their own clock before the
+    # clock this replay is of (a mark never starts a clock by itself; the clock's own start follows).
+    for seat, mark, seconds in view.marks:
+        events.append({"t": 0, "event": "mark", "seat": seat, "mark": mark,
+                       **({} if seconds is None else {"mark_seconds": seconds})})
     return events
 
 

@@ -22,9 +22,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from enum import StrEnum
-from typing import ClassVar, Protocol
+from typing import Protocol
 
 from shotclock.core import events as ev
+from shotclock.core.reasons import reason
 from shotclock.core.settings import STREETS, Settings
 from shotclock.errors import EventError
 
@@ -43,31 +44,23 @@ class Phase(StrEnum):
 IDLE, RUNNING, PAUSED = Phase.IDLE, Phase.RUNNING, Phase.PAUSED
 
 
-@dataclass(frozen=True)
-class Expire(ev.Event):
+class Expire(ev.Event, tag="expire"):
     """The engine's own timer: the tie window after 0 closed. Never an input (replay has no such line)."""
-
-    NAME: ClassVar[str] = "expire"
 
 
 EXPIRE = Expire.NAME
 
 
-@dataclass(frozen=True)
-class TurnCorrected(ev.Event):
+class TurnCorrected(ev.Event, tag="turn_corrected"):
     """The seat side's own event: the dealer corrected the turn while a clock ran; the clock becomes the right
     player's own (a new clock with its base time and bank), the time on the wrong seat is nobody's. Never an input."""
 
-    NAME: ClassVar[str] = "turn_corrected"
 
-
-@dataclass(frozen=True)
-class EndQuietly(ev.Event):
+class EndQuietly(ev.Event, tag="end_quietly"):
     """The seat side's own event: the seat on the clock was emptied, or the table reseated (``by``): the clock
     ends quietly and is charged to nobody. Never an input."""
 
-    by: str = ""
-    NAME: ClassVar[str] = "end_quietly"
+    by: str
 
 
 INTERNAL = frozenset({EXPIRE, TurnCorrected.NAME, EndQuietly.NAME})  # the engine's own events: no replay line
@@ -77,8 +70,9 @@ class SeatSide(Protocol):
     """What the engine asks of the seats (seat tracking, :class:`~shotclock.core.seated.TableSeats`): whose each
     clock is and what bank it carries. The engine adds the bank as the clock's last part."""
 
-    def clock_starts(self) -> tuple[int | None, int]:
-        """A clock starts: (the seat it is for, the bank it carries in µs, 0 for none)."""
+    def clock_starts(self) -> tuple[int | None, int, int | None]:
+        """A clock starts: (the seat it is for, the bank it carries in µs, 0 for none, and the player's own clock
+        in µs that replaces the table's base time: a floor's ``clock`` mark; None: the table's rule)."""
 
     def clock_ends(self, outcome: str, left: int, by: str | None) -> tuple[int | None, float | None, float | None]:
         """The clock ends with ``outcome`` (``by``: why a cancelled one ended) and ``left`` µs on it: (its seat,
@@ -186,6 +180,8 @@ MODE_EVENTS = {"clock": _event_names("clock") - _event_names("shot"),
 def ignore_reason(mode: str, phase: Phase, event: str, last: ev.Decision | None) -> str:
     """Why ``event`` changes nothing in ``phase`` of ``mode`` (a sentence for the floor)."""
     other = "shot" if mode == "clock" else "clock"
+    if event in (ev.Mark.NAME, ev.Unmark.NAME):
+        return reason("mark_seats_off", event=event)
     if event in ev.SEAT_EVENT_NAMES:
         return f"'{event}' needs seat tracking, which is off on this table (seats.track)"
     if event in MODE_EVENTS[other]:
@@ -244,6 +240,7 @@ class Snapshot:
     seats: object = None  # with seat tracking: a shotclock.core.seats.SeatsView (the seat on the clock, names…)
     on_clock: int | None = None  # with seat tracking: the seat the running or paused clock is on
     notice: tuple[float, str, int] | None = None  # with seat tracking: (t, what, seat) of a refusal to show
+    level: object = None  # a level was set: the table's shotclock.core.levels.LevelView (level, hand of the level)
 
     def remaining(self, now: float) -> float | None:
         """Seconds left to 0 at ``now`` (never negative), or None when no clock is on."""
@@ -255,8 +252,23 @@ class Snapshot:
 
     @property
     def consequence(self) -> str:
-        """The ruling if time runs out: ``hand_dead`` when a bet is faced, else ``check``."""
-        return ev.HAND_DEAD if self.facing_bet else ev.CHECK
+        """The ruling if time runs out (:func:`consequence`)."""
+        return consequence(self.facing_bet)
+
+    def in_countdown(self, now: float) -> bool:
+        """True while the clock runs in its countdown at ``now`` (:func:`in_countdown`): the screen and the LEDs ask."""
+        return self.phase == RUNNING and in_countdown(self.remaining(now), self.countdown)
+
+
+def consequence(facing_bet: bool) -> str:
+    """The ruling if time runs out (rule 29): ``hand_dead`` when a bet is faced, else ``check``."""
+    return ev.HAND_DEAD if facing_bet else ev.CHECK
+
+
+def in_countdown(remaining: float, countdown: int) -> bool:
+    """A running clock is in its countdown (the urgent screen, the blinking LED) with ``countdown`` seconds or less
+    left: from the moment the audible countdown begins (its first beep) to the ruling."""
+    return remaining <= countdown
 
 
 class Engine:
@@ -289,12 +301,26 @@ class Engine:
         self.last_shown: ev.Decision | None = None  # the last decision the screen shows (not a quiet end)
         # until a street or a new hand: the hand has moved on, and the screen with it
         self.interrupted = False  # a clock restored after a power cut, until resumed or ended
+        self._tune(settings)
+
+    def _tune(self, settings: Settings) -> None:
+        """Take the rule settings: the mode's rows of the table, the times, the countdown and the tie window."""
+        self.settings = settings
+        self.mode = settings.mode
         self._tie = _us(settings.tie_window)
         self._countdown = settings.countdown
         self._street_seconds = {street: settings.shot.seconds_for(street) for street in STREETS}
         # This mode's rows of TRANSITIONS with each method bound: phase -> event class -> (method, next phase)
         self._rows = {phase: {cls: (getattr(self, tr.method), tr.to) for cls, tr in row.items()}
                       for phase, row in TRANSITIONS[self.mode].items()}
+
+    def retune(self, settings: Settings) -> None:
+        """Play the next hand with ``settings`` (a new level's rules, :mod:`shotclock.core.rhythm`): only between
+        hands, with no clock on (raises :class:`~shotclock.errors.EventError` otherwise, the state untouched).
+        The chips each seat used are kept; the new allowance counts them."""
+        if self.phase != IDLE:
+            raise EventError(f"the rules change only between hands; a clock is {self.phase}")
+        self._tune(settings)
 
     # -- the public interface ------------------------------------------------------
 
@@ -519,15 +545,18 @@ class Engine:
         return out
 
     def _start(self, t: int, seconds: float, street: str | None) -> ev.Started:
-        seat, bank = self._seat_side.clock_starts() if self._seat_side is not None else (None, 0)
+        seat, bank, own = self._seat_side.clock_starts() if self._seat_side is not None else (None, 0, None)
+        if own is not None:  # a marked player's own clock replaces the table's time (their bank still follows)
+            seconds = own / US
         self._seconds = round(seconds * US) + bank  # a player's time bank is the last part of the same clock
         self._deadline = t + self._seconds
         self._next_beep = min(self._countdown, self._seconds // US) if self._seconds >= 0 else None  # _first_beep
         self.extensions = 0
         self._chips = []
+        mark = None if own is None else "clock"
         if bank:
-            return ev.Started(t / US, seconds + bank / US, street, seat, bank / US)
-        return ev.Started(t / US, seconds, street, seat)
+            return ev.Started(t / US, seconds + bank / US, street, seat, bank / US, mark)
+        return ev.Started(t / US, seconds, street, seat, None, mark)
 
     def _decide(self, t: int, outcome: str, remaining: float | None = None, at_zero: bool | None = None,
                 by: str | None = None) -> ev.Decision:

@@ -30,7 +30,7 @@ class Edge:
 # ``seconds`` or ``players`` as docs/network.md says.
 COMMANDS = ("call", "pause", "resume", "cancel", "start", "stop", "extend", "bet", "undo", "reset_chips",
             "last_action", "seat", "rename", "empty", "button", "top_up", "seating", "fold", "all_in",
-            "turn_back", "turn_forward")
+            "turn_back", "turn_forward", "mark", "unmark", "level", "hands")
 
 
 @dataclass(frozen=True)
@@ -49,11 +49,15 @@ class Command:
     :param chips: extension chips a player brings (``seat``), or more for everyone (``top_up``).
     :param seconds: more time bank for everyone (``top_up``).
     :param players: ``((seat, name), …)`` for ``seating``.
+    :param mark: ``mark``: ``warning`` or ``clock``; ``seat``: the mark a moved player brings.
+    :param mark_seconds: a ``clock`` mark's own clock (seconds).
+    :param level: the tournament level (``level``), from the next hand.
+    :param hands: hands per level (``level``, ``hands``), from the next hand.
 
     Example::
 
         >>> Command(31.2, "pause", id="a7", sender="floor-3")
-        Command(t=31.2, name='pause', id='a7', sender='floor-3', facing_bet=None, seat=None, player=None, bank=None, chips=None, seconds=None, players=None)
+        Command(t=31.2, name='pause', id='a7', sender='floor-3', facing_bet=None, seat=None, player=None, bank=None, chips=None, seconds=None, players=None, mark=None, mark_seconds=None, level=None, hands=None)
     """
 
     t: float
@@ -67,3 +71,7 @@ class Command:
     chips: int | None = None
     seconds: float | None = None
     players: tuple | None = None
+    mark: str | None = None
+    mark_seconds: float | None = None
+    level: int | None = None
+    hands: int | None = None

@@ -104,16 +104,17 @@ def ledger(rows, by_name: bool = False) -> list[Entry]:
                      if s is not None and isinstance(n, str)}
         elif kind == "start":
             seat = _seat(row.get("seat"))
-            if seat is not None:  # clock mode (no street): the floor called a clock on this player
+            if seat is not None:  # clock mode (no street): the floor called a clock on this player -- unless it
+                # is their own clock, which the table starts on a marked player (``mark``): no call
                 clocks[key] = {"seat": seat, "name": names.get(seat, ""), "seconds": float(row.get("seconds") or 0),
-                               "called": row.get("street") is None, "extensions": 0}
+                               "called": row.get("street") is None and not row.get("mark"), "extensions": 0}
         elif kind in ("extended", "undo") and key in clocks:
             clock = clocks[key]
             sign = 1 if kind == "extended" else -1
             clock["seconds"] += sign * float(row.get("seconds") or 0)
             clock["extensions"] += sign
         elif kind == "top_up" and key in clocks and row.get("remaining") is not None:
-            clocks[key]["seconds"] += float(row.get("seconds") or 0)  # the player's bank grew on their clock
+            clocks[key]["seconds"] += _grew(row)  # the player's bank grew on their clock
         elif kind == "decision" and key in clocks:
             clock = clocks.pop(key)
             if row.get("outcome") == "cancelled" and row.get("by") in NOBODYS:
@@ -132,3 +133,9 @@ def ledger(rows, by_name: bool = False) -> list[Entry]:
     for clock in clocks.values():  # still open (interrupted): called and extended all the same
         _charge(entry, clock)
     return sorted(entries.values(), key=lambda e: (e.seat, e.player))
+
+
+def _grew(row: dict) -> float:
+    """How much longer a ``top_up`` made the running clock: ``grew`` (under the bank's bound), or in a log
+    written before that field, the whole top-up."""
+    return float(row.get("grew", row.get("seconds")) or 0)

@@ -49,6 +49,7 @@ from shotclock.core.engine import Phase, Snapshot
 from shotclock.core.faults import Fault, StuckButton
 from shotclock.core.gestures import HOLD, PRESS, Hold, chord_event, gesture_event, hold_event
 from shotclock.core.inputs import COMMANDS, Command, Edge
+from shotclock.core.levels import RHYTHM, TableLevels
 from shotclock.core.restore import ClockAtStop
 from shotclock.core.seated import make_engine
 from shotclock.core.settings import Settings
@@ -72,7 +73,7 @@ COMMAND_EVENTS: dict[str, Callable[[float, Snapshot, Command], ev.Event]] = {
     "undo": _command_event(ev.Undo),
     "reset_chips": _command_event(ev.ResetChips),
     "last_action": _command_event(ev.LastAction),
-    "seat": lambda t, state, c: ev.SeatPlayer(t, c.seat, c.player, c.bank, c.chips),
+    "seat": lambda t, state, c: ev.SeatPlayer(t, c.seat, c.player, c.bank, c.chips, c.mark, c.mark_seconds),
     "rename": lambda t, state, c: ev.Rename(t, c.seat, c.player or ""),
     "empty": lambda t, state, c: ev.EmptySeat(t, c.seat),
     "button": lambda t, state, c: ev.SetButton(t, c.seat),
@@ -82,11 +83,17 @@ COMMAND_EVENTS: dict[str, Callable[[float, Snapshot, Command], ev.Event]] = {
     "all_in": lambda t, state, c: ev.AllIn(t, c.seat),
     "turn_back": _command_event(ev.TurnBack),
     "turn_forward": _command_event(ev.TurnForward),
+    # who marked is the command's sender, the login the broker proved (core/topics.py command_sender)
+    "mark": lambda t, state, c: ev.Mark(t, c.seat, c.mark or "", c.mark_seconds, c.sender),
+    "unmark": lambda t, state, c: ev.Unmark(t, c.seat, c.sender),
+    "level": lambda t, state, c: ev.Level(t, c.level, c.hands, c.sender),
+    "hands": lambda t, state, c: ev.Hands(t, c.hands, c.sender),
 }
 assert set(COMMAND_EVENTS) == set(COMMANDS)
 
 
-SEAT_FIELDS = ("seat", "name", "bank", "chips", "seconds", "players")  # the event fields an input record keeps
+# The event fields an input record keeps (a seat event's, a mark's, the rhythm's): its replay line is rebuilt from them.
+SEAT_FIELDS = ("seat", "name", "bank", "chips", "seconds", "players", "mark", "mark_seconds", "by", "level", "hands")
 
 
 @dataclass(frozen=True)
@@ -209,6 +216,7 @@ class Table:
     def __init__(self, settings: Settings, start: float = 0.0, *, debounce: float = 0.03, hold: float = 2.0,
                  stuck_after: float = 10.0, edge_grace: float = 0.0, floor_min_press: float = 0.0):
         self.engine = make_engine(settings, start)  # with seat tracking, an engine that knows the seats
+        self.levels = TableLevels(settings)  # the tournament's level and hands per level, from the next hand
         self.reader = ButtonReader(debounce, hold, stuck_after, min_press={"floor": floor_min_press})
         self.edge_grace = edge_grace
         self._faults: dict[object, Fault] = {}
@@ -223,8 +231,10 @@ class Table:
 
     @property
     def state(self) -> Snapshot:
-        """The engine's state now."""
-        return self.engine.state
+        """The engine's state now, with the level when one was set."""
+        state = self.engine.state
+        view = self.levels.view
+        return state if view is None else replace(state, level=view)
 
     @property
     def faults(self) -> tuple[Fault, ...]:
@@ -266,6 +276,19 @@ class Table:
         restore(view)
         return True
 
+    def restore_levels(self, record: dict) -> bool:
+        """Bring back the level, the hand count and the hands per level a ``level_restored`` record keeps (a restart:
+        :mod:`shotclock.core.levels`), the engine retuned with the level's rules; False when it holds no level."""
+        from shotclock.core.levels import rhythm_from_records
+
+        found = rhythm_from_records([dict(record, type="level_restored")])
+        if found is None:
+            return False
+        self.levels.restore(*found)
+        if self.levels.settings != self.engine.settings and self.engine.phase == Phase.IDLE:
+            self.engine.retune(self.levels.settings)  # (a clock brought back runs on; the next hand retunes)
+        return True
+
     def feed(self, inputs: Iterable[Edge | Command], now: float) -> Round:
         """Take ``inputs`` (in any order) and let time pass to ``now``; return what happened."""
         round = Round(now=now, after=self._last_now)
@@ -289,9 +312,9 @@ class Table:
         pending = [t for t in (self.reader.unsettled_press_since(), self.reader.undecided_since()) if t is not None]
         # While no clock runs nothing can fall due, so the engine's clock for events stays at the last
         # input: an edge the driver hands over late (a loaded machine) keeps its own time.
-        round.add_outputs(self.engine.advance(now, self.edge_grace, pending=min(pending) if pending else None,
-                                              hold=self._last_t))
-        round.state = self.engine.state
+        self._timers(round, self.engine.advance(now, self.edge_grace, pending=min(pending) if pending else None,
+                                                hold=self._last_t))
+        round.state = self.state
         round.faults = self.faults
         round.holds = self.holds()
         return round
@@ -327,8 +350,15 @@ class Table:
         """Bring the engine to just before ``t`` (never back): the time an input is taken at."""
         if round_us(t) < round_us(self.engine.now):  # the engine keeps whole microseconds: compare as it does
             t = self.engine.now
-        round.add_outputs(self.engine.catch_up(t))
+        self._timers(round, self.engine.catch_up(t))
         return t
+
+    def _timers(self, round: Round, outputs: list[ev.Output]) -> None:
+        """The engine's own outputs: beeps, rulings and, in clock mode with seat tracking, the clock a ruling starts
+        for a marked player it moved the turn to (with the seats it starts with, as for an input: the export's)."""
+        round.add_outputs(outputs)
+        if outputs and outputs[-1].__class__ is ev.Started and self.engine.state.seats is not None:
+            round.seats_at_start[id(outputs[-1])] = self.engine.state.seats
 
     def _gesture(self, gesture: Gesture, round: Round) -> None:
         t = self._at(gesture.t, round)
@@ -376,7 +406,7 @@ class Table:
         round.acks.append(Ack(command, tuple(outputs)))
 
     def _handle(self, event: ev.Event, source, round: Round) -> list[ev.Output]:
-        outputs = self.engine.handle(event)
+        outputs = self.levels.take(event, self.engine) if event.__class__ in RHYTHM else self.engine.handle(event)
         round.add_input(Input(source, event, self.engine.facing_bet, self.engine.street))
         round.add_outputs(outputs)
         if outputs and outputs[-1].__class__ is ev.Started:  # a start is its event's last output

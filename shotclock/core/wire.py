@@ -73,6 +73,9 @@ def state_message(snapshot, now: float, table: str, boot: str, seq: int, name: s
     seats = getattr(snapshot, "seats", None)
     if seats is not None:
         message.update(seat_fields(snapshot))
+    level = getattr(snapshot, "level", None)
+    if level is not None:  # a level was set (core/levels.py): the level, "hand 7 of 12", what waits for the next hand
+        message["level"] = level.message()
     return message
 
 
@@ -89,8 +92,16 @@ def seat_fields(snapshot) -> dict:
     fields["seats"] = [{"seat": seat, "player": name or None, "in_hand": seat in seats.in_hand,
                         "all_in": seat in seats.all_in,
                         "chips": seats.allowance - chips_used.get(seat, 0) if seats.allowance else None,
-                        "bank_ms": ms(banks.get(seat))} for seat, name in seats.players]
+                        "bank_ms": ms(banks.get(seat)), **_mark_fields(seats.mark(seat))}
+                       for seat, name in seats.players]
     return fields
+
+
+def _mark_fields(mark: tuple[str, float | None] | None) -> dict:
+    """A seat's floor mark in the ``state`` (only a marked seat carries ``mark``, and a clock mark ``mark_seconds``)."""
+    if mark is None:
+        return {}
+    return {"mark": mark[0]} if mark[1] is None else {"mark": mark[0], "mark_seconds": mark[1]}
 
 
 def state_key(message: dict) -> tuple:
@@ -132,6 +143,24 @@ class CommandRequest:
     chips: int | None = None
     seconds: float | None = None
     players: tuple | None = None
+    mark: str | None = None
+    mark_seconds: float | None = None
+    level: int | None = None
+    hands: int | None = None
+    room: str | None = None  # the scope: only the tables of this room (and section) take it
+    section: str | None = None
+
+
+def in_scope(request: CommandRequest, room: str, section: str) -> bool:
+    """Whether a table standing in ``room`` and ``section`` (its ``network.room`` and ``network.section``) takes
+    ``request``: a command naming a room or a section is for the tables there only (docs/network.md, "Scope").
+
+        >>> in_scope(CommandRequest("1", "level", "floor", 0, level=9, room="East"), "East", "B")
+        True
+        >>> in_scope(CommandRequest("1", "level", "floor", 0, level=9, room="East", section="A"), "East", "B")
+        False
+    """
+    return (request.room is None or request.room == room) and (request.section is None or request.section == section)
 
 
 @dataclass(frozen=True)

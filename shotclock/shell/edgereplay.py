@@ -25,7 +25,8 @@ COMPARED = {"input": ("event", "t"), "start": ("t", "seconds", "seat", "bank"),
             "decision": ("t", "outcome", "remaining", "at_zero", "by", "seat", "bank_used", "bank_left"),
             "pause": ("t", "remaining"), "resume": ("t", "remaining"), "extended": ("t", "remaining", "seat"),
             "bank": ("t", "seat", "bank"), "top_up": ("t", "remaining"), "hand_over": ("t", "seat"),
-            "seat": ("t", "seat", "change", "bank", "chips")}
+            "seat": ("t", "seat", "change", "bank", "chips"), "level": ("t", "level", "hand", "hands", "by"),
+            "level_set": ("t", "level", "hands", "by")}
 
 
 def replay_session(rows: list[dict], session: dict, types=None) -> list[dict]:
@@ -54,6 +55,8 @@ def replay_session(rows: list[dict], session: dict, types=None) -> list[dict]:
             table.restore_chips(seat_counts(row.get("used")))
         elif kind == "seats_restored":
             table.restore_seats(row)
+        elif kind == "level_restored":
+            table.restore_levels(row)
         elif kind == "edge" and row.get("at_start"):
             table.button_held_at_start(row["t"], row["button"])
         elif kind in ("edge", "command"):
@@ -65,7 +68,9 @@ def replay_session(rows: list[dict], session: dict, types=None) -> list[dict]:
                          Command(row["t"], row["name"], id=row["id"], sender=row["sender"],
                                  facing_bet=row.get("facing_bet"), seat=row.get("seat"), player=row.get("player"),
                                  bank=row.get("bank"), chips=row.get("chips"), seconds=row.get("seconds"),
-                                 players=tuple(tuple(p) for p in row["players"]) if row.get("players") else None))
+                                 players=tuple(tuple(p) for p in row["players"]) if row.get("players") else None,
+                                 mark=row.get("mark"), mark_seconds=row.get("mark_seconds"),
+                                 level=row.get("level"), hands=row.get("hands")))
     if batch:
         take(_feed(table, batch, batch_round, after))
     if rows:  # the rulings that fell due after the last input, up to the session's last record
