@@ -453,7 +453,8 @@ def main(argv=None) -> int:
                         help="the read-only-root run: the log on its own partition, the root an overlay "
                              "(Raspberry Pi OS's overlay file system), a hard reset in the middle of a clock and "
                              "one right after the floor's seat commands were acked (a broker on this host)")
-    parser.add_argument("--timeout", type=float, default=1200, help="seconds each boot may take (default 1200)")
+    parser.add_argument("--timeout", type=float, default=2400,
+                        help="seconds each boot may take (default 2400: an install boot under load took 1756)")
     args = parser.parse_args(argv)
     if os.geteuid() != 0:
         print("vmtest: run as root (debootstrap and chroot need it)", file=sys.stderr)
