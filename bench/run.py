@@ -7,6 +7,7 @@ same run, so machine noise hits both. Prints a table; writes ``bench/latest.json
 
     ./dev bench            # the full run, a few minutes
     ./dev bench --quick    # a smoke run of a few clocks (the test suite runs this)
+    ./dev bench --replay   # only the two replay figures, with the machine's load (bench/latest.json untouched)
 """
 
 from __future__ import annotations
@@ -360,16 +361,34 @@ def markdown(results: dict) -> str:
     return "\n".join(lines)
 
 
+def replay_only(events: int, runs: int) -> int:
+    """``--replay``: the two replay figures and their goals, with the load before and after (a shared machine)."""
+    load = os.getloadavg()[0]
+    with tempfile.TemporaryDirectory() as tmp:
+        results = {**bench_replay(Path(tmp), events, runs), **bench_replay_seats(Path(tmp), events, runs)}
+    print(f"shotclock replay on {machine()}, load average {load:.2f} before, {os.getloadavg()[0]:.2f} after")
+    for key in ("replay_events_per_s", "replay_seats_events_per_s"):
+        goal = GOALS[key][0]
+        print(f"{key}: {results[key]:,.0f}/s (best {results[key + '_best']:,.0f}/s; goal ≥ {goal:,}/s: "
+              f"{'met' if results[key] >= goal else 'MISSED'})")
+    return 0
+
+
 def main(argv=None) -> int:
     _network_goals()
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true", help="a smoke run: a few clocks, short windows")
     parser.add_argument("--out", default=str(HERE / "latest.json"), help="where to write the figures")
     parser.add_argument("--markdown", action="store_true", help="print docs/benchmarks.md's table for the figures in --out")
+    parser.add_argument("--replay", action="store_true",
+                        help="only the replay figures (bare and with seats), printed with the load average; "
+                             "writes no file")
     args = parser.parse_args(argv)
     if args.markdown:
         print(markdown(json.loads(Path(args.out).read_text())))
         return 0
+    if args.replay:
+        return replay_only(2_000 if args.quick else 100_000, 1 if args.quick else 5)
     global QUICK
     QUICK = args.quick
     # bench/network.py does 'from run import …': run as a script, this module is __main__, and without

@@ -16,7 +16,7 @@ from shotclock.core.replay import replay
 from shotclock.core.settings import ClockSettings, Settings, ShotSettings
 
 
-def ev(t, name, **fields):
+def ev(t, name, /, **fields):
     """An input event by name, as a replay line would give it."""
     return EVENT_TYPES[name](t, **fields)
 

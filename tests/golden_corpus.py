@@ -31,8 +31,9 @@ def replay_text(events_text: str) -> str:
     if settings is None:
         from shotclock.config import Config
         settings = Config().settings
-    return "".join(o.to_json() + "\n" for outputs in replay_steps(source.events(settings.mode), settings)
-                   for o in outputs)
+    from shotclock.core.events import json_lines
+
+    return json_lines([o for outputs in replay_steps(source.events(settings.mode), settings) for o in outputs]).decode()
 
 
 def session(rng: random.Random, config: str, folder: Path):

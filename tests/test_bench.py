@@ -42,3 +42,15 @@ def test_log_size_bench_runs():
     assert proc.returncode == 0, proc.stderr
     results = json.loads(proc.stdout.splitlines()[-1])
     assert {r["mode"] for r in results} == {"clock", "shot"} and all(r["bytes_per_clock"] > 0 for r in results)
+
+
+def test_bench_replay_prints_the_two_replay_figures_and_the_load(tmp_path):
+    latest = ROOT / "bench" / "latest.json"
+    before = latest.read_bytes() if latest.exists() else None
+    proc = subprocess.run([sys.executable, str(ROOT / "bench" / "run.py"), "--replay", "--quick"],
+                          capture_output=True, text=True, timeout=300, cwd=tmp_path)
+    assert proc.returncode == 0, proc.stderr
+    lines = proc.stdout.splitlines()
+    assert "load average" in lines[0]
+    assert [line.split(":")[0] for line in lines[1:]] == ["replay_events_per_s", "replay_seats_events_per_s"]
+    assert (latest.read_bytes() if latest.exists() else None) == before  # the full run's figures are kept

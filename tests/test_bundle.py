@@ -45,8 +45,9 @@ def test_the_bundle_holds_every_wheel_for_both_pi_pythons(tmp_path, pypi_reachab
     top = unpack(archive, tmp_path / "x")
     wheels = sorted(p.name for p in (top / "wheels").glob("*.whl"))
     assert f"shotclock-{VERSION}-py3-none-any.whl" in wheels
-    for tag in ("cp311", "cp313"):  # pygame-ce is the one compiled dependency
-        assert any(w.startswith("pygame_ce-") and f"-{tag}-" in w and "aarch64" in w for w in wheels), (tag, wheels)
+    for tag in ("cp311", "cp313"):  # pygame-ce and msgspec are the compiled dependencies
+        for name in ("pygame_ce", "msgspec"):
+            assert any(w.startswith(name + "-") and f"-{tag}-" in w and "aarch64" in w for w in wheels), (tag, wheels)
     for name in ("gpiozero", "paho_mqtt", "platformdirs"):
         assert any(w.startswith(name + "-") for w in wheels), name
     for f in bundle.HARDWARE_FILES:

@@ -258,6 +258,25 @@ def test_screenshot_hold_of_a_floor_button_on_a_paused_clock_is_the_readme_pictu
     assert (state.phase, state.interrupted, [h.event for h in holds]) == ("paused", True, ["cancel"])
 
 
+def test_screenshot_hold_on_a_clock_restored_after_a_power_cut_keeps_the_seats_as_the_device_does():
+    # The held screen of a restored clock is the restarted device's (Table.restore_seats, then Table.restore):
+    # the seats, names and banks come back with the clock, and the seat on the clock with them.
+    from shotclock.config import config_from
+    from shotclock.core.replay import parse_events
+    from shotclock.shell.screenshot import held_screen, state_at
+
+    config = config_from({"mode": "shot", "preset": "tempo", "seats.count": 6, "seats.bank": 60}, "test")
+    events = parse_events(['{"t":0,"event":"seating","players":[[2,"Ana"],[4,"Bo"],[6,"Cy"]]}',
+                           '{"t":0.5,"event":"button","seat":6}', '{"t":1,"event":"hand"}',
+                           '{"t":2,"event":"start"}'])
+    restored = state_at(events, config.settings, 8, interrupted=True)
+    assert restored.interrupted and restored.on_clock is not None and restored.seats.players
+    state, holds = held_screen("floor=0.5", events, config, 8, restored, interrupted=True)
+    assert (state.phase, state.interrupted, [h.event for h in holds]) == ("paused", True, ["cancel"])
+    assert (state.on_clock, state.seats) == (restored.on_clock, restored.seats)
+    assert state.remaining(8) == restored.remaining(8)
+
+
 def test_selftest_says_whether_the_clock_is_synchronised_with_or_without_systemd(monkeypatch):
     import subprocess as sp
 

@@ -9,6 +9,9 @@ from conftest import run
 
 # The engine's own events: a level and hands per level are the table's (core/levels.py, tests/test_levels.py).
 NAMES = [n for n in EVENT_TYPES if n not in ("end", "level", "hands")]
+# The seat events' required fields (seat tracking is off here: they are ignored, with the reason).
+REQUIRED = {"seat": {"seat": 2}, "empty": {"seat": 2}, "button": {"seat": 2}, "rename": {"seat": 2, "name": "Ana"},
+            "seating": {"players": ()}, "mark": {"seat": 2, "mark": "warning"}, "unmark": {"seat": 2}}
 
 
 def sequences(names=NAMES):
@@ -21,7 +24,7 @@ def _to_events(items):
     t, out = 0.0, []
     for dt, name, flag in items:
         t = round(t + dt, 6)
-        fields = {"facing_bet": flag} if name in ("bet", "call") else {}
+        fields = {"facing_bet": flag} if name in ("bet", "call") else dict(REQUIRED.get(name, {}))
         out.append((t, name, fields))
     return out
 

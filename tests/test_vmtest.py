@@ -6,6 +6,7 @@ import math
 import py_compile
 import struct
 import subprocess
+import sys
 import wave
 from pathlib import Path
 
@@ -110,3 +111,46 @@ def test_a_stage_two_runs_need_at_once_is_built_once(vmtest, tmp_path):
     first.join(10)
     assert built == ["first"] and results == [path, path] and path.read_text() == "stage"
     assert timings[0]["base"]["cached"] is False and timings[1]["base"]["cached"] is True
+
+
+def fake_send(tmp_path, name, lines, linger=0.0):
+    """A stand-in for one ``shotclock send --json``: prints ``lines`` (acks), then stays ``linger`` s."""
+    script = tmp_path / f"{name}.py"
+    script.write_text("import json, sys, time\n"
+                      f"for line in {lines!r}:\n    print(json.dumps(line), flush=True)\n"
+                      f"time.sleep({linger})\nsys.exit(0 if {bool(lines)!r} else 2)\n")
+    return [sys.executable, str(script)]
+
+
+def test_the_power_goes_the_moment_the_last_ack_is_read_not_when_send_exits(vmtest, tmp_path):
+    net = vmtest.floornet
+    cuts = []
+    done = {"name": "seat", "id": "a", "outcome": "done", "outputs": [{"type": "seat", "seat": 4}]}
+    started = time.monotonic()
+    result = net.send_then_cut([("seat", fake_send(tmp_path, "seat", [done])),
+                                ("top_up", fake_send(tmp_path, "top", [dict(done, name="top_up")], linger=3.0))],
+                               lambda: cuts.append(time.monotonic()))
+    assert result["cut"] and len(cuts) == 1 and [a["name"] for a in result["acks"]] == ["seat", "top_up"]
+    assert cuts[0] - started < 2.5  # the last stand-in stays 3 s after its ack: the cut did not wait for it
+    assert 0 <= result["ack_to_cut_ms"] < 1000
+
+
+def test_no_power_cut_when_a_command_was_not_done_and_the_probe_waits_for_an_answer(vmtest, tmp_path):
+    net = vmtest.floornet
+    cuts = []
+    ignored = {"name": "seat", "id": "b", "outcome": "ignored", "reason": "seat 4 is taken"}
+    result = net.send_then_cut([("seat", fake_send(tmp_path, "seat", [ignored])),
+                                ("top_up", fake_send(tmp_path, "top", [dict(ignored, outcome="done")]))],
+                               lambda: cuts.append(1))
+    assert not result["cut"] and not cuts and "seat 4 is taken" in result["problem"]
+    flag = tmp_path / "answered"  # the table answers the probe's second try only
+    probe = tmp_path / "probe.py"
+    probe.write_text(f"import json, pathlib\np = pathlib.Path({str(flag)!r})\n"
+                     "if p.exists():\n    print(json.dumps({'name': 'cancel', 'outcome': 'ignored'}))\n"
+                     "else:\n    p.write_text('')\n")
+    result = net.send_then_cut([("top_up", fake_send(tmp_path, "top", [dict(ignored, outcome="done")]))],
+                               lambda: cuts.append(1), probe=[sys.executable, str(probe)], probe_for=30)
+    assert result["probe"]["outcome"] == "ignored" and result["cut"] and cuts == [1]
+    flag.unlink()
+    result = net.send_then_cut([], lambda: None, probe=[sys.executable, "-c", "pass"], probe_for=0)
+    assert not result["cut"] and "never answered" in result["problem"]

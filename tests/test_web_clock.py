@@ -288,3 +288,38 @@ def test_a_refusal_reads_in_the_pages_language_from_its_code_and_parameters(js):
     assert got == [texts.text("nl", "reason.seat_taken_by", seat=2, name="Ana Costa"), reason,
                    "an older device's words", "new words", "refused"]
     assert got[0] == "stoel 2 is bezet door Ana Costa: maak hem eerst leeg"
+
+
+def test_the_commands_the_ruling_at_zero_and_the_countdown_follow_the_generated_rules(web):
+    # Change the generated rules before clock.js reads them: the page follows them, so it holds no copy.
+    page = web.page()
+    try:
+        page.set_content("<!doctype html><title>rules</title>")
+        for name in SCRIPTS[:2]:
+            page.add_script_tag(path=str(web_dir() / name))
+        page.evaluate("""() => { const R = Shotclock.DEVICE_RULES;
+            R.commands.clock.running = ["cancel"]; R.consequence.bet = "check"; R.countdown_includes_start = false; }""")
+        for name in SCRIPTS[2:]:
+            page.add_script_tag(path=str(web_dir() / name))
+        got = page.evaluate("""s => { const t = {online: true}; Shotclock.applyState(t, s, 0);
+            return [Shotclock.commandsFor(t, 0), Shotclock.consequence(s), Shotclock.phase(t, 15000),
+                    Shotclock.phase(t, 15001)]; }""", state())
+        assert got == [["cancel"], "check", "running", "countdown"]
+    finally:
+        page.context.close()
+
+
+def test_every_phase_offers_the_commands_the_engine_takes(js):
+    from shotclock.web import device_rules
+
+    commands = device_rules()["commands"]
+    for mode in ("clock", "shot"):
+        got = js.evaluate("""states => states.map(s => { const t = {online: true}; Shotclock.applyState(t, s, 0);
+            return [Shotclock.phase(t, 0), Shotclock.commandsFor(t, 0)]; })""",
+                          [state(mode=mode, phase="idle"), state(mode=mode), state(mode=mode, remaining_ms=3000),
+                           state(mode=mode, phase="paused"), state(mode=mode, phase="paused", interrupted=True)])
+        assert got == [["idle", commands[mode]["idle"]], ["running", commands[mode]["running"]],
+                       ["countdown", commands[mode]["running"]], ["paused", commands[mode]["paused"]],
+                       ["interrupted", commands[mode]["paused"]]]
+    assert js.evaluate("""s => { const t = {online: false}; Shotclock.applyState(t, s, 0);
+        return Shotclock.commandsFor(t, 0); }""", state()) == []

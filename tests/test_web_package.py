@@ -49,7 +49,7 @@ def test_the_pages_take_their_rule_constants_from_the_generated_file():
     for name in ("dashboard/dashboard.js", "overlay/overlay.js", "report/report.js"):
         assert "S.paintTones(document.documentElement)" in (WEB / name).read_text(encoding="utf-8"), name
     clock = (WEB / "lib" / "clock.js").read_text(encoding="utf-8")
-    assert "DEVICE_RULES.ruling_ms" in clock and "10000" not in clock
+    assert "RULES = root.Shotclock.DEVICE_RULES" in clock and "RULES.ruling_ms" in clock and "10000" not in clock
 
 
 def _references(page: Path) -> list[str]:
@@ -106,3 +106,29 @@ def test_the_seat_forms_take_their_bounds_from_the_table_of_fields():
     assert not re.findall(r"numberInput\([^)]*\d", seats), "a seat form's bound written by hand"
     fields = device_rules()["fields"]
     assert (fields["seat"]["max"], fields["chips"]["max"], fields["bank"]["max"]) == (MAX_SEATS, CHIPS_MAX, BANK_MAX)
+
+
+def test_the_pages_take_the_commands_the_ruling_at_zero_and_the_countdown_from_the_engine():
+    # What a dashboard may send in each phase, what a clock rules at 0 and where the countdown begins are the
+    # engine's (core/engine.py), generated into device-rules.js: the pages' scripts hold no copy of them.
+    from shotclock.core.engine import TRANSITIONS, consequence, in_countdown
+    from shotclock.core.events import EVENT_TYPES
+
+    rules = device_rules()
+    assert rules["consequence"] == {"bet": consequence(True), "no_bet": consequence(False)} \
+        == {"bet": "hand_dead", "no_bet": "check"}
+    assert rules["countdown_includes_start"] is in_countdown(5.0, 5) is True
+    commands = rules["commands"]
+    assert commands["clock"] == {"idle": ["call"], "running": ["pause", "cancel"], "paused": ["resume", "cancel"]}
+    assert commands["shot"] == {"idle": ["start"], "running": ["pause", "extend", "stop"],
+                                "paused": ["resume", "extend", "stop"]}  # a paused shot clock takes an extension
+    for mode, phases in commands.items():
+        for phase, names in phases.items():
+            assert all(EVENT_TYPES[n] in TRANSITIONS[mode][phase] for n in names), (mode, phase)
+    for path in [p for p in WEB.glob("*/*.js") if p.parent.name != "vendor"]:
+        if path.relative_to(WEB).as_posix() in GENERATED:
+            continue
+        text = path.read_text(encoding="utf-8")
+        assert not re.search(r'\?\s*"hand_dead"|"check"\s*[;:]', text), f"{path.name} rules at 0 by itself"
+        assert not re.search(r'return\s*\[\s*"(?:call|start|resume|pause)"', text), f"{path.name} lists commands"
+        assert not re.search(r"<=\s*\(?s\.countdown", text), f"{path.name} decides the countdown by itself"

@@ -15,9 +15,12 @@ Run it as ``./dev vmtest`` (as root: it uses debootstrap and chroot). Steps, eac
 
 With ``--read-only`` the run is instead: an install boot that also gives the decision log a partition of its
 own (``install.sh --data-partition``, a second virtual disk) and installs overlayroot as Raspberry Pi OS's
-overlay file system option does; a boot with the root read-only (``overlayroot=tmpfs``) that runs a clock
-and asks for a hard reset in the middle of it (QEMU killed with SIGKILL); and a boot after it that checks
-nothing written to the root survived, the log verifies, and the clock comes back paused with its time.
+overlay file system option does, the table provisioned for a broker this script runs on the host
+(floornet.py); a boot with the root read-only (``overlayroot=tmpfs``) that runs a clock and asks for a hard
+reset in the middle of it (QEMU killed with SIGKILL); a boot after it that checks nothing written to the root
+survived, the log verifies, and the clock comes back paused with its time, after which the host sends the
+floor's seat commands and a top-up (``shotclock send``) and kills QEMU the moment the top-up's ack arrives;
+and a boot that checks the log holds every acked seat, name and bank and the table restored them.
 
 Prints a report with timings and writes it to OUT/report.json and OUT/report.md. Exit 0 when every
 check passed, 1 when one failed, 2 for bad arguments or a missing tool.
@@ -42,6 +45,9 @@ import wave
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE))
+import floornet  # noqa: E402  (the read-only run's floor network: a broker on the host, a cut after an ack)
+
 ROOT = HERE.parent.parent
 INSTALL_SH = ROOT / "hardware" / "install.sh"
 TOOLS = {"debootstrap": "debootstrap", "dpkg-scanpackages": "dpkg-dev", "mkfs.ext4": "e2fsprogs", "git": "git",
@@ -307,13 +313,21 @@ def machine(arch: str) -> tuple[list[str], str]:
 
 
 def boot(phase: str, disk: Path, share: Path, timeout: float, timings: dict, arch: str = "x86_64",
-         data: Path | None = None, initrd: Path | None = None, append: str = "", root: str = "root=/dev/vda rw") -> bool:
+         data: Path | None = None, initrd: Path | None = None, append: str = "", root: str = "root=/dev/vda rw",
+         network: bool = False, floor=None) -> bool:
     """Boot the VM for one phase; answer its screen-dump requests; return when it powers off.
 
     ``data``: a second disk (the log's partition, /dev/vdb); ``initrd``: another initramfs than the
     image's (the one the guest rebuilt with overlayroot's hook); ``append``: more kernel arguments (what a
     Pi has in cmdline.txt); ``root``: how the root is named and mounted. When the guest writes ``reset.request`` to the share, QEMU is killed with
-    SIGKILL at once, a power cut: returns True then, False after a power-off."""
+    SIGKILL at once, a power cut: returns True then, False after a power-off.
+
+    ``network``: the VM gets a network device (QEMU's user networking: the host's loopback is 10.0.2.2 there);
+    else it has none. ``floor``: when the guest writes ``floor.request``, ``floor(cut)`` sends the floor's commands and calls ``cut`` (QEMU's
+    SIGKILL) right after the last ack; its result goes to ``floor.json`` in the share.
+
+    The log's disk (``data``) is opened ``cache=writethrough``: a write the guest's kernel was told is done is on
+    the host's disk, so a cut keeps exactly what the guest had written out, never what only a host cache held."""
     sock = share.parent / f"qmp-{phase}.sock"
     sock.unlink(missing_ok=True)
     qemu, kernel_args = machine(arch)
@@ -322,12 +336,12 @@ def boot(phase: str, disk: Path, share: Path, timeout: float, timings: dict, arc
            "-append", f"{append + ' ' if append else ''}{root} {kernel_args} shotclock.vmtest={phase} "
                       f"systemd.show_status=1",
            "-drive", f"file={disk / 'disk.img'},if=virtio,format=raw",
-           *(["-drive", f"file={data},if=virtio,format=raw"] if data else []),
+           *(["-drive", f"file={data},if=virtio,format=raw,cache=writethrough"] if data else []),
            "-device", "bochs-display,xres=800,yres=480",
            "-audiodev", f"wav,id=snd0,path={share / f'sound-{phase}.wav'}",
            "-device", "intel-hda", "-device", "hda-duplex,audiodev=snd0",
            "-virtfs", f"local,path={share},mount_tag=vmtest,security_model=none,id=vmtest",
-           "-nic", "none", "-display", "none", "-no-reboot",
+           *(floornet.NIC if network else ["-nic", "none"]), "-display", "none", "-no-reboot",
            "-serial", f"file:{share / f'console-{phase}.log'}", "-qmp", f"unix:{sock},server=on,wait=off"]
     say(f"{phase} boot: {' '.join(cmd[:6])} ...")
     t = time.monotonic()
@@ -343,6 +357,16 @@ def boot(phase: str, disk: Path, share: Path, timeout: float, timings: dict, arc
                 reset = True
                 (share / "reset.request").unlink()
                 say(f"{phase} boot: hard reset (QEMU killed) as the guest asked")
+                break
+            if floor is not None and (share / "floor.request").exists():
+                (share / "floor.request").unlink()
+                say(f"{phase} boot: the floor's commands, then a power cut right after the last ack")
+                result = floor(qemu.kill)  # SIGKILL the moment the ack is read
+                (share / "floor.json").write_text(json.dumps(result, indent=2, ensure_ascii=False), encoding="utf-8")
+                qemu.kill()  # (when a command failed: the guest would only wait)
+                qemu.wait()
+                reset = result["cut"]
+                say(f"{phase} boot: {'hard reset ' + str(result['ack_to_cut_ms']) + ' ms after the ack' if reset else 'stopped: ' + result['problem']}")
                 break
             if time.monotonic() - t > timeout:
                 raise Fail(f"{phase} boot: no power-off after {timeout:.0f} s (see {share}/console-{phase}.log)")
@@ -427,8 +451,10 @@ def main(argv=None) -> int:
                              "so runs side by side never run apt-get at once)")
     parser.add_argument("--read-only", action="store_true",
                         help="the read-only-root run: the log on its own partition, the root an overlay "
-                             "(Raspberry Pi OS's overlay file system), a hard reset in the middle of a clock")
-    parser.add_argument("--timeout", type=float, default=1200, help="seconds each boot may take (default 1200)")
+                             "(Raspberry Pi OS's overlay file system), a hard reset in the middle of a clock and "
+                             "one right after the floor's seat commands were acked (a broker on this host)")
+    parser.add_argument("--timeout", type=float, default=2400,
+                        help="seconds each boot may take (default 2400: an install boot under load took 1756)")
     args = parser.parse_args(argv)
     if os.geteuid() != 0:
         print("vmtest: run as root (debootstrap and chroot need it)", file=sys.stderr)
@@ -507,22 +533,59 @@ def guest_results(share: Path, phase: str, report: dict) -> None:
     report["figures"].update({f"{phase}_{k}": v for k, v in results["figures"].items()})
 
 
+# The seats the floor's commands change (seat tracking, a time bank to top up), added to the guest's config.
+FLOOR_SEATS = "\n[seats]\ntrack = true\nbank = 30\n"
+# What the floor sends before the power cut: the seat emptied, a player seated with a bank, a top-up.
+FLOOR_PLAYER = {"seat": 4, "name": "Zoë Stroom", "bank": 20, "top_up": 45}
+
+
+def floor_commands(floor: floornet.FloorBroker) -> list[tuple[str, list[str]]]:
+    """The floor's commands of the power-cut step, as ``shotclock send`` command lines."""
+    p = FLOOR_PLAYER
+    return [("empty", floor.send("empty", "--seat", str(p["seat"]))),
+            ("seat", floor.send("seat", "--seat", str(p["seat"]), "--player", p["name"], "--bank", str(p["bank"]))),
+            ("top_up", floor.send("top_up", "--seconds", str(p["top_up"])))]
+
+
 def read_only_run(disk: Path, share: Path, args, timings: dict, report: dict) -> None:
-    """Install with the log on its own partition and overlayroot; boot read-only; hard reset; boot again."""
+    """Install with the log on its own partition and overlayroot, provisioned for a broker on this host; boot
+    read-only; hard reset; boot again, the floor's commands, a power cut right after their acks; boot again."""
     checks = report["checks"]
     data = args.out / "data.img"
     with open(data, "wb") as f:  # an empty partition, as a new card's third partition or a new stick
         f.truncate(512 * 1024 * 1024)
+    # The floor network: the venue's broker on this host, the table provisioned for it at the install boot.
+    floor = floornet.FloorBroker(args.out / "floor")
+    template = args.out / "floor" / "template.toml"
+    template.parent.mkdir(parents=True, exist_ok=True)
+    template.write_text((HERE / "guest" / "config.toml").read_text() + FLOOR_SEATS)
+    try:
+        shutil.copy(floor.configure(template), share / "shotclock-firstboot.toml")
+        floor.start()
+    except RuntimeError as exc:
+        raise Fail(f"the floor's broker: {exc}") from None
+    try:
+        _read_only_boots(disk, share, args, timings, report, data, floor)
+    finally:
+        floor.stop()
+
+
+def _read_only_boots(disk: Path, share: Path, args, timings: dict, report: dict, data: Path,
+                     floor: floornet.FloorBroker) -> None:
+    checks = report["checks"]
     boot("install", disk, share, args.timeout, timings, args.arch, data=data, append="shotclock.data=/dev/vdb")
     rc = (share / "install.rc").read_text().strip() if (share / "install.rc").exists() else "?"
     log = (share / "install.log").read_text() if (share / "install.log").exists() else ""
     checks.append({"name": "install.sh --data-partition on the booted system", "ok": rc == "0"
                    and "the decision log's partition: /dev/vdb" in log,
                    "detail": f"exit {rc}; " + next((l for l in log.splitlines() if "partition" in l), "")})
+    frc = (share / "firstboot.rc").read_text().strip() if (share / "firstboot.rc").exists() else "?"
+    checks.append({"name": "the table provisioned for the floor's broker (shotclock provision, first boot)",
+                   "ok": frc == "0", "detail": f"exit {frc}; log: {share / 'firstboot.log'}"})
     orc = (share / "overlayroot.rc").read_text().strip() if (share / "overlayroot.rc").exists() else "?"
     checks.append({"name": "overlayroot installed (raspi-config's step), initramfs rebuilt", "ok": orc == "0"
                    and (share / "initrd-overlay.img").exists(), "detail": f"exit {orc}; log: {share / 'overlayroot.log'}"})
-    if rc != "0" or orc != "0":
+    if rc != "0" or orc != "0" or frc != "0":
         return
     start, end = (float(x) for x in (share / "install.uptime").read_text().split())
     timings["install_sh"] = {"seconds": round(end - start, 1)}
@@ -533,15 +596,25 @@ def read_only_run(disk: Path, share: Path, args, timings: dict, report: dict) ->
     # it so under the overlay; with 'rw' the lower root stayed writable).
     append = "overlayroot=tmpfs shotclock.data=/dev/vdb"
     initrd = share / "initrd-overlay.img"
-    ro = {"data": data, "initrd": initrd, "append": append, "root": "root=/dev/vda"}
+    ro = {"data": data, "initrd": initrd, "append": append, "root": "root=/dev/vda", "network": True}
     reset = boot("readonly", disk, share, args.timeout, timings, args.arch, **ro)
     guest_results(share, "readonly", report)
     checks.append({"name": "hard reset (QEMU killed) in the middle of a running clock", "ok": reset,
                    "detail": (share / "reset.json").read_text() if (share / "reset.json").exists() else "no reset"})
     if not reset:
         return
-    boot("afterreset", disk, share, args.timeout, timings, args.arch, **ro)
+    cut = boot("afterreset", disk, share, args.timeout, timings, args.arch, **ro,
+               floor=lambda kill: floornet.send_then_cut(floor_commands(floor), kill, probe=floor.send("cancel")))
     guest_results(share, "afterreset", report)
+    result = json.loads((share / "floor.json").read_text(encoding="utf-8")) if (share / "floor.json").exists() else {}
+    checks.append({"name": "power cut (QEMU killed) right after the floor's seat commands and top-up were acked",
+                   "ok": cut, "detail": (f"{result.get('ack_to_cut_ms')} ms after the top-up's ack" if cut
+                                         else result.get("problem") or "the guest never asked")})
+    if not cut:
+        return
+    report["figures"]["floor_ack_to_cut_ms"] = result["ack_to_cut_ms"]
+    boot("afterfloor", disk, share, args.timeout, timings, args.arch, **ro)
+    guest_results(share, "afterfloor", report)
 
 
 def host_checks(share: Path, report: dict) -> None:

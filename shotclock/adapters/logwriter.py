@@ -163,8 +163,9 @@ class WriterProcess:
         ``{"fault": "unavailable"|"write_failed", "detail": …}`` or ``{"fault": None}``.
     :param lock_fd: the state directory's locked descriptor; the writer inherits it, so the lock is
         held until the writer is done. None: the writer takes the lock itself once it can.
-    :param report_rows: also report each commit's rows as stored (``{"written": rows}``; the floor
-        network sends them on).
+    :param report_rows: also report each commit's rows as stored and the newest stream number among them
+        (``{"written": rows, "seq": N}``; the floor network sends the rows on, and acks a floor command once
+        its records are committed).
     """
 
     def __init__(self, state_dir, on_status=lambda status: None, lock_fd: int | None = None,
@@ -358,8 +359,9 @@ class _Writer:
             self._say("write_failed", str(exc))
             return False
         self._say(None)
-        if self.rows:
-            self.report({"written": self.stream.log.last_written})
+        if self.rows:  # with the stream number committed up to: a floor command's ack waits for its records
+            seqs = [m["seq"] for m in pending if m.get("seq") is not None]
+            self.report({"written": self.stream.log.last_written, **({"seq": max(seqs)} if seqs else {})})
         return True
 
     def dump(self, pending: list[dict]) -> None:

@@ -268,7 +268,8 @@ def _streets(clock: Clock) -> list[dict]:
 def seat_prologue(clock: Clock, seats: dict, settings: Settings) -> list[dict]:
     """The events that put a fresh seat-aware engine in the state of the ``seats`` record (what the table had
     when ``clock`` started), its bet state and street included. Checked by running them: the turn is set by
-    the dealer's own correction, as many steps forward as it takes."""
+    the dealer's own correction, as many steps forward as it takes (one back first when nobody is on turn).
+    Raises ValueError when the turn cannot be set so."""
     from shotclock.core.seated import SeatedEngine
     from shotclock.core.seats import view_from_record
 
@@ -304,11 +305,15 @@ def seat_prologue(clock: Clock, seats: dict, settings: Settings) -> list[dict]:
     active = engine.state.seats.in_hand - engine.state.seats.all_in
     # Nobody on turn with one player still able to act: that player has just acted (the turn then moves to nobody).
     target = next(iter(active)) if view.turn is None and len(active) == 1 else view.turn
-    for _ in range(view.count):
+    for _ in range(view.count + 1):
         if engine.state.seats.turn == target:
             break
-        events.append({"t": 0, "event": "turn_forward"})
+        # Forward from a seat on turn; from nobody (a hand the others left) only a step back finds the turn again.
+        step = "turn_forward" if engine.state.seats.turn is not None else "turn_back"
+        events.append({"t": 0, "event": step})
         engine.handle(_event(events[-1]))
+    if engine.state.seats.turn != target:
+        raise ValueError(f"clock {clock.id}: the turn it started with (seat {target}) cannot be set again")
     if target != view.turn:
         events.append({"t": 0, "event": "action"})
     # The floor's marks last: in clock mode a mark on the player on turn must not start their own clock before the

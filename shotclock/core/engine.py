@@ -22,7 +22,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from enum import StrEnum
-from typing import ClassVar, Protocol
+from typing import Protocol
 
 from shotclock.core import events as ev
 from shotclock.core.reasons import reason
@@ -44,31 +44,23 @@ class Phase(StrEnum):
 IDLE, RUNNING, PAUSED = Phase.IDLE, Phase.RUNNING, Phase.PAUSED
 
 
-@dataclass(frozen=True)
-class Expire(ev.Event):
+class Expire(ev.Event, tag="expire"):
     """The engine's own timer: the tie window after 0 closed. Never an input (replay has no such line)."""
-
-    NAME: ClassVar[str] = "expire"
 
 
 EXPIRE = Expire.NAME
 
 
-@dataclass(frozen=True)
-class TurnCorrected(ev.Event):
+class TurnCorrected(ev.Event, tag="turn_corrected"):
     """The seat side's own event: the dealer corrected the turn while a clock ran; the clock becomes the right
     player's own (a new clock with its base time and bank), the time on the wrong seat is nobody's. Never an input."""
 
-    NAME: ClassVar[str] = "turn_corrected"
 
-
-@dataclass(frozen=True)
-class EndQuietly(ev.Event):
+class EndQuietly(ev.Event, tag="end_quietly"):
     """The seat side's own event: the seat on the clock was emptied, or the table reseated (``by``): the clock
     ends quietly and is charged to nobody. Never an input."""
 
-    by: str = ""
-    NAME: ClassVar[str] = "end_quietly"
+    by: str
 
 
 INTERNAL = frozenset({EXPIRE, TurnCorrected.NAME, EndQuietly.NAME})  # the engine's own events: no replay line
@@ -262,8 +254,23 @@ class Snapshot:
 
     @property
     def consequence(self) -> str:
-        """The ruling if time runs out: ``hand_dead`` when a bet is faced, else ``check``."""
-        return ev.HAND_DEAD if self.facing_bet else ev.CHECK
+        """The ruling if time runs out (:func:`consequence`)."""
+        return consequence(self.facing_bet)
+
+    def in_countdown(self, now: float) -> bool:
+        """True while the clock runs in its countdown at ``now`` (:func:`in_countdown`): the screen and the LEDs ask."""
+        return self.phase == RUNNING and in_countdown(self.remaining(now), self.countdown)
+
+
+def consequence(facing_bet: bool) -> str:
+    """The ruling if time runs out (rule 29): ``hand_dead`` when a bet is faced, else ``check``."""
+    return ev.HAND_DEAD if facing_bet else ev.CHECK
+
+
+def in_countdown(remaining: float, countdown: int) -> bool:
+    """A running clock is in its countdown (the urgent screen, the blinking LED) with ``countdown`` seconds or less
+    left: from the moment the audible countdown begins (its first beep) to the ruling."""
+    return remaining <= countdown
 
 
 class Engine:

@@ -1,292 +1,188 @@
-"""Input events and output records of the clock engine.
+"""Input events and output records of the clock engine, and their one JSON codec.
 
-Events are small frozen dataclasses in the style of h11: each names what happened and
-carries its timestamp ``t`` (seconds on the caller's clock) and nothing else. Outputs are
-what the engine decided; :meth:`Output.record` gives the stable JSON form used by
-``shotclock replay`` and the log. Outputs are slotted dataclasses that nothing changes once
-built, but not frozen: replay builds a few hundred thousand a second (see :func:`_record`).
+Events are small frozen records in the style of h11: each names what happened and carries its timestamp ``t``
+(seconds on the caller's clock) and nothing else. Outputs are what the engine decided, frozen as well. Both are
+msgspec ``Struct``s tagged with their name (``"event": "call"``, ``"type": "start"``): :meth:`Output.record`
+and :meth:`Event.record` give their JSON form as a dict, :func:`json_lines` writes outputs as JSON Lines (what
+``shotclock replay`` prints), and a field left at its default (None) is not written. The replay reader
+(:mod:`shotclock.core.replay`) builds events from the same structs.
 """
 
 from __future__ import annotations
 
-import json
-from dataclasses import MISSING, dataclass, fields
-from json.encoder import encode_basestring as _encode_string  # json's own C string escaper
-from typing import ClassVar
-
-_FIELD_NAMES: dict[type, tuple[str, ...]] = {}
+import msgspec
 
 
-def _names(cls) -> tuple[str, ...]:
-    """The dataclass's field names other than ``t``, computed once per class (records are hot in replay)."""
-    names = _FIELD_NAMES.get(cls)
-    if names is None:
-        names = _FIELD_NAMES[cls] = tuple(f.name for f in fields(cls) if f.name != "t")
-    return names
+class _Tag:
+    """A struct's tag read as a class attribute (``Call.NAME == "call"``, ``Started.TYPE == "start"``): the tag is
+    written once, in the class line."""
+
+    def __get__(self, obj, cls) -> str:
+        return cls.__struct_config__.tag
 
 
-def _frozen(cls):
-    """``@dataclass(frozen=True, slots=True)``, with an ``__init__`` that fills the slots directly.
-
-    The dataclass's own frozen ``__init__`` sets each field through ``object.__setattr__``; replay builds
-    hundreds of thousands of these records, and that took a tenth of its time. Setting a slot through its
-    descriptor skips the frozen ``__setattr__`` (as ``object.__setattr__`` does) at half the cost. Equality,
-    hashing, ``repr``, ``replace`` and the refusal to assign stay the dataclass's.
-    """
-    cls = dataclass(frozen=True, slots=True, init=False)(cls)
-    params, body, namespace = [], [], {}
-    for f in fields(cls):
-        if f.default_factory is not MISSING:
-            raise TypeError(f"{cls.__name__}.{f.name}: a record's defaults are plain values")
-        params.append(f.name if f.default is MISSING else f"{f.name}=_default_{f.name}")
-        namespace[f"_default_{f.name}"] = f.default
-        namespace[f"_set_{f.name}"] = getattr(cls, f.name).__set__  # the slot's own descriptor
-        body.append(f"    _set_{f.name}(self, {f.name})")
-    source = f"def __init__(self, {', '.join(params)}):\n" + "\n".join(body) + "\n"
-    exec(source, namespace)  # noqa: S102 -- from the class's own field names, as dataclasses itself does
-    init = namespace["__init__"]
-    init.__qualname__ = f"{cls.__qualname__}.__init__"
-    cls.__init__ = init
-    return cls
-
-
-def _record(cls):
-    """``@dataclass(slots=True)`` for the engine's outputs: built by the engine and never changed after (nothing
-    assigns to a record's field), but not frozen. A frozen dataclass cannot be built with plain attribute stores,
-    and replay builds hundreds of thousands of outputs: frozen, building them took a tenth of replay's time.
-    Equal records hash alike (``unsafe_hash``), as frozen ones did."""
-    return dataclass(slots=True, unsafe_hash=True)(cls)
-
-
-@_frozen
-class Event:
+class Event(msgspec.Struct, frozen=True, tag_field="event", tag="", omit_defaults=True):
     """Something that happened at the table at time ``t`` (seconds)."""
 
     t: float
-    NAME: ClassVar[str] = ""
+    NAME = _Tag()  # "call", "bet", …
 
     def record(self) -> dict:
-        """The event as a replay input line (``{"t": …, "event": …}``)."""
-        rec = {"t": number(self.t), "event": self.NAME}
-        for name in _names(type(self)):
-            value = getattr(self, name)
-            if value is not None:
-                rec[name] = value
-        return rec
+        """The event as a replay input line (``{"event": …, "t": …}`` and the fields that are set)."""
+        return msgspec.to_builtins(self)
 
 
-@_frozen
-class Call(Event):
+class Call(Event, tag="call"):
     """The floor calls the clock (clock mode). ``facing_bet`` None keeps the current state."""
 
     facing_bet: bool | None = None
-    NAME: ClassVar[str] = "call"
 
 
-@_frozen
-class Bet(Event):
+class Bet(Event, tag="bet"):
     """The dealer marks whether the player faces a bet."""
 
-    facing_bet: bool = True
-    NAME: ClassVar[str] = "bet"
+    facing_bet: bool
 
 
-@_frozen
-class Action(Event):
+class Action(Event, tag="action"):
     """The dealer: the player acted."""
 
-    NAME: ClassVar[str] = "action"
 
-
-@_frozen
-class LastAction(Event):
+class LastAction(Event, tag="last_action"):
     """The dealer: the player acted and nobody is left to act (an all-in called): no next clock."""
 
-    NAME: ClassVar[str] = "last_action"
 
-
-@_frozen
-class Pause(Event):
+class Pause(Event, tag="pause"):
     """Stop the running clock, keeping the remaining time."""
 
-    NAME: ClassVar[str] = "pause"
 
-
-@_frozen
-class Resume(Event):
+class Resume(Event, tag="resume"):
     """Restart a paused clock with the time it had left."""
 
-    NAME: ClassVar[str] = "resume"
 
-
-@_frozen
-class Cancel(Event):
+class Cancel(Event, tag="cancel"):
     """The floor cancels the clock: no ruling, and the screen says so."""
 
-    NAME: ClassVar[str] = "cancel"
 
-
-@_frozen
-class Hand(Event):
+class Hand(Event, tag="hand"):
     """Shot mode: a new hand (preflop, facing the blinds)."""
 
-    NAME: ClassVar[str] = "hand"
 
-
-@_frozen
-class Street(Event):
+class Street(Event, tag="street"):
     """Shot mode: the next street (no bet faced yet)."""
 
-    NAME: ClassVar[str] = "street"
 
-
-@_frozen
-class Start(Event):
+class Start(Event, tag="start"):
     """Shot mode: the dealer starts the clock for the player to act."""
 
-    NAME: ClassVar[str] = "start"
 
-
-@_frozen
-class Stop(Event):
+class Stop(Event, tag="stop"):
     """Shot mode: no more action in this hand (hand over, all-in called): the clock ends quietly, no ruling."""
 
-    NAME: ClassVar[str] = "stop"
 
-
-@_frozen
-class Extend(Event):
+class Extend(Event, tag="extend"):
     """Shot mode: the player uses one time-extension chip; ``seat`` (1-10) when known, for the allowance."""
 
     seat: int | None = None
-    NAME: ClassVar[str] = "extend"
 
 
-@_frozen
-class Undo(Event):
+class Undo(Event, tag="undo"):
     """Shot mode: take back the last extension of this decision (a mis-press), within ``shot.undo_seconds``."""
 
-    NAME: ClassVar[str] = "undo"
 
-
-@_frozen
-class ResetChips(Event):
+class ResetChips(Event, tag="reset_chips"):
     """Shot mode: the floor gives every player their extension allowance back (a new day or stage)."""
-
-    NAME: ClassVar[str] = "reset_chips"
 
 
 # -- seat tracking (``seats.track``): ignored with the reason when it is off ----------------
 
 
-@_frozen
-class SeatPlayer(Event):
+class SeatPlayer(Event, tag="seat"):
     """The floor seats a player at ``seat``, optionally with their ``name`` (1-40 characters)."""
 
-    seat: int = 0
+    seat: int
     name: str | None = None
     bank: float | None = None  # seconds of time bank the player brings (a table move); None: the preset's
     chips: int | None = None  # extension chips the player brings (a table move); None: the allowance
     mark: str | None = None  # the floor's mark the player brings (a table move): ``warning`` or ``clock``
     mark_seconds: float | None = None  # a ``clock`` mark's own clock (seconds)
-    NAME: ClassVar[str] = "seat"
 
 
-@_frozen
-class EmptySeat(Event):
+class EmptySeat(Event, tag="empty"):
     """The floor empties ``seat`` (the player busted or moved)."""
 
-    seat: int = 0
-    NAME: ClassVar[str] = "empty"
+    seat: int
 
 
-@_frozen
-class SetButton(Event):
+class SetButton(Event, tag="button"):
     """The floor puts the dealer button at ``seat``; the next hand is dealt from it as it is."""
 
-    seat: int = 0
-    NAME: ClassVar[str] = "button"
+    seat: int
 
 
-@_frozen
-class Fold(Event):
+class Fold(Event, tag="fold"):
     """The dealer: the player on turn folded (a decision); with ``seat``, that seat is out of the hand."""
 
     seat: int | None = None
-    NAME: ClassVar[str] = "fold"
 
 
-@_frozen
-class AllIn(Event):
+class AllIn(Event, tag="all_in"):
     """The dealer: the player on turn went all-in (a decision); with ``seat``, that seat is all-in."""
 
     seat: int | None = None
-    NAME: ClassVar[str] = "all_in"
 
 
-@_frozen
-class TurnBack(Event):
+class TurnBack(Event, tag="turn_back"):
     """The dealer corrects the turn one active seat back (no decision)."""
 
-    NAME: ClassVar[str] = "turn_back"
 
-
-@_frozen
-class TurnForward(Event):
+class TurnForward(Event, tag="turn_forward"):
     """The dealer corrects the turn one active seat forward (no decision)."""
 
-    NAME: ClassVar[str] = "turn_forward"
 
-
-@_frozen
-class TopUp(Event):
+class TopUp(Event, tag="top_up"):
     """The floor tops up every seated player: ``chips`` more extension chips, ``seconds`` more time bank
     (a new day or stage: "+4 on Day 2")."""
 
     chips: int | None = None
     seconds: float | None = None
-    NAME: ClassVar[str] = "top_up"
 
 
-@_frozen
-class Seating(Event):
+class Seating(Event, tag="seating"):
     """The floor seats the whole table at once (a tournament program's seating export): ``players`` is
     ``((seat, name), …)``; every other seat is emptied. All or nothing: one bad entry changes nothing."""
 
-    players: tuple = ()
-    NAME: ClassVar[str] = "seating"
+    players: tuple
 
 
-@_frozen
-class Rename(Event):
+class Rename(Event, tag="rename"):
     """The floor names (or renames) the player at ``seat``."""
 
-    seat: int = 0
-    name: str = ""
-    NAME: ClassVar[str] = "rename"
+    seat: int
+    name: str
 
 
-@_frozen
-class Mark(Event):
+class End(Event, tag="end"):
+    """Replay only: advance time to ``t`` and stop."""
+
+
+class Mark(Event, tag="mark"):
     """The floor marks the player at ``seat`` (TDA 2024 Rules 70 and 71): a ``warning``, or ``clock``: their own
     clock of ``mark_seconds`` on every decision. The mark is the player's (it leaves with them); ``by`` is who
     marked (a floor command's proven sender). It replaces a mark they had, and never changes a running clock."""
 
-    seat: int = 0
-    mark: str = ""
+    seat: int
+    mark: str
     mark_seconds: float | None = None
     by: str | None = None
-    NAME: ClassVar[str] = "mark"
 
 
-@_frozen
-class Unmark(Event):
+class Unmark(Event, tag="unmark"):
     """The floor takes the mark off the player at ``seat`` (``by``: who); the table's rule is theirs again from the
     next clock on them, never during one."""
 
-    seat: int = 0
+    seat: int
     by: str | None = None
-    NAME: ClassVar[str] = "unmark"
 
 
 SEAT_EVENTS: tuple[type[Event], ...] = (SeatPlayer, Rename, EmptySeat, SetButton, Fold, AllIn, TurnBack, TurnForward,
@@ -297,69 +193,48 @@ SEAT_EVENT_NAMES = frozenset(cls.NAME for cls in SEAT_EVENTS)
 # -- the tournament's rhythm (core/rhythm.py, core/levels.py): from the next hand ---------------------
 
 
-@_frozen
-class Level(Event):
+class Level(Event, tag="level"):
     """The floor sets the tournament ``level`` (and, with ``hands``, the hands per level) from the next hand;
     ``by``: who set it (the floor login the broker proved)."""
 
-    level: int = 1
+    level: int
     hands: int | None = None
     by: str | None = None
-    NAME: ClassVar[str] = "level"
 
 
-@_frozen
-class Hands(Event):
+class Hands(Event, tag="hands"):
     """The floor sets the hands per level (0: not counted) from the next hand; the level's count goes on."""
 
-    hands: int = 0
+    hands: int
     by: str | None = None
-    NAME: ClassVar[str] = "hands"
 
 
 RHYTHM_EVENTS: tuple[type[Event], ...] = (Level, Hands)
 # -- the tournament's floor commands (sent to the venue at once): no replay line, they never touch a clock -----
 
 
-@_frozen
-class HandForHand(Event):
+class HandForHand(Event, tag="hand_for_hand"):
     """The floor starts hand-for-hand (TDA RP-8): the table plays its hand, then waits for the floor's release;
     ``minutes``: what each hand-for-hand hand takes off the tournament clock (None: RP-8's 2)."""
 
     minutes: float | None = None
-    NAME: ClassVar[str] = "hand_for_hand"
 
 
-@_frozen
-class ReleaseHand(Event):
+class ReleaseHand(Event, tag="release_hand"):
     """The floor releases the next hand-for-hand hand (every table at once)."""
 
-    NAME: ClassVar[str] = "release_hand"
 
-
-@_frozen
-class EndHandForHand(Event):
+class EndHandForHand(Event, tag="end_hand_for_hand"):
     """The floor ends hand-for-hand: the tables play on as before."""
 
-    NAME: ClassVar[str] = "end_hand_for_hand"
 
-
-@_frozen
-class UseRuleSet(Event):
+class UseRuleSet(Event, tag="rule_set"):
     """The floor puts the table on the named rule set from its next hand ("": back to its own rules)."""
 
     rule_set: str = ""
-    NAME: ClassVar[str] = "rule_set"
 
 
 FLOOR_EVENTS: tuple[type[Event], ...] = (HandForHand, ReleaseHand, EndHandForHand, UseRuleSet)
-
-
-@_frozen
-class End(Event):
-    """Replay only: advance time to ``t`` and stop."""
-
-    NAME: ClassVar[str] = "end"
 
 
 EVENT_TYPES: dict[str, type[Event]] = {
@@ -369,35 +244,22 @@ EVENT_TYPES: dict[str, type[Event]] = {
 }
 
 
-@_record
-class Output:
+class Output(msgspec.Struct, frozen=True, tag_field="type", tag="", omit_defaults=True):
     """Something the engine decided at time ``t``."""
 
     t: float
-    TYPE: ClassVar[str] = ""
-
-    def to_json(self) -> str:
-        """:meth:`record` as compact JSON, written straight from the fields (replay's hot path)."""
-        parts = [f'{{"t":{_json_value(number(self.t))},"type":"{self.TYPE}"']
-        for name in _names(type(self)):
-            value = getattr(self, name)
-            if value is not None:
-                parts.append(f',"{name}":{_json_value(number(value) if value.__class__ is float else value)}')
-        parts.append("}")
-        return "".join(parts)
+    TYPE = _Tag()  # "start", "beep", …
 
     def record(self) -> dict:
-        """The stable JSON form: ``t``, ``type`` and the fields that are set."""
-        rec = {"t": number(self.t), "type": self.TYPE}
-        for name in _names(type(self)):
-            value = getattr(self, name)
-            if value is not None:
-                rec[name] = number(value) if value.__class__ is float else value
-        return rec
+        """The JSON form as a dict: ``type``, ``t`` and the fields that are set."""
+        return msgspec.to_builtins(self)
+
+    def to_json(self) -> str:
+        """:meth:`record` as one line of JSON (what ``shotclock replay`` prints for it)."""
+        return _encode(self).decode()
 
 
-@_record
-class Started(Output):
+class Started(Output, tag="start"):
     """A clock started with ``seconds`` on it (shot mode names the street)."""
 
     seconds: float
@@ -405,32 +267,12 @@ class Started(Output):
     seat: int | None = None  # with seat tracking: the seat on the clock
     bank: float | None = None  # time bank mode: the player's bank, the last part of ``seconds``
     mark: str | None = None  # ``clock``: the player's own clock (the floor's mark), not the table's rule
-    TYPE: ClassVar[str] = "start"
-
-    def to_json(self) -> str:
-        if self.mark is not None:
-            return Output.to_json(self)
-        # (_text(x) or _num(x): a number already written costs no call; replay writes a start per decision)
-        t, seconds = _text(self.t) or _num(self.t), _text(self.seconds) or _num(self.seconds)
-        street = "" if self.street is None else f',"street":"{self.street}"'
-        if self.bank is not None:
-            seat = "" if self.seat is None else f',"seat":{self.seat}'
-            bank = _text(self.bank) or _num(self.bank)
-            return f'{{"t":{t},"type":"start","seconds":{seconds}{street}{seat},"bank":{bank}}}'
-        if self.seat is not None:
-            return f'{{"t":{t},"type":"start","seconds":{seconds}{street},"seat":{self.seat}}}'
-        return f'{{"t":{t},"type":"start","seconds":{seconds}{street}}}'
 
 
-@_record
-class Beep(Output):
+class Beep(Output, tag="beep"):
     """A countdown beep: ``remaining`` N…1 at each countdown second, 0 at the deadline."""
 
     remaining: int
-    TYPE: ClassVar[str] = "beep"
-
-    def to_json(self) -> str:
-        return f'{{"t":{_num(self.t)},"type":"beep","remaining":{self.remaining}}}'
 
 
 ACTED, HAND_DEAD, CHECK, CANCELLED = "acted", "hand_dead", "check", "cancelled"
@@ -444,8 +286,7 @@ NOBODYS = frozenset({BY_TURN, BY_EMPTY, BY_SEATING})
 QUIET_ENDS = frozenset({BY_STOP, BY_STREET, BY_HAND}) | NOBODYS
 
 
-@_record
-class Decision(Output):
+class Decision(Output, tag="decision"):
     """How a clock ended: ``acted`` (with ``remaining`` and ``at_zero``), ``hand_dead``, ``check`` or ``cancelled``.
 
     A cancelled clock says ``by`` what: ``floor`` (the floor cancelled it), ``stop`` (no more action in the
@@ -459,24 +300,6 @@ class Decision(Output):
     seat: int | None = None  # with seat tracking: the seat the clock was on
     bank_used: float | None = None  # time bank mode: seconds of the player's bank this decision used
     bank_left: float | None = None  # and what is left of it
-    TYPE: ClassVar[str] = "decision"
-
-    def to_json(self) -> str:
-        t = _text(self.t) or _num(self.t)  # (as in Started.to_json)
-        seat = "" if self.seat is None else f',"seat":{self.seat}'
-        if self.bank_used is not None:  # time bank mode: what this decision used of the bank, and what is left
-            seat += f',"bank_used":{_text(self.bank_used) or _num(self.bank_used)}'
-            if self.bank_left is not None:
-                seat += f',"bank_left":{_text(self.bank_left) or _num(self.bank_left)}'
-        # outcome and by are plain words: no escaping needed
-        if self.remaining is not None and self.by is None and self.at_zero is not None:  # acted
-            return (f'{{"t":{t},"type":"decision","outcome":"{self.outcome}",'
-                    f'"remaining":{_text(self.remaining) or _num(self.remaining)},'
-                    f'"at_zero":{"true" if self.at_zero else "false"}{seat}}}')
-        if self.remaining is None:
-            by = "" if self.by is None else f',"by":"{self.by}"'
-            return f'{{"t":{t},"type":"decision","outcome":"{self.outcome}"{by}{seat}}}'
-        return Output.to_json(self)  # no such decision is made; written by the general writer all the same
 
     @property
     def is_ruling(self) -> bool:
@@ -489,30 +312,19 @@ class Decision(Output):
         return self.by in QUIET_ENDS
 
 
-@_record
-class Paused(Output):
+class Paused(Output, tag="pause"):
     """The clock was paused with ``remaining`` seconds on it."""
 
     remaining: float
-    TYPE: ClassVar[str] = "pause"
-
-    def to_json(self) -> str:
-        return f'{{"t":{_num(self.t)},"type":"pause","remaining":{_num(self.remaining)}}}'
 
 
-@_record
-class Resumed(Output):
+class Resumed(Output, tag="resume"):
     """The clock runs again with ``remaining`` seconds on it."""
 
     remaining: float
-    TYPE: ClassVar[str] = "resume"
-
-    def to_json(self) -> str:
-        return f'{{"t":{_num(self.t)},"type":"resume","remaining":{_num(self.remaining)}}}'
 
 
-@_record
-class Extended(Output):
+class Extended(Output, tag="extended"):
     """An extension chip added ``seconds``; ``remaining`` is the time left after it.
 
     With a per-player allowance and a known seat: ``seat`` and ``chips_left`` (that seat's chips after it).
@@ -522,54 +334,34 @@ class Extended(Output):
     remaining: float
     seat: int | None = None
     chips_left: int | None = None
-    TYPE: ClassVar[str] = "extended"
-
-    def to_json(self) -> str:
-        seat = "" if self.seat is None else f',"seat":{self.seat}'
-        chips = "" if self.chips_left is None else f',"chips_left":{self.chips_left}'
-        return (f'{{"t":{_num(self.t)},"type":"extended","seconds":{_num(self.seconds)},'
-                f'"remaining":{_num(self.remaining)}{seat}{chips}}}')
 
 
-@_record
-class Undone(Output):
+class Undone(Output, tag="undo"):
     """The last extension was taken back: ``seconds`` removed, ``remaining`` the time left after it."""
 
     seconds: float
     remaining: float
-    TYPE: ClassVar[str] = "undo"
 
 
-@_record
-class ChipsReset(Output):
+class ChipsReset(Output, tag="chips_reset"):
     """Every player's extension allowance was given back (``allowance`` chips each)."""
 
     allowance: int
-    TYPE: ClassVar[str] = "chips_reset"
 
 
-@_record
-class Turn(Output):
+class Turn(Output, tag="turn"):
     """Seat tracking: ``seat`` is on turn now (None: nobody can act), with its ``name`` when known.
 
     A new hand also names the ``button``; ``why`` says what moved the turn (``hand``, ``street``,
-    ``acted``, ``fold``, ``all_in``, ``ruling``, ``back``, ``forward``, ``empty``)."""
+    ``acted``, ``fold``, ``all_in``, ``ruling``, ``back``, ``forward``, ``empty``): always given."""
 
-    seat: int | None
-    why: str
+    seat: int | None = None
+    why: str = ""
     name: str | None = None
     button: int | None = None
-    TYPE: ClassVar[str] = "turn"
-
-    def to_json(self) -> str:
-        seat = "" if self.seat is None else f',"seat":{self.seat}'
-        name = "" if self.name is None else f',"name":{_encode_string(self.name)}'  # a name is escaped
-        button = "" if self.button is None else f',"button":{self.button}'
-        return f'{{"t":{_text(self.t) or _num(self.t)},"type":"turn"{seat},"why":"{self.why}"{name}{button}}}'
 
 
-@_record
-class SeatChanged(Output):
+class SeatChanged(Output, tag="seat"):
     """Seat tracking: the floor ``seated`` a player at ``seat`` (with ``name``), ``emptied`` it, or put the
     ``button`` there; a ``folded`` or ``all_in`` mark names the seat too."""
 
@@ -580,16 +372,9 @@ class SeatChanged(Output):
     chips: int | None = None  # a seated or emptied player's extension chips, with an allowance
     mark: str | None = None  # a seated or emptied player's mark (the floor's), which a table move takes along
     mark_seconds: float | None = None  # and a ``clock`` mark's own clock
-    TYPE: ClassVar[str] = "seat"
-
-    def to_json(self) -> str:
-        if self.name is None and self.bank is None and self.chips is None and self.mark is None:  # a fold, the button
-            return f'{{"t":{_text(self.t) or _num(self.t)},"type":"seat","seat":{self.seat},"change":"{self.change}"}}'
-        return Output.to_json(self)
 
 
-@_record
-class Marked(Output):
+class Marked(Output, tag="mark"):
     """The floor ``marked`` the player at ``seat`` (``mark``, ``mark_seconds`` for a ``clock`` mark) or
     ``unmarked`` them (``mark``: the mark taken off); ``name`` the player's, ``by`` who did it."""
 
@@ -599,52 +384,39 @@ class Marked(Output):
     mark_seconds: float | None = None
     name: str | None = None
     by: str | None = None
-    TYPE: ClassVar[str] = "mark"
 
 
-@_record
-class BankStarted(Output):
+class BankStarted(Output, tag="bank"):
     """Time bank mode: the decision's base time is up; ``seat``'s own ``bank`` (seconds) runs now, with its cue."""
 
     seat: int
     bank: float
-    TYPE: ClassVar[str] = "bank"
-
-    def to_json(self) -> str:
-        return f'{{"t":{_num(self.t)},"type":"bank","seat":{self.seat},"bank":{_num(self.bank)}}}'
 
 
-@_record
-class ToppedUp(Output):
+class ToppedUp(Output, tag="top_up"):
     """The floor topped up every seated player: ``chips`` and ``seconds`` of bank each."""
 
     chips: int | None = None
     seconds: float | None = None
     remaining: float | None = None  # the running clock's time left after it, when its player's bank grew
     grew: float | None = None  # how much longer that clock got (less than ``seconds`` where a bank reached its bound)
-    TYPE: ClassVar[str] = "top_up"
 
 
-@_record
-class HandOver(Output):
+class HandOver(Output, tag="hand_over"):
     """Seat tracking: everyone else folded; ``seat`` wins the hand and no clock runs until the next one."""
 
     seat: int
-    TYPE: ClassVar[str] = "hand_over"
 
 
-@_record
-class LevelSet(Output):
+class LevelSet(Output, tag="level_set"):
     """The floor's ``level`` (or ``hands`` per level) is taken: it applies from the next hand; ``by`` who set it."""
 
     level: int | None = None
     hands: int | None = None
     by: str | None = None
-    TYPE: ClassVar[str] = "level_set"
 
 
-@_record
-class LevelHand(Output):
+class LevelHand(Output, tag="level"):
     """A hand began at ``level``: its number ``hand`` in the level and the ``hands`` per level (None: not counted).
     The first hand of a level says ``by`` whom it was set (the floor's login, or ``hands``: the table moved up
     after its hands per level); ``changed`` lists the rule keys the level changed for this hand."""
@@ -654,11 +426,9 @@ class LevelHand(Output):
     hands: int | None = None
     by: str | None = None
     changed: tuple | None = None
-    TYPE: ClassVar[str] = "level"
 
 
-@_record
-class HandForHandChanged(Output):
+class HandForHandChanged(Output, tag="hand_for_hand"):
     """Hand-for-hand on this table changed (``why``: started, done, released, ended, restored): ``on``, whether
     it ``waiting`` for the floor's release, the hand-for-hand ``hands`` released so far and the ``minutes``
     each takes off the tournament clock."""
@@ -668,63 +438,35 @@ class HandForHandChanged(Output):
     waiting: bool
     hands: int
     minutes: float
-    TYPE: ClassVar[str] = "hand_for_hand"
 
 
-@_record
-class RuleSetChanged(Output):
+class RuleSetChanged(Output, tag="rule_set"):
     """The named rule set this table runs, or will from its next hand (``why``: chosen, applied, restored):
     ``rule_set`` in force ("" the table's own) and ``next`` (None: no change waiting)."""
 
     why: str
     rule_set: str
     next: str | None = None
-    TYPE: ClassVar[str] = "rule_set"
 
 
-@_record
-class Ignored(Output):
+class Ignored(Output, tag="ignored"):
     """An event that changed nothing, with the human reason."""
 
     event: str
     reason: str
-    TYPE: ClassVar[str] = "ignored"
 
 
-def _json_value(v) -> str:
-    """One flat value as JSON, as ``json.dumps`` writes it (records hold numbers, booleans and strings)."""
-    if v is True:
-        return "true"
-    if v is False:
-        return "false"
-    cls = v.__class__
-    if cls is int:
-        return str(v)
-    if cls is float:
-        return repr(v)
-    if cls is str:
-        return _encode_string(v)
-    return json.dumps(v, separators=(",", ":"), ensure_ascii=False)
+_encoder = msgspec.json.Encoder()
+_encode = _encoder.encode
 
 
-_NUMBER_TEXTS: dict[float, str] = {}  # float -> its JSON text: the records of one event share times and lengths
-_text = _NUMBER_TEXTS.get  # "_text(x) or _num(x)" in the hot writers above: a known number costs no call of _num
-
-
-def _num(x) -> str:
-    """A number as JSON text, whole numbers without a decimal point (as :func:`number` and json.dumps give)."""
-    if x.__class__ is float:
-        text = _NUMBER_TEXTS.get(x)
-        if text is None:
-            if len(_NUMBER_TEXTS) >= 1024:
-                _NUMBER_TEXTS.clear()
-            text = _NUMBER_TEXTS[x] = str(int(x)) if x.is_integer() else repr(x)
-        return text
-    return str(x)
+def json_lines(outputs) -> bytes:
+    """``outputs`` as JSON Lines (UTF-8, one record a line, each ended by a newline): ``shotclock replay``'s output."""
+    return _encoder.encode_lines(outputs)
 
 
 def number(x: float | int) -> float | int:
-    """A number for JSON: whole numbers as int (``30``), others as the shortest float (``30.5``)."""
+    """A number for a message: whole numbers as int (``30``), others as the shortest float (``30.5``)."""
     if x.__class__ is float and x.is_integer():
         return int(x)
     return x

@@ -95,6 +95,12 @@ class RecordBuilder:
         self._running = False
         self._seats = None  # the seats last written (seat tracking): a ``seats`` record when they change
 
+    @property
+    def seq(self) -> int:
+        """The stream number of the newest record made (0: none yet): the log writer reports the number it
+        has committed up to, so what depends on a record being on disk (a floor command's ack) can wait for it."""
+        return self._seq
+
     def message(self, clock: dict | None, kind: str, t: float, utc: str, data: dict) -> dict:
         """One record, numbered in the stream."""
         self._seq += 1

@@ -4,16 +4,16 @@ Pure: :class:`ReplayInput` turns the bytes of a replay file into events, one lin
 (memory stays bounded however long the file), and :func:`replay` runs them through an
 :class:`~shotclock.core.engine.Engine` with no real time at all. The caller does the reading.
 
-Every line is decoded on its own, as strict JSON (no NaN or Infinity), and each error names
-its line. An optional first line ``{"config": {...}}`` (a *header*) carries the rule settings
-the events were recorded with, so an exported clock replays with no other file.
+Every line is decoded on its own, as strict JSON (no NaN or Infinity), and checked by one function,
+:func:`parse_event`, against the table of fields (:mod:`shotclock.core.fields`); each error names its line.
+An optional first line ``{"config": {...}}`` (a *header*) carries the rule settings the events were recorded
+with, so an exported clock replays with no other file.
 """
 
 from __future__ import annotations
 
 import difflib
 import json
-import re
 from collections.abc import Iterable, Iterator
 
 from shotclock.core import events as ev
@@ -35,48 +35,11 @@ _EVENTS = {name: fields for name, fields in INPUT_FIELDS.items() if name in ev.E
 _FIELDS = {name: set(required + optional) for name, (required, optional) in _EVENTS.items()}
 _REQUIRED = {name: required for name, (required, _) in _EVENTS.items() if required}
 _BARE = frozenset({"t", "event"})
-_BARE_TYPES = {name: cls for name, cls in ev.EVENT_TYPES.items() if name not in _REQUIRED}
-_BET_TYPES = {name: ev.EVENT_TYPES[name] for name, fields in _FIELDS.items() if fields == {"facing_bet"}}
 _HEADER_FIELDS = {"config", "source", "level"}  # level: the tournament level the exported clock was played at
-
-# The lines replay reads 100,000s of ({"t":1.5,"event":"call"} or "all_in", optionally one more field: "facing_bet",
-# "seat", "chips" or "seconds"), matched without the JSON decoder. It accepts only valid JSON whose meaning is plain:
-# t without a sign or exponent and at most 9 digits before the point (so below T_LIMIT), a field's number without
-# a sign or exponent and at most 5 digits before the point. Anything else, and a field that is not plainly valid
-# (_with_field), takes the decoder's path, which accepts the same and names what is wrong with the rest.
-# The quantifiers are possessive (*+): what they took is never given back, which changes no match here (each
-# is followed by a character it cannot take) and spares the backtracking.
-_WS = r"[ \t]*+"
-_FAST_LINE = re.compile(
-    rf'{_WS}\{{{_WS}"t"{_WS}:{_WS}((?:0|[1-9][0-9]{{0,8}}+)(?:\.[0-9]++)?+){_WS},{_WS}"event"{_WS}:{_WS}"([a-z_]+)"'
-    rf'{_WS}(?:,{_WS}"([a-z_]+)"{_WS}:{_WS}(true|false|(?:0|[1-9][0-9]{{0,4}}+)(?:\.[0-9]++)?+){_WS})?\}}[ \t\r]*'
-).fullmatch
-
-
-def _with_field(t: float, name: str, key: str, value: str) -> ev.Event | None:
-    """The event of a fast line with one field (``key``: ``value`` as written), or None when the decoder's path
-    must decide: the field is not one the event takes, or its value is not plainly valid (that path names why)."""
-    if key == "facing_bet":
-        cls = _BET_TYPES.get(name)
-        return cls(t, value == "true") if cls is not None and value in ("true", "false") else None
-    if key not in _FIELDS.get(name, ()) or any(k != key for k in _REQUIRED.get(name, ())) or value in ("true", "false"):
-        return None
-    number = float(value) if "." in value else int(value)
-    return ev.EVENT_TYPES[name](t, **{key: number}) if _field_valid(key, number) else None
-
-
-def _field_valid(key: str, value: object) -> bool:
-    """A number field's value as the table of fields bounds it (both readers, fast and decoded, ask this)."""
-    return FIELDS[key].fits(value)
 
 
 def _no_constant(name: str):
     raise ValueError(f"{name} is not a JSON number")
-
-
-_decoder = json.JSONDecoder(parse_constant=_no_constant, object_pairs_hook=lambda pairs: _duplicates_refused(pairs))
-_decode = _decoder.decode
-
 
 
 def _js(value) -> str:
@@ -104,6 +67,9 @@ class _DuplicateKey(ValueError):
     pass
 
 
+_decode = json.JSONDecoder(parse_constant=_no_constant, object_pairs_hook=_duplicates_refused).decode
+
+
 def parse_event(obj: object, line: int, previous_t: float | None = None) -> ev.Event:
     """One replay input record (a decoded JSON object) as an event; ``line`` names it in errors."""
     if not isinstance(obj, dict):
@@ -118,6 +84,7 @@ def parse_event(obj: object, line: int, previous_t: float | None = None) -> ev.E
     if previous_t is not None and t < previous_t:
         raise ReplayFormatError(line, f"'t' goes backwards ({_js(t)} after {_js(previous_t)}); "
                                       "times must not decrease")
+    t = float(t)  # seconds, as the engine counts them (a whole number given as 3 is 3.0)
     name = obj.get("event")
     if not isinstance(name, str) or name not in ev.EVENT_TYPES:
         known = ", ".join(ev.EVENT_TYPES)
@@ -128,6 +95,8 @@ def parse_event(obj: object, line: int, previous_t: float | None = None) -> ev.E
         else:
             problem = f"'event' must be a name, not {_json_type(name)}"
         raise ReplayFormatError(line, f"{problem} (known: {known})")
+    if len(obj) == 2 and name not in _REQUIRED:  # "t" and "event" alone: no field to check
+        return ev.EVENT_TYPES[name](t)
     allowed = _FIELDS.get(name, set())
     for key in obj:  # in the line's order: a line with two wrong fields names the first
         if key not in allowed and key not in _BARE:
@@ -193,26 +162,9 @@ class ReplayInput:
     def events(self, mode: str | None = None) -> Iterator[ev.Event]:
         """The events in order; ``mode``: note in :attr:`foreign` the first event of the other mode."""
         foreign = MODE_EVENTS["shot" if mode == "clock" else "clock"] if mode else ()
-        fast, bare = _FAST_LINE, _BARE_TYPES
         previous = 0.0
         for start, lines in self._all_batches():
             for number, text in enumerate(lines, start):
-                match = fast(text)
-                if match is not None:
-                    t_text, name, key, value = match.groups()
-                    t = float(t_text)
-                    if t >= previous:
-                        if key is None:
-                            cls = bare.get(name)
-                            event = cls(t) if cls is not None else None
-                        else:
-                            event = _with_field(t, name, key, value)
-                        if event is not None:
-                            if name in foreign and self.foreign is None:
-                                self.foreign = (number, name)
-                            previous = t
-                            yield event
-                            continue
                 if not text or text.isspace():
                     continue
                 event = parse_event(decode_line(number, text), number, previous)

@@ -44,12 +44,12 @@ Example::
 
     >>> from shotclock.core.settings import SeatSettings, Settings
     >>> engine = SeatedEngine(Settings(mode="shot", seats=SeatSettings(track=True, count=3)))
-    >>> [o.to_json() for o in engine.handle(ev.Hand(0))]   # button 1, blinds 2 and 3: seat 1 acts first
-    ['{"t":0,"type":"turn","seat":1,"why":"hand","button":1}']
-    >>> [o.to_json() for o in engine.handle(ev.Start(1))]
-    ['{"t":1,"type":"start","seconds":30,"street":"preflop","seat":1}']
-    >>> [o.to_json() for o in engine.handle(ev.Fold(5))][:2]
-    ['{"t":5,"type":"decision","outcome":"acted","remaining":26,"at_zero":false,"seat":1}', '{"t":5,"type":"seat","seat":1,"change":"folded"}']
+    >>> [o.to_json() for o in engine.handle(ev.Hand(0.0))]   # button 1, blinds 2 and 3: seat 1 acts first
+    ['{"type":"turn","t":0.0,"seat":1,"why":"hand","button":1}']
+    >>> [o.to_json() for o in engine.handle(ev.Start(1.0))]
+    ['{"type":"start","t":1.0,"seconds":30,"street":"preflop","seat":1}']
+    >>> [o.to_json() for o in engine.handle(ev.Fold(5.0))][:2]
+    ['{"type":"decision","t":5.0,"outcome":"acted","remaining":26.0,"at_zero":false,"seat":1}', '{"type":"seat","t":5.0,"seat":1,"change":"folded"}']
 """
 
 from __future__ import annotations

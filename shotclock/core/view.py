@@ -289,7 +289,7 @@ def _view_at(state: Snapshot, now: float, display: Display, faults: Iterable[Fau
             extra = (texts.text(lang, "interrupted.kept") + " · " + texts.text(lang, "interrupted.hold")
                      if state.interrupted else info)
             return View(key, "paused", str(shown), texts.text(lang, key), sub, extra, progress, fault_texts)
-        if remaining <= state.countdown:
+        if state.in_countdown(now):
             return View("countdown", "urgent", str(shown), _mode_title(state, display), consequence, info,
                         progress, fault_texts)
         return View("running", running_tone(progress), str(shown), _mode_title(state, display), consequence, info, progress,

@@ -42,10 +42,7 @@ class LightsPresenter:
             self.cues.take(round.outputs)
             pulse = bool(self.cues.lit(round.now))
         state = round.state
-        remaining = state.remaining(round.now)
-        running = state.phase == RUNNING
-        self.pins.show(running=state.phase != IDLE,
-                       countdown=running and remaining <= state.countdown,
+        self.pins.show(running=state.phase != IDLE, countdown=state.in_countdown(round.now),
                        facing_bet=state.facing_bet, pulse=pulse)
 
     def next_wake(self, now: float) -> float | None:

@@ -38,6 +38,64 @@ def state_expiry(interval: float) -> int:
     return int(math.ceil(3 * interval + 1))
 
 
+class DurableAcks:
+    """A floor command's ack goes out only once the decision log has committed the records of its round.
+
+    The floor takes an ack for "done and kept": a seat, a name, a top-up acked and then lost to a power cut
+    would be a player's time the table no longer knows. The records reach the disk in the log writer's own
+    process, after the loop has moved on; its report of the stream number committed up to
+    (:meth:`committed`) lets the acks waiting for it go. While the log cannot be written (a fault, shown
+    on screen and in the table's state) acks go at once: the command acted, and the floor must hear so.
+
+    :param send: hands an ack's payload to the link (thread-safe).
+
+    Example::
+
+        >>> sent = []
+        >>> acks = DurableAcks(sent.append)
+        >>> acks.offer(b"seat", after=7); acks.committed(6); sent
+        []
+        >>> acks.committed(7); sent
+        [b'seat']
+    """
+
+    def __init__(self, send):
+        self._send = send
+        self._lock = threading.Lock()  # offered on the loop's thread, committed on the writer's status thread
+        self._held: list[tuple[int, bytes]] = []
+        self._committed = 0
+        self._failing = False
+
+    def offer(self, payload: bytes, after: int | None) -> None:
+        """Send ``payload`` once the records up to stream number ``after`` are committed (None: at once)."""
+        with self._lock:
+            hold = after is not None and after > self._committed and not self._failing
+            if hold:
+                self._held.append((after, payload))
+        if not hold:
+            self._send(payload)
+
+    def committed(self, seq: int | None) -> None:
+        """The log committed every record up to ``seq``; None: it cannot write (every held ack goes now)."""
+        with self._lock:
+            if seq is None:
+                self._failing = True
+                ready, self._held = self._held, []
+            else:
+                self._failing = False
+                self._committed = max(self._committed, seq)
+                ready = [h for h in self._held if h[0] <= self._committed]
+                self._held = [h for h in self._held if h[0] > self._committed]
+        for _, payload in ready:
+            self._send(payload)
+
+    @property
+    def held(self) -> int:
+        """Acks waiting for their records."""
+        with self._lock:
+            return len(self._held)
+
+
 class NetworkPresenter:
     """Hands each round's state, records and command acks to an :class:`~shotclock.adapters.mqtt.MqttLink`.
 
@@ -48,8 +106,13 @@ class NetworkPresenter:
     :param interval: seconds between state messages while a clock runs.
     """
 
-    def __init__(self, link, table: str, name: str, language: str, interval: float = 1.0, gate=None):
+    def __init__(self, link, table: str, name: str, language: str, interval: float = 1.0, gate=None,
+                 recorder=None):
         self.link = link
+        self.recorder = recorder  # the decision log's: an ack waits until its round's records are committed
+        self.acks = DurableAcks(link.offer_ack)
+        if recorder is not None:
+            recorder.add_commit_listener(self.acks.committed)
         self.gate = gate  # its flood summaries are due at a time: the loop wakes for them
         self.table = table
         self.name = name
@@ -63,7 +126,8 @@ class NetworkPresenter:
 
     def update(self, round) -> None:
         """Offer the state when it changed (or the heartbeat is due), and the acks of floor commands: the acks go
-        even when the state could not be offered (a command is answered whatever else fails)."""
+        even when the state could not be offered (a command is answered whatever else fails), each once the
+        log has committed its round's records (:class:`DurableAcks`)."""
         try:
             self._offer_state(round)
         finally:
@@ -101,7 +165,7 @@ class NetworkPresenter:
         explained = explain(reason) if reason else None
         if explained:  # the reason's code and parameters: a page says it in its own language
             message["code"], message["params"] = explained
-        self.link.offer_ack(dumps(message))
+        self.acks.offer(dumps(message), self.recorder.handed_seq if self.recorder is not None else None)
 
     def mark(self) -> str:
         """The screen's small network mark now (the builder hands this to each screen)."""
@@ -282,7 +346,7 @@ def start_network(link, device, config, recorder=None) -> NetworkPresenter:
     if recorder is not None:
         recorder.add_note_source(gate.summary_notes)  # a flood's summaries go in the log, the last at the stop
     presenter = NetworkPresenter(link, s.table, config.table, config.language, config.network.state_interval,
-                                 gate=gate)
+                                 gate=gate, recorder=recorder)
     link.start(outbox, on_command=gate, on_status_change=device.loop.waker.wake)
     log.info("floor network: %s:%d, venue %r, table %r", s.host, s.port, s.venue, s.table)
     return presenter

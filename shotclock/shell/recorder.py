@@ -114,6 +114,7 @@ class Recorder:
         self.utcnow = utcnow
         self.builder = RecordBuilder(checkpoint_every)
         self._utc = SessionUtc()  # records' utc never goes back within the session, whatever NTP does
+        self._commit_listeners: list = []
 
     @property
     def checkpoint_every(self) -> float:
@@ -124,6 +125,23 @@ class Recorder:
     def current_clock(self) -> dict | None:
         """The open clock's reference in the stream (``{"seq": n}`` or ``{"id": record id}``)."""
         return self.builder.current_clock
+
+    @property
+    def handed_seq(self) -> int:
+        """The stream number of the newest record handed to the writer (its commit is reported to the
+        :meth:`add_commit_listener` listeners)."""
+        return self.builder.seq
+
+    def add_commit_listener(self, listener) -> None:
+        """``listener(seq)`` is called (from the writer's status thread) once the log has committed every record
+        up to stream number ``seq`` with its kind's sync (adapters/log.py); ``listener(None)`` when the log
+        cannot be written (a fault the screen shows), so nothing waits for a commit that may not come."""
+        self._commit_listeners.append(listener)
+
+    def committed(self, seq: int | None) -> None:
+        """The writer committed up to ``seq`` (None: it failed); tells the listeners."""
+        for listener in self._commit_listeners:
+            listener(seq)
 
     def start_session(self, t: float) -> None:
         """Record the session: table, mode, the whole configuration, the version and the boot id."""
@@ -355,12 +373,16 @@ def open_recorder(config, state_dir, device, utcnow=lambda: datetime.now(timezon
     def on_status(status):
         if "written" in status:  # the rows as stored (only asked for when the floor network sends them)
             recorder.on_written([dict(row, boot=recorder.boot) for row in status["written"]])
+            if status.get("seq") is not None:
+                recorder.committed(status["seq"])
             return
         fault = status.get("fault")
         if fault is None:
             device.loop.clear_fault(LogFault)
         else:
             device.loop.set_fault(LogFault(fault, status.get("detail", "")))
+            if recorder is not None:  # (a writer that fails at once may say so before the recorder is made)
+                recorder.committed(None)
 
     writer = (make_writer or WriterProcess)(state_dir, on_status, lock_fd=lock_fd, report_rows=on_written is not None)
     recorder = Recorder(writer, config, utcnow, boot=getattr(device, "boot", None), on_written=on_written,

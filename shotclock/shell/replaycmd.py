@@ -104,26 +104,27 @@ def cmd_replay(args) -> int:
     The output is held back (in memory, on disk past 16 MB) until the whole input has been read
     and checked, so a bad line leaves nothing on standard output.
     """
+    from shotclock.core.events import json_lines
     from shotclock.core.replay import replay_steps
 
     source = ReplayFile(args.file, args)
     if source.input.empty:  # 'log export --replay N | shotclock replay' after the export failed
         raise ShotclockError(f"{one_line(source.name)}: no events (an empty input; did the command before the pipe fail?)")
     with tempfile.SpooledTemporaryFile(max_size=16 << 20, mode="w+", encoding="utf-8") as held:
-        batch: list[str] = []
+        batch: list = []
         with source.named():
             events = source.events()
             for outputs in replay_steps(events, source.config.settings):
-                batch += [output.to_json() for output in outputs]
+                batch += outputs
                 if len(batch) >= 4096:  # one write per few thousand lines, not one per line
-                    held.write("\n".join(batch) + "\n")
+                    held.write(json_lines(batch).decode())
                     batch.clear()
             after_end = 0
             for _ in events:  # after an 'end', the rest must still be valid: a bad line is never passed over
                 after_end += 1
         source.close()
         if batch:
-            held.write("\n".join(batch) + "\n")
+            held.write(json_lines(batch).decode())
         held.seek(0)
         shutil.copyfileobj(held, sys.stdout, CHUNK)
     source.warn_foreign_mode()

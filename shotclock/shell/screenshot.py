@@ -66,12 +66,19 @@ def state_at(events, settings, at: float, interrupted: bool = False, outputs: li
     if levels.view is not None:
         state = dataclasses.replace(state, level=levels.view)
     if interrupted and state.phase != IDLE:
-        restarted = Table(settings, start=at)  # the device after a restart: the one restore, as the device does
-        if state.seats is not None:
-            restarted.restore_seats(state.seats.record())
-        restarted.restore(ClockAtStop.from_state(state, at), at)
+        restarted = Table(settings, start=at)
+        restart(restarted, state, at)
         return restarted.state
     return state
+
+
+def restart(table: Table, state, t: float) -> None:
+    """Bring ``state``'s clock back on ``table`` at ``t`` as the device does after a power cut: the seats, banks
+    and chips it kept (:meth:`Table.restore_seats`), then the clock paused with the time it had
+    (:meth:`Table.restore`, the one restore of the device and ``log replay``)."""
+    if state.seats is not None:
+        table.restore_seats(state.seats.record())
+    table.restore(ClockAtStop.from_state(state, t), t)
 
 
 def held_screen(text: str, events, config, at: float, state, interrupted: bool = False):
@@ -101,9 +108,8 @@ def held_screen(text: str, events, config, at: float, state, interrupted: bool =
     engine = table.engine
     later = []
     if interrupted:
-        if state.phase != IDLE:
-            engine.restore_paused(press, state.remaining(at), state.facing_bet, state.street, state.extensions,
-                                  state.seconds)
+        if state.phase != IDLE:  # the restarted device, the button held on it
+            restart(table, state, press)
     else:
         for event in events:
             if isinstance(event, End) or event.t > at:

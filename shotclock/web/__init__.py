@@ -7,8 +7,9 @@ one address, one TLS certificate and one set of credentials; see docs/network.md
 ``python -m shotclock.web`` regenerates the two files the pages take from the core, so the floor and
 the stream show exactly what the table's screen shows: ``lib/device-texts.js`` (the device's words,
 :mod:`shotclock.core.texts`) and ``lib/device-rules.js`` (its tones and their colours,
-:mod:`shotclock.core.tones`, how long a ruling stays up, :mod:`shotclock.core.view`, and each field's bounds,
-:mod:`shotclock.core.fields`).
+:mod:`shotclock.core.tones`, how long a ruling stays up, :mod:`shotclock.core.view`, each field's bounds,
+:mod:`shotclock.core.fields`, and the commands each phase takes, the ruling at 0 and where the countdown begins,
+:mod:`shotclock.core.engine`).
 """
 
 from __future__ import annotations
@@ -16,7 +17,8 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from shotclock.core import fields, handforhand, texts, tones, view
+from shotclock.core import engine, fields, handforhand, texts, tones, view
+from shotclock.core.events import EVENT_TYPES
 
 DEVICE_TEXTS = "lib/device-texts.js"
 DEVICE_RULES = "lib/device-rules.js"
@@ -51,6 +53,10 @@ def device_rules() -> dict:
       calm to warn (core/tones.py);
     * ``tones``: each tone's colours (``background``, ``ring``, ``ink``, ``accent``) as CSS colours;
     * ``fields``: the bounds of the seat commands' fields (core/fields.py), for the dashboard's forms;
+    * ``commands``: the dashboard's clock buttons each mode and phase takes (:func:`floor_commands`);
+    * ``consequence``: the ruling if time runs out, facing a bet (``bet``) or not (``no_bet``), and
+      ``countdown_includes_start``: whether the countdown begins at its first second exactly (``remaining <=
+      countdown``, true) or just after it (core/engine.py ``consequence`` and ``in_countdown``).
     * ``hand_for_hand``: the minutes TDA RP-8 takes off the tournament clock for each hand-for-hand hand, and their
       bound (core/handforhand.py, core/fields.py).
 
@@ -61,15 +67,32 @@ def device_rules() -> dict:
         "ruling_tones": dict(tones.RULING_TONES),
         "warn_below": tones.WARN_BELOW,
         "fields": fields.page_bounds(),
+        "commands": floor_commands(),
+        "consequence": {"bet": engine.consequence(True), "no_bet": engine.consequence(False)},
+        "countdown_includes_start": engine.in_countdown(5.0, 5),
         "hand_for_hand": {"minutes": handforhand.RP8_MINUTES, "max_minutes": fields.RP8_MINUTES_MAX},
         "tones": {name: {"background": css_colour(t.background), "ring": css_colour(t.ring), "ink": css_colour(t.ink),
                          "accent": css_colour(t.accent)} for name, t in tones.TONES.items()},
     }
 
 
+# The clock's buttons on a dashboard card, in the order shown: a called clock ends with the floor's cancel, a shot
+# clock with a stop (no more action in the hand). Which of them a table takes now is the engine's transition table's.
+FLOOR_BUTTONS = {"clock": ("call", "resume", "pause", "cancel"), "shot": ("start", "resume", "pause", "extend", "stop")}
+
+
+def floor_commands() -> dict:
+    """``{mode: {phase: [command, …]}}``: the :data:`FLOOR_BUTTONS` whose event the engine takes in that phase
+    (core/engine.py ``TRANSITIONS``); an event it would ignore has no button."""
+    return {mode: {str(phase): [c for c in buttons if EVENT_TYPES[c] in engine.TRANSITIONS[mode][phase]]
+                   for phase in engine.Phase}
+            for mode, buttons in FLOOR_BUTTONS.items()}
+
+
 def device_rules_js() -> str:
     """:func:`device_rules` as a script defining ``Shotclock.DEVICE_RULES``."""
-    return _script("shotclock/core/tones.py, core/view.py and core/fields.py", "DEVICE_RULES", device_rules())
+    return _script("shotclock/core/tones.py, core/view.py, core/fields.py and core/engine.py", "DEVICE_RULES",
+                   device_rules())
 
 
 GENERATED = {DEVICE_TEXTS: device_texts_js, DEVICE_RULES: device_rules_js}  # file → what it must hold

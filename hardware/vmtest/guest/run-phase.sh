@@ -1,7 +1,7 @@
 #!/bin/sh
-# This boot's phase, from the kernel command line (shotclock.vmtest=install|check|readonly|afterreset);
-# results go to the 9p share /mnt/vmtest, then the VM powers off (the readonly phase instead asks the host
-# for a hard reset and waits for it).
+# This boot's phase, from the kernel command line (shotclock.vmtest=install|check|readonly|afterreset|afterfloor);
+# results go to the 9p share /mnt/vmtest, then the VM powers off (the readonly and afterreset phases instead ask
+# the host for a hard reset and wait for it).
 out=/mnt/vmtest
 phase="$(sed -n 's/.*shotclock\.vmtest=\([a-z]*\).*/\1/p' /proc/cmdline)"
 data="$(sed -n 's/.*shotclock\.data=\([^ ]*\).*/\1/p' /proc/cmdline)"
@@ -23,6 +23,18 @@ case "$phase" in
             --key /srv/offline/release.pub ${data:+--data-partition "$data"} >"$out/install.log" 2>&1
         echo $? >"$out/install.rc"
         echo "$start $(cut -d' ' -f1 /proc/uptime)" >"$out/install.uptime"
+        if [ -f "$out/shotclock-firstboot.toml" ]; then
+            # The read-only run's floor network: the table provisioned as a venue does it ('shotclock provision'
+            # on the host, the file on the boot partition, taken by the first-boot unit), before the root turns
+            # read-only; and an address on QEMU's user network (the host, and its broker, is 10.0.2.2).
+            mkdir -p /boot/firmware /etc/systemd/network
+            cp "$out/shotclock-firstboot.toml" /boot/firmware/ &&
+                systemctl start shotclock-firstboot.service >"$out/firstboot.log" 2>&1 &&
+                printf '[Match]\nName=en*\n\n[Network]\nAddress=10.0.2.15/24\n' >/etc/systemd/network/10-vmtest.network &&
+                systemctl enable systemd-networkd.service >>"$out/firstboot.log" 2>&1
+            echo $? >"$out/firstboot.rc"
+            cat /etc/shotclock/config.toml >>"$out/firstboot.log" 2>&1
+        fi
         if [ -n "$data" ]; then
             # Raspberry Pi OS's overlay file system, as 'raspi-config nonint do_overlayfs 0' sets it up:
             # it installs overlayroot (whose hook rebuilds the initramfs) and puts 'overlayroot=tmpfs' on the
@@ -38,7 +50,7 @@ case "$phase" in
         python3 /usr/local/lib/shotclock-vmtest/checks.py "$out" >"$out/checks.log" 2>&1
         echo $? >"$out/checks.rc"
         ;;
-    readonly|afterreset)
+    readonly|afterreset|afterfloor)
         python3 /usr/local/lib/shotclock-vmtest/readonly.py "$out" "$phase" >"$out/checks-$phase.log" 2>&1
         echo $? >"$out/checks-$phase.rc"
         ;;

@@ -12,8 +12,10 @@
 (function (root) {
   "use strict";
 
-  // A ruling stays up as long as on the device's own screen (core/view.py, through device-rules.js).
-  var RULING_MS = root.Shotclock.DEVICE_RULES.ruling_ms;
+  // The device's rules, generated from the core (device-rules.js): how long a ruling stays up (core/view.py),
+  // the commands each phase takes, the ruling at 0 and where the countdown begins (core/engine.py).
+  var RULES = root.Shotclock.DEVICE_RULES;
+  var RULING_MS = RULES.ruling_ms;  // (a ruling is news as long as the device's screen shows it)
   var LATE_MS = 250;      // a heartbeat up to this much slower than the best one is not followed
   var RANK = {countdown: 0, running: 0, paused: 1, interrupted: 1, idle: 2, quiet: 3, unreachable: 3, offline: 3};
   var QUIET_HEARTBEATS = 3;  // a running clock unconfirmed for this many heartbeats (and a second) is not shown
@@ -56,7 +58,12 @@
     if (s.phase === "paused") return s.interrupted ? "interrupted" : "paused";
     if (s.phase !== "running") return "idle";
     if (quiet(table, now)) return "quiet";
-    return remainingMs(table, now) <= (s.countdown || 0) * 1000 ? "countdown" : "running";
+    return inCountdown(remainingMs(table, now), (s.countdown || 0) * 1000) ? "countdown" : "running";
+  }
+
+  /** True with `ms` left of a running clock whose countdown lasts `countdownMs` (core/engine.py in_countdown). */
+  function inCountdown(ms, countdownMs) {
+    return ms < countdownMs || (RULES.countdown_includes_start && ms === countdownMs);
   }
 
   /** Fraction of the clock left (0..1), or null without a clock. */
@@ -95,17 +102,18 @@
     });
   }
 
-  /** The commands a floor may send in this phase of this mode (the engine's transition table, core/engine.py). */
+  // The engine's phase behind each phase a page shows (none for a table it cannot vouch for).
+  var ENGINE_PHASE = {idle: "idle", running: "running", countdown: "running", paused: "paused", interrupted: "paused"};
+
+  /** The commands a floor may send in this phase of this mode (the engine's transition table, core/engine.py,
+   *  through device-rules.js). */
   function commandsFor(table, now) {
-    var p = phase(table, now);
-    var shot = table.state && table.state.mode === "shot";
-    if (p === "offline" || p === "quiet" || p === "unreachable") return [];
+    var p = ENGINE_PHASE[phase(table, now)];
+    var mode = table.state && table.state.mode === "shot" ? "shot" : "clock";
     // Hand-for-hand (TDA RP-8): a table whose hand is done starts no clock until the floor releases the next hand.
     var waiting = table.state && table.state.hand_for_hand && table.state.hand_for_hand.waiting === true;
-    if (p === "idle") return waiting ? [] : shot ? ["start"] : ["call"];
-    var stop = shot ? "stop" : "cancel";
-    if (p === "paused" || p === "interrupted") return ["resume", stop];
-    return shot ? ["pause", "extend", stop] : ["pause", stop];
+    var cmds = p ? RULES.commands[mode][p].slice() : [];
+    return waiting ? cmds.filter(function (c) { return c !== "call" && c !== "start"; }) : cmds;
   }
 
   /** Fold a new `state` message into the table record, measuring how far the local countdown had drifted.
@@ -161,9 +169,9 @@
       Math.abs((b.age_ms || 0) - (a.age_ms || 0) - elapsed) < 1000;
   }
 
-  /** The ruling if time runs out (core/engine.py Snapshot.consequence). */
+  /** The ruling if time runs out (core/engine.py consequence, through device-rules.js). */
   function consequence(state) {
-    return state.facing_bet ? "hand_dead" : "check";
+    return state.facing_bet ? RULES.consequence.bet : RULES.consequence.no_bet;
   }
 
   /** Milliseconds left of a time bank at `now` (time bank mode), or null where there is none: the seat on the
@@ -193,7 +201,7 @@
     RULING_MS: RULING_MS, remainingMs: remainingMs, quiet: quiet, shownSeconds: shownSeconds, phase: phase,
     progress: progress, freshRuling: freshRuling, naturalCompare: naturalCompare, sortTables: sortTables,
     phaseRank: phaseRank,
-    commandsFor: commandsFor, applyState: applyState, consequence: consequence,
+    commandsFor: commandsFor, applyState: applyState, consequence: consequence, inCountdown: inCountdown,
     bankLeftMs: bankLeftMs, bankRuns: bankRuns
   };
   root.Shotclock = root.Shotclock || {};

@@ -1,5 +1,40 @@
-/* Generated from shotclock/core/tones.py, core/view.py and core/fields.py by 'python -m shotclock.web': do not edit. */
+/* Generated from shotclock/core/tones.py, core/view.py, core/fields.py and core/engine.py by 'python -m shotclock.web': do not edit. */
 (this.Shotclock = this.Shotclock || {}).DEVICE_RULES = {
+ "commands": {
+  "clock": {
+   "idle": [
+    "call"
+   ],
+   "paused": [
+    "resume",
+    "cancel"
+   ],
+   "running": [
+    "pause",
+    "cancel"
+   ]
+  },
+  "shot": {
+   "idle": [
+    "start"
+   ],
+   "paused": [
+    "resume",
+    "extend",
+    "stop"
+   ],
+   "running": [
+    "pause",
+    "extend",
+    "stop"
+   ]
+  }
+ },
+ "consequence": {
+  "bet": "hand_dead",
+  "no_bet": "check"
+ },
+ "countdown_includes_start": true,
  "fields": {
   "bank": {
    "kind": "seconds",
