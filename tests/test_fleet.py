@@ -69,3 +69,116 @@ def test_fleet_cli_refuses_bad_arguments(tmp_path, capsys):
     assert "not a folder" in capsys.readouterr().err
     assert main(["fleet", "--tables", "2", "--venue", "v", "--credentials", str(tmp_path), "--duration", "1"]) == 2
     assert "no credentials for table 1" in capsys.readouterr().err
+
+
+def statuses(inbox, online: bool) -> dict:
+    """Each table's newest status message with ``online``, by table id."""
+    found = {}
+    for m in list(inbox.messages):
+        if m.topic.endswith("/status") and m.payload and json.loads(m.payload)["online"] is online:
+            found[json.loads(m.payload)["table"]] = json.loads(m.payload)
+    return found
+
+
+def press_each(tables) -> None:
+    import time
+
+    for table in tables:
+        now = time.monotonic()
+        table.press("floor", now)
+        table.release("floor", now + 0.05)
+
+
+@pytest.mark.slow
+def test_a_fleet_runs_its_tables_on_a_few_threads_and_stops_them_cleanly(tmp_path):
+    import threading
+
+    ids = [str(n) for n in range(1, 41)]
+    with MosquittoBroker(tmp_path / "broker", tables=ids, websockets=False) as broker:
+        inbox = Inbox(broker.client("collector"), all_tables("test", "event"), all_tables("test", "status"))
+        threads_before = threading.active_count()
+        tables = start_fleet(40, "127.0.0.1", broker.port, "test", broker.folder / "credentials", tmp_path / "fleet",
+                             extra=FAST)
+        try:
+            # Forty tables, each its own login and client id, on the loop's and the log writer's threads.
+            assert threading.active_count() - threads_before <= 2
+            wait_until(lambda: len(statuses(inbox, True)) == 40, what="every table online")
+            press_each(tables)
+            called = lambda: {json.loads(m.payload)["table"] for m in list(inbox.messages) if m.topic.endswith("/event")
+                              and json.loads(m.payload)["record"]["type"] == "start"}
+            wait_until(lambda: called() == set(ids), what="each table's clock call published")
+        finally:
+            loop = tables[0].fleet_loop
+            for table in tables:  # one by one, as a test or a script stops them
+                table.stop()
+        assert statuses(inbox, False).keys() == set(ids) and all(s["clean"] for s in statuses(inbox, False).values())
+        loop.thread.join(10)
+        assert not loop.thread.is_alive()  # it ends with its last table
+
+
+@pytest.mark.slow
+def test_fleet_tables_reconnect_when_the_broker_comes_back(tmp_path):
+    ids = [str(n) for n in range(1, 11)]
+    with MosquittoBroker(tmp_path / "broker", tables=ids, websockets=False) as broker:
+        tables = start_fleet(10, "127.0.0.1", broker.port, "test", broker.folder / "credentials", tmp_path / "fleet",
+                             extra=FAST)
+        try:
+            wait_until(lambda: all(t.link.status.connected for t in tables), what="every table connected")
+            broker.kill()
+            wait_until(lambda: not any(t.link.status.connected for t in tables), what="every table offline")
+            broker.start()
+            wait_until(lambda: all(t.link.status.connected for t in tables), what="every table back")
+            inbox = Inbox(broker.client("collector"), all_tables("test", "event"))
+            press_each(tables)
+            wait_until(lambda: {json.loads(m.payload)["table"] for m in list(inbox.messages)} == set(ids),
+                       what="an event from each table after the broker's return")
+            assert tables[0].fleet_loop.thread.is_alive() and not tables[0].fleet_loop.failures
+        finally:
+            for table in tables:
+                table.stop()
+
+
+@pytest.mark.slow
+def test_fleet_says_in_one_line_that_its_tables_lost_the_broker(tmp_path):
+    import subprocess
+    import sys
+
+    ids = [str(n) for n in range(1, 21)]
+    with MosquittoBroker(tmp_path / "broker", tables=ids, websockets=False) as broker:
+        inbox = Inbox(broker.client("collector"), all_tables("test", "status"))
+        log = open(tmp_path / "fleet.log", "w+")
+        fleet = subprocess.Popen([sys.executable, "-m", "shotclock", "fleet", "--tables", "20", "--idle",
+                                  "--broker", f"127.0.0.1:{broker.port}", "--venue", "test",
+                                  "--credentials", str(broker.folder / "credentials")],
+                                 stdout=subprocess.DEVNULL, stderr=log)
+        text = lambda: (tmp_path / "fleet.log").read_text()
+        try:
+            wait_until(lambda: len(statuses(inbox, True)) == 20, what="every table online", alive=fleet)
+            broker.kill()
+            wait_until(lambda: "lost the broker" in text(), what="the fleet saying so", alive=fleet)
+            broker.start()
+            wait_until(lambda: "connected to the broker" in text() and "again" in text(), what="the fleet back",
+                       alive=fleet)
+        finally:
+            fleet.terminate()
+            assert fleet.wait(60) == 0
+            log.close()
+        lines = text().splitlines()
+        assert len([line for line in lines if "lost the broker" in line]) == 1, text()
+        assert "Traceback" not in text()
+
+
+@pytest.mark.slow
+def test_fleet_tables_connect_over_tls(tmp_path, certificate):
+    with MosquittoBroker(tmp_path / "broker", tables=["1", "2", "3"], websockets=False, tls=certificate) as broker:
+        inbox = Inbox(broker.client("collector"), all_tables("test", "event"), all_tables("test", "status"))
+        tables = start_fleet(3, "127.0.0.1", broker.tls_port, "test", broker.folder / "credentials",
+                             tmp_path / "fleet", tls=True, ca_file=certificate[0], extra=FAST)
+        try:
+            wait_until(lambda: len(statuses(inbox, True)) == 3, what="every table online over TLS")
+            press_each(tables)
+            wait_until(lambda: {json.loads(m.payload)["table"] for m in list(inbox.messages)
+                                if m.topic.endswith("/event")} == {"1", "2", "3"}, what="an event from each table")
+        finally:
+            for table in tables:
+                table.stop()
