@@ -148,7 +148,7 @@ def fleet(add) -> None:
     p.add_argument("--shot", type=int, default=0, metavar="N",
                    help="the last N tables run the shot clock (preset shot-15-20-30); the rest the clock call")
     p.add_argument("--state-dir", metavar="DIR", default=argparse.SUPPRESS,  # keeps a --state-dir given before 'fleet'
-                   help="keep the tables' decision logs here (default: a temporary folder)")
+                   help="keep the tables' decision logs here (default: a temporary folder in memory, /dev/shm)")
 
 
 def floor_demo(add) -> None:
