@@ -18,9 +18,9 @@ from dataclasses import dataclass, field, make_dataclass
 from pathlib import Path
 from typing import Any, Callable
 
-from shotclock.core.fields import BANK_MAX, CHIPS_MAX, FIELDS, MAX_SEATS, MIN_SEATS, text_problem
-from shotclock.core.settings import (ALLOWANCE_RESETS, MODES, STREETS, ClockSettings, SeatSettings, Settings,
-                                     ShotSettings)
+from shotclock.core.fields import BANK_MAX, CHIPS_MAX, FIELDS, LEVEL_MAX, MAX_SEATS, MIN_SEATS, text_problem
+from shotclock.core.settings import (ALLOWANCE_RESETS, MODES, STREETS, ClockSettings, LevelRule, SeatSettings,
+                                     Settings, ShotSettings)
 from shotclock.errors import ConfigError, PinConfigError, shown
 
 BUTTONS = ("floor", "action", "bet", "extend", "street")
@@ -67,7 +67,9 @@ class Key:
     """One configuration key: dotted name, accepted types, default, description, allowed range, extra check.
 
     A number's ``range`` is checked before ``check``; a key that takes numbers must have one
-    (tests/test_config.py checks every key of the schema).
+    (tests/test_config.py checks every key of the schema). ``by_level``: a ``[levels.N]`` section may change it
+    from tournament level N on (docs/rules.md, "Levels"), and a named rule set (``[rule_sets.NAME]``) while the
+    floor has the table on it (docs/rules.md, "The tournament").
     """
 
     name: str
@@ -76,6 +78,7 @@ class Key:
     description: str
     check: Callable[[Any], str | None] | None = None
     range: Range | None = None
+    by_level: bool = False
 
     def problem(self, value) -> str | None:
         """What is wrong with ``value`` for this key, without the key's name (None when it is valid)."""
@@ -153,25 +156,26 @@ PRESET_KEYS = frozenset(k for values in PRESETS.values() for k in values)
 SCHEMA: list[Key] = [
     Key("preset", (str,), "house-29", "the rule set: " + ", ".join(f'"{p}"' for p in PRESETS)
         + " (docs/rules.md); any key below overrides it", _one_of(*PRESETS)),
-    Key("mode", (str,), "clock", "\"clock\" (rule 29 clock call) or \"shot\" (tour shot clock)", _one_of(*MODES)),
+    Key("mode", (str,), "clock", "\"clock\" (rule 29 clock call) or \"shot\" (tour shot clock)", _one_of(*MODES),
+        by_level=True),
     Key("label", (str,), "", "the rule's name on screen after the mode (\"TDA 29\"); empty: the house rule 29"),
     Key("table", (str,), "Tafel 1", "the table's name, shown on the screen when idle (1 to 40 characters)",
         _text("table")),
     Key("language", (str,), "nl", "screen and voice language: \"nl\" (Dutch, the official table language) or \"en\"",
         _one_of("nl", "en")),
-    Key("clock.seconds", NUM, 30, "the whole clock in seconds, countdown included", range=SECONDS),
-    Key("clock.countdown", (int,), 5, "audible countdown over the last N seconds", range=COUNTDOWN),
+    Key("clock.seconds", NUM, 30, "the whole clock in seconds, countdown included", range=SECONDS, by_level=True),
+    Key("clock.countdown", (int,), 5, "audible countdown over the last N seconds", range=COUNTDOWN, by_level=True),
     Key("clock.tie_window", NUM, 0.5, "seconds after 0 in which an action still counts for the player",
         range=TIE_WINDOW),
-    *[Key(f"shot.{s}", NUM, 30, f"seconds per decision on the {s}", range=SECONDS) for s in STREETS],
-    Key("shot.countdown", (int,), 5, "audible countdown over the last N seconds", range=COUNTDOWN),
-    Key("shot.extension", NUM, 30, "seconds one time-extension chip adds", range=SECONDS),
+    *[Key(f"shot.{s}", NUM, 30, f"seconds per decision on the {s}", range=SECONDS, by_level=True) for s in STREETS],
+    Key("shot.countdown", (int,), 5, "audible countdown over the last N seconds", range=COUNTDOWN, by_level=True),
+    Key("shot.extension", NUM, 30, "seconds one time-extension chip adds", range=SECONDS, by_level=True),
     Key("shot.tie_window", NUM, 0.5, "seconds after 0 in which an action still counts for the player",
         range=TIE_WINDOW),
     Key("shot.extension_limit", (int,), 4, "extension chips one decision may take (0: no limit)",
-        range=Range(0, 20)),
+        range=Range(0, 20), by_level=True),
     Key("shot.allowance", (int,), 0, "extension chips each player holds, counted by seat (0: not tracked)",
-        range=Range(0, CHIPS_MAX)),
+        range=Range(0, CHIPS_MAX), by_level=True),
     Key("shot.allowance_reset", (str,), "floor", "when players get their chips back: \"hand\" (every new hand) or "
         "\"floor\" (only when the floor resets them: a new day or stage)", _one_of(*ALLOWANCE_RESETS)),
     Key("shot.undo_seconds", NUM, 5, "seconds after an extension in which the dealer can take it back",
@@ -257,6 +261,82 @@ SCHEMA: list[Key] = [
 ]
 KEYS = {k.name: k for k in SCHEMA}
 
+# Tournament levels (docs/rules.md, "Levels"): a ``[levels.N]`` section changes the keys marked ``by_level`` from
+# level N on (``[levels.11] mode = "shot"``: a shot clock from level 11), and may top every seated player up once,
+# at the first hand of level N. Its keys are the schema's own (same types, ranges and checks), plus these two.
+LEVELS = "levels"
+LEVEL_TOP_UPS: dict[str, Key] = {k.name: k for k in (
+    Key("top_up.seconds", NUM, 0, "seconds of time bank every seated player gets at the first hand of this level "
+        "(needs seats.track and seats.bank)", range=Range(0, BANK_MAX)),
+    Key("top_up.chips", (int,), 0, "extension chips every seated player gets at the first hand of this level",
+        range=Range(0, CHIPS_MAX)),
+)}
+LEVEL_KEYS: dict[str, Key] = {**{k.name: k for k in SCHEMA if k.by_level}, **LEVEL_TOP_UPS}
+
+
+def level_key(name: str) -> tuple[int, str] | str | None:
+    """``"levels.11.mode"`` → ``(11, "mode")``; a ``levels.`` key that is not one: the problem (a string); any other
+    key: None."""
+    head, dot, rest = name.partition(".")
+    if head != LEVELS or not dot:
+        return None
+    number, dot, key = rest.partition(".")
+    if not (number.isascii() and number.isdigit()) or not 1 <= int(number) <= LEVEL_MAX:
+        return f"names no level: '{number}' must be a level from 1 to {LEVEL_MAX} ([levels.N])"
+    if key not in LEVEL_KEYS:
+        match = difflib.get_close_matches(key, LEVEL_KEYS, n=1)
+        return (f"is not a key a level can change{f' (did you mean {match[0]!r}?)' if match else ''}; "
+                f"a level can change {', '.join(LEVEL_KEYS)}")
+    return int(number), key
+
+
+# The house's named rule sets (docs/rules.md, "The tournament"): a ``[rule_sets.NAME]`` section changes the same
+# keys a level may (those marked ``by_level``) while the floor has the table on rule set NAME, from its next hand
+# (``[rule_sets.bubble]`` with ``shot.preflop = 30``…: a 30 s shot clock on every decision), in the table's own
+# mode (a clock's mode is its session's in the log, its export and its replay). NAME is
+# what the floor's ``rule_set`` command sends: the text rule of the ``rule_set`` field (core/fields.py).
+RULE_SETS = "rule_sets"
+RULE_SET_KEYS: dict[str, Key] = {k.name: k for k in SCHEMA if k.by_level}
+
+
+def rule_set_key(name: str) -> tuple[str, str] | str | None:
+    """``"rule_sets.bubble.shot.flop"`` → ``("bubble", "shot.flop")``; a ``rule_sets.`` key that is not one: the
+    problem (a string); any other key: None."""
+    head, dot, rest = name.partition(".")
+    if head != RULE_SETS or not dot:
+        return None
+    for key in sorted(RULE_SET_KEYS, key=len, reverse=True):  # a name may hold a dot: the key is its end
+        if rest.endswith("." + key):
+            set_name = rest[:-len(key) - 1]
+            problem = FIELDS["rule_set"].value_problem(set_name) or (None if set_name else "must not be empty")
+            return (set_name, key) if problem is None else \
+                f"names no rule set: {problem.replace(FIELDS['rule_set'].what, 'the name', 1)}"
+    key = rest.partition(".")[2] or rest
+    match = difflib.get_close_matches(key, RULE_SET_KEYS, n=1)
+    return (f"is not a key a rule set can change{f' (did you mean {match[0]!r}?)' if match else ''}; a rule set can "
+            f"change {', '.join(RULE_SET_KEYS)} ([rule_sets.NAME])")
+
+
+def rule_set_changes(values: dict) -> dict[str, tuple[tuple[str, object], ...]]:
+    """The ``[rule_sets.NAME]`` sections of checked configuration ``values``: each name's rule changes, in order."""
+    sets: dict[str, list[tuple[str, object]]] = {}
+    for name, value in values.items():
+        parsed = rule_set_key(name)
+        if isinstance(parsed, tuple):
+            sets.setdefault(parsed[0], []).append((parsed[1], value))
+    return {name: tuple(changes) for name, changes in sets.items()}
+
+
+def rule_set_values(values: dict, name: str) -> dict:
+    """The configuration ``values`` as a hand under rule set ``name`` plays them (its changes on the table's own)."""
+    return {**values, **dict(rule_set_changes(values).get(name, ()))}
+
+
+def is_key(name: str) -> bool:
+    """Whether ``name`` is a valid configuration key: one of the schema's, a level's (``levels.11.mode``) or a
+    rule set's (``rule_sets.bubble.mode``)."""
+    return name in KEYS or isinstance(level_key(name), tuple) or isinstance(rule_set_key(name), tuple)
+
 
 # The typed settings, derived from SCHEMA (the one list of keys): one frozen class per section, its fields the
 # section's keys with their defaults. The engine's sections keep the core's own classes (the core cannot import
@@ -341,13 +421,35 @@ class Config:
 
     @property
     def settings(self) -> Settings:
-        """The engine's rule settings."""
-        return Settings(mode=self.mode, clock=self.clock, shot=self.shot, seats=self.seats)
+        """The engine's rule settings, with the rules that change by level."""
+        return Settings(mode=self.mode, clock=self.clock, shot=self.shot, seats=self.seats,
+                        levels=level_rules(self.values))
+
+    @property
+    def rule_sets(self) -> dict[str, tuple[tuple[str, object], ...]]:
+        """The named rule sets (``[rule_sets.NAME]``): each name's rule changes, as the core layers them on a hand
+        (:mod:`shotclock.core.rhythm`)."""
+        return rule_set_changes(self.values)
 
     @property
     def screen_size(self) -> tuple[int, int]:
         """``screen.size`` as (width, height)."""
         return parse_size(self.screen.size)
+
+
+def level_rules(values: dict) -> tuple[LevelRule, ...]:
+    """The ``[levels.N]`` sections of checked configuration ``values`` as the core's level rules, by level."""
+    by_level: dict[int, dict[str, Any]] = {}
+    for name, value in values.items():
+        parsed = level_key(name)
+        if isinstance(parsed, tuple):
+            by_level.setdefault(parsed[0], {})[parsed[1]] = value
+    rules = []
+    for level in sorted(by_level):
+        keys = by_level[level]
+        changes = tuple((k, v) for k, v in keys.items() if k not in LEVEL_TOP_UPS)
+        rules.append(LevelRule(level, changes, keys.get("top_up.seconds") or None, keys.get("top_up.chips") or None))
+    return tuple(rules)
 
 
 def parse_size(text: str) -> tuple[int, int]:
@@ -403,6 +505,14 @@ def config_from(flat: dict, source: str) -> Config:
         values.update(PRESETS[preset])
     for name, value in flat.items():
         key = KEYS.get(name)
+        if key is None and (parsed := level_key(name) or rule_set_key(name)) is not None:
+            keys = LEVEL_KEYS if name.startswith(LEVELS + ".") else RULE_SET_KEYS
+            problem = parsed if isinstance(parsed, str) else keys[parsed[1]].problem(value)
+            if problem:
+                errors[name] = problem
+            else:
+                values[name] = value
+            continue
         if key is None:
             match = difflib.get_close_matches(name, KEYS, n=1)
             errors[name] = "is not a known key" + (f" (did you mean '{match[0]}'?)" if match else "")
@@ -413,7 +523,9 @@ def config_from(flat: dict, source: str) -> Config:
         else:
             values[name] = value
     _cross_checks(values, errors)
+    _level_checks(values, errors)
     _preset_mode_check(flat, values, errors)
+    _rule_set_checks(values, errors)
     if errors:
         pins_only = all(k.startswith("pins.") for k in errors)
         raise (PinConfigError if pins_only else ConfigError)(source, errors)
@@ -455,6 +567,53 @@ def _cross_checks(values: dict, errors: dict) -> None:
     if "device.stuck_after" not in errors and "device.hold" not in errors:
         if values["device.stuck_after"] <= values["device.hold"]:
             add("device.stuck_after", f"must be longer than 'device.hold' ({values['device.hold']} s)")
+
+
+def _level_checks(values: dict, errors: dict) -> None:
+    """Each level's rules, as the table will play them (the base and every level up to it): a countdown longer than
+    a clock, a time bank top-up where no bank runs; refused under the level's key to change."""
+    from shotclock.core.rhythm import level_changes
+
+    base = {k: v for k, v in values.items() if k in KEYS}
+    rules = level_rules({k: v for k, v in values.items() if k not in errors})
+    for rule in rules:
+        played = {**base, **level_changes(Settings(levels=rules), rule.level)}
+        mode = played["mode"]
+        streets = ["clock.seconds"] if mode == "clock" else [f"shot.{s}" for s in STREETS]
+        shortest = min(played[k] for k in streets)
+        countdown = played[f"{mode}.countdown"]
+        if countdown > shortest:
+            culprit = next((f"levels.{rule.level}.{k}" for k in [f"{mode}.countdown", *streets, "mode"]
+                            if f"levels.{rule.level}.{k}" in values), f"levels.{rule.level}")
+            errors.setdefault(culprit, f"makes level {rule.level}'s countdown ({countdown} s) longer than its clock "
+                                       f"({shortest} s)")
+        if rule.top_up_seconds and not (values["seats.track"] and values["seats.bank"]):
+            errors.setdefault(f"levels.{rule.level}.top_up.seconds",
+                              "needs seats.track = true and a seats.bank (a top-up is a player's time bank)")
+        if rule.top_up_chips and not values["seats.track"]:
+            errors.setdefault(f"levels.{rule.level}.top_up.chips",
+                              "needs seats.track = true (the table tops up its seated players)")
+
+
+def _rule_set_checks(values: dict, errors: dict) -> None:
+    """Each named rule set as a hand under it plays (the table's own rules, its changes on top): another mode, a
+    countdown longer than its clock; refused under the rule set's key to change."""
+    sets = rule_set_changes({k: v for k, v in values.items() if k not in errors})
+    for name, changes in sets.items():
+        played = {**{k: v for k, v in values.items() if k in KEYS}, **dict(changes)}
+        mode = played["mode"]
+        if mode != values["mode"]:  # a clock's mode is its session's in the log, its export and its replay
+            errors.setdefault(f"rule_sets.{name}.mode", f"must be the table's own mode (\"{values['mode']}\"): a rule "
+                                                        "set changes the rules of the mode the table runs")
+            continue
+        streets = ["clock.seconds"] if mode == "clock" else [f"shot.{s}" for s in STREETS]
+        shortest = min(played[k] for k in streets)
+        countdown = played[f"{mode}.countdown"]
+        if countdown > shortest:
+            culprit = next((f"rule_sets.{name}.{k}" for k in [f"{mode}.countdown", *streets, "mode"]
+                            if f"rule_sets.{name}.{k}" in values), f"rule_sets.{name}")
+            errors.setdefault(culprit, f"makes rule set {name!r}'s countdown ({countdown} s) longer than its clock "
+                                       f"({shortest} s)")
 
 
 def _preset_mode_check(flat: dict, values: dict, errors: dict) -> None:
@@ -532,4 +691,15 @@ def example_toml() -> str:
             assignment = "# " + assignment
         allowed = f" ({key.range})" if key.range and not key.name.startswith("pins.") else ""
         lines.append(f"{assignment:<24} # {key.description}{allowed}")
+    import textwrap
+
+    lines += ["", "# Rules that change by tournament level (docs/rules.md, \"Levels\"): a [levels.N] section changes,",
+              f"# from level N on (1 to {LEVEL_MAX}), any of these keys:"]
+    lines += textwrap.wrap(", ".join(LEVEL_KEYS), 100, initial_indent="#   ", subsequent_indent="#   ")
+    lines += ["# For example:", "# [levels.11]", '# mode = "shot"', "# [levels.10]", "# top_up.seconds = 30"]
+    lines += ["", "# Named rule sets the floor puts a room or the venue on from each table's next hand (docs/rules.md,",
+              "# \"The tournament\"): a [rule_sets.NAME] section changes the keys a level can, in the table's own",
+              "# mode (not the top-ups). For example, the bubble at a shot-clock table: 30 s on every decision,",
+              "# one extension chip a decision:",
+              "# [rule_sets.bubble]", *[f"# shot.{s} = 30" for s in STREETS], "# shot.extension_limit = 1"]
     return "\n".join(lines) + "\n"

@@ -305,3 +305,44 @@ def test_a_preset_with_an_allowance_and_no_seat_tracking_is_checked_with_one_war
     path.write_text(f'preset = "{preset}"\n[seats]\ntrack = true\n')
     assert main(["config", "--check", str(path)]) == 0
     assert capsys.readouterr().err == ""
+
+
+def test_rule_sets_are_checked_key_by_key():
+    text = """
+preset = "shot-15-20-30"
+[rule_sets.bubble]
+shot.preflop = 30
+shot.extension_limit = 1
+[rule_sets.fast]
+shot.preflop = 10
+[rule_sets.wrong]
+seats.bank = 30
+shot.flopp = 10
+[rule_sets.clocked]
+mode = "clock"
+[rule_sets.loud]
+shot.countdown = 20
+[rule_sets.neg]
+shot.turn = -1
+"""
+    with pytest.raises(ConfigError) as info:
+        parse_config(text)
+    errors = info.value.errors
+    assert set(errors) == {"rule_sets.wrong.seats.bank", "rule_sets.wrong.shot.flopp", "rule_sets.clocked.mode",
+                           "rule_sets.loud.shot.countdown", "rule_sets.neg.shot.turn"}
+    assert "did you mean 'shot.flop'" in errors["rule_sets.wrong.shot.flopp"]
+    assert errors["rule_sets.clocked.mode"].startswith('must be the table\'s own mode ("shot")')
+    assert "longer than its clock (15 s)" in errors["rule_sets.loud.shot.countdown"]
+    good = parse_config(text.split("[rule_sets.wrong]")[0])
+    assert good.rule_sets == {"bubble": (("shot.preflop", 30), ("shot.extension_limit", 1)),
+                              "fast": (("shot.preflop", 10),)}
+    assert good.settings.shot.preflop == 15  # the table's own rules until the floor chooses a rule set
+
+
+def test_a_rule_set_name_follows_the_text_rule():
+    with pytest.raises(ConfigError) as info:
+        parse_config('[rule_sets."a\\tb"]\nshot.flop = 20\n[rule_sets.""]\nmode = "clock"\n')
+    assert info.value.errors == {
+        "rule_sets.a\tb.shot.flop": "names no rule set: the name must not hold control characters (tab, newline, "
+                                     "direction marks)",
+        "rule_sets..mode": "names no rule set: must not be empty"}

@@ -505,3 +505,42 @@ def test_the_sessions_utc_pairs_the_wall_clock_with_the_table_time_it_was_read_a
     rec.start_session(started)
     (utc,) = sqlite3.connect(tmp_path / "state" / "shotclock.db").execute("SELECT utc FROM records").fetchone()
     assert utc.startswith(true(started)), (utc, true(started))
+
+
+def test_a_clock_under_a_rule_set_exports_its_rules_and_a_restart_in_hand_for_hand_waits_on(table, capsys):
+    from shotclock.config import config_from
+    from shotclock.core.inputs import Command
+
+    config = 'preset = "shot-15-20-30"\n[rule_sets.bubble]\nshot.preflop = 30\nshot.flop = 30\n'
+
+    def floor(d, name, n, **fields):
+        d.loop.post(Command(d.loop.clock.now, name, id=f"{name}{n}", sender="floor-anna", **fields))
+        return d.loop.run_once()
+
+    d, rec = table(config)
+    assert floor(d, "rule_set", 1, rule_set="bubble").acks[0].ignored is None
+    press(d, "street", hold=2.5)  # the dealer's new hand: the bubble's rules from here
+    press(d, "action")            # a 30 s clock (the table's own preflop is 15 s)
+    wait(d, 40)                   # expires: hand dead
+    state_dir = str(rec.log.path.parent)
+    assert main(["log", "--state-dir", state_dir, "export", "--replay", "1"]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    header = json.loads(lines[0])
+    settings = config_from(header["config"], "the header").settings
+    out = [o.record() for o in replay(parse_events(lines[1:]), settings)]
+    assert [(o["type"], o.get("seconds"), o.get("outcome")) for o in out if o["type"] in ("start", "decision")] == [
+        ("start", 30, None), ("decision", None, "hand_dead")]
+    floor(d, "hand_for_hand", 2)
+    press(d, "street", hold=2.5)  # the hand is done: the table waits for the floor
+    d2, rec2 = table(config)      # a restart: it waits on, in the bubble
+    rec2.restore_tournament(rec2.log, d2.table, d2.loop.clock())
+    state = d2.table.state
+    assert (state.hand_for_hand.waiting, state.rule_set.rule_set) == (True, "bubble")
+    press(d2, "action")
+    assert d2.table.state.phase == "idle"
+    assert [r["reason"] for r in rec2.log.rows() if r["type"] == "ignored"][-1] == "hand-for-hand: wait for the floor"
+    assert floor(d2, "release_hand", 3).acks[0].ignored is None
+    press(d2, "action")
+    assert d2.table.state.seconds == 30
+    for session in sorted(rec2.log.sessions()):
+        assert main(["log", "--state-dir", state_dir, "replay", str(session), "--check"]) == 0, capsys.readouterr()

@@ -28,6 +28,7 @@ run seats-small   --scenario "$EX/seats-6-handed.events.jsonl" --config "$EX/sea
 run seats-fold    --scenario "$EX/seats-6-handed.events.jsonl" --config "$EX/seats-6-handed.toml" --at 36 --hold action=1.2
 run seats-bank    --scenario "$EX/tempo-bank.events.jsonl" --config "$EX/tempo-bank.toml" --at 55
 run seats-folded  --scenario "$EX/tempo-bank.events.jsonl" --config "$EX/tempo-bank.toml" --at 221
+run hand-for-hand --scenario "$EX/clock-paused-then-acted.events.jsonl" --at 60 --hand-for-hand 3
 run cue-flash     --scenario "$EX/clock-dead-hand.events.jsonl" --config docs/screens/visual-cues.toml --at 27.1
 .venv/bin/python docs/screens/dealer_check.py
 # The floor pages (dashboard, overlay): a real broker, fleet and chromium; about 45 s.
@@ -36,4 +37,5 @@ run cue-flash     --scenario "$EX/clock-dead-hand.events.jsonl" --config docs/sc
 .venv/bin/python docs/screens/seats_overlay.py
 .venv/bin/python docs/screens/dashboard_500.py
 .venv/bin/python docs/screens/demo_seats.py
+.venv/bin/python docs/screens/tournament.py
 echo "wrote $S/*.png" >&2

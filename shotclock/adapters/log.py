@@ -40,6 +40,9 @@ SYNCHRONOUS = {
     **dict.fromkeys(("start", "pause", "resume", "extended", "undo", "decision", "interrupted", "checkpoint",
                      "shutdown", "lost", "session", "chips_reset", "chips_restored", "seats_restored"), "FULL"),
     **dict.fromkeys(("command", "seat", "bank", "top_up", "seats", "refused"), "FULL"),
+    # What a restart brings back of the tournament: a table waiting for the floor's release starts no clock after
+    # a power cut, and a rule set in force rules on.
+    **dict.fromkeys(("hand_for_hand", "rule_set"), "FULL"),
     **dict.fromkeys(("beep", "edge", "input", "fault", "turn", "hand_over", "ignored"), "NORMAL"),
 }
 DURABLE = frozenset(kind for kind, mode in SYNCHRONOUS.items() if mode == "FULL")

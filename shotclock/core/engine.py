@@ -244,6 +244,9 @@ class Snapshot:
     seats: object = None  # with seat tracking: a shotclock.core.seats.SeatsView (the seat on the clock, names…)
     on_clock: int | None = None  # with seat tracking: the seat the running or paused clock is on
     notice: tuple[float, str, int] | None = None  # with seat tracking: (t, what, seat) of a refusal to show
+    level: object = None  # a level was set: the table's shotclock.core.levels.LevelView (level, hand of the level)
+    hand_for_hand: object = None  # a shotclock.core.handforhand.HandForHandView while the floor plays hand-for-hand
+    rule_set: object = None  # a shotclock.core.rulesets.RuleSetView while a named rule set runs or waits
 
     def remaining(self, now: float) -> float | None:
         """Seconds left to 0 at ``now`` (never negative), or None when no clock is on."""
@@ -289,12 +292,26 @@ class Engine:
         self.last_shown: ev.Decision | None = None  # the last decision the screen shows (not a quiet end)
         # until a street or a new hand: the hand has moved on, and the screen with it
         self.interrupted = False  # a clock restored after a power cut, until resumed or ended
+        self._tune(settings)
+
+    def _tune(self, settings: Settings) -> None:
+        """Take the rule settings: the mode's rows of the table, the times, the countdown and the tie window."""
+        self.settings = settings
+        self.mode = settings.mode
         self._tie = _us(settings.tie_window)
         self._countdown = settings.countdown
         self._street_seconds = {street: settings.shot.seconds_for(street) for street in STREETS}
         # This mode's rows of TRANSITIONS with each method bound: phase -> event class -> (method, next phase)
         self._rows = {phase: {cls: (getattr(self, tr.method), tr.to) for cls, tr in row.items()}
                       for phase, row in TRANSITIONS[self.mode].items()}
+
+    def retune(self, settings: Settings) -> None:
+        """Play the next hand with ``settings`` (a new level's rules, :mod:`shotclock.core.rhythm`): only between
+        hands, with no clock on (raises :class:`~shotclock.errors.EventError` otherwise, the state untouched).
+        The chips each seat used are kept; the new allowance counts them."""
+        if self.phase != IDLE:
+            raise EventError(f"the rules change only between hands; a clock is {self.phase}")
+        self._tune(settings)
 
     # -- the public interface ------------------------------------------------------
 

@@ -269,6 +269,43 @@ SEAT_EVENTS: tuple[type[Event], ...] = (SeatPlayer, Rename, EmptySeat, SetButton
 SEAT_EVENT_NAMES = frozenset(cls.NAME for cls in SEAT_EVENTS)
 
 
+# -- the tournament's floor commands (sent to the venue at once): no replay line, they never touch a clock -----
+
+
+@_frozen
+class HandForHand(Event):
+    """The floor starts hand-for-hand (TDA RP-8): the table plays its hand, then waits for the floor's release;
+    ``minutes``: what each hand-for-hand hand takes off the tournament clock (None: RP-8's 2)."""
+
+    minutes: float | None = None
+    NAME: ClassVar[str] = "hand_for_hand"
+
+
+@_frozen
+class ReleaseHand(Event):
+    """The floor releases the next hand-for-hand hand (every table at once)."""
+
+    NAME: ClassVar[str] = "release_hand"
+
+
+@_frozen
+class EndHandForHand(Event):
+    """The floor ends hand-for-hand: the tables play on as before."""
+
+    NAME: ClassVar[str] = "end_hand_for_hand"
+
+
+@_frozen
+class UseRuleSet(Event):
+    """The floor puts the table on the named rule set from its next hand ("": back to its own rules)."""
+
+    rule_set: str = ""
+    NAME: ClassVar[str] = "rule_set"
+
+
+FLOOR_EVENTS: tuple[type[Event], ...] = (HandForHand, ReleaseHand, EndHandForHand, UseRuleSet)
+
+
 @_frozen
 class End(Event):
     """Replay only: advance time to ``t`` and stop."""
@@ -525,6 +562,31 @@ class HandOver(Output):
 
     seat: int
     TYPE: ClassVar[str] = "hand_over"
+
+
+@_record
+class HandForHandChanged(Output):
+    """Hand-for-hand on this table changed (``why``: started, done, released, ended, restored): ``on``, whether
+    it ``waiting`` for the floor's release, the hand-for-hand ``hands`` released so far and the ``minutes``
+    each takes off the tournament clock."""
+
+    why: str
+    on: bool
+    waiting: bool
+    hands: int
+    minutes: float
+    TYPE: ClassVar[str] = "hand_for_hand"
+
+
+@_record
+class RuleSetChanged(Output):
+    """The named rule set this table runs, or will from its next hand (``why``: chosen, applied, restored):
+    ``rule_set`` in force ("" the table's own) and ``next`` (None: no change waiting)."""
+
+    why: str
+    rule_set: str
+    next: str | None = None
+    TYPE: ClassVar[str] = "rule_set"
 
 
 @_record

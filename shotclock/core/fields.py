@@ -35,8 +35,11 @@ MIN_SEATS, MAX_SEATS = 2, 10  # a poker table seats at most ten
 NAME_MAX = 40  # characters: the screen shows the name beside the seat
 ID_MAX = 64  # characters of a command's id or sender
 PLACE_MAX = 32  # characters: a room's or section's name on the dashboard's filter buttons
+LEVEL_MAX = 100  # tournament levels: a long event plays 40 or so
+HANDS_MAX = 100  # hands per level at a final table (EPT plays a dozen or so)
 CHIPS_MAX = 50  # extension chips a player may hold: shot.allowance's bound; a top-up stops there
 BANK_MAX = 36_000  # seconds of time bank (ten hours, more than any tournament day); a top-up stops there
+RP8_MINUTES_MAX = 3  # minutes: the most RP-8 takes off the tournament clock for one hand-for-hand hand
 INT64 = (-(2 ** 63), 2 ** 63 - 1)
 
 # Unicode categories no text from outside may hold: control and format characters (tab, newline, direction marks,
@@ -180,8 +183,16 @@ FIELDS: dict[str, Field] = {f.key: f for f in (
     Field("players", "players", 0, MAX_SEATS, "a list of [seat, name] pairs",
           "seating: the whole table as [seat, name] pairs; every other seat is emptied"),
     Field("table", "text", 1, NAME_MAX, "a table's name", "the configuration's `table`: its name on the screen"),
-    Field("room", "text", 0, PLACE_MAX, "a room", "`network.room`: the dashboard's filter (empty: none)"),
-    Field("section", "text", 0, PLACE_MAX, "a section", "`network.section`: the dashboard's filter (empty: none)"),
+    Field("room", "text", 0, PLACE_MAX, "a room", "`network.room`: the dashboard's filter (empty: none); on a "
+          "command to the venue: only the tables of this room take it"),
+    Field("section", "text", 0, PLACE_MAX, "a section", "`network.section`: the dashboard's filter (empty: none); "
+          "on a command to the venue: only the tables of this section take it"),
+    Field("minutes", "seconds", 0, RP8_MINUTES_MAX, "a number of minutes",
+          "hand_for_hand: the minutes each hand-for-hand hand takes off the tournament clock (TDA RP-8; "
+          "default 2)"),
+    Field("rule_set", "text", 0, PLACE_MAX, "a rule set's name",
+          "rule_set: the named rule set (`rule_sets` in the tables' configuration) from the next hand; "
+          "empty: back to the table's own rules"),
 )}
 
 # What each input takes beyond its time (a replay line) or its id, name, sender and sent_ms (a command):
@@ -191,7 +202,11 @@ INPUT_FIELDS: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {
     "seat": (("seat",), ("name", "bank", "chips")), "rename": (("seat", "name"), ()),
     "empty": (("seat",), ()), "button": (("seat",), ()), "top_up": ((), ("chips", "seconds")),
     "seating": (("players",), ()), "fold": ((), ("seat",)), "all_in": ((), ("seat",)),
+    # The tournament's floor commands, sent once to the venue.
+    "hand_for_hand": ((), ("minutes",)), "release_hand": ((), ()), "end_hand_for_hand": ((), ()),
+    "rule_set": (("rule_set",), ()),
 }
+SCOPE_FIELDS = ("room", "section")  # what any command may carry: the tables it is for (one sent to the venue)
 COMMAND_HEAD = ("id", "name", "sender", "sent_ms")  # what every command carries
 _ON_THE_WIRE = {"name": "player"}
 
@@ -211,10 +226,11 @@ def input_fields(name: str, wire: bool = False) -> tuple[tuple[str, ...], tuple[
 
 
 COMMAND_FIELDS = tuple(dict.fromkeys(
-    COMMAND_HEAD + tuple(k for n in INPUT_FIELDS for part in input_fields(n, True) for k in part)))
+    COMMAND_HEAD + SCOPE_FIELDS + tuple(k for n in INPUT_FIELDS for part in input_fields(n, True) for k in part)))
 """Every field a command may carry, in a stable order."""
 SEAT_FIELDS = tuple(k for k in COMMAND_FIELDS if k not in COMMAND_HEAD and k not in ("facing_bet", "seat"))
-"""The fields only the seat commands carry (a command record keeps those given)."""
+"""The fields a command may carry beyond its head (the seat commands', the tournament's, its scope): a command record
+keeps those given."""
 
 
 def _players_problem(players) -> str | None:
@@ -261,7 +277,8 @@ def command_schema(commands) -> dict:
         required, optional = input_fields(name, wire=True)
         per_command.append({"if": {"properties": {"name": {"const": name}}},
                             "then": {"required": list(required),
-                                     "propertyNames": {"enum": list(COMMAND_HEAD + required + optional)}}})
+                                     "propertyNames": {"enum": list(COMMAND_HEAD + SCOPE_FIELDS + required
+                                                                    + optional)}}})
     return {"$schema": "https://json-schema.org/draft/2020-12/schema", "title": "command", "type": "object",
             "required": list(COMMAND_HEAD), "additionalProperties": False, "properties": properties,
             "allOf": per_command}

@@ -29,8 +29,10 @@ MAX_LINE = 64 * 1024
 """The longest line read, in bytes (characters once decoded); a replay line is under 100 bytes."""
 
 # Each event's fields, (required, optional), and each field's bounds: the one table of fields (core/fields.py).
-_FIELDS = {name: set(required + optional) for name, (required, optional) in INPUT_FIELDS.items()}
-_REQUIRED = {name: required for name, (required, _) in INPUT_FIELDS.items() if required}
+# Only the events a replay line may name: the tournament's floor commands never touch a clock and have none.
+_EVENTS = {name: fields for name, fields in INPUT_FIELDS.items() if name in ev.EVENT_TYPES}
+_FIELDS = {name: set(required + optional) for name, (required, optional) in _EVENTS.items()}
+_REQUIRED = {name: required for name, (required, _) in _EVENTS.items() if required}
 _BARE = frozenset({"t", "event"})
 _BARE_TYPES = {name: cls for name, cls in ev.EVENT_TYPES.items() if name not in _REQUIRED}
 _BET_TYPES = {name: ev.EVENT_TYPES[name] for name, fields in _FIELDS.items() if fields == {"facing_bet"}}

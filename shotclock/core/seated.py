@@ -240,6 +240,11 @@ class SeatedEngine:
         """Bring back the extension chips each seat had used (from the log)."""
         self.engine.restore_chips(used)
 
+    def retune(self, settings: Settings) -> None:
+        """Play the next hand with ``settings`` (see :meth:`Engine.retune <shotclock.core.engine.Engine.retune>`);
+        the seats and banks stay as they are."""
+        self.engine.retune(settings)
+
     # -- outputs -------------------------------------------------------------------------
 
     def _timers(self, outputs: list[ev.Output]) -> list[ev.Output]:

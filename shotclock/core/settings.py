@@ -63,13 +63,31 @@ class SeatSettings:
 
 
 @dataclass(frozen=True)
+class LevelRule:
+    """What changes from tournament level ``level`` on (TDA 2024 Rule 23: a new level applies from the next hand).
+
+    ``changes``: the rule keys and their values from this level on (dotted, as in the configuration:
+    ``(("mode", "shot"), ("shot.preflop", 20))``), kept until a later level's rule changes them again.
+    ``top_up_seconds`` / ``top_up_chips``: given to every seated player once, at the first hand of this level
+    ("+30 s from level 10"). Built by :mod:`shotclock.config` from its ``[levels.N]`` sections.
+    """
+
+    level: int
+    changes: tuple[tuple[str, object], ...] = ()
+    top_up_seconds: float | None = None
+    top_up_chips: int | None = None
+
+
+@dataclass(frozen=True)
 class Settings:
-    """Everything the engine needs: the mode and both modes' settings."""
+    """Everything the engine needs: the mode and both modes' settings; ``levels``: the rules that change by
+    tournament level (:mod:`shotclock.core.rhythm` makes each hand's settings from them; the engine ignores them)."""
 
     mode: str = "clock"
     clock: ClockSettings = field(default_factory=ClockSettings)
     shot: ShotSettings = field(default_factory=ShotSettings)
     seats: SeatSettings = field(default_factory=SeatSettings)
+    levels: tuple[LevelRule, ...] = ()
 
     def __post_init__(self):
         if self.mode not in MODES:

@@ -46,10 +46,14 @@ from typing import Callable, Iterable
 from shotclock.core import events as ev
 from shotclock.core.buttons import ButtonFault, ButtonReader, Gesture
 from shotclock.core.engine import Phase, Snapshot
+from shotclock.core.fields import LEVEL_MAX
 from shotclock.core.faults import Fault, StuckButton
 from shotclock.core.gestures import HOLD, PRESS, Hold, chord_event, gesture_event, hold_event
+from shotclock.core.handforhand import HandForHandState
 from shotclock.core.inputs import COMMANDS, Command, Edge
 from shotclock.core.restore import ClockAtStop
+from shotclock.core.rhythm import Changes, NextHand
+from shotclock.core.rulesets import RuleSets
 from shotclock.core.seated import make_engine
 from shotclock.core.settings import Settings
 
@@ -82,11 +86,16 @@ COMMAND_EVENTS: dict[str, Callable[[float, Snapshot, Command], ev.Event]] = {
     "all_in": lambda t, state, c: ev.AllIn(t, c.seat),
     "turn_back": _command_event(ev.TurnBack),
     "turn_forward": _command_event(ev.TurnForward),
+    "hand_for_hand": lambda t, state, c: ev.HandForHand(t, c.minutes),
+    "release_hand": _command_event(ev.ReleaseHand),
+    "end_hand_for_hand": _command_event(ev.EndHandForHand),
+    "rule_set": lambda t, state, c: ev.UseRuleSet(t, c.rule_set or ""),
 }
 assert set(COMMAND_EVENTS) == set(COMMANDS)
 
 
 SEAT_FIELDS = ("seat", "name", "bank", "chips", "seconds", "players")  # the event fields an input record keeps
+FLOOR_FIELDS = ("minutes", "rule_set")  # and the tournament commands' (no replay line: they never touch a clock)
 
 
 @dataclass(frozen=True)
@@ -129,7 +138,7 @@ class Input:
             rec.update(button=src.button, gesture=src.kind)
         if getattr(self.event, "facing_bet", None) is not None:
             rec["set_bet"] = self.event.facing_bet
-        for name in SEAT_FIELDS:  # a seat event's own fields: its replay line is rebuilt from them
+        for name in SEAT_FIELDS + FLOOR_FIELDS:  # a seat event's own fields: its replay line is rebuilt from them
             value = getattr(self.event, name, None)
             if value is not None:
                 rec[name] = [list(p) for p in value] if name == "players" else value
@@ -204,11 +213,17 @@ class Table:
         before it that the GPIO driver has not delivered yet (seconds).
     :param floor_min_press: seconds the floor button's contact must stay closed before its press
         counts (a jack plugged in shorts it for a moment); the press is still dated at its edge.
+    :param rule_sets: the named rule sets the floor may put the table on from its next hand (name → its rule
+        changes, layered on the table's rhythm: :mod:`shotclock.core.rhythm`).
     """
 
     def __init__(self, settings: Settings, start: float = 0.0, *, debounce: float = 0.03, hold: float = 2.0,
-                 stuck_after: float = 10.0, edge_grace: float = 0.0, floor_min_press: float = 0.0):
+                 stuck_after: float = 10.0, edge_grace: float = 0.0, floor_min_press: float = 0.0,
+                 rule_sets: dict[str, Changes] | None = None):
         self.engine = make_engine(settings, start)  # with seat tracking, an engine that knows the seats
+        self.hand_for_hand = HandForHandState()  # the floor's hand-for-hand (TDA RP-8), beside the engine
+        self.rhythm = NextHand(settings, LEVEL_MAX)  # the rules of the next hand (TDA Rule 23)
+        self.rules = RuleSets(rule_sets)  # the house's named rule sets: a layer of the rhythm, taken at a new hand
         self.reader = ButtonReader(debounce, hold, stuck_after, min_press={"floor": floor_min_press})
         self.edge_grace = edge_grace
         self._faults: dict[object, Fault] = {}
@@ -223,8 +238,12 @@ class Table:
 
     @property
     def state(self) -> Snapshot:
-        """The engine's state now."""
-        return self.engine.state
+        """The engine's state now, with the floor's hand-for-hand and rule set when either is on."""
+        state = self.engine.state
+        hand_for_hand, rule_set = self.hand_for_hand.view, self.rules.view(self.rhythm)
+        if hand_for_hand is None and rule_set is None:
+            return state
+        return replace(state, hand_for_hand=hand_for_hand, rule_set=rule_set)
 
     @property
     def faults(self) -> tuple[Fault, ...]:
@@ -266,6 +285,19 @@ class Table:
         restore(view)
         return True
 
+    def restore_hand_for_hand(self, record: dict, t: float) -> list[ev.Output]:
+        """Bring back hand-for-hand as the log's last ``hand_for_hand`` record kept it (a restart): a table that
+        waited for the floor's release waits on. Returns what changed (nothing when it was off)."""
+        return self.hand_for_hand.restore(record, t)
+
+    def restore_rule_set(self, record: dict, t: float) -> list[ev.Output]:
+        """Bring back the named rule set in force (and the one waiting) as the log's last ``rule_set`` record kept
+        it (a restart): the table runs it at once, no clock being open at a start."""
+        outputs = self.rules.restore(record, self.rhythm, t)
+        if outputs:
+            self.engine.retune(self.rhythm.settings)
+        return outputs
+
     def feed(self, inputs: Iterable[Edge | Command], now: float) -> Round:
         """Take ``inputs`` (in any order) and let time pass to ``now``; return what happened."""
         round = Round(now=now, after=self._last_now)
@@ -291,7 +323,7 @@ class Table:
         # input: an edge the driver hands over late (a loaded machine) keeps its own time.
         round.add_outputs(self.engine.advance(now, self.edge_grace, pending=min(pending) if pending else None,
                                               hold=self._last_t))
-        round.state = self.engine.state
+        round.state = self.state
         round.faults = self.faults
         round.holds = self.holds()
         return round
@@ -376,13 +408,31 @@ class Table:
         round.acks.append(Ack(command, tuple(outputs)))
 
     def _handle(self, event: ev.Event, source, round: Round) -> list[ev.Output]:
-        outputs = self.engine.handle(event)
+        if event.__class__ is ev.UseRuleSet:  # the tournament's commands: beside the engine, never touching its clock
+            outputs = self.rules.handle(event, self.rhythm)
+        elif event.__class__ in ev.FLOOR_EVENTS:
+            outputs = self.hand_for_hand.handle(event)
+        else:
+            blocked = self.hand_for_hand.blocks(event)  # a clock's start while the table waits for the floor
+            outputs = [blocked] if blocked is not None else self.engine.handle(event)
         round.add_input(Input(source, event, self.engine.facing_bet, self.engine.street))
         round.add_outputs(outputs)
+        if event.__class__ is ev.Hand and not any(o.__class__ is ev.Ignored for o in outputs):
+            outputs = outputs + self._new_hand(event.t, round)
         if outputs and outputs[-1].__class__ is ev.Started:  # a start is its event's last output
             seats = self.engine.state.seats
             if seats is not None:  # what the log's export puts a replay of this clock in
                 round.seats_at_start[id(outputs[-1])] = seats
+        return outputs
+
+    def _new_hand(self, t: float, round: Round) -> list[ev.Output]:
+        """The engine took a new hand (no clock runs now): the rules waiting for it take effect (the rhythm: a named
+        rule set), and in hand-for-hand the hand before it is done."""
+        start = self.rhythm.at_hand()
+        if start.retuned:
+            self.engine.retune(start.settings)
+        outputs = self.rules.applied(t, start) + self.hand_for_hand.hand_dealt(t)
+        round.add_outputs(outputs)
         return outputs
 
     def _button_fault(self, fault: ButtonFault, round: Round) -> None:

@@ -252,6 +252,14 @@ def _view_at(state: Snapshot, now: float, display: Display, faults: Iterable[Fau
                         progress, fault_texts)
         return View("running", running_tone(progress), str(shown), _mode_title(state, display), consequence, info, progress,
                     fault_texts)
+    hand_for_hand = state.hand_for_hand
+    if hand_for_hand is not None and hand_for_hand.waiting:
+        # Hand-for-hand (TDA RP-8): this table has played its hand; no clock starts until the floor releases the
+        # next one, and the screen says why.
+        hands = texts.text(lang, "hand_for_hand.hands", n=hand_for_hand.hands)
+        return View("hand_for_hand", "paused", texts.text(lang, "hand_for_hand.wait"), display.table,
+                    texts.text(lang, "reason.hand_for_hand_wait"), f"{info} · {hands}" if info else hands, None,
+                    fault_texts)
     # A street, a new hand or the dealer's stop ending a clock shows nothing: only a clock that ended with a
     # ruling or the floor's cancel fills the screen with it (not the action that started the clock just ended).
     last = state.last_shown  # None once a street or a new hand moved the table on
@@ -263,6 +271,14 @@ def _view_at(state: Snapshot, now: float, display: Display, faults: Iterable[Fau
     if last is not None and last.outcome != CANCELLED and now - last.t < display.last_ruling_seconds:
         status = texts.text(lang, "idle.last", ruling=_ruling_words(last, lang)[0])
     info = f"{info} · {status}" if info else status
+    words = [texts.text(lang, "hand_for_hand")] if hand_for_hand is not None else []  # playing its hand
+    rule_set = state.rule_set  # the house's named rule set, and the one the next hand takes
+    if rule_set is not None:
+        words += [rule_set.rule_set] if rule_set.rule_set else []
+        if rule_set.next is not None:
+            words.append(texts.text(lang, "rule_set.next", name=rule_set.next or texts.text(lang, "rule_set.own")))
+    if words:
+        info = " · ".join([info, *words])
     return View("idle", "neutral", display.table, _mode_title(state, display), consequence, info, None, fault_texts)
 
 

@@ -13,7 +13,8 @@ from typing import Iterable
 
 from shotclock.core.engine import IDLE, RUNNING
 from shotclock.core.faults import Fault
-from shotclock.core.fields import COMMAND_FIELDS, COMMAND_HEAD, FIELDS, input_fields, missing, text_problem, unexpected
+from shotclock.core.fields import (COMMAND_FIELDS, COMMAND_HEAD, FIELDS, SCOPE_FIELDS, input_fields, missing,
+                                   text_problem, unexpected)
 from shotclock.core.inputs import COMMANDS  # noqa: F401 (one list of commands, in the core; re-exported)
 
 # Refusal reasons (the ack's ``reason`` when ``outcome`` is ``refused``).
@@ -73,6 +74,10 @@ def state_message(snapshot, now: float, table: str, boot: str, seq: int, name: s
     seats = getattr(snapshot, "seats", None)
     if seats is not None:
         message.update(seat_fields(snapshot))
+    for key in ("hand_for_hand", "rule_set"):  # the tournament's, while the floor has either on
+        view = getattr(snapshot, key, None)
+        if view is not None:
+            message[key] = view.record()
     return message
 
 
@@ -132,6 +137,22 @@ class CommandRequest:
     chips: int | None = None
     seconds: float | None = None
     players: tuple | None = None
+    minutes: float | None = None
+    rule_set: str | None = None
+    room: str | None = None
+    section: str | None = None
+
+    def for_table(self, room: str, section: str) -> bool:
+        """Whether a table in ``room`` and ``section`` (its ``network.room`` and ``network.section``) takes this
+        command: one sent to the whole venue names the room or section it is for, and a table elsewhere lets it
+        pass unanswered (it was never its command).
+
+        >>> CommandRequest("c1", "release_hand", "floor", 0, room="Main").for_table("Main", "B")
+        True
+        >>> CommandRequest("c1", "release_hand", "floor", 0, room="Main", section="A").for_table("Main", "B")
+        False
+        """
+        return (self.room is None or self.room == room) and (self.section is None or self.section == section)
 
 
 @dataclass(frozen=True)
@@ -292,7 +313,7 @@ def command_problem(message: dict) -> str | None:
         return problem
     required, optional = input_fields(name, wire=True)
     for key in message:
-        if key not in COMMAND_HEAD and key not in required and key not in optional:
+        if key not in COMMAND_HEAD and key not in SCOPE_FIELDS and key not in required and key not in optional:
             return unexpected("command", name, key, wire=True)
     for key in required:
         if key not in message:

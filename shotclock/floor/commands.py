@@ -180,10 +180,22 @@ def send(add) -> None:
             "send one floor command to a table over the network and print its acknowledgement (exit 0: done; "
             "1: ignored or refused, with the reason; 2: a usage error or no answer)", config=False)
     add_broker_options(p, "the floor's credentials (credentials/floor.toml from 'shotclock broker-config')")
-    p.add_argument("--table", required=True, metavar="ID", help="the table's id")
+    where = p.add_mutually_exclusive_group(required=True)
+    where.add_argument("--table", metavar="ID", help="the table's id")
+    where.add_argument("--all", action="store_true",
+                       help="every table of the venue at once, in one message (narrowed by --room, --section); one "
+                            "line per table that answers, the tables the broker knows online and have not answered "
+                            "too")
     p.add_argument("command", metavar="COMMAND",
                    help="call, pause, resume, cancel, …; the seat commands: seat, rename, empty, button, top_up, "
-                        "seating, fold, all_in, turn_back, turn_forward (docs/network.md)")
+                        "seating, fold, all_in, turn_back, turn_forward; the tournament's (with --all): "
+                        "hand_for_hand, release_hand, end_hand_for_hand, rule_set (docs/network.md)")
+    p.add_argument("--room", metavar="NAME", help="with --all: only the tables of this room ([network] room)")
+    p.add_argument("--section", metavar="NAME", help="with --all: only the tables of this section ([network] section)")
+    p.add_argument("--minutes", type=float, metavar="M", help=f"hand_for_hand: the minutes each hand-for-hand hand "
+                   f"takes off the tournament clock ({bounds('minutes')}; default 2, TDA RP-8)")
+    p.add_argument("--rule-set", metavar="NAME", help="rule_set: the named rule set from each table's next hand "
+                   "(rule_sets in the tables' configuration); \"\": back to the tables' own rules")
     p.add_argument("--seat", type=int, metavar="N", help=f"the seat ({bounds('seat')})")
     p.add_argument("--player", metavar="NAME", help="seat, rename: the player's name")
     p.add_argument("--bank", type=float, metavar="SECONDS",

@@ -120,6 +120,9 @@ def screenshot(add) -> None:
                    help="also show a button held down for SECONDS (default 1) at T, and what its hold will do")
     p.add_argument("--network", metavar="down[=N]|sending=N",
                    help="also draw the floor network's mark: the broker away (N records waiting), or catching up")
+    p.add_argument("--hand-for-hand", type=int, metavar="HANDS",
+                   help="draw the table as in hand-for-hand at T, its hand done, waiting for the floor's release, "
+                        "HANDS hand-for-hand hands released so far (no clock may be on at T)")
 
 
 def log(add) -> None:

@@ -57,7 +57,7 @@ def make_table(config: Config, start: float) -> Table:
     """The table's rules from a configuration: the device and ``log replay`` build it alike."""
     return Table(config.settings, start=start, debounce=config.device.debounce, hold=config.device.hold,
                  stuck_after=config.device.stuck_after, floor_min_press=config.device.floor_min_press,
-                 edge_grace=config.device.edge_grace)
+                 edge_grace=config.device.edge_grace, rule_sets=config.rule_sets)
 
 
 class Device:

@@ -25,7 +25,9 @@ COMPARED = {"input": ("event", "t"), "start": ("t", "seconds", "seat", "bank"),
             "decision": ("t", "outcome", "remaining", "at_zero", "by", "seat", "bank_used", "bank_left"),
             "pause": ("t", "remaining"), "resume": ("t", "remaining"), "extended": ("t", "remaining", "seat"),
             "bank": ("t", "seat", "bank"), "top_up": ("t", "remaining"), "hand_over": ("t", "seat"),
-            "seat": ("t", "seat", "change", "bank", "chips")}
+            "seat": ("t", "seat", "change", "bank", "chips"),
+            "hand_for_hand": ("t", "why", "on", "waiting", "hands"), "rule_set": ("t", "why", "rule_set", "next")}
+RESTORED = ("hand_for_hand", "rule_set")  # what a start brings back from the log (``why`` "restored"), as it did
 
 
 def replay_session(rows: list[dict], session: dict, types=None) -> list[dict]:
@@ -54,6 +56,8 @@ def replay_session(rows: list[dict], session: dict, types=None) -> list[dict]:
             table.restore_chips(seat_counts(row.get("used")))
         elif kind == "seats_restored":
             table.restore_seats(row)
+        elif kind in RESTORED and row.get("why") == "restored":
+            (table.restore_hand_for_hand if kind == "hand_for_hand" else table.restore_rule_set)(row, row["t"])
         elif kind == "edge" and row.get("at_start"):
             table.button_held_at_start(row["t"], row["button"])
         elif kind in ("edge", "command"):
@@ -65,7 +69,8 @@ def replay_session(rows: list[dict], session: dict, types=None) -> list[dict]:
                          Command(row["t"], row["name"], id=row["id"], sender=row["sender"],
                                  facing_bet=row.get("facing_bet"), seat=row.get("seat"), player=row.get("player"),
                                  bank=row.get("bank"), chips=row.get("chips"), seconds=row.get("seconds"),
-                                 players=tuple(tuple(p) for p in row["players"]) if row.get("players") else None))
+                                 players=tuple(tuple(p) for p in row["players"]) if row.get("players") else None,
+                                 **{k: row.get(k) for k in ("minutes", "rule_set", "room", "section")}))
     if batch:
         take(_feed(table, batch, batch_round, after))
     if rows:  # the rulings that fell due after the last input, up to the session's last record
@@ -87,7 +92,7 @@ def _feed(table, batch, now, after) -> list:
 def compare(replayed: list[dict], logged: list[dict]) -> str | None:
     """The first difference between replayed and logged records (the compared kinds only), or None."""
     pick = lambda records: [{k: r.get(k) for k in COMPARED[r["type"]]} | {"type": r["type"]}
-                            for r in records if r["type"] in COMPARED]
+                            for r in records if r["type"] in COMPARED and r.get("why") != "restored"]
     a, b = pick(replayed), pick(logged)
     for n, (x, y) in enumerate(zip(a, b)):
         if x != y:

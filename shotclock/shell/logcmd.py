@@ -239,13 +239,14 @@ def cmd_export(args, out=None) -> int:
             events = replay_events(c, *_seats_at_start(decision_log, c, session))
         except ValueError as exc:
             raise ShotclockError(str(exc).replace(f"clock {c.id}", f"clock {c.number}")) from None
+        values = _rules_at_start(decision_log, c, session.get("config") or {})  # a rule set the clock ran under
         header = {"source": f"clock {c.number}, table {session.get('table', '?')!r}, started {c.started_utc}",
-                  "config": rule_config(session.get("config") or {}, c.mode)}
+                  "config": rule_config(values, c.mode)}
         lines = [json.dumps(header, separators=(",", ":"), ensure_ascii=False)]
         lines += [json.dumps(e, separators=(",", ":")) for e in events]
         if args.config_out:
             with output_file("--config-out", args.config_out) as f:
-                f.write(config_toml(session.get("config") or {"mode": c.mode}))
+                f.write(config_toml(values or {"mode": c.mode}))
         _write(args, lambda target: target.write("\n".join(lines) + "\n"), out)
         _warn_unless_verified(decision_log, [c])
     elif args.csv:
@@ -269,6 +270,28 @@ def cmd_export(args, out=None) -> int:
     return 0
 
 
+def _log_of(decision_log, clock: Clock):
+    """The log the clock's records are in: the device's own, or in the floor's archive the device log it is in."""
+    for chain, log in zip(getattr(decision_log, "chains", None) or (), getattr(decision_log, "logs", ())):
+        if decision_log.numbers.get((chain.number, clock.id)) == clock.number:
+            return log
+    return decision_log
+
+
+def _rules_at_start(decision_log, clock: Clock, values: dict) -> dict:
+    """The session's configuration ``values`` with the named rule set the clock started under (the table's last
+    ``rule_set`` record before the clock, in its session: a rule set is taken at a new hand), so its replay rules
+    by the rules the table ran it by."""
+    from shotclock.config import rule_set_changes, rule_set_values
+
+    rows = _log_of(decision_log, clock).rows(
+        "WHERE id = (SELECT MAX(id) FROM records WHERE type = 'rule_set' AND id < ?)", (clock.id,))
+    name = rows[0].get("rule_set") if rows and rows[0]["session"] == clock.session else None
+    if isinstance(name, str) and name in rule_set_changes(values):
+        return rule_set_values(values, name)
+    return values
+
+
 def _seats_at_start(decision_log, clock: Clock, session: dict) -> tuple[dict | None, object]:
     """With seat tracking: the ``seats`` record the clock started with (the last one before its start) and the
     session's settings, for the export's prologue; (None, None) without."""
@@ -277,10 +300,7 @@ def _seats_at_start(decision_log, clock: Clock, session: dict) -> tuple[dict | N
     values = session.get("config") or {}
     if not values.get("seats.track"):
         return None, None
-    part = decision_log
-    for chain, log in zip(getattr(decision_log, "chains", None) or (), getattr(decision_log, "logs", ())):
-        if decision_log.numbers.get((chain.number, clock.id)) == clock.number:
-            part = log  # the floor's archive: the device log this clock is in
+    part = _log_of(decision_log, clock)
     rows = part.rows("WHERE id = (SELECT MAX(id) FROM records WHERE type IN ('seats', 'seats_restored') AND id < ?)",
                      (clock.id,))
     return (rows[0] if rows else None), config_from(values, "the session's configuration").settings

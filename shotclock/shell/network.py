@@ -132,13 +132,16 @@ class CommandGate:
     :param note: records a refusal in the decision log (thread-safe), or None.
     :param max_age: seconds past which a difference between the floor's clock and this device's
         is worth a warning in the system log (it refuses nothing: see docs/network.md).
+    :param room: this table's ``network.room``; ``section`` its ``network.section``: a command to the venue that
+        names another room or section is not this table's (:meth:`~shotclock.core.wire.CommandRequest.for_table`).
     """
 
     SKEW_WARN_EVERY = 600.0  # seconds between warnings about the floor's clock
 
     def __init__(self, post, make_command, link, table: str, max_age: float = 5.0, clock=time.monotonic,
-                 wallclock=time.time, note=None, guard: FloodGuard | None = None):
+                 wallclock=time.time, note=None, guard: FloodGuard | None = None, room: str = "", section: str = ""):
         self.post = post
+        self.room, self.section = room, section
         self.make_command = make_command
         self.link = link
         self.table = table
@@ -158,6 +161,8 @@ class CommandGate:
         except Exception as exc:  # check_command never raises; if it ever does, the command is still acked
             log.exception("a floor command could not be checked")
             result = Refusal(MALFORMED, f"could not be read ({type(exc).__name__})")
+        if not isinstance(result, Refusal) and not result.for_table(self.room, self.section):
+            return  # a venue command for the tables of another room or section: neither taken nor answered here
         with self._lock:
             allowed = self.guard.allow(result.sender, t)
         if not allowed:
@@ -251,7 +256,9 @@ def open_link(config, boot: str, make_link=None):
                     status_extra={"name": config.table, "mode": config.mode, "version": __version__,
                                   # where the table stands, for the dashboard's filters (only when set)
                                   **{k: v for k, v in (("room", config.network.room),
-                                                       ("section", config.network.section)) if v}},
+                                                       ("section", config.network.section)) if v},
+                                  # the named rule sets it can run, for the dashboard's rule set choice
+                                  **({"rule_sets": sorted(config.rule_sets)} if config.rule_sets else {})},
                     outbox_max=config.network.outbox_max)
 
 
@@ -271,7 +278,8 @@ def start_network(link, device, config, recorder=None) -> NetworkPresenter:
     else:
         outbox = MemoryOutbox(config.network.outbox_max)
     gate = CommandGate(device.loop.post, make_command, link, s.table, config.network.command_max_age,
-                       clock=device.loop.clock, note=_noter(recorder, device.loop.waker))
+                       clock=device.loop.clock, note=_noter(recorder, device.loop.waker),
+                       room=config.network.room, section=config.network.section)
     if recorder is not None:
         recorder.add_note_source(gate.summary_notes)  # a flood's summaries go in the log, the last at the stop
     presenter = NetworkPresenter(link, s.table, config.table, config.language, config.network.state_interval,
@@ -298,4 +306,5 @@ def make_command(t: float, request):
 
     return Command(t, request.name, id=request.id, sender=request.sender, facing_bet=request.facing_bet,
                    seat=request.seat, player=request.player, bank=request.bank, chips=request.chips,
-                   seconds=request.seconds, players=request.players)
+                   seconds=request.seconds, players=request.players, minutes=request.minutes,
+                   rule_set=request.rule_set, room=request.room, section=request.section)

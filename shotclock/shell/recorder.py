@@ -216,6 +216,24 @@ class Recorder:
         self.sink.put([self.builder.message(None, "seats_restored", t, utc_iso(self.utcnow()), data)])
         return True
 
+    def restore_tournament(self, decision_log: DecisionLog, table, t: float) -> list:
+        """Give the table back hand-for-hand and the named rule set as the log's last ``hand_for_hand`` and
+        ``rule_set`` records kept them (this table's), and record what was restored (the same record types, with
+        ``why`` "restored"), so a table restarted while it waited for the floor's release waits on and starts
+        no clock. Returns the outputs."""
+        tables = {sid: s.get("table") for sid, s in decision_log.sessions().items()}
+        restored = []
+        for kind, restore in (("hand_for_hand", table.restore_hand_for_hand), ("rule_set", table.restore_rule_set)):
+            rows = decision_log.rows("WHERE id = (SELECT MAX(id) FROM records WHERE type = ?)", (kind,))
+            if rows and tables.get(rows[-1]["session"]) in (None, self.config.table):
+                restored += restore(rows[-1], t)
+        for out in restored:
+            data = out.record()
+            log.warning("restored from the log: %s", ", ".join(f"{k} {v}" for k, v in data.items() if k != "t"))
+            self.sink.put([self.builder.message(None, data.pop("type"), t, utc_iso(self.utcnow()),
+                                                {k: v for k, v in data.items() if k != "t"})])
+        return restored
+
     def update(self, round) -> None:
         """Hand this round's records to the sink."""
         messages = self.builder.round(round, self._utc_at(round.acted_at))
@@ -329,6 +347,8 @@ def open_recorder(config, state_dir, device, utcnow=lambda: datetime.now(timezon
     recorder.start_session(now)
     if recorder_log is not None:
         try:
+            # The rules first (a rule set retunes the engine, idle), then the clock a stop interrupted, under them.
+            recorder.restore_tournament(recorder_log, device.loop.table, now)
             recorder.recover(recorder_log, device.loop.table, now)
             recorder.restore_chips(recorder_log, device.loop.table, now)
             recorder.restore_seats(recorder_log, device.loop.table, now)

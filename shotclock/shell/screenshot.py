@@ -116,6 +116,20 @@ def held_screen(text: str, events, config, at: float, state, interrupted: bool =
     return done.state, done.holds
 
 
+def waiting_state(state, hands: int):
+    """``state`` as a table in hand-for-hand shows it once its hand is done (``--hand-for-hand HANDS``): the one
+    way the table itself comes to it (:meth:`~shotclock.core.table.Table.restore_hand_for_hand`)."""
+    from shotclock.core.handforhand import RP8_MINUTES, HandForHandState
+
+    if state.phase != IDLE:
+        raise ShotclockError(f"--hand-for-hand: a clock is {state.phase} at --at; a table waits for the floor "
+                             "only between clocks")
+    waiting = HandForHandState()
+    if not waiting.restore({"on": True, "waiting": True, "hands": hands, "minutes": RP8_MINUTES}, state.now):
+        raise ShotclockError(f"--hand-for-hand {hands}: HANDS must be a whole number from 0")
+    return dataclasses.replace(state, hand_for_hand=waiting.view)
+
+
 def cmd_screenshot(args) -> int:
     """Draw the screen at ``--at`` of ``--scenario`` into a PNG (the scenario's header, if any, gives the rules)."""
     from shotclock.adapters.screen import render_png
@@ -138,6 +152,8 @@ def cmd_screenshot(args) -> int:
     holds = ()
     if args.hold:
         state, holds = held_screen(args.hold, events, config, args.at, state, args.interrupted)
+    if args.hand_for_hand is not None:
+        state = waiting_state(state, args.hand_for_hand)
     cue = ""
     if config.screen.visual_cues and not args.interrupted:  # the screen as it flashes at T
         cues = Cues()

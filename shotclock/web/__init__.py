@@ -16,7 +16,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from shotclock.core import fields, texts, tones, view
+from shotclock.core import fields, handforhand, texts, tones, view
 
 DEVICE_TEXTS = "lib/device-texts.js"
 DEVICE_RULES = "lib/device-rules.js"
@@ -50,7 +50,9 @@ def device_rules() -> dict:
     * ``ruling_tones``: the tone of each outcome, ``warn_below``: where a running clock turns from
       calm to warn (core/tones.py);
     * ``tones``: each tone's colours (``background``, ``ring``, ``ink``, ``accent``) as CSS colours;
-    * ``fields``: the bounds of the seat commands' fields (core/fields.py), for the dashboard's forms.
+    * ``fields``: the bounds of the seat commands' fields (core/fields.py), for the dashboard's forms;
+    * ``hand_for_hand``: the minutes TDA RP-8 takes off the tournament clock for each hand-for-hand hand, and their
+      bound (core/handforhand.py, core/fields.py).
 
     The countdown's length is each table's own (``countdown`` in its state message).
     """
@@ -59,6 +61,7 @@ def device_rules() -> dict:
         "ruling_tones": dict(tones.RULING_TONES),
         "warn_below": tones.WARN_BELOW,
         "fields": fields.page_bounds(),
+        "hand_for_hand": {"minutes": handforhand.RP8_MINUTES, "max_minutes": fields.RP8_MINUTES_MAX},
         "tones": {name: {"background": css_colour(t.background), "ring": css_colour(t.ring), "ink": css_colour(t.ink),
                          "accent": css_colour(t.accent)} for name, t in tones.TONES.items()},
     }

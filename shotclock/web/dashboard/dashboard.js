@@ -643,7 +643,9 @@
   S.dashboard = {
     onCard: function (fn) { cardHooks.push(fn); },
     redraw: function (table) { if (table) dirtyCards[table.venue + "/" + table.id] = table; else dirtyAll = true; },
-    link: function () { return link; }
+    link: function () { return link; },
+    filters: function () { return filters; },  // the room and section chosen: what the tournament panel acts on
+    lang: function () { return lang; }
   };
 
   translateStatic();

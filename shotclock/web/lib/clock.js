@@ -100,7 +100,9 @@
     var p = phase(table, now);
     var shot = table.state && table.state.mode === "shot";
     if (p === "offline" || p === "quiet" || p === "unreachable") return [];
-    if (p === "idle") return shot ? ["start"] : ["call"];
+    // Hand-for-hand (TDA RP-8): a table whose hand is done starts no clock until the floor releases the next hand.
+    var waiting = table.state && table.state.hand_for_hand && table.state.hand_for_hand.waiting === true;
+    if (p === "idle") return waiting ? [] : shot ? ["start"] : ["call"];
     var stop = shot ? "stop" : "cancel";
     if (p === "paused" || p === "interrupted") return ["resume", stop];
     return shot ? ["pause", "extend", stop] : ["pause", stop];

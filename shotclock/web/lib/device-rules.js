@@ -27,6 +27,10 @@
    "min": 0
   }
  },
+ "hand_for_hand": {
+  "max_minutes": 3,
+  "minutes": 2
+ },
  "ruling_ms": 10000,
  "ruling_tones": {
   "acted": "good",

@@ -116,6 +116,12 @@
     return typeof value === "string" && value.length <= PLACE_MAX ? value : "";
   }
 
+  /** A status's list of rule set names: at most 32 names, each a place-sized text; anything else is none. */
+  function names(value) {
+    if (!Array.isArray(value)) return [];
+    return value.slice(0, 32).filter(function (n) { return place(n) !== ""; });
+  }
+
   Link.prototype.table = function (venue, id) {
     var key = venue + "/" + id;
     return this.tables[key] || (this.tables[key] = {venue: venue, id: id, name: id, online: null, room: "",
@@ -165,6 +171,8 @@
       table.degraded = msg.online === true && msg.degraded || "";
       // The room broker it reaches the venue through (its bridge's state says whether it can be heard at all).
       if (msg.online === true || "bridge" in msg) table.bridge = place(msg.bridge);
+      // The named rule sets it can run ([rule_sets] in its configuration), for the dashboard's choice.
+      if (msg.online === true) table.ruleSets = names(msg.rule_sets);
       table.unreachable = this.bridgeDown(table.venue, table.bridge);
     } else if (leaf === "state") {
       if (table.online === null) table.online = true;
@@ -260,6 +268,10 @@
   Link.prototype.ack = function (table, msg, now) {
     var p = this.pending[msg.id];
     if (!p) return;  // another page's command
+    if (p.acks) {  // a command to the venue's tables (commandVenue): every table's answer, ignored ones too
+      p.acks[table.venue + "/" + table.id] = msg;
+      if (this.options.onAck) this.options.onAck(p);
+    }
     if (p.venueWide) {
       // One command to every table: each table answers; the record stays open until its timeout. A table
       // it did not concern (no clock to pause) says "ignored": not worth a line on its card.
@@ -313,6 +325,22 @@
       self.client.publish(PREFIX + "/" + venue + "/cmd/by/" + self.options.username, JSON.stringify(body),
                           {qos: 1, properties: {messageExpiryInterval: COMMAND_EXPIRY_S}});
     });
+  };
+
+  /** Send `cmd` with `extra` fields once to each of `venues` (its command topic: every table there gets the one
+   *  message; `room` and `section` in `extra` narrow it to those tables). Returns the pending record, whose `acks`
+   *  ("venue/id" → ack) fill as the tables answer, each table's card showing its own. */
+  Link.prototype.commandVenue = function (cmd, extra, venues) {
+    var self = this, body = this.commandBody(cmd);
+    for (var k in (extra || {})) body[k] = extra[k];
+    var p = {id: body.id, cmd: cmd, extra: extra || {}, sentAt: root.performance.now(), venueWide: true, acks: {}};
+    this.pending[p.id] = p;
+    setTimeout(function () { delete self.pending[p.id]; }, ACK_TIMEOUT_MS);
+    venues.forEach(function (venue) {
+      self.client.publish(PREFIX + "/" + venue + "/cmd/by/" + self.options.username, JSON.stringify(body),
+                          {qos: 1, properties: {messageExpiryInterval: COMMAND_EXPIRY_S}});
+    });
+    return p;
   };
 
   Link.prototype.commandBody = function (cmd) {
