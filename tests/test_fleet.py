@@ -182,3 +182,73 @@ def test_fleet_tables_connect_over_tls(tmp_path, certificate):
         finally:
             for table in tables:
                 table.stop()
+
+
+@pytest.mark.slow
+def test_fleet_tables_play_hand_for_hand_by_their_own_rules(tmp_path):
+    import time
+
+    from paho.mqtt.packettypes import PacketTypes
+    from paho.mqtt.properties import Properties
+
+    from shotclock.core.topics import venue_cmd_topic
+
+    ids = [str(n) for n in range(1, 6)]
+    with MosquittoBroker(tmp_path / "broker", tables=ids, websockets=False) as broker:
+        floor = broker.client("floor")
+        inbox = Inbox(floor, all_tables("test", "cmd/ack"), all_tables("test", "state"), all_tables("test", "status"))
+
+        def send(name):
+            props = Properties(PacketTypes.PUBLISH)
+            props.MessageExpiryInterval = 5
+            ident = f"{name}-{time.monotonic_ns()}"
+            floor.publish(venue_cmd_topic("test"), json.dumps({"id": ident, "name": name, "sender": "floor",
+                                                               "sent_ms": int(time.time() * 1000)}),
+                          qos=1, properties=props)
+            return ident
+
+        def acks(ident):
+            return {m.topic.split("/")[4]: json.loads(m.payload) for m in list(inbox.messages)
+                    if m.topic.endswith("/cmd/ack") and json.loads(m.payload)["id"] == ident}
+
+        def waiting():
+            newest = {}
+            for m in list(inbox.messages):
+                if m.topic.endswith("/state"):
+                    newest[m.topic.split("/")[4]] = (json.loads(m.payload).get("hand_for_hand") or {}).get("waiting")
+            return {t for t, w in newest.items() if w}
+
+        tables = start_fleet(5, "127.0.0.1", broker.port, "test", broker.folder / "credentials", tmp_path / "fleet",
+                             extra=FAST + "[device]\nhold = 0.3\n")
+        dealer = Dealer(tables, seed=3, pace=0.05)
+        try:
+            wait_until(lambda: len(statuses(inbox, True)) == 5, what="every table online")
+            started = send("hand_for_hand")
+            wait_until(lambda: acks(started).keys() == set(ids), what="every table in hand-for-hand")
+            dealer.start()  # each dealer deals its next hand: the table waits for the floor
+            wait_until(lambda: waiting() == set(ids), what="every table waiting for the release")
+            released = send("release_hand")
+            wait_until(lambda: acks(released).keys() == set(ids), what="every table's ack of the release")
+            for ack in acks(released).values():
+                assert ack["outcome"] == "done"
+                assert [(o["type"], o["why"], o["hands"]) for o in ack["outputs"]] == [("hand_for_hand", "released", 1)]
+        finally:
+            dealer.stop()
+            for table in tables:
+                table.stop()
+
+
+def test_a_stop_while_the_tables_start_stops_the_ones_started(tmp_path):
+    import threading
+
+    from mqtt_broker import free_port
+
+    for n in (1, 2, 3):
+        (tmp_path / f"table-{n}.toml").write_text(f'username = "table-{n}"\npassword = "x"\n')
+    cancel = threading.Event()
+    cancel.set()  # Ctrl-C came while the first table started
+    before = threading.active_count()
+    # No broker on the port: the tables try to connect, which never holds the stop up.
+    assert start_fleet(3, "127.0.0.1", free_port(), "test", tmp_path, tmp_path / "fleet", cancel=cancel) == []
+    assert (tmp_path / "fleet" / "1").is_dir() and not (tmp_path / "fleet" / "2").exists()
+    wait_until(lambda: threading.active_count() <= before + 1, what="the fleet loop's end")  # the log writer stays

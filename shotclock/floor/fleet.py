@@ -197,11 +197,15 @@ def stop_all(tables: list[SimulatedTable]) -> None:
         table.leave_loop()
 
 
+RELEASE = "release "  # a dealer's queued release of a button: "release street"
+
+
 class Dealer:
     """Presses the simulated tables' buttons at random moments (one thread for all tables).
 
-    Clock mode: a bet now and then, the floor calls a clock, and the player acts after a
-    random time (a third of the clocks run out: hand dead or check).
+    Clock mode: each hand is dealt (a street hold: the new hand), a bet now and then, the floor calls a
+    clock, and the player acts after a random time (a third of the clocks run out: hand dead or check).
+    During hand-for-hand the table waits at the new hand for the floor's release, as a device does.
 
     Shot mode: the dealer starts the first decision of a betting round; each player acts in
     time (now and then after an extension chip) or runs out of time, and each action starts the
@@ -243,11 +247,16 @@ class Dealer:
             if self._stop.wait(max(0.0, t - time.monotonic())):
                 return
             heapq.heappop(self._queue)
-            self._act(self.tables[n], n, what, time.monotonic())
+            if what.startswith(RELEASE):
+                self.tables[n].release(what[len(RELEASE):], time.monotonic())
+            else:
+                self._act(self.tables[n], n, what, time.monotonic())
 
-    def _tap(self, table: SimulatedTable, button: str, t: float, hold: float = 0.08) -> None:
-        table.press(button, t)
-        table.release(button, t + hold)
+    def _tap(self, n: int, button: str, t: float, hold: float = 0.08) -> None:
+        """Press ``button`` now and release it ``hold`` s on, each edge posted when it happens (as the pins
+        would: an edge posted ahead of its time is seen with the press, and a hold is then never one)."""
+        self.tables[n].press(button, t)
+        self._at(t + hold, n, RELEASE + button)
         self.presses += 1
 
     def _act(self, table, n, what, now) -> None:
@@ -255,19 +264,23 @@ class Dealer:
             self._act_shot(table, n, what, now)
             return
         r = self.random
-        if what == "hand":
+        if what == "hand":  # the dealer deals a new hand (a street hold): in hand-for-hand the table now waits
+            hold = table.config.device.hold + 0.2
+            self._tap(n, "street", now, hold=hold)
+            self._at(now + hold + 0.1, n, "deal")
+        elif what == "deal":
             if r.random() < 0.5:
-                self._tap(table, "bet", now)
+                self._tap(n, "bet", now)
             self._at(now + 0.3, n, "call")
         elif what == "call":
-            self._tap(table, "floor", now)
+            self._tap(n, "floor", now)
             seconds = table.config.clock.seconds
             wait = r.uniform(0.05, 1.5) * seconds  # a third of the clocks run out
             if wait < seconds:
                 self._at(now + wait, n, "act")
             self._at(now + max(wait, seconds + 1) + r.uniform(3, 15) * self.pace, n, "hand")
         elif what == "act":
-            self._tap(table, "action", now)
+            self._tap(n, "action", now)
 
     def _act_shot(self, table, n, what, now) -> None:
         r = self.random
@@ -277,7 +290,7 @@ class Dealer:
             self._decisions[n] = r.randint(1, 4)
             self._act_shot(table, n, "start", now)
         elif what == "start":  # idle: the action button starts the player's clock
-            self._tap(table, "action", now)
+            self._tap(n, "action", now)
             self._at(now, n, "decide")
         elif what == "decide":  # a clock runs: the player acts in time, or the clock runs out
             wait = r.uniform(0.1, 1.25) * seconds
@@ -288,10 +301,10 @@ class Dealer:
                 self._at(now + wait / 2, n, "extend")
             self._at(now + wait, n, "act")
         elif what == "extend":
-            self._tap(table, "extend", now)
+            self._tap(n, "extend", now)
         elif what in ("act", "ruled"):
             if what == "act":
-                self._tap(table, "action", now)  # in time: it also starts the next player's clock
+                self._tap(n, "action", now)  # in time: it also starts the next player's clock
             self._decisions[n] -= 1
             if self._decisions[n] <= 0:
                 self._at(now + r.uniform(0.5, 3), n, "street")
@@ -302,11 +315,11 @@ class Dealer:
         elif what == "street":
             if street == STREETS[-1]:  # after the river: a hold deals a new hand
                 hold = table.config.device.hold + 0.2
-                self._tap(table, "street", now, hold=hold)
+                self._tap(n, "street", now, hold=hold)
                 self._street[n] = STREETS[0]
                 self._at(now + hold + r.uniform(3, 15) * self.pace, n, "round")
             else:  # the betting round is over: a running clock ends quietly
-                self._tap(table, "street", now)
+                self._tap(n, "street", now)
                 self._street[n] = STREETS[STREETS.index(street) + 1]
                 self._at(now + r.uniform(1, 4) * self.pace, n, "round")
 
@@ -339,13 +352,15 @@ FLEET_KEEPALIVE = 30
 
 def start_fleet(count: int, host: str, port: int, venue: str, credentials_dir: Path, state_root: Path,
                 first: int = 1, tls: bool = False, ca_file: str = "", extra: str = "", shot: int = 0,
-                shot_extra: str = f'preset = "{SHOT_PRESET}"\n') -> list[SimulatedTable]:
+                shot_extra: str = f'preset = "{SHOT_PRESET}"\n', cancel: threading.Event | None = None
+                ) -> list[SimulatedTable]:
     """Start ``count`` simulated tables (ids ``first``…) in this process, on one fleet loop and one log
     writer; each needs ``credentials_dir/table-<id>.toml``. At most TABLES_PER_PROCESS (``shotclock fleet``
     spreads more).
 
     ``extra``: configuration for the clock-mode tables; the last ``shot`` tables run the shot clock
-    with ``shot_extra`` instead."""
+    with ``shot_extra`` instead. ``cancel`` set while they start (Ctrl-C): the ones started are stopped and
+    none is returned."""
     if count > TABLES_PER_PROCESS:
         raise ShotclockError(f"at most {TABLES_PER_PROCESS} tables in one process (file descriptors)")
     from shotclock.floor.fleet_loop import FleetLoop
@@ -365,9 +380,14 @@ def start_fleet(count: int, host: str, port: int, venue: str, credentials_dir: P
                                                           rules), state_root / table_id, writer, fleet_loop)
             table.start()
             tables.append(table)
+            if cancel is not None and cancel.is_set():
+                break
     except BaseException:
         stop_all(tables)
         raise
+    if cancel is not None and cancel.is_set():
+        stop_all(tables)
+        return []
     return tables
 
 
@@ -503,7 +523,10 @@ def cmd_fleet(args) -> int:
                                      ignore_cleanup_errors=True) as temp:
         state_root = Path(args.state_dir) if args.state_dir else Path(temp)
         tables = start_fleet(args.tables, endpoint.host, endpoint.port, args.venue, Path(args.credentials),
-                             state_root, first=args.first, tls=args.tls, ca_file=args.ca_file or "", shot=args.shot)
+                             state_root, first=args.first, tls=args.tls, ca_file=args.ca_file or "", shot=args.shot,
+                             cancel=stop)
+        if not tables:
+            return 0  # stopped while starting
         dealer = Dealer(tables, seed=args.seed, pace=args.pace)
         if not args.idle:
             dealer.start()
