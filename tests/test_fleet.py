@@ -252,3 +252,36 @@ def test_a_stop_while_the_tables_start_stops_the_ones_started(tmp_path):
     assert start_fleet(3, "127.0.0.1", free_port(), "test", tmp_path, tmp_path / "fleet", cancel=cancel) == []
     assert (tmp_path / "fleet" / "1").is_dir() and not (tmp_path / "fleet" / "2").exists()
     wait_until(lambda: threading.active_count() <= before + 1, what="the fleet loop's end")  # the log writer stays
+
+
+def test_a_table_connecting_to_a_broker_that_does_not_answer_holds_up_no_other(tmp_path):
+    import errno
+    import socket
+
+    from shotclock.adapters.mqtt_login import LinkSettings
+    from shotclock.floor.fleet_link import LoopLink
+    from shotclock.floor.fleet_loop import FleetLoop
+
+    server = socket.socket()
+    server.bind(("127.0.0.1", 0))
+    server.listen(0)  # never accepted: once its queue is full the kernel drops each new handshake
+    host, port = server.getsockname()
+    queued = []
+    try:
+        for _ in range(4):
+            s = socket.socket()
+            s.setblocking(False)
+            s.connect_ex((host, port))
+            queued.append(s)
+        link = LoopLink(FleetLoop(), LinkSettings(host, port, "test", "1", "table-1", "pw"), "b0")
+        link.set_login("table-1", "pw", None)
+        sock = link._open_socket()  # returns at once: the handshake goes on without the loop waiting for it
+        try:
+            assert not sock.getblocking()
+            assert sock.getsockopt(socket.SOL_SOCKET, socket.SO_ERROR) in (0, errno.EINPROGRESS)
+        finally:
+            sock.close()
+    finally:
+        for s in queued:
+            s.close()
+        server.close()

@@ -11,7 +11,10 @@ device; the simulator pays for one thread, not three per table.
 
 from __future__ import annotations
 
+import errno
 import logging
+import os
+import socket
 import ssl
 import threading
 
@@ -51,6 +54,7 @@ class LoopLink(MqttLink):
         c.on_socket_close = self._socket_close
         c.on_socket_register_write = lambda client, userdata, sock: self.loop.want_write(self)
         c.on_socket_unregister_write = lambda client, userdata, sock: self.loop.watch_write(sock, self, False)
+        c._create_socket_connection = self._open_socket  # paho waits for the TCP handshake; the loop cannot
 
     # -- any thread ---------------------------------------------------------------------------
 
@@ -196,6 +200,24 @@ class LoopLink(MqttLink):
                 self._disconnect()
             return
         super()._on_publish(client, userdata, mid, reason_code, properties)
+
+    def _open_socket(self) -> socket.socket:
+        """The TCP connection paho's ``reconnect`` opens, begun without waiting for the handshake (paho waits up
+        to its connect timeout: a thousand tables connecting at once overflow the broker's listen queue, a
+        dropped SYN waits a second or more, and the loop, waiting, let the connected tables' keep-alive run out).
+        The CONNECT paho then queues goes once the socket is writable; a refusal comes back as a lost connection,
+        which is retried. Over TLS paho's own (waiting) connect is kept: its handshake needs the connection."""
+        c = self.client
+        if c._ssl:
+            return socket.create_connection((c._host, c._port), timeout=c._connect_timeout)
+        family, kind, proto, _, address = socket.getaddrinfo(c._host, c._port, 0, socket.SOCK_STREAM)[0]
+        sock = socket.socket(family, kind, proto)
+        sock.setblocking(False)
+        code = sock.connect_ex(address)
+        if code not in (0, errno.EINPROGRESS):
+            sock.close()
+            raise OSError(code, os.strerror(code))
+        return sock
 
     def _socket_open(self, client, userdata, sock) -> None:
         no_delay(client, userdata, sock)
