@@ -552,3 +552,63 @@ def test_no_store_copies_the_wal_into_the_archive_a_thread_of_its_own_does(tmp_p
     archive.close()
     assert Archive(tmp_path).count() == 2501
 
+
+
+def test_a_slow_question_never_holds_the_tables_records_back(broker, tmp_path, monkeypatch):
+    # Issue 30, 9: the report over a big archive took ~2 s on the collector's network thread, and every table's
+    # records waited behind it (the archive's latency tail). Questions are answered on a thread of their own.
+    import threading
+
+    import shotclock.floor.answers as answers_module
+
+    archive, collector = start_collector(broker, tmp_path / "floor")
+    release, asked = threading.Event(), threading.Event()
+    real = answers_module.answer
+
+    def slow(db, question):
+        asked.set()
+        release.wait(60)
+        return real(db, question)
+
+    monkeypatch.setattr(answers_module, "answer", slow)
+    floor = broker.client("floor")
+    answer = {}
+    try:
+        asking = threading.Thread(target=lambda: answer.update(ask(broker, floor, {"what": "rulings", "limit": 5})))
+        asking.start()
+        assert asked.wait(30), "the question never reached the answering thread"
+        publish_all(broker.client("table-2"), table_topic("test", "2", "event"), events_of("2", 5))
+        wait_until(lambda: len(stored(archive, "2")) == 5, what="records stored while a question is answered")
+        assert not answer, "the question was answered before it was let go"
+        release.set()
+        asking.join(60)
+        assert answer.get("ok") is True
+    finally:
+        release.set()
+        collector.stop()
+        archive.close()
+
+
+def test_the_answering_thread_says_busy_when_questions_pile_up_and_comes_back_when_it_ends(tmp_path, caplog):
+    import threading
+
+    from shotclock.floor.answering import BUSY, WAITING, Answerer
+
+    Archive(tmp_path / "floor").close()
+    gate, replies = threading.Event(), []
+    answerer = Answerer(Archive(tmp_path / "floor").path, answer=lambda db, q: (gate.wait(30), {"ok": True, "q": q})[1])
+    for n in range(WAITING + 3):
+        answerer.ask(n, replies.append)
+    busy = [r for r in replies if r == BUSY]
+    assert 1 <= len(busy) <= 3  # the first may be taken off the queue before the others come
+    gate.set()
+    wait_until(lambda: len(replies) == WAITING + 3, what="every question answered or refused")
+    answerer.stop()
+    assert not answerer._thread.is_alive()
+    answerer.check()  # ended: started again, and said so
+    assert answerer._thread.is_alive() and "answering thread ended" in caplog.text
+    got = []
+    answerer.ask("again", got.append)
+    wait_until(lambda: got, what="an answer after the restart")
+    assert got == [{"ok": True, "q": "again"}]
+    answerer.stop()

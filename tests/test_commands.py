@@ -183,6 +183,9 @@ def test_an_audio_output_that_is_not_there_is_named_with_the_ones_that_are(monke
     from shotclock.config import parse_config
     from shotclock.shell.selftest import check_audio, check_sound
 
+    import pygame
+
+    pygame.mixer.init()  # another part of this process opened the default output first: the name still counts
     config = parse_config('[sound]\ndevice = "No Such Speaker"\n')
     check = check_sound(config, sleep=lambda s: None)
     assert check.status == "FAIL" and "'No Such Speaker'" in check.detail

@@ -103,12 +103,29 @@ def test_a_top_up_during_a_players_bank_extends_the_running_clock():
     # 4 s into seat 1's bank (16 s left), every seat gets 10 s more: seat 1's clock is 10 s longer.
     out = run(BANK, *HAND, {"t": 15, "event": "top_up", "seconds": 10}, {"t": 40, "event": "action"},
               {"t": 41, "event": "end"})
-    assert of(out, "top_up") == [{"t": 15, "type": "top_up", "seconds": 10, "remaining": 26}]
+    assert of(out, "top_up") == [{"t": 15, "type": "top_up", "seconds": 10, "remaining": 26, "grew": 10}]
     decision = of(out, "decision")[0]
     assert (decision["outcome"], decision["remaining"], decision["bank_used"], decision["bank_left"]) == \
         ("acted", 1, 29, 1)
     assert of(out, "start")[1]["bank"] == 30  # seat 2's bank, topped up too
     assert ledger_of(out)[1]["max_s"] == 39  # the whole clock, the top-up included
+
+
+def test_a_top_up_past_the_bound_of_a_bank_lengthens_the_clock_only_by_what_the_bank_took():
+    # Seat 1's bank is topped up to the bound (36,000 s) on their clock; a second top-up adds nothing to it, so
+    # the clock, its restore after a power cut and the ledger grow by the first one's 35,980 s only.
+    from shotclock.core.fields import BANK_MAX
+    from shotclock.core.restore import at_stop
+
+    out = run(BANK, *HAND, {"t": 5, "event": "top_up", "seconds": BANK_MAX}, {"t": 15, "event": "top_up", "seconds": 10},
+              {"t": 40, "event": "action"}, {"t": 41, "event": "end"})
+    assert [(r["seconds"], r.get("grew")) for r in of(out, "top_up")] == [(BANK_MAX, BANK_MAX - 20), (10, None)]
+    whole = 10 + BANK_MAX  # seat 1's base and the bank at its bound
+    assert ledger_of(out)[1]["max_s"] == 39  # t 1 to t 40 (adding the whole top-up made it 59)
+    rows = log_rows(out)
+    clock = [r for r in rows if r["clock"] == rows[[r["type"] for r in rows].index("start")]["id"]]
+    before_ruling = [dict(r, session=1) for r in clock if r["type"] != "decision"]
+    assert at_stop(before_ruling).seconds == whole
 
 
 def test_a_top_up_before_the_bank_runs_moves_its_cue_with_the_end():

@@ -70,6 +70,18 @@ def lost_message(alive: dict, silent_for: float, utc: str) -> dict:
             "data": {"heard_at": alive["t"], "silent_for": round(silent_for, 6)}}
 
 
+def heard(alive: dict | None, msg: dict) -> dict | None:
+    """The last heartbeat after ``msg`` came down the pipe: a heartbeat replaces it; a ``decision`` of the
+    clock it names means no clock runs any more (the device may die before its next heartbeat says so, and
+    a ``lost`` record must never be charged to a clock that has its ruling)."""
+    if msg.get("control") == "alive":
+        return msg
+    if alive is not None and alive.get("clock") is not None and msg.get("type") == "decision" \
+            and msg.get("clock") == alive["clock"]:
+        return dict(alive, clock=None)
+    return alive
+
+
 class StreamWriter:
     """Writes the pipe's messages into a :class:`~shotclock.adapters.log.DecisionLog`, resolving
     stream references (``seq``) into record ids. Used by the writer process, by the import of
@@ -254,6 +266,8 @@ class _Inbox:
             if control == "alive":
                 self.alive, self.alive_at = msg, time.monotonic()
                 continue
+            if isinstance(msg, dict):
+                self.alive = heard(self.alive, msg)
             if control == "bye":
                 self.bye = True
                 continue

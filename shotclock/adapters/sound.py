@@ -36,6 +36,8 @@ def _init_mixer(device: str = ""):
     os.environ.setdefault("PYGAME_HIDE_SUPPORT_PROMPT", "1")
     import pygame
 
+    if device and pygame.mixer.get_init() is not None:
+        pygame.mixer.quit()  # open elsewhere in this process on the default output: the one named is wanted
     if pygame.mixer.get_init() is None:
         from shotclock.adapters.quiet import quiet_stderr
 

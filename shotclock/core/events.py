@@ -553,6 +553,7 @@ class ToppedUp(Output):
     chips: int | None = None
     seconds: float | None = None
     remaining: float | None = None  # the running clock's time left after it, when its player's bank grew
+    grew: float | None = None  # how much longer that clock got (less than ``seconds`` where a bank reached its bound)
     TYPE: ClassVar[str] = "top_up"
 
 

@@ -113,7 +113,7 @@ def ledger(rows, by_name: bool = False) -> list[Entry]:
             clock["seconds"] += sign * float(row.get("seconds") or 0)
             clock["extensions"] += sign
         elif kind == "top_up" and key in clocks and row.get("remaining") is not None:
-            clocks[key]["seconds"] += float(row.get("seconds") or 0)  # the player's bank grew on their clock
+            clocks[key]["seconds"] += _grew(row)  # the player's bank grew on their clock
         elif kind == "decision" and key in clocks:
             clock = clocks.pop(key)
             if row.get("outcome") == "cancelled" and row.get("by") in NOBODYS:
@@ -132,3 +132,9 @@ def ledger(rows, by_name: bool = False) -> list[Entry]:
     for clock in clocks.values():  # still open (interrupted): called and extended all the same
         _charge(entry, clock)
     return sorted(entries.values(), key=lambda e: (e.seat, e.player))
+
+
+def _grew(row: dict) -> float:
+    """How much longer a ``top_up`` made the running clock: ``grew`` (under the bank's bound), or in a log
+    written before that field, the whole top-up."""
+    return float(row.get("grew", row.get("seconds")) or 0)

@@ -141,7 +141,7 @@ def at_stop(records: list[dict]) -> ClockAtStop:
                 seconds_us -= round(float(r["seconds"]) * US)
                 extensions -= 1
             elif kind == "top_up" and r.get("remaining") is not None:  # the player's bank grew on their clock
-                seconds_us += round(float(r["seconds"]) * US)
+                seconds_us += round(float(r.get("grew", r["seconds"])) * US)  # ``grew``: under the bank's bound
         if kind in _CARRY_REMAINING and r.get("remaining") is not None:
             left_us = round(float(r["remaining"]) * US)
         if kind == "resume":

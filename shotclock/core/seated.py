@@ -475,15 +475,15 @@ class SeatedEngine:
             before = book.banks.get(seat, 0)
             book.banks[seat] = min(BANK_MAX * US, before + round(seconds * US))
             grew[seat] = book.banks[seat] - before
-        remaining = None
+        remaining = lengthened = None
         more = grew.get(book.on_clock, 0)
         if more > 0 and self.engine.phase != IDLE:
             left = self.engine.add_time(more / US)
             if book.bank is None:  # no bank when the clock started: the base is up once less than it is left
                 book.cued = left * US <= more
             book.bank = (book.on_clock, (book.bank[1] if book.bank else 0) + more)
-            remaining = max(0.0, left)
-        return [ev.ToppedUp(event.t, chips or None, seconds or None, remaining)]
+            remaining, lengthened = max(0.0, left), more / US
+        return [ev.ToppedUp(event.t, chips or None, seconds or None, remaining, lengthened)]
 
     def _button(self, event: ev.SetButton) -> list[ev.Output]:
         try:

@@ -46,7 +46,7 @@ from shotclock.adapters.mqtt_login import no_delay, private_client_id
 from shotclock.core.inbound import Refused, check_event, check_question, event_id, parse_json
 from shotclock.core.topics import (all_tables, archive_topic, bridge_room, bridge_topic, check_name,
                                    collector_topic, member_topic, split_table_topic, table_topic)
-from shotclock.floor import answers
+from shotclock.floor.answering import Answerer
 from shotclock.adapters.archive import Archive
 
 log = logging.getLogger("shotclock.collector")
@@ -78,6 +78,7 @@ class Collector:
         from paho.mqtt.properties import Properties
 
         self.archive = archive
+        self.answerer = Answerer(archive.path)  # questions never hold the records back (answering.py)
         archive.checkpoint_apart()  # no store waits for the WAL to be copied into the file
         self.venue = venue
         self.host, self.port = host, port
@@ -307,12 +308,14 @@ class Collector:
                     pass
         self.client.disconnect(reasoncode=end)
         self.client.loop_stop()
+        self.answerer.stop()
         if self.watcher is not None:
             self.watcher.disconnect()
             self.watcher.loop_stop()
 
     def check_threads(self) -> None:
         """Restart a network thread that ended (it should not: every callback catches its errors), saying so."""
+        self.answerer.check()
         for name, client, wanted in (("collector", self.client, self.role == ACTIVE), ("watcher", self.watcher, True)):
             thread = getattr(client, "_thread", None)  # paho keeps its loop thread here
             if wanted and thread is not None and not thread.is_alive() and not self._stopping.is_set():
@@ -423,25 +426,25 @@ class Collector:
                         sum(self.refused.values()))
 
     def _answer(self, message) -> None:
-        """A page's question about the archive, answered on its Response Topic (shotclock.floor.answers)."""
+        """A page's question about the archive, answered on its Response Topic (shotclock.floor.answers) by the
+        answering thread, so a long question never holds the tables' records back."""
         props = getattr(message, "properties", None)
         reply_to = getattr(props, "ResponseTopic", None)
         if not reply_to or not reply_to.startswith(archive_topic(self.venue, "reply/")):
             return  # nowhere (or nowhere allowed) to answer
         question = parse_json(message.payload)
         problem = question.detail if isinstance(question, Refused) else check_question(question)
+        reply = self._reply_properties(getattr(props, "CorrelationData", None))
+
+        def send(result: dict) -> None:
+            body = json.dumps(result, ensure_ascii=False, separators=(",", ":"))
+            self.client.publish(reply_to, body, qos=1, properties=reply)
+
         if problem:
             self._refuse("?", "question", problem)
-            result = {"ok": False, "reason": problem}
+            send({"ok": False, "reason": problem})
         else:
-            try:
-                result = answers.answer(self.archive.db, question)
-            except Exception as exc:
-                log.exception("cannot answer an archive question")
-                result = {"ok": False, "reason": f"the archive cannot answer: {exc}"}
-        reply = self._reply_properties(getattr(props, "CorrelationData", None))
-        body = json.dumps(result, ensure_ascii=False, separators=(",", ":"))
-        self.client.publish(reply_to, body, qos=1, properties=reply)
+            self.answerer.ask(question, send)
 
     def _reply_properties(self, correlation):
         from paho.mqtt.packettypes import PacketTypes

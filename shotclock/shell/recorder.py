@@ -16,7 +16,7 @@ from pathlib import Path
 
 from shotclock import __version__
 from shotclock.adapters.log import DecisionLog, lock_state_dir, utc_iso
-from shotclock.adapters.logwriter import StreamWriter, WriterProcess, import_pending, lost_message
+from shotclock.adapters.logwriter import StreamWriter, WriterProcess, heard, import_pending, lost_message
 from shotclock.core.clocks import chips_used, clocks_from
 from shotclock.core.engine import PAUSED, RUNNING
 from shotclock.core.faults import LOG_UNAVAILABLE, LOG_WRITE_FAILED, LogFault
@@ -52,8 +52,7 @@ class DirectSink:
     def put(self, messages: list[dict]) -> None:
         """Write ``messages`` (after any held back)."""
         for msg in messages:
-            if msg.get("control") == "alive":
-                self.alive = msg
+            self.alive = heard(self.alive, msg)
         pending = self.backlog + messages
         if not pending:
             return
