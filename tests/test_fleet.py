@@ -285,3 +285,18 @@ def test_a_table_connecting_to_a_broker_that_does_not_answer_holds_up_no_other(t
         for s in queued:
             s.close()
         server.close()
+
+
+def test_the_tables_log_lines_pass_once_per_kind():
+    import logging
+
+    from shotclock.floor.fleet import OncePerKind
+
+    once = OncePerKind()
+    records = [logging.LogRecord("shotclock.network", logging.ERROR, "", 0, msg, (n,), None)
+               for n in range(1, 1001) for msg in ("the broker refused the connection: %s", "other %s")]
+    passed = [r for r in records if once.filter(r)]
+    assert [r.getMessage() for r in passed] == [
+        "the broker refused the connection: 1", "other 1",
+        "the broker refused the connection: 1000 (said 1000 times by the fleet's tables)",
+        "other 1000 (said 1000 times by the fleet's tables)"]
