@@ -369,7 +369,7 @@ def h4h_release(tmp: Path, tables: int, rounds: int) -> dict:
         floor = FloorView(broker)
         fleet = subprocess.Popen([PY, "-m", "shotclock", "fleet", "--tables", str(tables), "--broker",
                                   f"127.0.0.1:{broker.port}", "--venue", VENUE, "--credentials",
-                                  str(broker.folder / "credentials"), "--pace", "0.1", "--seed", "29"],
+                                  str(broker.folder / "credentials"), "--pace", "0.1", "--seed", "29", "--deal"],
                                  env=ENV, cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
         latencies, missed, refused, load = [], 0, 0, os.getloadavg()[0]
         try:

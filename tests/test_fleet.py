@@ -220,7 +220,7 @@ def test_fleet_tables_play_hand_for_hand_by_their_own_rules(tmp_path):
 
         tables = start_fleet(5, "127.0.0.1", broker.port, "test", broker.folder / "credentials", tmp_path / "fleet",
                              extra=FAST + "[device]\nhold = 0.3\n")
-        dealer = Dealer(tables, seed=3, pace=0.05)
+        dealer = Dealer(tables, seed=3, pace=0.05, deal=True)
         try:
             wait_until(lambda: len(statuses(inbox, True)) == 5, what="every table online")
             started = send("hand_for_hand")

@@ -203,9 +203,9 @@ RELEASE = "release "  # a dealer's queued release of a button: "release street"
 class Dealer:
     """Presses the simulated tables' buttons at random moments (one thread for all tables).
 
-    Clock mode: each hand is dealt (a street hold: the new hand), a bet now and then, the floor calls a
-    clock, and the player acts after a random time (a third of the clocks run out: hand dead or check).
-    During hand-for-hand the table waits at the new hand for the floor's release, as a device does.
+    Clock mode: a bet now and then, the floor calls a clock, and the player acts after a random time (a
+    third of the clocks run out: hand dead or check). With ``deal`` each hand begins with the new hand (a
+    street hold): during hand-for-hand the table then waits for the floor's release, as a device does.
 
     Shot mode: the dealer starts the first decision of a betting round; each player acts in
     time (now and then after an extension chip) or runs out of time, and each action starts the
@@ -213,8 +213,10 @@ class Dealer:
     deals a new hand.
     """
 
-    def __init__(self, tables: list[SimulatedTable], seed: int | None = None, pace: float = 1.0):
-        """``pace`` scales the idle time between hands (0.1: ten times as many clocks)."""
+    def __init__(self, tables: list[SimulatedTable], seed: int | None = None, pace: float = 1.0, deal: bool = False):
+        """``pace`` scales the idle time between hands (0.1: ten times as many clocks); ``deal``: in clock mode
+        each hand begins with the new hand (a street hold), which hand-for-hand waits on."""
+        self.deal = deal
         self.tables = tables
         self.random = random.Random(seed)
         self.pace = pace
@@ -264,10 +266,12 @@ class Dealer:
             self._act_shot(table, n, what, now)
             return
         r = self.random
-        if what == "hand":  # the dealer deals a new hand (a street hold): in hand-for-hand the table now waits
+        if what == "hand" and self.deal:  # a new hand (a street hold): in hand-for-hand the table now waits
             hold = table.config.device.hold + 0.2
             self._tap(n, "street", now, hold=hold)
             self._at(now + hold + 0.1, n, "deal")
+        elif what == "hand":
+            self._act(table, n, "deal", now)
         elif what == "deal":
             if r.random() < 0.5:
                 self._tap(n, "bet", now)
@@ -430,6 +434,7 @@ def _spread(args) -> int:
                 "--broker", args.broker, "--venue", args.venue, "--credentials", str(args.credentials),
                 "--pace", str(args.pace), "--shot", str(shot)]
         argv += ["--idle"] if args.idle else []
+        argv += ["--deal"] if args.deal else []
         argv += ["--tls"] if args.tls else []
         argv += ["--ca-file", args.ca_file] if args.ca_file else []
         argv += ["--duration", str(args.duration)] if args.duration is not None else []
@@ -527,7 +532,7 @@ def cmd_fleet(args) -> int:
                              cancel=stop)
         if not tables:
             return 0  # stopped while starting
-        dealer = Dealer(tables, seed=args.seed, pace=args.pace)
+        dealer = Dealer(tables, seed=args.seed, pace=args.pace, deal=args.deal)
         if not args.idle:
             dealer.start()
         log.info("%d simulated tables on %s, venue %r", len(tables), args.broker, args.venue)
