@@ -578,13 +578,9 @@ def _level_checks(values: dict, errors: dict) -> None:
     rules = level_rules({k: v for k, v in values.items() if k not in errors})
     for rule in rules:
         played = {**base, **level_changes(Settings(levels=rules), rule.level)}
-        mode = played["mode"]
-        streets = ["clock.seconds"] if mode == "clock" else [f"shot.{s}" for s in STREETS]
-        shortest = min(played[k] for k in streets)
-        countdown = played[f"{mode}.countdown"]
-        if countdown > shortest:
-            culprit = next((f"levels.{rule.level}.{k}" for k in [f"{mode}.countdown", *streets, "mode"]
-                            if f"levels.{rule.level}.{k}" in values), f"levels.{rule.level}")
+        over = _countdown_over(played, f"levels.{rule.level}", values)
+        if over:
+            culprit, countdown, shortest = over
             errors.setdefault(culprit, f"makes level {rule.level}'s countdown ({countdown} s) longer than its clock "
                                        f"({shortest} s)")
         if rule.top_up_seconds and not (values["seats.track"] and values["seats.bank"]):
@@ -593,6 +589,20 @@ def _level_checks(values: dict, errors: dict) -> None:
         if rule.top_up_chips and not values["seats.track"]:
             errors.setdefault(f"levels.{rule.level}.top_up.chips",
                               "needs seats.track = true (the table tops up its seated players)")
+
+
+def _countdown_over(played: dict, where: str, values: dict) -> tuple[str, int, float] | None:
+    """(the key to change, the countdown, the shortest clock) when the ``played`` rules' countdown is longer than
+    their shortest clock, else None; the key is the first of ``where``'s (``levels.11``, ``rule_sets.bubble``) that
+    ``values`` sets among the countdown, the clocks and the mode, else ``where`` itself."""
+    mode = played["mode"]
+    streets = ["clock.seconds"] if mode == "clock" else [f"shot.{s}" for s in STREETS]
+    shortest = min(played[k] for k in streets)
+    countdown = played[f"{mode}.countdown"]
+    if countdown <= shortest:
+        return None
+    culprit = next((f"{where}.{k}" for k in [f"{mode}.countdown", *streets, "mode"] if f"{where}.{k}" in values), where)
+    return culprit, countdown, shortest
 
 
 def _rule_set_checks(values: dict, errors: dict) -> None:
@@ -606,12 +616,9 @@ def _rule_set_checks(values: dict, errors: dict) -> None:
             errors.setdefault(f"rule_sets.{name}.mode", f"must be the table's own mode (\"{values['mode']}\"): a rule "
                                                         "set changes the rules of the mode the table runs")
             continue
-        streets = ["clock.seconds"] if mode == "clock" else [f"shot.{s}" for s in STREETS]
-        shortest = min(played[k] for k in streets)
-        countdown = played[f"{mode}.countdown"]
-        if countdown > shortest:
-            culprit = next((f"rule_sets.{name}.{k}" for k in [f"{mode}.countdown", *streets, "mode"]
-                            if f"rule_sets.{name}.{k}" in values), f"rule_sets.{name}")
+        over = _countdown_over(played, f"rule_sets.{name}", values)
+        if over:
+            culprit, countdown, shortest = over
             errors.setdefault(culprit, f"makes rule set {name!r}'s countdown ({countdown} s) longer than its clock "
                                        f"({shortest} s)")
 

@@ -21,7 +21,7 @@ from shotclock.shell.recorder import DirectSink, Recorder
 
 UTC = datetime(2026, 11, 29, 20, 0, tzinfo=timezone.utc)
 # What a clock's evidence is: the fields of its start and its decision every account must agree on.
-START = ("seat", "seconds", "bank")
+START = ("seat", "seconds", "bank", "mark")  # (mark: a marked player's own clock)
 DECISION = ("outcome", "remaining", "at_zero", "by", "seat", "bank_used", "bank_left")
 
 

@@ -47,6 +47,15 @@ class InjectedFloor:
     def base(self) -> str:
         return f"http://127.0.0.1:{self.broker.ws_port}"
 
+    def dashboard(self, web, query: str = "?lang=en", size=(1280, 900)):
+        """A browser page on the dashboard, logged in as the floor's tester (``query``: its URL parameters)."""
+        page = web.page(*size)
+        page.goto(f"{self.base}/dashboard/{query}")
+        page.fill("input[name=user]", "floor-tester")
+        page.fill("input[name=password]", self.passwords["floor-tester"])
+        page.click("button[type=submit]")
+        return page
+
     def topic(self, table: str, leaf: str) -> str:
         return f"shotclock/v1/{self.venue}/table/{table}/{leaf}"
 

@@ -30,7 +30,8 @@ def device_log(state_dir, table, boot, records, utc="2026-12-01T20:00:00.000000Z
 
 
 def build_archive(folder, tmp_path):
-    """Table 1: Ana (two decisions, one a dead hand) and "=Bo" (one); table 2 on the next floor day: Ana again."""
+    """Table 1: Ana (two decisions, one a dead hand) and "=Bo" (one); table 2 on the next floor day: Ana again, and
+    the floor puts her on her own 10 s clock."""
     archive = Archive(folder)
     one = [("seat", {"seat": 4, "change": "seated", "name": "Ana"}),
            ("seat", {"seat": 5, "change": "seated", "name": "=Bo"}),
@@ -43,7 +44,9 @@ def build_archive(folder, tmp_path):
            ("decision", {"outcome": "hand_dead", "seat": 4})]                                  # 50 s
     two = [("seat", {"seat": 1, "change": "seated", "name": "Ana"}),
            ("start", {"seconds": 30, "street": "flop", "seat": 1, "utc": "2026-12-02T20:00:00.000000Z"}),
-           ("decision", {"outcome": "acted", "remaining": 2, "at_zero": False, "seat": 1})]     # 28 s
+           ("decision", {"outcome": "acted", "remaining": 2, "at_zero": False, "seat": 1}),     # 28 s
+           ("mark", {"seat": 1, "change": "marked", "mark": "clock", "mark_seconds": 10, "name": "Ana",
+                     "by": "floor-anna", "utc": "2026-12-02T20:30:00.000000Z"})]                 # her own clock
     for event in device_log(tmp_path / "one", "1", "0123456789ab", one) + device_log(tmp_path / "two", "2",
                                                                                      "ba9876543210", two):
         archive.add(event)

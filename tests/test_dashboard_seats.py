@@ -217,3 +217,23 @@ def test_a_refusal_reads_in_dutch_on_a_dutch_dashboard(floor, web):
     wait_ack(page, "2", "✗ Plaats: stoel moet een nummer van 1 tot en met 6 zijn, niet 9")
     assert not web.errors, web.errors
     page.context.close()
+
+
+def test_the_floor_marks_and_unmarks_a_player_from_the_seats_panel(page, floor):
+    seats = panel(page, "2")
+    form = seats.locator("form.seat-markform")
+    form.locator("[name=seat]").fill("5")
+    form.locator("select[name=mark]").select_option("clock")
+    form.locator("[name=mark_seconds]").fill("10")
+    form.locator("button[data-seat-action=mark]").click()
+    wait_ack(page, "2", "✓ Mark")
+    assert floor.seat("2", 5, mark="clock", mark_seconds=10)
+    page.wait_for_function("document.querySelector(\"article.table[data-table='2'] tr[data-seat='5'] .seat-flag\")"
+                           ".textContent === '⚠ own clock 10 s'", timeout=WAIT)
+    form.locator("[name=mark_seconds]").fill("")  # a clock mark needs its seconds: the table says so
+    form.locator("button[data-seat-action=mark]").click()
+    wait_ack(page, "2", "✗ Mark: a clock mark needs 'mark_seconds' (the player's own clock, 5 to 300 s)")
+    form.locator("button[data-seat-action=unmark]").click()
+    wait_ack(page, "2", "✓ Unmark")
+    page.wait_for_function("document.querySelector(\"article.table[data-table='2'] tr[data-seat='5'] .seat-flag\")"
+                           ".textContent === ''", timeout=WAIT)

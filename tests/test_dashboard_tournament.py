@@ -14,6 +14,7 @@ import pytest
 
 from floor_injector import InjectedFloor
 from mqtt_broker import Inbox
+from test_dashboard_filters import open_dashboard_of
 
 WAIT = 30_000  # ms: only bounds a hang
 
@@ -40,12 +41,7 @@ def floor(tmp_path_factory, web):
 
 @pytest.fixture
 def page(web, floor):
-    page = web.page(1280, 900)
-    page.goto(f"{floor.base}/dashboard/?lang=en#room=Main")
-    page.fill("input[name=user]", "floor-tester")
-    page.fill("input[name=password]", floor.passwords["floor-tester"])
-    page.click("button[type=submit]")
-    page.wait_for_function("document.querySelectorAll('article.table').length === 5", timeout=WAIT)
+    page = open_dashboard_of(web, floor, len(TABLES), "#room=Main", 1280, 900)
     yield page
     assert not web.errors, web.errors
     page.context.close()

@@ -182,9 +182,9 @@ def test_a_rule_set_comes_back_after_a_restart_and_rules_at_once():
 
 def test_the_commands_are_logged_with_who_sent_them():
     table, builder = Table(CLOCK), RecordBuilder()
-    messages = builder.round(table.feed([command(1.0, "hand_for_hand", minutes=3, room="Main")], 1.0), lambda t: "")
+    messages = builder.round(table.feed([command(1.0, "hand_for_hand", minutes=3)], 1.0), lambda t: "")
     logged = {m["type"]: m["data"] for m in messages if "type" in m}
-    assert logged["command"]["sender"] == "floor-anna" and logged["command"]["room"] == "Main"
+    assert logged["command"]["sender"] == "floor-anna"
     assert logged["command"]["minutes"] == 3
     assert logged["input"]["event"] == "hand_for_hand" and logged["input"]["minutes"] == 3
     assert logged["hand_for_hand"] == {"why": "started", "on": True, "waiting": False, "hands": 0, "minutes": 3}

@@ -256,9 +256,9 @@ def test_every_record_kind_says_how_it_is_committed():
 
 
 def test_what_the_floor_relies_on_about_a_player_survives_a_power_cut(tmp_path):
-    """A floor command and the seat, bank, top-up and seats records it makes are committed with a synced WAL."""
+    """A floor command and the seat, bank, top-up, mark and seats records it makes are committed with a synced WAL."""
     log = filled(tmp_path)
-    for kind in ("command", "seat", "bank", "top_up", "seats", "refused", "a_kind_not_named_yet"):
+    for kind in ("command", "seat", "bank", "top_up", "seats", "refused", "mark", "a_kind_not_named_yet"):
         log.append([{"session": 1, "clock": None, "type": "beep", "t": 1.0, "utc": utc_iso(NOW), "data": {}}])
         assert log.db.execute("PRAGMA synchronous").fetchone()[0] == 1
         log.append([{"session": 1, "clock": None, "type": "edge", "t": 1.0, "utc": utc_iso(NOW), "data": {}},

@@ -47,10 +47,13 @@ def test_the_csv_for_the_tournament_director(archive, capsys, tmp_path):
     rows = list(csv.DictReader(io.StringIO(path.read_text(encoding="utf-8"), newline="")))
     assert rows[0] == {"player": "Ana", "tables": "1, 2", "decisions": "3", "median_s": "28.0", "p95_s": "47.8",
                        "max_s": "50.0", "clocks_called": "0", "extensions": "1", "bank_used_s": "0.0",
-                       "rulings_against": "1", "hands_dead": "1", "checks": "0"}
-    assert rows[1]["player"] == "'=Bo"  # a name a spreadsheet would take for a formula stays text
+                       "rulings_against": "1", "hands_dead": "1", "checks": "0", "warnings": "0", "clock_marks": "1",
+                       "marks": "clock 10 s by floor-anna 20:30"}
+    assert rows[1]["player"] == "'=Bo" and rows[1]["marks"] == ""  # a formula-like name stays text
     code, out, _ = run(capsys, "--archive", archive, "--csv", "-", "--day", "2026-12-02")
     assert list(csv.reader(io.StringIO(out)))[1][:4] == ["Ana", "2", "1", "28.0"]
+    code, out, _ = run(capsys, "--archive", archive, "--csv", "-", "--day", "2026-12-01")
+    assert list(csv.reader(io.StringIO(out)))[1][-3:] == ["0", "0", ""]  # her mark was made the next day
 
 
 def test_filters_by_floor_day_and_table(archive, capsys):

@@ -125,7 +125,9 @@ def test_the_floor_opens_the_report_from_the_dashboard(floor, web):
     page.click("#to-report")
     page.wait_for_selector("#rows tr", timeout=WAIT)  # no second login: the tab's session
     assert page.text_content("h1") == "Shotclock Slow play" and "venue=test" in page.url
-    assert "marks or warnings" in page.text_content(".notes")
+    assert "Marks: the warnings and own clocks the floor gave a player" in page.text_content(".notes")
+    assert [page.text_content(f"th[data-column={c}]") for c in ("warnings", "clock_marks", "marks")] == [
+        "Warnings", "Own clock", "Marks"]
     assert not web.errors, web.errors
     page.context.close()
 

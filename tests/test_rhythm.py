@@ -132,3 +132,20 @@ def test_a_bad_level_key_is_refused_under_its_own_name(text, key, words):
     with pytest.raises(ConfigError) as caught:
         parse_config(text)
     assert words in caught.value.errors[key]
+
+
+def test_config_check_says_at_which_levels_the_rules_change(tmp_path):
+    import subprocess
+    import sys
+
+    path = tmp_path / "c.toml"
+    path.write_text('[levels.11]\nmode = "shot"\n[levels.3]\nclock.seconds = 45\n')
+    proc = subprocess.run([sys.executable, "-m", "shotclock", "config", "--check", str(path)], capture_output=True,
+                          text=True)
+    assert proc.returncode == 0 and proc.stdout.strip().endswith("(clock mode, table 'Tafel 1'; rules change at level 3, 11)")
+    path.write_text('[levels.11]\nmode = "shot"\nshot.preflop = 0\n')
+    proc = subprocess.run([sys.executable, "-m", "shotclock", "config", "--check", str(path)], capture_output=True,
+                          text=True)
+    assert proc.returncode == 2 and proc.stdout == ""
+    assert proc.stderr.strip() == (f"shotclock: invalid configuration in {path}: 'levels.11.shot.preflop' must be "
+                                   "greater than 0 and at most 3600 (got 0)")

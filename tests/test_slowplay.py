@@ -48,10 +48,10 @@ def test_each_player_is_one_line_across_tables_and_days_with_the_numbers_worked_
                    "median_s": 16.0,   # of 2.5, 12, 20, 59: (12 + 20) / 2
                    "p95_s": 53.15,     # position 0.95 * 3 = 2.85: 20 + 0.85 * (59 - 20)
                    "max_s": 59.0, "clocks_called": 1, "extensions": 1, "bank_used_s": 0.0,
-                   "rulings_against": 1, "hands_dead": 1, "checks": 0}
+                   "rulings_against": 1, "hands_dead": 1, "checks": 0, "warnings": 0, "clock_marks": 0, "marks": ""}
     assert bo == {"player": "Bo", "tables": "1", "decisions": 1, "median_s": 20.0, "p95_s": 20.0, "max_s": 20.0,
                   "clocks_called": 0, "extensions": 0, "bank_used_s": 0.0, "rulings_against": 1, "hands_dead": 0,
-                  "checks": 1}
+                  "checks": 1, "warnings": 0, "clock_marks": 0, "marks": ""}
     assert list(ana) == list(COLUMNS)
     assert r.unnamed_decisions == 1 and r.days == [DAY1, DAY2] and r.tables == ["1", "7"]
 
@@ -154,3 +154,24 @@ def test_the_days_and_the_tables_each_add_up_to_the_whole_report():
             assert p["max_s"] is None or 0 <= p["median_s"] <= p["p95_s"] <= p["max_s"] <= 75
 
     check()
+
+
+def mark(table, name, at, change="marked", by="floor-anna", **fields):
+    return {"table": table, "chain": 1, "type": "mark", "seat": 4, "change": change, "name": name, "by": by,
+            "utc": at, **fields}
+
+
+def test_the_report_counts_marks_and_says_who_made_them():
+    rows = floor_rows() + [mark("1", "Ana", f"{DAY1}T14:02:00Z", mark="warning"),
+                           mark("7", "Ana", f"{DAY2}T15:30:00Z", by="td", mark="clock", mark_seconds=10),
+                           mark("7", "Ana", f"{DAY2}T16:05:00Z", "unmarked", by="td", mark="clock", mark_seconds=10),
+                           mark("7", "Cy", f"{DAY2}T17:00:00Z", mark="warning")]
+    lines = {line["player"]: line for line in report(rows, day_of=utc_day).players}
+    assert (lines["Ana"]["warnings"], lines["Ana"]["clock_marks"]) == (1, 1)
+    assert lines["Ana"]["marks"] == "warning by floor-anna 14:02; clock 10 s by td 15:30; clock 10 s off by td 16:05"
+    # A player marked with no decision of theirs is in the report; a day keeps the marks made on it.
+    assert lines["Cy"]["decisions"] == 0 and lines["Cy"]["warnings"] == 1 and lines["Cy"]["tables"] == "7"
+    day1 = {line["player"]: line for line in report(rows, day=DAY1, day_of=utc_day).players}
+    assert day1["Ana"]["marks"] == "warning by floor-anna 14:02" and "Cy" not in day1
+    by_warnings = report(rows, day_of=utc_day, sort="warnings").players
+    assert [line["player"] for line in by_warnings][:2] == ["Ana", "Cy"]

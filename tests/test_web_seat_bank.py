@@ -30,11 +30,7 @@ def floor(tmp_path_factory, web):
 
 
 def test_the_seat_on_the_clock_counts_its_bank_down_in_its_row_and_the_card_marks_the_bank(web, floor):
-    page = web.page(1280, 900)
-    page.goto(f"{floor.base}/dashboard/?lang=en")
-    page.fill("input[name=user]", "floor-tester")
-    page.fill("input[name=password]", floor.passwords["floor-tester"])
-    page.click("button[type=submit]")
+    page = floor.dashboard(web)
     card = page.locator("article.table[data-table='5']")
     card.wait_for(timeout=WAIT)
     card.locator("details.seat-panel summary").click()
@@ -64,7 +60,9 @@ def test_the_seat_marks_are_glyphs_debians_dejavu_font_has():
     missing = font.metrics("\U000f0000")[0]  # a private-use character: the font's empty box
     source = (web_dir() / "dashboard" / "seats.js").read_text()
     marks = re.search(r'var marks = (.*);', source).group(1)
+    marks += re.search(r'"seats.warning": "(.*?)"', source).group(1)  # the floor's mark on a player
     glyphs = [c for c in marks if ord(c) > 0x2000]
+    assert "⚠" in glyphs
     assert glyphs and all(font.metrics(c)[0] != missing for c in glyphs), glyphs
 
 

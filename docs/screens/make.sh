@@ -28,8 +28,10 @@ run seats-small   --scenario "$EX/seats-6-handed.events.jsonl" --config "$EX/sea
 run seats-fold    --scenario "$EX/seats-6-handed.events.jsonl" --config "$EX/seats-6-handed.toml" --at 36 --hold action=1.2
 run seats-bank    --scenario "$EX/tempo-bank.events.jsonl" --config "$EX/tempo-bank.toml" --at 55
 run seats-folded  --scenario "$EX/tempo-bank.events.jsonl" --config "$EX/tempo-bank.toml" --at 221
+run level-hands   --scenario "$EX/level-final-table.events.jsonl" --config "$EX/level-final-table.toml" --at 12
 run hand-for-hand --scenario "$EX/clock-paused-then-acted.events.jsonl" --at 60 --hand-for-hand 3
 run cue-flash     --scenario "$EX/clock-dead-hand.events.jsonl" --config docs/screens/visual-cues.toml --at 27.1
+run marked        --scenario "$EX/clock-marked.events.jsonl" --config "$EX/clock-marked.toml" --at 9
 .venv/bin/python docs/screens/dealer_check.py
 # The floor pages (dashboard, overlay): a real broker, fleet and chromium; about 45 s.
 .venv/bin/python docs/screens/report.py

@@ -32,7 +32,8 @@ DB_NAME = "shotclock.db"
 GENESIS = "0" * 64
 # How each kind of record is committed. FULL: SQLite syncs the WAL at the commit, so the record survives a
 # power cut the moment it is written: what changes or ends a clock, and what the floor relies on about a
-# player (a floor command, the seat, bank and top-up it changed, the seats a restart brings back, a refusal).
+# player (a floor command, the seat, bank and top-up it changed, a mark, the seats a restart brings back, a
+# refusal).
 # NORMAL: it survives a crash of the device (kill -9); a power cut may lose the last ones, which cost no
 # ruling: beeps, pin edges, button inputs (the ruling they lead to is FULL), faults, the turn moving on.
 # A kind not named here is committed FULL.
@@ -43,6 +44,9 @@ SYNCHRONOUS = {
     # What a restart brings back of the tournament: a table waiting for the floor's release starts no clock after
     # a power cut, and a rule set in force rules on.
     **dict.fromkeys(("hand_for_hand", "rule_set"), "FULL"),
+    **dict.fromkeys(("command", "seat", "bank", "top_up", "seats", "refused", "mark"), "FULL"),
+    # the tournament level and its hand count: a restart counts on them (one a hand: a sync a minute or so)
+    **dict.fromkeys(("level_set", "level", "level_restored"), "FULL"),
     **dict.fromkeys(("beep", "edge", "input", "fault", "turn", "hand_over", "ignored"), "NORMAL"),
 }
 DURABLE = frozenset(kind for kind, mode in SYNCHRONOUS.items() if mode == "FULL")

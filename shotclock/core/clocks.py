@@ -188,10 +188,11 @@ def replay_events(clock: Clock, seats: dict | None = None, settings: Settings | 
 
     A prologue puts the engine in the state the clock started in (bet faced, street; with seat tracking,
     ``seats``, the log's ``seats`` record the clock started with, read with ``settings``: the seats, names,
-    button, hand, folded and all-in seats, turn, banks and chips used), so that ``shotclock replay`` with
-    the session's configuration re-derives the same ruling, seat and bank. A clock the device stopped on and
-    brought back (a crash, a power cut) is paused in the replay where the device stopped, and goes on from
-    there as it did after the restart: the time the device was down is left out, as on the device.
+    button, hand, folded and all-in seats, turn, banks, chips used and the floor's marks), so that ``shotclock
+    replay`` with the session's configuration re-derives the same ruling, seat, bank and a marked player's own
+    clock. A clock the device stopped on and brought back (a crash, a power cut) is paused in the replay where the
+    device stopped, and goes on from there as it did after the restart: the time the device was down is left out,
+    as on the device.
     """
     if clock.interrupted and not any(r["type"] == "interrupted" and r.get("restored") for r in clock.records):
         cut = next((r for r in clock.records if r["type"] == "interrupted"), {})
@@ -310,6 +311,11 @@ def seat_prologue(clock: Clock, seats: dict, settings: Settings) -> list[dict]:
         engine.handle(_event(events[-1]))
     if target != view.turn:
         events.append({"t": 0, "event": "action"})
+    # The floor's marks last: in clock mode a mark on the player on turn must not start their own clock before the
+    # clock this replay is of (a mark never starts a clock by itself; the clock's own start follows).
+    for seat, mark, seconds in view.marks:
+        events.append({"t": 0, "event": "mark", "seat": seat, "mark": mark,
+                       **({} if seconds is None else {"mark_seconds": seconds})})
     return events
 
 

@@ -25,6 +25,7 @@ from enum import StrEnum
 from typing import ClassVar, Protocol
 
 from shotclock.core import events as ev
+from shotclock.core.reasons import reason
 from shotclock.core.settings import STREETS, Settings
 from shotclock.errors import EventError
 
@@ -77,8 +78,9 @@ class SeatSide(Protocol):
     """What the engine asks of the seats (seat tracking, :class:`~shotclock.core.seated.TableSeats`): whose each
     clock is and what bank it carries. The engine adds the bank as the clock's last part."""
 
-    def clock_starts(self) -> tuple[int | None, int]:
-        """A clock starts: (the seat it is for, the bank it carries in µs, 0 for none)."""
+    def clock_starts(self) -> tuple[int | None, int, int | None]:
+        """A clock starts: (the seat it is for, the bank it carries in µs, 0 for none, and the player's own clock
+        in µs that replaces the table's base time: a floor's ``clock`` mark; None: the table's rule)."""
 
     def clock_ends(self, outcome: str, left: int, by: str | None) -> tuple[int | None, float | None, float | None]:
         """The clock ends with ``outcome`` (``by``: why a cancelled one ended) and ``left`` µs on it: (its seat,
@@ -186,6 +188,8 @@ MODE_EVENTS = {"clock": _event_names("clock") - _event_names("shot"),
 def ignore_reason(mode: str, phase: Phase, event: str, last: ev.Decision | None) -> str:
     """Why ``event`` changes nothing in ``phase`` of ``mode`` (a sentence for the floor)."""
     other = "shot" if mode == "clock" else "clock"
+    if event in (ev.Mark.NAME, ev.Unmark.NAME):
+        return reason("mark_seats_off", event=event)
     if event in ev.SEAT_EVENT_NAMES:
         return f"'{event}' needs seat tracking, which is off on this table (seats.track)"
     if event in MODE_EVENTS[other]:
@@ -536,15 +540,18 @@ class Engine:
         return out
 
     def _start(self, t: int, seconds: float, street: str | None) -> ev.Started:
-        seat, bank = self._seat_side.clock_starts() if self._seat_side is not None else (None, 0)
+        seat, bank, own = self._seat_side.clock_starts() if self._seat_side is not None else (None, 0, None)
+        if own is not None:  # a marked player's own clock replaces the table's time (their bank still follows)
+            seconds = own / US
         self._seconds = round(seconds * US) + bank  # a player's time bank is the last part of the same clock
         self._deadline = t + self._seconds
         self._next_beep = min(self._countdown, self._seconds // US) if self._seconds >= 0 else None  # _first_beep
         self.extensions = 0
         self._chips = []
+        mark = None if own is None else "clock"
         if bank:
-            return ev.Started(t / US, seconds + bank / US, street, seat, bank / US)
-        return ev.Started(t / US, seconds, street, seat)
+            return ev.Started(t / US, seconds + bank / US, street, seat, bank / US, mark)
+        return ev.Started(t / US, seconds, street, seat, None, mark)
 
     def _decide(self, t: int, outcome: str, remaining: float | None = None, at_zero: bool | None = None,
                 by: str | None = None) -> ev.Decision:

@@ -187,6 +187,8 @@ class SeatPlayer(Event):
     name: str | None = None
     bank: float | None = None  # seconds of time bank the player brings (a table move); None: the preset's
     chips: int | None = None  # extension chips the player brings (a table move); None: the allowance
+    mark: str | None = None  # the floor's mark the player brings (a table move): ``warning`` or ``clock``
+    mark_seconds: float | None = None  # a ``clock`` mark's own clock (seconds)
     NAME: ClassVar[str] = "seat"
 
 
@@ -264,11 +266,58 @@ class Rename(Event):
     NAME: ClassVar[str] = "rename"
 
 
+@_frozen
+class Mark(Event):
+    """The floor marks the player at ``seat`` (TDA 2024 Rules 70 and 71): a ``warning``, or ``clock``: their own
+    clock of ``mark_seconds`` on every decision. The mark is the player's (it leaves with them); ``by`` is who
+    marked (a floor command's proven sender). It replaces a mark they had, and never changes a running clock."""
+
+    seat: int = 0
+    mark: str = ""
+    mark_seconds: float | None = None
+    by: str | None = None
+    NAME: ClassVar[str] = "mark"
+
+
+@_frozen
+class Unmark(Event):
+    """The floor takes the mark off the player at ``seat`` (``by``: who); the table's rule is theirs again from the
+    next clock on them, never during one."""
+
+    seat: int = 0
+    by: str | None = None
+    NAME: ClassVar[str] = "unmark"
+
+
 SEAT_EVENTS: tuple[type[Event], ...] = (SeatPlayer, Rename, EmptySeat, SetButton, Fold, AllIn, TurnBack, TurnForward,
-                                        TopUp, Seating)
+                                        TopUp, Seating, Mark, Unmark)
 SEAT_EVENT_NAMES = frozenset(cls.NAME for cls in SEAT_EVENTS)
 
 
+# -- the tournament's rhythm (core/rhythm.py, core/levels.py): from the next hand ---------------------
+
+
+@_frozen
+class Level(Event):
+    """The floor sets the tournament ``level`` (and, with ``hands``, the hands per level) from the next hand;
+    ``by``: who set it (the floor login the broker proved)."""
+
+    level: int = 1
+    hands: int | None = None
+    by: str | None = None
+    NAME: ClassVar[str] = "level"
+
+
+@_frozen
+class Hands(Event):
+    """The floor sets the hands per level (0: not counted) from the next hand; the level's count goes on."""
+
+    hands: int = 0
+    by: str | None = None
+    NAME: ClassVar[str] = "hands"
+
+
+RHYTHM_EVENTS: tuple[type[Event], ...] = (Level, Hands)
 # -- the tournament's floor commands (sent to the venue at once): no replay line, they never touch a clock -----
 
 
@@ -316,7 +365,7 @@ class End(Event):
 EVENT_TYPES: dict[str, type[Event]] = {
     cls.NAME: cls
     for cls in (Call, Bet, Action, LastAction, Pause, Resume, Cancel, Hand, Street, Start, Stop, Extend, Undo,
-                ResetChips, *SEAT_EVENTS, End)
+                ResetChips, *SEAT_EVENTS, *RHYTHM_EVENTS, End)
 }
 
 
@@ -355,9 +404,12 @@ class Started(Output):
     street: str | None = None
     seat: int | None = None  # with seat tracking: the seat on the clock
     bank: float | None = None  # time bank mode: the player's bank, the last part of ``seconds``
+    mark: str | None = None  # ``clock``: the player's own clock (the floor's mark), not the table's rule
     TYPE: ClassVar[str] = "start"
 
     def to_json(self) -> str:
+        if self.mark is not None:
+            return Output.to_json(self)
         # (_text(x) or _num(x): a number already written costs no call; replay writes a start per decision)
         t, seconds = _text(self.t) or _num(self.t), _text(self.seconds) or _num(self.seconds)
         street = "" if self.street is None else f',"street":"{self.street}"'
@@ -526,12 +578,28 @@ class SeatChanged(Output):
     name: str | None = None
     bank: float | None = None  # a seated or emptied player's time bank (seconds), in time bank mode
     chips: int | None = None  # a seated or emptied player's extension chips, with an allowance
+    mark: str | None = None  # a seated or emptied player's mark (the floor's), which a table move takes along
+    mark_seconds: float | None = None  # and a ``clock`` mark's own clock
     TYPE: ClassVar[str] = "seat"
 
     def to_json(self) -> str:
-        if self.name is None and self.bank is None and self.chips is None:  # a fold, an all-in, the button
+        if self.name is None and self.bank is None and self.chips is None and self.mark is None:  # a fold, the button
             return f'{{"t":{_text(self.t) or _num(self.t)},"type":"seat","seat":{self.seat},"change":"{self.change}"}}'
         return Output.to_json(self)
+
+
+@_record
+class Marked(Output):
+    """The floor ``marked`` the player at ``seat`` (``mark``, ``mark_seconds`` for a ``clock`` mark) or
+    ``unmarked`` them (``mark``: the mark taken off); ``name`` the player's, ``by`` who did it."""
+
+    seat: int
+    change: str
+    mark: str
+    mark_seconds: float | None = None
+    name: str | None = None
+    by: str | None = None
+    TYPE: ClassVar[str] = "mark"
 
 
 @_record
@@ -563,6 +631,30 @@ class HandOver(Output):
 
     seat: int
     TYPE: ClassVar[str] = "hand_over"
+
+
+@_record
+class LevelSet(Output):
+    """The floor's ``level`` (or ``hands`` per level) is taken: it applies from the next hand; ``by`` who set it."""
+
+    level: int | None = None
+    hands: int | None = None
+    by: str | None = None
+    TYPE: ClassVar[str] = "level_set"
+
+
+@_record
+class LevelHand(Output):
+    """A hand began at ``level``: its number ``hand`` in the level and the ``hands`` per level (None: not counted).
+    The first hand of a level says ``by`` whom it was set (the floor's login, or ``hands``: the table moved up
+    after its hands per level); ``changed`` lists the rule keys the level changed for this hand."""
+
+    level: int
+    hand: int
+    hands: int | None = None
+    by: str | None = None
+    changed: tuple | None = None
+    TYPE: ClassVar[str] = "level"
 
 
 @_record

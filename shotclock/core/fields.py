@@ -39,6 +39,8 @@ LEVEL_MAX = 100  # tournament levels: a long event plays 40 or so
 HANDS_MAX = 100  # hands per level at a final table (EPT plays a dozen or so)
 CHIPS_MAX = 50  # extension chips a player may hold: shot.allowance's bound; a top-up stops there
 BANK_MAX = 36_000  # seconds of time bank (ten hours, more than any tournament day); a top-up stops there
+MARKS = ("warning", "clock")  # what the floor marks a player with (TDA 2024 Rules 70 and 71; docs/rules.md, "Marks")
+MARK_SECONDS = (5, 300)  # a marked player's own clock: at least a countdown's 5 s, at most five minutes
 RP8_MINUTES_MAX = 3  # minutes: the most RP-8 takes off the tournament clock for one hand-for-hand hand
 INT64 = (-(2 ** 63), 2 ** 63 - 1)
 
@@ -98,7 +100,8 @@ class Field:
 
     :param key: the field's key (``"seat"``); a player's name is ``name`` in the replay format and ``player`` on
         the wire (where ``name`` names the command): two fields of one rule.
-    :param kind: ``seat``, ``whole``, ``seconds``, ``flag``, ``text``, ``players`` or ``int64``.
+    :param kind: ``seat``, ``whole``, ``seconds``, ``flag``, ``text``, ``players``, ``int64`` or ``choice`` (one of
+        ``choices``).
     :param low: the least value (a number) or length (text).
     :param high: the greatest value (a number) or length (text).
     :param what: the field in words, for a message (``"a seat number"``).
@@ -111,6 +114,7 @@ class Field:
     high: int | float
     what: str
     doc: str = ""
+    choices: tuple[str, ...] = ()
 
     def problem(self, value) -> str | None:
         """What is wrong with ``value`` for this field, in one line naming the field (None: nothing)."""
@@ -128,6 +132,9 @@ class Field:
             return text_problem(value, self.high, self.what, empty=self.low == 0)
         if kind == "players":
             return _players_problem(value)
+        if kind == "choice":
+            return None if value in self.choices and isinstance(value, str) else \
+                f"must be one of {', '.join(self.choices)}, not {shown(value)}"
         if self.fits(value):
             return None
         if kind == "int64":
@@ -151,6 +158,8 @@ class Field:
             return {"type": "boolean", **doc}
         if self.kind == "text":
             return {"type": "string", "minLength": self.low, "maxLength": self.high, **doc}
+        if self.kind == "choice":
+            return {"enum": list(self.choices), **doc}
         if self.kind == "players":
             name = FIELDS["player"]
             return {"type": "array", "maxItems": MAX_SEATS,
@@ -162,6 +171,8 @@ class Field:
 
     def bounds(self) -> dict:
         """The bounds the pages check a form's value against (``lib/device-rules.js``)."""
+        if self.kind == "choice":
+            return {"kind": self.kind, "choices": list(self.choices)}
         return {"kind": self.kind, "min": self.low, "max": self.high}
 
 
@@ -180,18 +191,30 @@ FIELDS: dict[str, Field] = {f.key: f for f in (
     Field("chips", "whole", 0, CHIPS_MAX, "a whole number of chips",
           "seat: the extension chips a moved player brings; top_up: more chips for everyone"),
     Field("seconds", "seconds", 0, BANK_MAX, "a number of seconds", "top_up: more time bank for everyone"),
+    Field("mark", "choice", 0, 0, "warning or clock",
+          "mark: `warning` (TDA Rule 71) or `clock` (the player's own clock on every decision); seat: the mark a "
+          "moved player brings", choices=MARKS),
+    Field("mark_seconds", "seconds", MARK_SECONDS[0], MARK_SECONDS[1], "a number of seconds",
+          "mark, seat: the length of a `clock` mark's own clock (required with it)"),
+    Field("by", "text", 1, ID_MAX, "a sender",
+          "mark, unmark, level, hands (replay format only): who marked or set the level; on the wire it is the "
+          "command's proven sender"),
     Field("players", "players", 0, MAX_SEATS, "a list of [seat, name] pairs",
           "seating: the whole table as [seat, name] pairs; every other seat is emptied"),
     Field("table", "text", 1, NAME_MAX, "a table's name", "the configuration's `table`: its name on the screen"),
-    Field("room", "text", 0, PLACE_MAX, "a room", "`network.room`: the dashboard's filter (empty: none); on a "
-          "command to the venue: only the tables of this room take it"),
+    Field("room", "text", 0, PLACE_MAX, "a room", "`network.room`: the dashboard's filter (empty: none); a command "
+          "to every table: only the tables of this room take it"),
     Field("section", "text", 0, PLACE_MAX, "a section", "`network.section`: the dashboard's filter (empty: none); "
-          "on a command to the venue: only the tables of this section take it"),
+          "a command to every table: only the tables of this section take it"),
+    Field("level", "whole", 1, LEVEL_MAX, "a tournament level",
+          "level: the tournament level, from the table's next hand"),
+    Field("hands", "whole", 0, HANDS_MAX, "a number of hands",
+          "level, hands: hands per level (0: not counted), from the next hand"),
     Field("minutes", "seconds", 0, RP8_MINUTES_MAX, "a number of minutes",
           "hand_for_hand: the minutes each hand-for-hand hand takes off the tournament clock (TDA RP-8; "
           "default 2)"),
     Field("rule_set", "text", 0, PLACE_MAX, "a rule set's name",
-          "rule_set: the named rule set (`rule_sets` in the tables' configuration) from the next hand; "
+          "rule_set: the named rule set (`[rule_sets.NAME]` in the tables' configuration) from the next hand; "
           "empty: back to the table's own rules"),
 )}
 
@@ -199,16 +222,20 @@ FIELDS: dict[str, Field] = {f.key: f for f in (
 # (required, optional). A player's name is ``name`` in the replay format; on the wire it is ``player``.
 INPUT_FIELDS: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {
     "call": ((), ("facing_bet",)), "bet": (("facing_bet",), ()), "extend": ((), ("seat",)),
-    "seat": (("seat",), ("name", "bank", "chips")), "rename": (("seat", "name"), ()),
+    "seat": (("seat",), ("name", "bank", "chips", "mark", "mark_seconds")), "rename": (("seat", "name"), ()),
     "empty": (("seat",), ()), "button": (("seat",), ()), "top_up": ((), ("chips", "seconds")),
     "seating": (("players",), ()), "fold": ((), ("seat",)), "all_in": ((), ("seat",)),
-    # The tournament's floor commands, sent once to the venue.
+    "mark": (("seat", "mark"), ("mark_seconds", "by")), "unmark": (("seat",), ("by",)),
+    "level": (("level",), ("hands", "by")), "hands": (("hands",), ("by",)),
     "hand_for_hand": ((), ("minutes",)), "release_hand": ((), ()), "end_hand_for_hand": ((), ()),
     "rule_set": (("rule_set",), ()),
 }
-SCOPE_FIELDS = ("room", "section")  # what any command may carry: the tables it is for (one sent to the venue)
 COMMAND_HEAD = ("id", "name", "sender", "sent_ms")  # what every command carries
+# What any command may carry to be taken by some tables only: sent to every table of the venue, a command naming a
+# room (and a section) is taken by the tables whose ``network.room`` (and ``network.section``) it names.
+SCOPE = ("room", "section")
 _ON_THE_WIRE = {"name": "player"}
+_OFF_THE_WIRE = frozenset({"by"})  # the replay format's record of who sent a command: the wire's proven sender
 
 
 def input_fields(name: str, wire: bool = False) -> tuple[tuple[str, ...], tuple[str, ...]]:
@@ -216,21 +243,20 @@ def input_fields(name: str, wire: bool = False) -> tuple[tuple[str, ...], tuple[
     ``wire``.
 
     >>> input_fields("rename"), input_fields("rename", wire=True), input_fields("pause")
-    ((('seat', 'name'), ()), (('seat', 'player'), ()), ((), ()))
+    ((('seat', 'name'), ()), (('seat', 'player'), ('room', 'section')), ((), ()))
     """
     required, optional = INPUT_FIELDS.get(name, ((), ()))
     if wire:
         required = tuple(_ON_THE_WIRE.get(k, k) for k in required)
-        optional = tuple(_ON_THE_WIRE.get(k, k) for k in optional)
+        optional = tuple(_ON_THE_WIRE.get(k, k) for k in optional if k not in _OFF_THE_WIRE) + SCOPE
     return required, optional
 
 
 COMMAND_FIELDS = tuple(dict.fromkeys(
-    COMMAND_HEAD + SCOPE_FIELDS + tuple(k for n in INPUT_FIELDS for part in input_fields(n, True) for k in part)))
+    COMMAND_HEAD + tuple(k for n in INPUT_FIELDS for part in input_fields(n, True) for k in part)))
 """Every field a command may carry, in a stable order."""
-SEAT_FIELDS = tuple(k for k in COMMAND_FIELDS if k not in COMMAND_HEAD and k not in ("facing_bet", "seat"))
-"""The fields a command may carry beyond its head (the seat commands', the tournament's, its scope): a command record
-keeps those given."""
+SEAT_FIELDS = tuple(k for k in COMMAND_FIELDS if k not in COMMAND_HEAD + SCOPE and k not in ("facing_bet", "seat"))
+"""The fields only some commands carry, beyond the bet and the seat (a command record keeps those given)."""
 
 
 def _players_problem(players) -> str | None:
@@ -263,7 +289,7 @@ def unexpected(kind: str, name: str, key: str, hint: str = "", wire: bool = Fals
     "the 'top_up' event takes no field 'seat' (it takes 'chips', 'seconds')"
     """
     required, optional = input_fields(name, wire)
-    takes = ", ".join(f"'{k}'" for k in required + optional)
+    takes = ", ".join(f"'{k}'" for k in required + optional if k not in SCOPE)  # (every command takes the scope)
     return f"the '{name}' {kind} takes no field {quoted(key)}{hint} ({f'it takes {takes}' if takes else 'it takes none'})"
 
 
@@ -277,8 +303,7 @@ def command_schema(commands) -> dict:
         required, optional = input_fields(name, wire=True)
         per_command.append({"if": {"properties": {"name": {"const": name}}},
                             "then": {"required": list(required),
-                                     "propertyNames": {"enum": list(COMMAND_HEAD + SCOPE_FIELDS + required
-                                                                    + optional)}}})
+                                     "propertyNames": {"enum": list(COMMAND_HEAD + required + optional)}}})
     return {"$schema": "https://json-schema.org/draft/2020-12/schema", "title": "command", "type": "object",
             "required": list(COMMAND_HEAD), "additionalProperties": False, "properties": properties,
             "allOf": per_command}
@@ -297,7 +322,8 @@ def command_schema_text(commands) -> str:
 def fields_table() -> str:
     """docs/fields.md's table of every field (Markdown), from :data:`FIELDS`."""
     kinds = {"seat": "whole number", "whole": "whole number", "seconds": "number (seconds)", "flag": "true or false",
-             "text": "text (the text rule)", "players": "list of [seat, name]", "int64": "whole number"}
+             "text": "text (the text rule)", "players": "list of [seat, name]", "int64": "whole number",
+             "choice": "one word"}
     rows = ["| field | type | bounds | carries |", "|---|---|---|---|"]
     for f in FIELDS.values():
         if f.kind in ("text",):
@@ -308,6 +334,8 @@ def fields_table() -> str:
             bounds = ""
         elif f.kind == "int64":
             bounds = "64 bits"
+        elif f.kind == "choice":
+            bounds = "one of " + ", ".join(f"`{c}`" for c in f.choices)
         else:
             bounds = f"{f.low} to {f.high:,}".replace(",", "\u202f")
         rows.append(f"| `{f.key}` | {kinds[f.kind]} | {bounds} | {f.doc or f.what} |")
@@ -315,5 +343,6 @@ def fields_table() -> str:
 
 
 def page_bounds() -> dict:
-    """The bounds the dashboard's seat forms use (``Shotclock.DEVICE_RULES.fields``)."""
-    return {key: FIELDS[key].bounds() for key in ("seat", "chips", "bank", "seconds", "player")}
+    """The bounds the dashboard's seat and level forms use (``Shotclock.DEVICE_RULES.fields``)."""
+    return {key: FIELDS[key].bounds() for key in ("seat", "chips", "bank", "seconds", "player", "mark", "mark_seconds",
+                                                  "level", "hands")}

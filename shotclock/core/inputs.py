@@ -27,11 +27,12 @@ class Edge:
 
 # The floor commands a network may send (``call`` and ``bet`` take ``facing_bet``, ``extend`` a ``seat``).
 # The seat commands (seat tracking, docs/rules.md "Seats") take ``seat``, ``player`` (a name), ``bank``, ``chips``,
-# ``seconds`` or ``players`` as docs/network.md says. The tournament's commands (hand-for-hand, TDA RP-8, and the
-# named rule sets) go to the venue at once; ``room`` and ``section`` name the tables they are for.
+# ``seconds`` or ``players`` as docs/network.md says. The tournament's (levels, hand-for-hand: TDA RP-8, the named
+# rule sets) go to every table of the venue at once, a room or section in them naming the tables they are for.
 COMMANDS = ("call", "pause", "resume", "cancel", "start", "stop", "extend", "bet", "undo", "reset_chips",
             "last_action", "seat", "rename", "empty", "button", "top_up", "seating", "fold", "all_in",
-            "turn_back", "turn_forward", "hand_for_hand", "release_hand", "end_hand_for_hand", "rule_set")
+            "turn_back", "turn_forward", "mark", "unmark", "level", "hands", "hand_for_hand", "release_hand",
+            "end_hand_for_hand", "rule_set")
 
 
 @dataclass(frozen=True)
@@ -50,15 +51,17 @@ class Command:
     :param chips: extension chips a player brings (``seat``), or more for everyone (``top_up``).
     :param seconds: more time bank for everyone (``top_up``).
     :param players: ``((seat, name), …)`` for ``seating``.
+    :param mark: ``mark``: ``warning`` or ``clock``; ``seat``: the mark a moved player brings.
+    :param mark_seconds: a ``clock`` mark's own clock (seconds).
+    :param level: the tournament level (``level``), from the next hand.
+    :param hands: hands per level (``level``, ``hands``), from the next hand.
     :param minutes: ``hand_for_hand``: minutes each hand takes off the tournament clock (None: RP-8's 2).
     :param rule_set: ``rule_set``: the named rule set from the next hand ("": the table's own rules).
-    :param room: a venue command for the tables of this room only (None: every room).
-    :param section: a venue command for the tables of this section only (None: every section).
 
     Example::
 
         >>> Command(31.2, "pause", id="a7", sender="floor-3")
-        Command(t=31.2, name='pause', id='a7', sender='floor-3', facing_bet=None, seat=None, player=None, bank=None, chips=None, seconds=None, players=None, minutes=None, rule_set=None, room=None, section=None)
+        Command(t=31.2, name='pause', id='a7', sender='floor-3', facing_bet=None, seat=None, player=None, bank=None, chips=None, seconds=None, players=None, mark=None, mark_seconds=None, level=None, hands=None, minutes=None, rule_set=None)
     """
 
     t: float
@@ -72,7 +75,9 @@ class Command:
     chips: int | None = None
     seconds: float | None = None
     players: tuple | None = None
+    mark: str | None = None
+    mark_seconds: float | None = None
+    level: int | None = None
+    hands: int | None = None
     minutes: float | None = None
     rule_set: str | None = None
-    room: str | None = None
-    section: str | None = None

@@ -104,9 +104,10 @@ def ledger(rows, by_name: bool = False) -> list[Entry]:
                      if s is not None and isinstance(n, str)}
         elif kind == "start":
             seat = _seat(row.get("seat"))
-            if seat is not None:  # clock mode (no street): the floor called a clock on this player
+            if seat is not None:  # clock mode (no street): the floor called a clock on this player -- unless it
+                # is their own clock, which the table starts on a marked player (``mark``): no call
                 clocks[key] = {"seat": seat, "name": names.get(seat, ""), "seconds": float(row.get("seconds") or 0),
-                               "called": row.get("street") is None, "extensions": 0}
+                               "called": row.get("street") is None and not row.get("mark"), "extensions": 0}
         elif kind in ("extended", "undo") and key in clocks:
             clock = clocks[key]
             sign = 1 if kind == "extended" else -1

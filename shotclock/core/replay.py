@@ -18,6 +18,7 @@ from collections.abc import Iterable, Iterator
 
 from shotclock.core import events as ev
 from shotclock.core.engine import MODE_EVENTS
+from shotclock.core.levels import TableLevels
 from shotclock.core.seated import make_engine
 from shotclock.core.fields import FIELDS, INPUT_FIELDS, missing, unexpected
 from shotclock.core.settings import Settings
@@ -36,7 +37,7 @@ _REQUIRED = {name: required for name, (required, _) in _EVENTS.items() if requir
 _BARE = frozenset({"t", "event"})
 _BARE_TYPES = {name: cls for name, cls in ev.EVENT_TYPES.items() if name not in _REQUIRED}
 _BET_TYPES = {name: ev.EVENT_TYPES[name] for name, fields in _FIELDS.items() if fields == {"facing_bet"}}
-_HEADER_FIELDS = {"config", "source"}
+_HEADER_FIELDS = {"config", "source", "level"}  # level: the tournament level the exported clock was played at
 
 # The lines replay reads 100,000s of ({"t":1.5,"event":"call"} or "all_in", optionally one more field: "facing_bet",
 # "seat", "chips" or "seconds"), matched without the JSON decoder. It accepts only valid JSON whose meaning is plain:
@@ -230,7 +231,9 @@ def _header_config(obj: dict, line: int) -> dict:
     unknown = obj.keys() - _HEADER_FIELDS
     if unknown:
         key = sorted(unknown)[0]
-        raise ReplayFormatError(line, f"the header takes no field {shown(key)} (known: config, source)")
+        raise ReplayFormatError(line, f"the header takes no field {shown(key)} (known: config, source, level)")
+    if "level" in obj and (problem := FIELDS["level"].problem(obj["level"])):
+        raise ReplayFormatError(line, f"the header's {problem}")
     config = obj["config"]
     if not isinstance(config, dict) or any(isinstance(v, (dict, list)) for v in config.values()):
         raise ReplayFormatError(line, "the header's 'config' must be an object of dotted keys and plain values "
@@ -325,11 +328,20 @@ def replay_steps(events: Iterable[ev.Event], settings: Settings) -> Iterator[lis
     for a caller that handles outputs in bulk (``shotclock replay`` writes them)."""
     engine = make_engine(settings)
     handle = engine.handle
+    levels = TableLevels(settings)  # a level, the hands per level: from the next hand, as on the table
+    # The events not handed to the engine itself. A hand goes to the levels once a level or hands line was read
+    # (before that it changes no level): until then a file without levels pays one lookup an event, as before.
+    special = {ev.End, *ev.RHYTHM_EVENTS}
     for event in events:
-        if event.__class__ is ev.End:
-            yield engine.advance(event.t)
-            return
-        yield handle(event)
+        cls = event.__class__
+        if cls in special:
+            if cls is ev.End:
+                yield engine.advance(event.t)
+                return
+            special.add(ev.Hand)
+            yield levels.take(event, engine)
+        else:
+            yield handle(event)
     while (wake := engine.next_wake()) is not None:
         yield engine.advance(wake)
 

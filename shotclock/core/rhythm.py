@@ -57,6 +57,14 @@ def with_rules(settings: Settings, changes: Mapping[str, object] | Iterable[tupl
     return replace(settings, **top) if top else settings
 
 
+def rule_value(settings: Settings, key: str) -> object:
+    """The value of the dotted rule key ``key`` in ``settings`` (``"shot.preflop"`` → 20)."""
+    value: object = settings
+    for part in key.split("."):
+        value = getattr(value, part)
+    return value
+
+
 def level_changes(base: Settings, level: int | None) -> dict[str, object]:
     """The rule changes in force at ``level``: every ``[levels.N]`` rule with N up to ``level``, later ones winning
     (None: no level set, no change)."""

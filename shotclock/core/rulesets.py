@@ -18,7 +18,7 @@ Example::
     >>> sets.handle(ev.UseRuleSet(2.0, "bubble"), rhythm)[0].next, sets.view(rhythm)
     ('bubble', RuleSetView(rule_set='', next='bubble'))
     >>> start = rhythm.at_hand()
-    >>> start.settings.mode, sets.applied(5.0, start)
+    >>> start.settings.mode, sets.applied(5.0, "", start.after)
     ('shot', [RuleSetChanged(t=5.0, why='applied', rule_set='bubble', next=None)])
 """
 
@@ -28,7 +28,7 @@ from dataclasses import dataclass, replace
 
 from shotclock.core import events as ev
 from shotclock.core.reasons import reason
-from shotclock.core.rhythm import Changes, HandStart, NextHand, Rhythm
+from shotclock.core.rhythm import Changes, NextHand, Rhythm
 
 OWN = ""  # the table's own rules (its configuration without a rule set)
 
@@ -80,9 +80,10 @@ class RuleSets:
         view = self.view(rhythm)
         return [ev.RuleSetChanged(event.t, "chosen", name_of(rhythm.current), view.next if view else None)]
 
-    def applied(self, t: float, start: HandStart) -> list[ev.Output]:
-        """A new hand began (:meth:`NextHand.at_hand`): the record of the rule set it moved in, if it changed."""
-        before, after = name_of(start.before), name_of(start.after)
+    def applied(self, t: float, before: str, now: Rhythm) -> list[ev.Output]:
+        """A new hand began (:meth:`NextHand.at_hand` moved ``now`` in): the record of the rule set it brought, when
+        it is not ``before``, the one of the hand before."""
+        after = name_of(now)
         return [ev.RuleSetChanged(t, "applied", after, None)] if before != after else []
 
     def restore(self, record: dict, rhythm: NextHand, t: float) -> list[ev.Output]:

@@ -34,6 +34,12 @@ player). Each decision's ``bank_used`` is deducted (``bank_left``). A clock brou
 ends in the bank as before, and deducts only the clock time the player used: the time the device was down
 never counts (the player never pays for the device's fault; the decision's ``bank_used`` says what was taken).
 
+The floor's marks (``mark``, ``unmark``; TDA 2024 Rules 70 and 71): a mark is the player's, kept with the banks
+and leaving with them (``empty`` says it, ``seat`` brings it). A ``clock`` mark gives every clock that starts on the
+player its ``mark_seconds`` in place of the table's time (the bank still follows); in clock mode the table starts
+that clock itself as the turn comes to them, and a street, a new hand or the hand won ends it quietly (a floor's
+called clock still refuses them). A mark or unmark never changes a running clock.
+
 Example::
 
     >>> from shotclock.core.settings import SeatSettings, Settings
@@ -53,7 +59,7 @@ from dataclasses import replace
 from shotclock.core import events as ev
 from shotclock.core.engine import IDLE, PAUSED, RUNNING, US, EndQuietly, Engine, Snapshot, TurnCorrected
 from shotclock.core.fields import BANK_MAX, CHIPS_MAX
-from shotclock.core.seats import SeatError, Seats, SeatsView
+from shotclock.core.seats import SeatError, Seats, SeatsView, mark_problem, refusal
 from shotclock.core.settings import Settings
 from shotclock.errors import EventError
 
@@ -81,13 +87,20 @@ class TableSeats:
         self.on_clock: int | None = None  # the seat the running or paused clock is for
         self.bank: tuple[int, int] | None = None  # (seat, its bank at the clock's start) of the clock running now
         self.cued = False  # the bank's cue has sounded for this clock
+        self.marks: dict[int, tuple[str, float | None]] = {}  # seat -> the floor's mark on its player (mark, seconds)
 
-    def clock_starts(self) -> tuple[int | None, int]:
-        """A clock starts: it is the seat on turn's, with that player's own bank as its last part."""
+    def clock_starts(self) -> tuple[int | None, int, int | None]:
+        """A clock starts: it is the seat on turn's, with that player's own bank as its last part, and their own
+        clock in place of the table's time when the floor marked them so."""
         seat = self.on_clock = self.seats.turn
         bank = self.banks.get(seat, 0) if self.banks else 0
         self.bank, self.cued = ((seat, bank) if bank > 0 else None), False
-        return seat, bank
+        return seat, bank, self.own_clock(seat)
+
+    def own_clock(self, seat: int | None) -> int | None:
+        """The µs of ``seat``'s own clock (a ``clock`` mark), or None: the table's rule."""
+        mark = self.marks.get(seat) if self.marks else None
+        return round(mark[1] * US) if mark is not None and mark[0] == "clock" else None
 
     def clock_ends(self, outcome: str, left: int, by: str | None) -> tuple[int | None, float | None, float | None]:
         """The clock ends with ``outcome`` and ``left`` µs on it (negative in the tie window): its seat and, in time
@@ -121,12 +134,15 @@ class SeatedEngine:
         self.seats = self.book.seats
         self._notice: tuple[float, str, int] | None = None  # a refusal the screen shows for a while
         self._t_us = 0  # the time of the event being handled (µs), worked out once per event
+        self._own: ev.Decision | None = None  # clock mode: the last decision when the table started a marked player's
+        self._own_on = False  # own clock (it runs while no decision came since)
         self._handlers = {
             ev.Hand: self._hand, ev.Street: self._street, ev.Action: self._decision, ev.LastAction: self._decision,
             ev.Fold: self._decision, ev.AllIn: self._decision, ev.Extend: self._extend,
             ev.TurnBack: self._correct, ev.TurnForward: self._correct,
             ev.SeatPlayer: self._seat_player, ev.EmptySeat: self._empty, ev.SetButton: self._button,
             ev.TopUp: self._top_up, ev.Seating: self._seating, ev.Rename: self._rename,
+            ev.Mark: self._mark_player, ev.Unmark: self._unmark_player,
         }
 
     # -- what the engine says, as the engine says it -------------------------------------
@@ -204,13 +220,15 @@ class SeatedEngine:
         on_clock = self.book.on_clock if state.phase in (RUNNING, PAUSED) else None
         view = replace(self.seats.view(), banks=tuple((s, b / US) for s, b in sorted(self.book.banks.items())),
                        chips_used=tuple(sorted((s, n) for s, n in self.engine.chips_used().items() if n)),
-                       allowance=self.engine.settings.shot.allowance)
+                       allowance=self.engine.settings.shot.allowance,
+                       marks=tuple((s, m, sec) for s, (m, sec) in sorted(self.book.marks.items())))
         return replace(state, seats=view, on_clock=on_clock, notice=self._notice)
 
     def restore_seats(self, view: SeatsView) -> None:
         """Bring back the seats, the hand, the banks and the chips as the log last kept them (a restart)."""
         self.seats.restore(view)
         self.book.banks = {seat: round(b * US) for seat, b in view.banks}
+        self.book.marks = {seat: (mark, seconds) for seat, mark, seconds in view.marks}
         self.engine.restore_chips({})
         for seat, used in view.chips_used:
             self.engine.give_chips((seat,), -used)
@@ -270,15 +288,35 @@ class SeatedEngine:
         turn = self.seats.turn
         return ev.Turn(t, turn, why, self.seats.players.get(turn) or None, button)
 
+    def _turned(self, t: float, why: str, button: int | None = None) -> list[ev.Output]:
+        """The turn line, and in clock mode the clock of a player the floor marked with their own clock: it starts
+        as the turn comes to them (their every decision), with the mark's length."""
+        line = self._turn(t, why, button)
+        engine = self.engine
+        if (engine.mode != "clock" or engine.phase != IDLE or line.seat is None or self.seats.winner is not None
+                or self.book.own_clock(line.seat) is None):
+            return [line]
+        started = engine.handle_at(round(t * US), ev.Call(t))
+        self._own, self._own_on = engine.last, True
+        return [line] + started
+
+    def _own_runs(self) -> bool:
+        """Clock mode: the clock running is a marked player's own, which the table started (not a floor's call)."""
+        if self._own_on and (self.engine.phase == IDLE or self.engine.last is not self._own):
+            self._own_on = False
+        return self._own_on
+
     def _after(self, t: float, turn_before: int | None, why: str, winner_before: int | None) -> list[ev.Output]:
         """The turn line when the turn moved, and the end of the hand when one player is left (once a hand)."""
         seats = self.seats
-        out = [self._turn(t, why)] if seats.turn != turn_before else []
+        out = self._turned(t, why) if seats.turn != turn_before else []
         winner = seats.winner
         if winner is not None and winner_before is None:
             out.append(ev.HandOver(t, winner))
             if self.engine.mode == "shot" and self.engine.phase != IDLE:
                 out += self._engine(ev.Stop(t))  # nobody left to play against: end it quietly
+            elif self._own_runs():  # clock mode: the winner's own clock too (a floor's called clock is the floor's)
+                out += self._engine(EndQuietly(t, ev.BY_HAND))
         return out
 
     @staticmethod
@@ -299,18 +337,23 @@ class SeatedEngine:
     # -- the events ----------------------------------------------------------------------
 
     def _hand(self, event: ev.Hand) -> list[ev.Output]:
-        out = self._engine(event)
+        out = self._own_ends(event.t, ev.BY_HAND) + self._engine(event)
         if self._ignored(out):
             return out
         self.seats.new_hand()
-        return out + [self._turn(event.t, "hand", self.seats.button)]
+        return out + self._turned(event.t, "hand", self.seats.button)
 
     def _street(self, event: ev.Street) -> list[ev.Output]:
-        out = self._engine(event)
+        out = self._own_ends(event.t, ev.BY_STREET) + self._engine(event)
         if self._ignored(out):
             return out
         self.seats.new_street()
-        return out + [self._turn(event.t, "street")]
+        return out + self._turned(event.t, "street")
+
+    def _own_ends(self, t: float, by: str) -> list[ev.Output]:
+        """Clock mode: a street or a new hand ends a marked player's own clock quietly, as the flow of the hand ends
+        a shot clock (the dealer's street press says the betting round is over; a called clock still refuses it)."""
+        return self._engine(EndQuietly(t, by)) if self._own_runs() else []
 
     def _decision(self, event) -> list[ev.Output]:
         """``action``, ``last_action``, ``fold``, ``all_in``: a decision of the player on turn, or a mark."""
@@ -385,26 +428,38 @@ class SeatedEngine:
         if seats.turn == turn:
             return [ev.Ignored(t, event.NAME, "nobody else can be on turn" if turn is not None
                                else "nobody is on turn")]
-        line = self._turn(t, "back" if event.__class__ is ev.TurnBack else "forward")
+        why = "back" if event.__class__ is ev.TurnBack else "forward"
         if self.engine.phase == IDLE:
-            return [line]
+            return self._turned(t, why)
+        if self._own_runs() and self.book.own_clock(seats.turn) is None:  # the own clock was the wrong seat's:
+            ended = self._engine(EndQuietly(t, ev.BY_TURN))           # nobody's, and the right one is not marked
+            return ended + [self._turn(t, why)]
+        line = self._turn(t, why)
+        own = self._own_runs()
         ended, started = self._engine(TurnCorrected(t))
+        if own:  # the right player's own clock, as the table started it
+            self._own = self.engine.last
         return [ended, line, started]
 
     def _seat_player(self, event: ev.SeatPlayer) -> list[ev.Output]:
         if event.chips is not None and not self.engine.settings.shot.allowance:
             return [ev.Ignored(event.t, event.NAME, "this table counts no extension chips (shot.allowance)")]
+        problem = mark_problem(event.mark, event.mark_seconds) if event.mark or event.mark_seconds else None
+        if problem:
+            return [ev.Ignored(event.t, event.NAME, problem)]
         try:
             self.seats.seat(event.seat, event.name or "")
         except SeatError as exc:
             return [ev.Ignored(event.t, event.NAME, str(exc))]
+        if event.mark:  # a moved player brings the floor's mark along
+            self.book.marks[event.seat] = (event.mark, event.mark_seconds)
         bank = None
         if self.book.bank_at_start or event.bank is not None:
             bank = self.book.bank_at_start if event.bank is None else round(event.bank * US)
             self.book.banks[event.seat] = bank
         self.engine.set_chips(event.seat, event.chips)
         return [ev.SeatChanged(event.t, event.seat, "seated", event.name, None if bank is None else bank / US,
-                               self._chips(event.seat))]
+                               self._chips(event.seat), event.mark, event.mark_seconds)]
 
     def _rename(self, event: ev.Rename) -> list[ev.Output]:
         try:
@@ -453,9 +508,10 @@ class SeatedEngine:
         # What the player leaves with (a table move takes it along): the bank and the chips left.
         bank = self.book.banks.pop(seat, None)
         chips = self._chips(seat)
+        mark, mark_seconds = self.book.marks.pop(seat, (None, None))
         self.engine.set_chips(seat, None)
         return out + [ev.SeatChanged(event.t, seat, "emptied", name or None, None if bank is None else bank / US,
-                                     chips)] + self._after(event.t, turn, "empty", winner)
+                                     chips, mark, mark_seconds)] + self._after(event.t, turn, "empty", winner)
 
     def _top_up(self, event: ev.TopUp) -> list[ev.Output]:
         """Every seated player gets ``chips`` and ``seconds`` more. A player's bank is the last part of their
@@ -484,6 +540,33 @@ class SeatedEngine:
             book.bank = (book.on_clock, (book.bank[1] if book.bank else 0) + more)
             remaining, lengthened = max(0.0, left), more / US
         return [ev.ToppedUp(event.t, chips or None, seconds or None, remaining, lengthened)]
+
+    def _mark_player(self, event: ev.Mark) -> list[ev.Output]:
+        """The floor marks a player (a warning, or their own clock). It never changes a running clock: a clock
+        mark gives every clock that starts on them afterwards its length (clock mode: one starts each time the
+        turn comes to them)."""
+        try:
+            self.seats.check_seat(event.seat, occupied=True)
+        except SeatError as exc:
+            return [ev.Ignored(event.t, event.NAME, str(exc))]
+        problem = mark_problem(event.mark, event.mark_seconds)
+        if problem:
+            return [ev.Ignored(event.t, event.NAME, problem)]
+        self.book.marks[event.seat] = (event.mark, event.mark_seconds)
+        return [ev.Marked(event.t, event.seat, "marked", event.mark, event.mark_seconds,
+                          self.seats.players.get(event.seat) or None, event.by)]
+
+    def _unmark_player(self, event: ev.Unmark) -> list[ev.Output]:
+        """The floor takes a player's mark off; a clock of theirs running keeps its length (never during a clock)."""
+        try:
+            self.seats.check_seat(event.seat, occupied=True)
+        except SeatError as exc:
+            return [ev.Ignored(event.t, event.NAME, str(exc))]
+        mark = self.book.marks.pop(event.seat, None)
+        if mark is None:
+            return [ev.Ignored(event.t, event.NAME, str(refusal("not_marked", seat=event.seat)))]
+        return [ev.Marked(event.t, event.seat, "unmarked", mark[0], mark[1],
+                          self.seats.players.get(event.seat) or None, event.by)]
 
     def _button(self, event: ev.SetButton) -> list[ev.Output]:
         try:

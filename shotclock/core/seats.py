@@ -40,7 +40,8 @@ from __future__ import annotations
 import csv
 from dataclasses import dataclass
 
-from shotclock.core.fields import MAX_SEATS, MIN_SEATS, NAME_MAX, name_problem  # noqa: F401 (one rule, in fields)
+from shotclock.core.fields import (FIELDS, MAX_SEATS, MIN_SEATS, NAME_MAX,  # noqa: F401 (one rule, in fields)
+                                   name_problem)
 
 
 class SeatError(ValueError):
@@ -67,6 +68,7 @@ class SeatsView:
     banks: tuple[tuple[int, float], ...] = ()  # time bank mode: (seat, seconds left)
     chips_used: tuple[tuple[int, int], ...] = ()  # extension chips used per seat (negative: topped up)
     allowance: int = 0  # the extension chips each player starts with (0: not counted)
+    marks: tuple[tuple[int, str, float | None], ...] = ()  # the floor's marks: (seat, mark, its own clock's seconds)
 
     def name(self, seat: int | None) -> str:
         """The name at ``seat`` ("" when unknown or empty)."""
@@ -76,12 +78,21 @@ class SeatsView:
         """The time bank ``seat`` has left (None: no time bank)."""
         return dict(self.banks).get(seat) if seat is not None else None
 
+    def mark(self, seat: int | None) -> tuple[str, float | None] | None:
+        """The mark on the player at ``seat``: (``warning`` or ``clock``, the clock's seconds), or None."""
+        for s, mark, seconds in self.marks:
+            if s == seat:
+                return mark, seconds
+        return None
+
     def record(self) -> dict:
         """The JSON form the log keeps (a ``seats`` record), from which :func:`view_from_record` restores it."""
         return {"count": self.count, "players": {str(s): n for s, n in self.players}, "button": self.button,
                 "in_hand": sorted(self.in_hand), "all_in": sorted(self.all_in), "turn": self.turn,
                 "last_acted": self.last_acted, "banks": {str(s): b for s, b in self.banks},
-                "chips_used": {str(s): n for s, n in self.chips_used}}
+                "chips_used": {str(s): n for s, n in self.chips_used},
+                "marks": {str(s): {"mark": m} if sec is None else {"mark": m, "mark_seconds": sec}
+                          for s, m, sec in self.marks}}
 
 
 def view_from_record(row: dict, count: int) -> SeatsView | None:
@@ -103,12 +114,35 @@ def view_from_record(row: dict, count: int) -> SeatsView | None:
                              if seat(k) is not None and isinstance(v, (int, float)) and v >= 0))
         chips = tuple(sorted((seat(k), v) for k, v in (row.get("chips_used") or {}).items()
                              if seat(k) is not None and v.__class__ is int))
+        marks = tuple(sorted(m for m in (mark_entry(seat(k), v) for k, v in (row.get("marks") or {}).items())
+                             if m is not None and m[0] in players))
     except (AttributeError, TypeError, ValueError):
         return None
     if row.get("count") != count:
         return None
     return SeatsView(count, tuple(sorted(players.items())), seat(row.get("button")), in_hand, all_in, turn,
-                     seat(row.get("last_acted")), None, banks, chips)
+                     seat(row.get("last_acted")), None, banks, chips, marks=marks)
+
+
+def mark_problem(mark: object, seconds: object) -> str | None:
+    """Why (``mark``, ``mark_seconds``) is no mark (None: it is one): each by the table of fields, and a ``clock``
+    mark has its seconds, a warning none."""
+    problem = FIELDS["mark"].problem(mark) or (seconds is not None and FIELDS["mark_seconds"].problem(seconds))
+    if problem:
+        return problem
+    if mark == "clock" and seconds is None:
+        return str(refusal("mark_no_seconds", low=FIELDS["mark_seconds"].low, high=FIELDS["mark_seconds"].high))
+    if mark == "warning" and seconds is not None:
+        return str(refusal("warning_seconds"))
+    return None
+
+
+def mark_entry(seat: int | None, value) -> tuple[int, str, float | None] | None:
+    """A ``seats`` record's mark of ``seat`` ({"mark", "mark_seconds"}) as (seat, mark, seconds); None when damaged."""
+    if seat is None or not isinstance(value, dict):
+        return None
+    mark, seconds = value.get("mark"), value.get("mark_seconds")
+    return None if mark_problem(mark, seconds) else (seat, mark, seconds)
 
 
 def refusal(code: str, **params) -> SeatError:

@@ -14,6 +14,11 @@ counted (``unnamed_decisions``). A clock belongs to the floor day its ``start`` 
 (``day_of``, which the shell gives: a floor day runs from 06:00 to 06:00 local time, so a session that
 goes past midnight stays on the day it began).
 
+The floor's marks (TDA 2024 Rules 70 and 71, the ``mark`` records): ``warnings`` and ``clock_marks`` count the
+warnings and the own clocks the floor gave the player, ``marks`` says each mark and unmark, by whom and when
+("warning by floor-anna 14:02; clock 10 s by td 15:30; clock 10 s off by td 16:05", in the time ``time_of``
+gives); a mark belongs to the floor day it was made on.
+
 Statistics (seconds, to the millisecond): ``median_s`` is the middle decision time (the mean of the two
 middle ones for an even count); ``p95_s`` the 95th percentile by linear interpolation between the
 closest ranks (the value at position 0.95 × (n − 1) of the sorted times, as ``shotclock log stats``);
@@ -38,9 +43,10 @@ from typing import Callable
 from shotclock.core.ledger import Entry, ledger
 
 COLUMNS = ("player", "tables", "decisions", "median_s", "p95_s", "max_s", "clocks_called", "extensions",
-           "bank_used_s", "rulings_against", "hands_dead", "checks")
+           "bank_used_s", "rulings_against", "hands_dead", "checks", "warnings", "clock_marks", "marks")
+TEXT_COLUMNS = ("player", "tables", "marks")  # sorted A to Z; the others are numbers
 CLOCK_RECORDS = ("start", "extended", "undo", "top_up", "decision")  # the day filter keeps or drops them by clock
-RECORDS = CLOCK_RECORDS + ("seat", "seats", "seats_restored")  # every record the report reads (names, clocks)
+RECORDS = CLOCK_RECORDS + ("seat", "seats", "seats_restored", "mark")  # every record the report reads
 DAY = re.compile(r"\d{4}-\d{2}-\d{2}")  # a floor day as the filters name it: YYYY-MM-DD
 DAY_TURNS_AT_HOUR = 6  # local time: a floor day runs from 06:00 to 06:00
 DEFAULT_SORT = "median_s"
@@ -58,9 +64,11 @@ class Report:
 
 
 def report(rows, day: str | None = None, table: str | None = None,
-           day_of: Callable[[str], str] = lambda utc: utc[:10], sort: str = DEFAULT_SORT) -> Report:
+           day_of: Callable[[str], str] = lambda utc: utc[:10], sort: str = DEFAULT_SORT,
+           time_of: Callable[[str], str] = lambda utc: utc[11:16]) -> Report:
     """The slow-play report of ``rows`` (see the module's docstring), for one floor ``day`` and one ``table`` when
-    given; ``day_of`` maps a record's ``utc`` to its floor day; lines sorted by ``sort`` (see :func:`sorted_lines`).
+    given; ``day_of`` maps a record's ``utc`` to its floor day, ``time_of`` to the time a mark names; lines sorted by
+    ``sort`` (see :func:`sorted_lines`).
     """
     by_table: dict[str, list[dict]] = {}
     for row in rows:
@@ -69,6 +77,7 @@ def report(rows, day: str | None = None, table: str | None = None,
     seen_at: dict[str, set[str]] = {}
     days: set[str] = set()
     unnamed = 0
+    marks: dict[str, dict] = {}
     for table_id, table_rows in sorted(by_table.items()):
         if table is not None and table_id != table:
             continue
@@ -84,7 +93,13 @@ def report(rows, day: str | None = None, table: str | None = None,
                 continue  # seated there, no clock on them that day
             _merge(players.setdefault(entry.player, Entry(0, entry.player)), entry)
             seen_at.setdefault(entry.player, set()).add(table_id)
-    lines = [_line(entry, seen_at[name]) for name, entry in players.items()]
+        for row in table_rows:  # the floor's marks on named players, on the day they were made
+            if row.get("type") == "mark" and isinstance(row.get("name"), str) and \
+                    (day is None or day_of(row.get("utc") or "") == day):
+                _add_mark(marks.setdefault(row["name"], {"warnings": 0, "clock_marks": 0, "said": []}), row, time_of)
+                players.setdefault(row["name"], Entry(0, row["name"]))
+                seen_at.setdefault(row["name"], set()).add(table_id)
+    lines = [_line(entry, seen_at[name], marks.get(name)) for name, entry in players.items()]
     return Report(sorted_lines(lines, sort), unnamed, sorted(days), sorted(by_table, key=_table_order))
 
 
@@ -94,7 +109,7 @@ def sorted_lines(lines: list[dict], by: str = DEFAULT_SORT) -> list[dict]:
     if by not in COLUMNS:
         raise ValueError(f"cannot sort by {by!r} (one of: {', '.join(COLUMNS)})")
     lines = sorted(lines, key=lambda line: line["player"])
-    if by in ("player", "tables"):
+    if by in TEXT_COLUMNS:
         return sorted(lines, key=lambda line: line[by])
     return sorted(lines, key=lambda line: (line[by] is None, -(line[by] or 0)))
 
@@ -114,11 +129,25 @@ def _merge(into: Entry, entry: Entry) -> None:
     into.checks += entry.checks
 
 
-def _line(entry: Entry, tables: set[str]) -> dict:
+def _add_mark(into: dict, row: dict, time_of: Callable[[str], str]) -> None:
+    """One ``mark`` record on a player's marks: counted when made, and said with who made it and when."""
+    mark, seconds, by = row.get("mark"), row.get("mark_seconds"), row.get("by") or "?"
+    what = f"clock {seconds:g} s" if mark == "clock" and isinstance(seconds, (int, float)) else str(mark)
+    if row.get("change") == "marked":
+        into["warnings" if mark == "warning" else "clock_marks"] += 1
+    else:
+        what = f"{what} off"
+    utc = row.get("utc") or ""
+    into["said"].append((utc, f"{what} by {by} {time_of(utc) if utc else ''}".rstrip()))
+
+
+def _line(entry: Entry, tables: set[str], marks: dict | None = None) -> dict:
     values = entry.record()
     values.pop("seat")
+    marks = marks or {"warnings": 0, "clock_marks": 0, "said": []}
     return {"player": entry.player, "tables": ", ".join(sorted(tables, key=_table_order)), **values,
-            "hands_dead": entry.hands_dead, "checks": entry.checks}
+            "hands_dead": entry.hands_dead, "checks": entry.checks, "warnings": marks["warnings"],
+            "clock_marks": marks["clock_marks"], "marks": "; ".join(text for _, text in sorted(marks["said"]))}
 
 
 def _table_order(table_id: str) -> tuple:

@@ -46,14 +46,14 @@ from typing import Callable, Iterable
 from shotclock.core import events as ev
 from shotclock.core.buttons import ButtonFault, ButtonReader, Gesture
 from shotclock.core.engine import Phase, Snapshot
-from shotclock.core.fields import LEVEL_MAX
 from shotclock.core.faults import Fault, StuckButton
 from shotclock.core.gestures import HOLD, PRESS, Hold, chord_event, gesture_event, hold_event
 from shotclock.core.handforhand import HandForHandState
 from shotclock.core.inputs import COMMANDS, Command, Edge
+from shotclock.core.levels import RHYTHM, TableLevels
 from shotclock.core.restore import ClockAtStop
-from shotclock.core.rhythm import Changes, NextHand
-from shotclock.core.rulesets import RuleSets
+from shotclock.core.rhythm import Changes
+from shotclock.core.rulesets import RuleSets, name_of
 from shotclock.core.seated import make_engine
 from shotclock.core.settings import Settings
 
@@ -76,7 +76,7 @@ COMMAND_EVENTS: dict[str, Callable[[float, Snapshot, Command], ev.Event]] = {
     "undo": _command_event(ev.Undo),
     "reset_chips": _command_event(ev.ResetChips),
     "last_action": _command_event(ev.LastAction),
-    "seat": lambda t, state, c: ev.SeatPlayer(t, c.seat, c.player, c.bank, c.chips),
+    "seat": lambda t, state, c: ev.SeatPlayer(t, c.seat, c.player, c.bank, c.chips, c.mark, c.mark_seconds),
     "rename": lambda t, state, c: ev.Rename(t, c.seat, c.player or ""),
     "empty": lambda t, state, c: ev.EmptySeat(t, c.seat),
     "button": lambda t, state, c: ev.SetButton(t, c.seat),
@@ -86,15 +86,21 @@ COMMAND_EVENTS: dict[str, Callable[[float, Snapshot, Command], ev.Event]] = {
     "all_in": lambda t, state, c: ev.AllIn(t, c.seat),
     "turn_back": _command_event(ev.TurnBack),
     "turn_forward": _command_event(ev.TurnForward),
+    # who marked is the command's sender, the login the broker proved (core/topics.py command_sender)
+    "mark": lambda t, state, c: ev.Mark(t, c.seat, c.mark or "", c.mark_seconds, c.sender),
+    "unmark": lambda t, state, c: ev.Unmark(t, c.seat, c.sender),
     "hand_for_hand": lambda t, state, c: ev.HandForHand(t, c.minutes),
     "release_hand": _command_event(ev.ReleaseHand),
     "end_hand_for_hand": _command_event(ev.EndHandForHand),
     "rule_set": lambda t, state, c: ev.UseRuleSet(t, c.rule_set or ""),
+    "level": lambda t, state, c: ev.Level(t, c.level, c.hands, c.sender),
+    "hands": lambda t, state, c: ev.Hands(t, c.hands, c.sender),
 }
 assert set(COMMAND_EVENTS) == set(COMMANDS)
 
 
-SEAT_FIELDS = ("seat", "name", "bank", "chips", "seconds", "players")  # the event fields an input record keeps
+# The event fields an input record keeps (a seat event's, a mark's, the rhythm's): its replay line is rebuilt from them.
+SEAT_FIELDS = ("seat", "name", "bank", "chips", "seconds", "players", "mark", "mark_seconds", "by", "level", "hands")
 FLOOR_FIELDS = ("minutes", "rule_set")  # and the tournament commands' (no replay line: they never touch a clock)
 
 
@@ -221,9 +227,9 @@ class Table:
                  stuck_after: float = 10.0, edge_grace: float = 0.0, floor_min_press: float = 0.0,
                  rule_sets: dict[str, Changes] | None = None):
         self.engine = make_engine(settings, start)  # with seat tracking, an engine that knows the seats
+        self.levels = TableLevels(settings)  # the tournament's level and hands per level, from the next hand
         self.hand_for_hand = HandForHandState()  # the floor's hand-for-hand (TDA RP-8), beside the engine
-        self.rhythm = NextHand(settings, LEVEL_MAX)  # the rules of the next hand (TDA Rule 23)
-        self.rules = RuleSets(rule_sets)  # the house's named rule sets: a layer of the rhythm, taken at a new hand
+        self.rules = RuleSets(rule_sets)  # the house's named rule sets: a layer of the levels' rhythm
         self.reader = ButtonReader(debounce, hold, stuck_after, min_press={"floor": floor_min_press})
         self.edge_grace = edge_grace
         self._faults: dict[object, Fault] = {}
@@ -238,12 +244,13 @@ class Table:
 
     @property
     def state(self) -> Snapshot:
-        """The engine's state now, with the floor's hand-for-hand and rule set when either is on."""
+        """The engine's state now, with the level when one was set, the floor's hand-for-hand and the rule set when
+        either is on."""
         state = self.engine.state
-        hand_for_hand, rule_set = self.hand_for_hand.view, self.rules.view(self.rhythm)
-        if hand_for_hand is None and rule_set is None:
+        level, hand_for_hand, rule_set = self.levels.view, self.hand_for_hand.view, self.rules.view(self.levels.next)
+        if level is None and hand_for_hand is None and rule_set is None:
             return state
-        return replace(state, hand_for_hand=hand_for_hand, rule_set=rule_set)
+        return replace(state, level=level, hand_for_hand=hand_for_hand, rule_set=rule_set)
 
     @property
     def faults(self) -> tuple[Fault, ...]:
@@ -293,10 +300,22 @@ class Table:
     def restore_rule_set(self, record: dict, t: float) -> list[ev.Output]:
         """Bring back the named rule set in force (and the one waiting) as the log's last ``rule_set`` record kept
         it (a restart): the table runs it at once, no clock being open at a start."""
-        outputs = self.rules.restore(record, self.rhythm, t)
-        if outputs:
-            self.engine.retune(self.rhythm.settings)
+        outputs = self.rules.restore(record, self.levels.next, t)
+        if outputs and self.engine.phase == Phase.IDLE:  # (a clock brought back runs on; the next hand retunes)
+            self.engine.retune(self.levels.settings)
         return outputs
+    def restore_levels(self, record: dict) -> bool:
+        """Bring back the level, the hand count and the hands per level a ``level_restored`` record keeps (a restart:
+        :mod:`shotclock.core.levels`), the engine retuned with the level's rules; False when it holds no level."""
+        from shotclock.core.levels import rhythm_from_records
+
+        found = rhythm_from_records([dict(record, type="level_restored")])
+        if found is None:
+            return False
+        self.levels.restore(*found)
+        if self.levels.settings != self.engine.settings and self.engine.phase == Phase.IDLE:
+            self.engine.retune(self.levels.settings)  # (a clock brought back runs on; the next hand retunes)
+        return True
 
     def feed(self, inputs: Iterable[Edge | Command], now: float) -> Round:
         """Take ``inputs`` (in any order) and let time pass to ``now``; return what happened."""
@@ -321,8 +340,8 @@ class Table:
         pending = [t for t in (self.reader.unsettled_press_since(), self.reader.undecided_since()) if t is not None]
         # While no clock runs nothing can fall due, so the engine's clock for events stays at the last
         # input: an edge the driver hands over late (a loaded machine) keeps its own time.
-        round.add_outputs(self.engine.advance(now, self.edge_grace, pending=min(pending) if pending else None,
-                                              hold=self._last_t))
+        self._timers(round, self.engine.advance(now, self.edge_grace, pending=min(pending) if pending else None,
+                                                hold=self._last_t))
         round.state = self.state
         round.faults = self.faults
         round.holds = self.holds()
@@ -359,8 +378,15 @@ class Table:
         """Bring the engine to just before ``t`` (never back): the time an input is taken at."""
         if round_us(t) < round_us(self.engine.now):  # the engine keeps whole microseconds: compare as it does
             t = self.engine.now
-        round.add_outputs(self.engine.catch_up(t))
+        self._timers(round, self.engine.catch_up(t))
         return t
+
+    def _timers(self, round: Round, outputs: list[ev.Output]) -> None:
+        """The engine's own outputs: beeps, rulings and, in clock mode with seat tracking, the clock a ruling starts
+        for a marked player it moved the turn to (with the seats it starts with, as for an input: the export's)."""
+        round.add_outputs(outputs)
+        if outputs and outputs[-1].__class__ is ev.Started and self.engine.state.seats is not None:
+            round.seats_at_start[id(outputs[-1])] = self.engine.state.seats
 
     def _gesture(self, gesture: Gesture, round: Round) -> None:
         t = self._at(gesture.t, round)
@@ -408,30 +434,30 @@ class Table:
         round.acks.append(Ack(command, tuple(outputs)))
 
     def _handle(self, event: ev.Event, source, round: Round) -> list[ev.Output]:
-        if event.__class__ is ev.UseRuleSet:  # the tournament's commands: beside the engine, never touching its clock
-            outputs = self.rules.handle(event, self.rhythm)
-        elif event.__class__ in ev.FLOOR_EVENTS:
+        cls, before = event.__class__, name_of(self.levels.next.current)
+        if cls is ev.UseRuleSet:  # the tournament's commands: beside the engine, never touching its clock
+            outputs = self.rules.handle(event, self.levels.next)
+        elif cls in ev.FLOOR_EVENTS:
             outputs = self.hand_for_hand.handle(event)
-        else:
-            blocked = self.hand_for_hand.blocks(event)  # a clock's start while the table waits for the floor
-            outputs = [blocked] if blocked is not None else self.engine.handle(event)
+        elif (blocked := self.hand_for_hand.blocks(event)) is not None:  # a clock's start while the table waits
+            outputs = [blocked]
+        else:  # a level, the hands per level, and a new hand (which brings in what waits for it) go by the levels
+            outputs = self.levels.take(event, self.engine) if cls in RHYTHM else self.engine.handle(event)
         round.add_input(Input(source, event, self.engine.facing_bet, self.engine.street))
         round.add_outputs(outputs)
-        if event.__class__ is ev.Hand and not any(o.__class__ is ev.Ignored for o in outputs):
-            outputs = outputs + self._new_hand(event.t, round)
+        if cls is ev.Hand and not any(o.__class__ is ev.Ignored for o in outputs):
+            outputs = outputs + self._new_hand(event.t, before, round)
         if outputs and outputs[-1].__class__ is ev.Started:  # a start is its event's last output
             seats = self.engine.state.seats
             if seats is not None:  # what the log's export puts a replay of this clock in
                 round.seats_at_start[id(outputs[-1])] = seats
         return outputs
 
-    def _new_hand(self, t: float, round: Round) -> list[ev.Output]:
-        """The engine took a new hand (no clock runs now): the rules waiting for it take effect (the rhythm: a named
-        rule set), and in hand-for-hand the hand before it is done."""
-        start = self.rhythm.at_hand()
-        if start.retuned:
-            self.engine.retune(start.settings)
-        outputs = self.rules.applied(t, start) + self.hand_for_hand.hand_dealt(t)
+    def _new_hand(self, t: float, before: str, round: Round) -> list[ev.Output]:
+        """The engine took a new hand (no clock runs now) and the levels brought in what waited for it: the named
+        rule set the hand moved in (``before``: the one of the hand before), and in hand-for-hand the hand before it
+        is done."""
+        outputs = self.rules.applied(t, before, self.levels.next.current) + self.hand_for_hand.hand_dealt(t)
         round.add_outputs(outputs)
         return outputs
 

@@ -185,6 +185,17 @@ def _fold_line(fold: Folded, state: Snapshot, language: str) -> str:
     return texts.text(language, "folded.named" if name else "folded", seat=fold.seat, name=name)
 
 
+def _mark_words(state: Snapshot, language: str) -> str:
+    """The floor's mark on the player on the clock, else on turn ("WARNING", "OWN CLOCK 10 s"), or ""."""
+    seat = state.on_clock if state.on_clock is not None else state.seats.turn
+    mark = state.seats.mark(seat) if seat is not None and state.seats.marks else None
+    if mark is None:
+        return ""
+    if mark[0] == "clock":
+        return texts.text(language, "mark.clock", s=texts.text(language, "seconds", s=f"{mark[1]:g}"))
+    return texts.text(language, "mark.warning")
+
+
 def _with_seats(view: View, state: Snapshot, now: float, language: str, fold: Folded | None) -> View:
     """Seat tracking: the seat on the clock, its bank (marked once it runs), who is to act, who just folded,
     and a refusal to show."""
@@ -202,12 +213,40 @@ def _with_seats(view: View, state: Snapshot, now: float, language: str, fold: Fo
                 tone = "bank"
     elif view.screen == "idle" and state.seats.turn is not None:
         info = f"{texts.text(language, 'seat.to_act', seat=state.seats.turn)} · {info}"
+    marked = _mark_words(state, language)
+    if marked:  # the floor's mark on the player on turn, first: the dealer sees who is on warning (RP-15)
+        info = f"{marked} · {info}" if info else marked
     if fold is not None and 0 <= now - fold.t < FOLD_SECONDS:
         info = f"{_fold_line(fold, state, language)} · {info}" if info else _fold_line(fold, state, language)
     notice = state.notice
     if notice is not None and 0 <= now - notice[0] < NOTICE_SECONDS:
         info = texts.text(language, f"notice.{notice[1]}", seat=notice[2])
     return replace(view, seat=_seat_line(state, language), info=info, tone=tone)
+
+
+def level_line(level, language: str) -> str:
+    """The tournament level on screen (a :class:`~shotclock.core.levels.LevelView`): "Level 11 · hand 7 of 12",
+    the level's last hand said, and what waits for the next hand.
+
+    Example::
+
+        >>> from shotclock.core.levels import LevelView
+        >>> level_line(LevelView(11, 12, 12, next_level=None), "en")
+        'Level 11 · hand 12 of 12 · last hand of the level'
+        >>> level_line(LevelView(11, 3, 0, next_level=12), "nl")
+        'Niveau 11 · niveau 12 vanaf de volgende hand'
+    """
+    t = lambda key, **v: texts.text(language, key, **v)  # noqa: E731
+    parts = [t("level", level=level.level)] if level.level is not None else []
+    if level.hands and level.level is not None:
+        parts.append(t("level.hand", hand=level.hand, hands=level.hands))
+        if level.last_hand:
+            parts.append(t("level.last"))
+    if level.next_level is not None:
+        parts.append(t("level.next", level=level.next_level))
+    elif level.next_hands is not None:
+        parts.append(t("level.next_hands", hands=level.next_hands))
+    return " · ".join(parts)
 
 
 def view_at(state: Snapshot, now: float, display: Display = Display(), faults: Iterable[Fault] = (),
@@ -217,6 +256,9 @@ def view_at(state: Snapshot, now: float, display: Display = Display(), faults: I
     ``fold``: the last fold (:func:`last_fold`), named for :data:`FOLD_SECONDS`; ``cue``: a visual cue's
     pulse is on (:meth:`shotclock.core.cues.Cues.lit`): the screen flashes (the ``flash`` tone)."""
     view = _view_at(state, now, display, faults)
+    if state.level is not None:
+        line = level_line(state.level, display.language)
+        view = replace(view, info=f"{line} · {view.info}" if view.info else line)
     if state.seats is not None:
         view = _with_seats(view, state, now, display.language, fold)
     if cue:

@@ -13,8 +13,7 @@ from typing import Iterable
 
 from shotclock.core.engine import IDLE, RUNNING
 from shotclock.core.faults import Fault
-from shotclock.core.fields import (COMMAND_FIELDS, COMMAND_HEAD, FIELDS, SCOPE_FIELDS, input_fields, missing,
-                                   text_problem, unexpected)
+from shotclock.core.fields import COMMAND_FIELDS, COMMAND_HEAD, FIELDS, input_fields, missing, text_problem, unexpected
 from shotclock.core.inputs import COMMANDS  # noqa: F401 (one list of commands, in the core; re-exported)
 
 # Refusal reasons (the ack's ``reason`` when ``outcome`` is ``refused``).
@@ -74,6 +73,9 @@ def state_message(snapshot, now: float, table: str, boot: str, seq: int, name: s
     seats = getattr(snapshot, "seats", None)
     if seats is not None:
         message.update(seat_fields(snapshot))
+    level = getattr(snapshot, "level", None)
+    if level is not None:  # a level was set (core/levels.py): the level, "hand 7 of 12", what waits for the next hand
+        message["level"] = level.message()
     for key in ("hand_for_hand", "rule_set"):  # the tournament's, while the floor has either on
         view = getattr(snapshot, key, None)
         if view is not None:
@@ -94,8 +96,16 @@ def seat_fields(snapshot) -> dict:
     fields["seats"] = [{"seat": seat, "player": name or None, "in_hand": seat in seats.in_hand,
                         "all_in": seat in seats.all_in,
                         "chips": seats.allowance - chips_used.get(seat, 0) if seats.allowance else None,
-                        "bank_ms": ms(banks.get(seat))} for seat, name in seats.players]
+                        "bank_ms": ms(banks.get(seat)), **_mark_fields(seats.mark(seat))}
+                       for seat, name in seats.players]
     return fields
+
+
+def _mark_fields(mark: tuple[str, float | None] | None) -> dict:
+    """A seat's floor mark in the ``state`` (only a marked seat carries ``mark``, and a clock mark ``mark_seconds``)."""
+    if mark is None:
+        return {}
+    return {"mark": mark[0]} if mark[1] is None else {"mark": mark[0], "mark_seconds": mark[1]}
 
 
 def state_key(message: dict) -> tuple:
@@ -137,22 +147,26 @@ class CommandRequest:
     chips: int | None = None
     seconds: float | None = None
     players: tuple | None = None
+    mark: str | None = None
+    mark_seconds: float | None = None
+    level: int | None = None
+    hands: int | None = None
     minutes: float | None = None
     rule_set: str | None = None
-    room: str | None = None
+    room: str | None = None  # the scope: only the tables of this room (and section) take it
     section: str | None = None
 
-    def for_table(self, room: str, section: str) -> bool:
-        """Whether a table in ``room`` and ``section`` (its ``network.room`` and ``network.section``) takes this
-        command: one sent to the whole venue names the room or section it is for, and a table elsewhere lets it
-        pass unanswered (it was never its command).
 
-        >>> CommandRequest("c1", "release_hand", "floor", 0, room="Main").for_table("Main", "B")
+def in_scope(request: CommandRequest, room: str, section: str) -> bool:
+    """Whether a table standing in ``room`` and ``section`` (its ``network.room`` and ``network.section``) takes
+    ``request``: a command naming a room or a section is for the tables there only (docs/network.md, "Scope").
+
+        >>> in_scope(CommandRequest("1", "level", "floor", 0, level=9, room="East"), "East", "B")
         True
-        >>> CommandRequest("c1", "release_hand", "floor", 0, room="Main", section="A").for_table("Main", "B")
+        >>> in_scope(CommandRequest("1", "level", "floor", 0, level=9, room="East", section="A"), "East", "B")
         False
-        """
-        return (self.room is None or self.room == room) and (self.section is None or self.section == section)
+    """
+    return (request.room is None or request.room == room) and (request.section is None or request.section == section)
 
 
 @dataclass(frozen=True)
@@ -313,7 +327,7 @@ def command_problem(message: dict) -> str | None:
         return problem
     required, optional = input_fields(name, wire=True)
     for key in message:
-        if key not in COMMAND_HEAD and key not in SCOPE_FIELDS and key not in required and key not in optional:
+        if key not in COMMAND_HEAD and key not in required and key not in optional:
             return unexpected("command", name, key, wire=True)
     for key in required:
         if key not in message:

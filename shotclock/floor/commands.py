@@ -178,6 +178,13 @@ def bounds(key: str) -> str:
     return f"{FIELDS[key].low} to {FIELDS[key].high}"
 
 
+def choices(key: str) -> tuple[str, ...]:
+    """A choice field's words, from the table of fields (core/fields.py)."""
+    from shotclock.core.fields import FIELDS
+
+    return FIELDS[key].choices
+
+
 def send(add) -> None:
     p = add("send", "shotclock.floor.send:cmd_send",
             "send one floor command to a table over the network and print its acknowledgement (exit 0: done; "
@@ -186,19 +193,23 @@ def send(add) -> None:
     where = p.add_mutually_exclusive_group(required=True)
     where.add_argument("--table", metavar="ID", help="the table's id")
     where.add_argument("--all", action="store_true",
-                       help="every table of the venue at once, in one message (narrowed by --room, --section); one "
-                            "line per table that answers, the tables the broker knows online and have not answered "
-                            "too")
+                       help="every table of the venue (with --room, --section: the tables there); prints each "
+                            "table's answer, waiting for every table online there")
+    p.add_argument("--room", metavar="NAME", help=f"only the tables of this room (network.room; {bounds('room')} "
+                   "characters)")
+    p.add_argument("--section", metavar="NAME", help="only the tables of this section (network.section)")
     p.add_argument("command", metavar="COMMAND",
                    help="call, pause, resume, cancel, …; the seat commands: seat, rename, empty, button, top_up, "
-                        "seating, fold, all_in, turn_back, turn_forward; the tournament's (with --all): "
-                        "hand_for_hand, release_hand, end_hand_for_hand, rule_set (docs/network.md)")
-    p.add_argument("--room", metavar="NAME", help="with --all: only the tables of this room ([network] room)")
-    p.add_argument("--section", metavar="NAME", help="with --all: only the tables of this section ([network] section)")
+                        "seating, fold, all_in, turn_back, turn_forward, mark, unmark; the tournament's: level, "
+                        "hands, hand_for_hand, release_hand, end_hand_for_hand, rule_set (docs/network.md)")
+    p.add_argument("--level", type=int, metavar="N",
+                   help=f"level: the tournament level from each table's next hand ({bounds('level')})")
+    p.add_argument("--hands", type=int, metavar="N",
+                   help=f"level, hands: hands per level from the next hand ({bounds('hands')}; 0: not counted)")
     p.add_argument("--minutes", type=float, metavar="M", help=f"hand_for_hand: the minutes each hand-for-hand hand "
                    f"takes off the tournament clock ({bounds('minutes')}; default 2, TDA RP-8)")
     p.add_argument("--rule-set", metavar="NAME", help="rule_set: the named rule set from each table's next hand "
-                   "(rule_sets in the tables' configuration); \"\": back to the tables' own rules")
+                   "([rule_sets.NAME] in the tables' configuration); \"\": back to the tables' own rules")
     p.add_argument("--seat", type=int, metavar="N", help=f"the seat ({bounds('seat')})")
     p.add_argument("--player", metavar="NAME", help="seat, rename: the player's name")
     p.add_argument("--bank", type=float, metavar="SECONDS",
@@ -206,6 +217,11 @@ def send(add) -> None:
     p.add_argument("--chips", type=int, metavar="N",
                    help=f"seat: the chips a moved player brings; top_up: more each ({bounds('chips')})")
     p.add_argument("--seconds", type=float, metavar="S", help=f"top_up: more time bank each ({bounds('seconds')})")
+    p.add_argument("--mark", choices=choices("mark"),
+                   help="mark: a warning, or the player's own clock on every decision; seat: the mark a moved player "
+                        "brings")
+    p.add_argument("--mark-seconds", type=float, metavar="S",
+                   help=f"mark, seat: the own clock's length with --mark clock ({bounds('mark_seconds')} s)")
     p.add_argument("--seating", metavar="FILE.csv", help="seating: the table's seating export (seat,name a line)")
     p.add_argument("--encoding", default="utf-8", metavar="NAME",
                    help="with --seating: the file's encoding (default utf-8; an older program's export: cp1252)")
@@ -216,4 +232,16 @@ def send(add) -> None:
     p.add_argument("--json", action="store_true", help="print the table's ack as JSON (docs/network.md, 'ack')")
 
 
-REGISTER: list = [broker_config, provision, floor, fleet, floor_demo, send]
+def levels(add) -> None:
+    p = add("levels", "shotclock.floor.schedule:cmd_levels",
+            "play a level schedule: at each line's local time, the level goes to every table (or a room's, a "
+            "section's) from its next hand; every line is checked first (exit 2 naming the line)", config=False)
+    p.add_argument("file", metavar="FILE", help="the schedule: 'HH:MM LEVEL [hands=N] [room=NAME] [section=NAME]' "
+                   "a line, # for comments (docs/network.md, 'Levels')")
+    p.add_argument("--check", action="store_true", help="check the file and print the plan; send nothing")
+    add_broker_options(p, "the floor's credentials (credentials/floor.toml from 'shotclock broker-config')")
+    p.add_argument("--wait", type=float, default=5.0, metavar="SECONDS",
+                   help="how long to wait for the tables' answers to each level (default 5)")
+
+
+REGISTER: list = [broker_config, provision, floor, fleet, floor_demo, send, levels]

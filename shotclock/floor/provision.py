@@ -19,7 +19,7 @@ import subprocess
 import tomllib
 from pathlib import Path
 
-from shotclock.config import KEYS, config_from
+from shotclock.config import KEYS, config_from, is_key
 from shotclock.core.topics import check_name
 from shotclock.errors import ConfigError, ShotclockError
 from shotclock.floor.broker.passwords import check_password
@@ -56,7 +56,7 @@ def template_keys(path: str | None, keep_own: bool = False) -> dict:
                 flat[f"{prefix}{k}"] = v
 
     walk(data, "")
-    unknown = sorted(k for k in flat if k not in KEYS)
+    unknown = sorted(k for k in flat if not is_key(k))
     if unknown:
         raise ShotclockError(f"the template {path} has unknown keys: {', '.join(unknown)}")
     # A key the first-boot file sets, at a value of its own, would be lost: refused, not dropped. At its

@@ -22,7 +22,7 @@ from shotclock.core.slowplay import COLUMNS, DAY, DAY_TURNS_AT_HOUR, RECORDS, Re
 from shotclock.errors import LogError, ShotclockError
 
 HEADINGS = ("player", "tables", "decisions", "median s", "p95 s", "max s", "called", "ext", "bank s", "against",
-            "dead", "checked")
+            "dead", "checked", "warned", "own clock", "marks")
 FORMULA_START = ("=", "+", "-", "@", "\t", "\r")  # a spreadsheet would run a cell that starts so
 
 
@@ -30,6 +30,11 @@ def floor_day(utc: str) -> str:
     """The floor day (YYYY-MM-DD, local time, from 06:00 to 06:00) of a record's UTC time."""
     when = datetime.fromisoformat(utc.replace("Z", "+00:00")).astimezone()
     return (when - timedelta(hours=DAY_TURNS_AT_HOUR)).date().isoformat()
+
+
+def floor_time(utc: str) -> str:
+    """A record's UTC time as the floor's local time of day (HH:MM), as the report names when a mark was made."""
+    return datetime.fromisoformat(utc.replace("Z", "+00:00")).astimezone().strftime("%H:%M")
 
 
 def day_problem(text: str) -> str | None:
@@ -69,7 +74,7 @@ def archive_report(db: sqlite3.Connection, day: str | None = None, table: str | 
                    sort: str = "median_s") -> Report:
     """The slow-play report of the archive open as ``db``."""
     try:
-        return report(archive_rows(db), day=day, table=table, day_of=floor_day, sort=sort)
+        return report(archive_rows(db), day=day, table=table, day_of=floor_day, sort=sort, time_of=floor_time)
     except ValueError as exc:  # a damaged UTC time (the archive only takes well-formed ones)
         raise LogError(f"a record's UTC time in the archive is damaged: {exc}") from None
 

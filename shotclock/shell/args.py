@@ -37,7 +37,9 @@ def cmd_config(args) -> int:
                 raise ConfigError(str(config.source), problems)
         for warning in config_warnings(config):
             print(f"shotclock: warning: {one_line(str(config.source))}: {warning}", file=sys.stderr)
-        print(f"{config.source}: OK ({config.mode} mode, table {config.table!r})")
+        levels = config.settings.levels  # the rules that change by level, said so a typo in a level shows
+        by_level = f"; rules change at level {', '.join(str(r.level) for r in levels)}" if levels else ""
+        print(f"{config.source}: OK ({config.mode} mode, table {config.table!r}{by_level})")
         return 0
     sys.stdout.write(example_toml())
     return 0

@@ -25,7 +25,8 @@ COMPARED = {"input": ("event", "t"), "start": ("t", "seconds", "seat", "bank"),
             "decision": ("t", "outcome", "remaining", "at_zero", "by", "seat", "bank_used", "bank_left"),
             "pause": ("t", "remaining"), "resume": ("t", "remaining"), "extended": ("t", "remaining", "seat"),
             "bank": ("t", "seat", "bank"), "top_up": ("t", "remaining"), "hand_over": ("t", "seat"),
-            "seat": ("t", "seat", "change", "bank", "chips"),
+            "seat": ("t", "seat", "change", "bank", "chips"), "level": ("t", "level", "hand", "hands", "by"),
+            "level_set": ("t", "level", "hands", "by"),
             "hand_for_hand": ("t", "why", "on", "waiting", "hands"), "rule_set": ("t", "why", "rule_set", "next")}
 RESTORED = ("hand_for_hand", "rule_set")  # what a start brings back from the log (``why`` "restored"), as it did
 
@@ -58,6 +59,8 @@ def replay_session(rows: list[dict], session: dict, types=None) -> list[dict]:
             table.restore_seats(row)
         elif kind in RESTORED and row.get("why") == "restored":
             (table.restore_hand_for_hand if kind == "hand_for_hand" else table.restore_rule_set)(row, row["t"])
+        elif kind == "level_restored":
+            table.restore_levels(row)
         elif kind == "edge" and row.get("at_start"):
             table.button_held_at_start(row["t"], row["button"])
         elif kind in ("edge", "command"):
@@ -70,7 +73,9 @@ def replay_session(rows: list[dict], session: dict, types=None) -> list[dict]:
                                  facing_bet=row.get("facing_bet"), seat=row.get("seat"), player=row.get("player"),
                                  bank=row.get("bank"), chips=row.get("chips"), seconds=row.get("seconds"),
                                  players=tuple(tuple(p) for p in row["players"]) if row.get("players") else None,
-                                 **{k: row.get(k) for k in ("minutes", "rule_set", "room", "section")}))
+                                 mark=row.get("mark"), mark_seconds=row.get("mark_seconds"),
+                                 level=row.get("level"), hands=row.get("hands"), minutes=row.get("minutes"),
+                                 rule_set=row.get("rule_set")))
     if batch:
         take(_feed(table, batch, batch_round, after))
     if rows:  # the rulings that fell due after the last input, up to the session's last record

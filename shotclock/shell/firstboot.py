@@ -50,7 +50,7 @@ import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from shotclock.config import KEYS, SCHEMA, config_from
+from shotclock.config import SCHEMA, config_from, is_key
 from shotclock.errors import ConfigError, ShotclockError
 
 log = logging.getLogger("shotclock.firstboot")
@@ -217,7 +217,7 @@ def parse(text: str, source: str) -> FirstBoot:
         time_server=get("time", "server", str, ""), config=_flatten(data.get("config", {})),
         hostname=get("table", "hostname", str, ""), check=get("broker", "check", str, ""),
         replace=get("table", "replace", bool, False))
-    unknown = sorted(k for k in fb.config if k not in KEYS)
+    unknown = sorted(k for k in fb.config if not is_key(k))
     if unknown:
         problems.append(f"[config] has unknown keys: {', '.join(unknown)}")
     if fb.hostname and not HOSTNAME.fullmatch(fb.hostname):
@@ -319,7 +319,7 @@ def apply(root: Path = Path("/"), owner: tuple[int, int] | None = None) -> tuple
                                  "to change its identity")
     flat.update(fb.settings(etc="/etc/shotclock"))
     try:
-        config_from({k: v for k, v in flat.items() if k in KEYS}, str(path))
+        config_from({k: v for k, v in flat.items() if is_key(k)}, str(path))
     except ConfigError as exc:
         raise ShotclockError(f"{path}: the configuration it makes is wrong: {'; '.join(exc.problems)}") from None
     owner = owner if owner is not None else service_owner()

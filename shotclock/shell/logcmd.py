@@ -11,6 +11,7 @@ from datetime import datetime
 from pathlib import Path
 
 from shotclock.core.clocks import Clock, DamagedRecord, clocks_from, players_at_start, replay_events, stats
+from shotclock.core.levels import session_modes
 from shotclock.errors import LogError, ShotclockError, one_line
 from shotclock.shell.files import output_file, refuse_overwrite
 from shotclock.shell.logsource import open_log, state_dir
@@ -43,7 +44,7 @@ def _clocks(decision_log) -> tuple[list[Clock], dict[int, dict]]:
         sessions = part.sessions()
         rows = part.rows("WHERE clock IS NOT NULL")
         try:
-            clocks = clocks_from(rows, {sid: s.get("mode") for sid, s in sessions.items()})
+            clocks = clocks_from(rows, session_modes(sessions))
         except DamagedRecord as exc:
             where = f" ({decision_log.describe(chain)})" if chain is not None else ""
             raise LogError(f"{decision_log.path}{where}: {exc} (see 'shotclock log verify')") from None
@@ -239,9 +240,16 @@ def cmd_export(args, out=None) -> int:
             events = replay_events(c, *_seats_at_start(decision_log, c, session))
         except ValueError as exc:
             raise ShotclockError(str(exc).replace(f"clock {c.id}", f"clock {c.number}")) from None
-        values = _rules_at_start(decision_log, c, session.get("config") or {})  # a rule set the clock ran under
+        config = session.get("config") or {}
         header = {"source": f"clock {c.number}, table {session.get('table', '?')!r}, started {c.started_utc}",
-                  "config": rule_config(values, c.mode)}
+                  "config": rule_config(config, c.mode)}
+        level = _level_at_start(decision_log, c)
+        if level is not None:  # the rules of the level it was played at, written out: the replay needs no levels
+            header["config"] = {**header["config"], **level_config(config, level), "mode": c.mode}
+            header["level"] = level
+        on_top = _rule_set_at_start(decision_log, c, config)  # a named rule set layered on the level's rules
+        header["config"].update(on_top)
+        values = {**config, **header["config"]}
         lines = [json.dumps(header, separators=(",", ":"), ensure_ascii=False)]
         lines += [json.dumps(e, separators=(",", ":")) for e in events]
         if args.config_out:
@@ -270,26 +278,16 @@ def cmd_export(args, out=None) -> int:
     return 0
 
 
-def _log_of(decision_log, clock: Clock):
-    """The log the clock's records are in: the device's own, or in the floor's archive the device log it is in."""
-    for chain, log in zip(getattr(decision_log, "chains", None) or (), getattr(decision_log, "logs", ())):
-        if decision_log.numbers.get((chain.number, clock.id)) == clock.number:
-            return log
-    return decision_log
-
-
-def _rules_at_start(decision_log, clock: Clock, values: dict) -> dict:
-    """The session's configuration ``values`` with the named rule set the clock started under (the table's last
-    ``rule_set`` record before the clock, in its session: a rule set is taken at a new hand), so its replay rules
-    by the rules the table ran it by."""
-    from shotclock.config import rule_set_changes, rule_set_values
+def _rule_set_at_start(decision_log, clock: Clock, values: dict) -> dict:
+    """The rule changes of the named rule set the clock started under (the table's last ``rule_set`` record before
+    the clock, in its session: a rule set is taken at a new hand), so its replay rules by the rules the table ran it
+    by; {} for the table's own rules."""
+    from shotclock.config import rule_set_changes
 
     rows = _log_of(decision_log, clock).rows(
         "WHERE id = (SELECT MAX(id) FROM records WHERE type = 'rule_set' AND id < ?)", (clock.id,))
     name = rows[0].get("rule_set") if rows and rows[0]["session"] == clock.session else None
-    if isinstance(name, str) and name in rule_set_changes(values):
-        return rule_set_values(values, name)
-    return values
+    return dict(rule_set_changes(values).get(name, ())) if isinstance(name, str) else {}
 
 
 def _seats_at_start(decision_log, clock: Clock, session: dict) -> tuple[dict | None, object]:
@@ -300,10 +298,41 @@ def _seats_at_start(decision_log, clock: Clock, session: dict) -> tuple[dict | N
     values = session.get("config") or {}
     if not values.get("seats.track"):
         return None, None
-    part = _log_of(decision_log, clock)
+    part = _log_of(decision_log, clock)  # the floor's archive: the device log this clock is in
     rows = part.rows("WHERE id = (SELECT MAX(id) FROM records WHERE type IN ('seats', 'seats_restored') AND id < ?)",
                      (clock.id,))
     return (rows[0] if rows else None), config_from(values, "the session's configuration").settings
+
+
+def _log_of(decision_log, clock: Clock):
+    """The device log ``clock`` is in: the log itself, or in the floor's archive the chain it came in."""
+    for chain, log in zip(getattr(decision_log, "chains", None) or (), getattr(decision_log, "logs", ())):
+        if decision_log.numbers.get((chain.number, clock.id)) == clock.number:
+            return log
+    return decision_log
+
+
+def _level_at_start(decision_log, clock: Clock) -> int | None:
+    """The tournament level the table was at when ``clock`` started (its last ``level`` or ``level_restored``
+    record before the start), or None when none was set."""
+    from shotclock.core.levels import rhythm_from_records
+
+    rows = _log_of(decision_log, clock).rows(
+        "WHERE id = (SELECT MAX(id) FROM records WHERE type IN ('level', 'level_restored') AND id < ?)", (clock.id,))
+    try:
+        found = rhythm_from_records(rows)
+    except (ValueError, TypeError, KeyError):
+        return None
+    return found[0].level if found is not None else None
+
+
+def level_config(values: dict, level: int) -> dict:
+    """The rule keys a session's ``[levels.N]`` sections change at ``level`` (dotted keys and values)."""
+    from shotclock.config import level_rules
+    from shotclock.core.rhythm import level_changes
+    from shotclock.core.settings import Settings
+
+    return level_changes(Settings(levels=level_rules(values)), level)
 
 
 def _all_rows(decision_log) -> list[dict]:
@@ -337,11 +366,11 @@ def rule_config(values: dict, mode: str) -> dict:
 
 def config_toml(values: dict) -> str:
     """A configuration (dotted keys) as a TOML file."""
-    from shotclock.config import KEYS
+    from shotclock.config import is_key
 
     sections: dict[str, list[str]] = {}
     for name, value in values.items():
-        if name not in KEYS:
+        if not is_key(name):
             continue
         head, _, leaf = name.rpartition(".")
         text = "true" if value is True else "false" if value is False else json.dumps(value, ensure_ascii=False)

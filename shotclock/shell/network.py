@@ -22,7 +22,7 @@ from shotclock.core.flood import FloodGuard
 from shotclock.core.reasons import explain
 from shotclock.core.view import network_mark
 from shotclock.core.wire import (MALFORMED, RATE_LIMITED, RecentIds, Refusal, ack_message, check_command, dumps,
-                                 ms, state_key, state_message)
+                                 in_scope, ms, state_key, state_message)
 
 log = logging.getLogger("shotclock.network")
 
@@ -132,16 +132,16 @@ class CommandGate:
     :param note: records a refusal in the decision log (thread-safe), or None.
     :param max_age: seconds past which a difference between the floor's clock and this device's
         is worth a warning in the system log (it refuses nothing: see docs/network.md).
-    :param room: this table's ``network.room``; ``section`` its ``network.section``: a command to the venue that
-        names another room or section is not this table's (:meth:`~shotclock.core.wire.CommandRequest.for_table`).
+    :param scope: this table's (room, section): a command naming another room or section is not for it and is
+        dropped unanswered (:func:`~shotclock.core.wire.in_scope`; the tables it is for answer).
     """
 
     SKEW_WARN_EVERY = 600.0  # seconds between warnings about the floor's clock
 
     def __init__(self, post, make_command, link, table: str, max_age: float = 5.0, clock=time.monotonic,
-                 wallclock=time.time, note=None, guard: FloodGuard | None = None, room: str = "", section: str = ""):
+                 wallclock=time.time, note=None, guard: FloodGuard | None = None, scope: tuple[str, str] = ("", "")):
         self.post = post
-        self.room, self.section = room, section
+        self.scope = scope
         self.make_command = make_command
         self.link = link
         self.table = table
@@ -161,8 +161,6 @@ class CommandGate:
         except Exception as exc:  # check_command never raises; if it ever does, the command is still acked
             log.exception("a floor command could not be checked")
             result = Refusal(MALFORMED, f"could not be read ({type(exc).__name__})")
-        if not isinstance(result, Refusal) and not result.for_table(self.room, self.section):
-            return  # a venue command for the tables of another room or section: neither taken nor answered here
         with self._lock:
             allowed = self.guard.allow(result.sender, t)
         if not allowed:
@@ -171,6 +169,9 @@ class CommandGate:
             return
         if isinstance(result, Refusal):
             self._refuse(result, t, logged=True)
+            return
+        if not in_scope(result, *self.scope):
+            log.debug("a floor command for room %r, section %r is not for this table", result.room, result.section)
             return
         self._check_skew(result, t)
         self.post(self.make_command(t, result))
@@ -279,7 +280,7 @@ def start_network(link, device, config, recorder=None) -> NetworkPresenter:
         outbox = MemoryOutbox(config.network.outbox_max)
     gate = CommandGate(device.loop.post, make_command, link, s.table, config.network.command_max_age,
                        clock=device.loop.clock, note=_noter(recorder, device.loop.waker),
-                       room=config.network.room, section=config.network.section)
+                       scope=(config.network.room, config.network.section))
     if recorder is not None:
         recorder.add_note_source(gate.summary_notes)  # a flood's summaries go in the log, the last at the stop
     presenter = NetworkPresenter(link, s.table, config.table, config.language, config.network.state_interval,
@@ -306,5 +307,6 @@ def make_command(t: float, request):
 
     return Command(t, request.name, id=request.id, sender=request.sender, facing_bet=request.facing_bet,
                    seat=request.seat, player=request.player, bank=request.bank, chips=request.chips,
-                   seconds=request.seconds, players=request.players, minutes=request.minutes,
-                   rule_set=request.rule_set, room=request.room, section=request.section)
+                   seconds=request.seconds, players=request.players, mark=request.mark,
+                   mark_seconds=request.mark_seconds, level=request.level, hands=request.hands,
+                   minutes=request.minutes, rule_set=request.rule_set)

@@ -18,6 +18,7 @@ from shotclock import __version__
 from shotclock.adapters.log import DecisionLog, lock_state_dir, utc_iso
 from shotclock.adapters.logwriter import StreamWriter, WriterProcess, heard, import_pending, lost_message
 from shotclock.core.clocks import chips_used, clocks_from
+from shotclock.core.levels import session_modes
 from shotclock.core.engine import PAUSED, RUNNING
 from shotclock.core.faults import LOG_UNAVAILABLE, LOG_WRITE_FAILED, LogFault
 from shotclock.core.records import RecordBuilder, SessionUtc
@@ -152,7 +153,7 @@ class Recorder:
         if not rows:
             return None
         sessions = decision_log.sessions()
-        [clock] = clocks_from(rows, {sid: s.get("mode") for sid, s in sessions.items()})
+        [clock] = clocks_from(rows, session_modes(sessions))
         plan = plan_recovery(clock, sessions.get(clock.session, {}).get("table"), self.config.table,
                              table.engine.mode)
         if plan is None:
@@ -206,7 +207,7 @@ class Recorder:
         if not rows:
             return False
         data = {k: rows[-1].get(k) for k in ("count", "players", "button", "in_hand", "all_in", "turn",
-                                             "last_acted", "banks", "chips_used")}
+                                             "last_acted", "banks", "chips_used", "marks")}
         if not table.restore_seats(data):
             log.warning("the seats in the log do not fit this table (seats.count changed?): not restored")
             return False
@@ -215,6 +216,32 @@ class Recorder:
         self.sink.put([self.builder.message(None, "seats_restored", t, utc_iso(self.utcnow()), data)])
         return True
 
+    def restore_levels(self, decision_log: DecisionLog, table, t: float) -> bool:
+        """Give the table back its tournament level, the hand count of the level and the hands per level (and a level
+        that waited for the next hand) as the log last kept them, and record what was restored (``level_restored``,
+        which ``log replay`` applies too). Done before the clock is recovered: it runs on the level's rules."""
+        from shotclock.core.levels import RECORD_TYPES, restored_record, rhythm_from_records
+
+        kinds = ", ".join(f"'{k}'" for k in RECORD_TYPES)
+        tables = {sid: s.get("table") for sid, s in decision_log.sessions().items()}
+        rows = [r for r in decision_log.rows(f"WHERE type IN ({kinds}) AND id >= (SELECT COALESCE(MAX(id), 0) FROM "
+                                             "records WHERE type IN ('level', 'level_restored'))")
+                if tables.get(r["session"]) in (None, self.config.table)]
+        try:
+            found = rhythm_from_records(rows)
+        except (ValueError, TypeError, KeyError) as exc:
+            log.warning("the level in the log cannot be read (%s): the table starts with no level", exc)
+            return False
+        if found is None:
+            return False
+        data = restored_record(*found)
+        table.restore_levels(data)
+        current, pending = found
+        log.warning("level restored from the log: level %s, hand %d%s%s", current.level, current.hand,
+                    f" of {current.hands}" if current.hands else "",
+                    f"; level {pending.level} waits for the next hand" if pending is not None else "")
+        self.sink.put([self.builder.message(None, "level_restored", t, self._utc_at(t)(t), data)])
+        return True
     def restore_tournament(self, decision_log: DecisionLog, table, t: float) -> list:
         """Give the table back hand-for-hand and the named rule set as the log's last ``hand_for_hand`` and
         ``rule_set`` records kept them (this table's), and record what was restored (the same record types, with
@@ -346,7 +373,9 @@ def open_recorder(config, state_dir, device, utcnow=lambda: datetime.now(timezon
     recorder.start_session(now)
     if recorder_log is not None:
         try:
-            # The rules first (a rule set retunes the engine, idle), then the clock a stop interrupted, under them.
+            # The rules first (the level, then a rule set layered on it: each retunes the idle engine), then the clock
+            # a stop interrupted, under them.
+            recorder.restore_levels(recorder_log, device.loop.table, now)
             recorder.restore_tournament(recorder_log, device.loop.table, now)
             recorder.recover(recorder_log, device.loop.table, now)
             recorder.restore_chips(recorder_log, device.loop.table, now)

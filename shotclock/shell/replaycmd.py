@@ -57,7 +57,9 @@ class ReplayFile:
 
     def events(self):
         """The events, read as they are needed; iterate inside :meth:`named`."""
-        return self.input.events(self.config.mode)
+        # A level may change the mode ([levels.N] mode): then either mode's events may belong to the file.
+        modes = {v for rule in self.config.settings.levels for k, v in rule.changes if k == "mode"}
+        return self.input.events(self.config.mode if modes <= {self.config.mode} else None)
 
     @contextlib.contextmanager
     def named(self):

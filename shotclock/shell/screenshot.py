@@ -9,6 +9,7 @@ from shotclock.config import BUTTONS
 from shotclock.core.engine import IDLE
 from shotclock.core.faults import LOG_UNAVAILABLE, LOG_WRITE_FAILED, Fault, LogFault, NoSound, StuckButton
 from shotclock.core.events import End
+from shotclock.core.levels import RHYTHM, TableLevels
 from shotclock.core.restore import ClockAtStop
 from shotclock.core.seated import make_engine
 from shotclock.core.table import Table
@@ -54,13 +55,16 @@ def state_at(events, settings, at: float, interrupted: bool = False, outputs: li
     ``outputs``: a list that gets the engine's outputs up to ``at`` (a fold to name, the visual cues).
     """
     engine = make_engine(settings)  # with seat tracking, the engine that knows the seats
+    levels = TableLevels(settings)  # a level and its hands, from the next hand (as the table and replay take them)
     given = outputs if outputs is not None else []
     for event in events:
         if event.t > at or isinstance(event, End):
             break
-        given += engine.handle(event)
+        given += levels.take(event, engine) if event.__class__ in RHYTHM else engine.handle(event)
     given += engine.advance(at)
     state = engine.state
+    if levels.view is not None:
+        state = dataclasses.replace(state, level=levels.view)
     if interrupted and state.phase != IDLE:
         restarted = Table(settings, start=at)  # the device after a restart: the one restore, as the device does
         if state.seats is not None:

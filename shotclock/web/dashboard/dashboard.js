@@ -87,7 +87,7 @@
   function showLoggedIn(loggedIn) {
     $("main").hidden = !loggedIn;
     $("login").hidden = loggedIn;
-    ["pause-all", "resume-all", "logout", "filters"].forEach(function (id) { $(id).hidden = !loggedIn; });
+    ["pause-all", "resume-all", "logout", "filters", "level-form"].forEach(function (id) { $(id).hidden = !loggedIn; });
   }
 
   function showLogin(message) {
@@ -151,6 +151,27 @@
   // Pause all: every running clock, at once, on the venue's command topic (a break). Resume all: every
   // clock paused by hand; an interrupted clock (after a power cut) waits for the floor at that table.
   $("pause-all").addEventListener("click", function () { link.commandAll("pause"); });
+
+  // The tournament level, from each table's next hand: for the room and section the filters show (none: the whole
+  // venue), on the venue's command topic; the tables elsewhere drop it, each table there acks on its card.
+  (function () {
+    var bounds = S.DEVICE_RULES.fields;
+    $("level-input").min = bounds.level.min;
+    $("level-input").max = bounds.level.max;
+    $("hands-input").min = bounds.hands.min;
+    $("hands-input").max = bounds.hands.max;
+  })();
+  function sendLevel(e) {
+    e.preventDefault();
+    if (!$("level-form").reportValidity()) return;  // the field table's bounds, said by the browser
+    var extra = {level: Number($("level-input").value)};
+    if ($("hands-input").value !== "") extra.hands = Number($("hands-input").value);
+    if (filters.room) extra.room = filters.room;
+    if (filters.section) extra.section = filters.section;
+    link.commandAll("level", extra);
+  }
+  $("level-form").addEventListener("submit", sendLevel);  // Enter in a field
+  $("level-set").addEventListener("click", sendLevel);
   $("resume-all").addEventListener("click", function () {
     tablesIn(["paused"]).forEach(function (tb) { link.command(tb, "resume"); });
   });
@@ -234,16 +255,34 @@
     var parts = [];
     // Seat tracking: whose clock it runs, then every seat's chips and bank ("S3 2 · 45 s"), folded seats apart.
     if (clockOn && s.seat) parts.push(s.player ? t("seat.named", {seat: s.seat, name: s.player}) : t("seat", {seat: s.seat}));
+    var marked = S.markText(lang, s, clockOn ? s.seat : s.turn);  // the floor's mark on the player on turn
+    if (marked) parts.push(marked);
     if (s.mode === "shot" && s.street) parts.push(t("street." + s.street));
     if (s.extensions) parts.push(t("extensions", {n: s.extensions}));
     if (!clockOn) parts.push(t(s.facing_bet ? "bet.yes" : "bet.no"));
     (s.seats || []).forEach(function (seat) {
-      var bits = ["S" + seat.seat + (seat.player ? " " + seat.player : "") + (seat.all_in ? " (all-in)" : "")];
+      var bits = ["S" + seat.seat + (seat.player ? " " + seat.player : "") + (seat.all_in ? " (all-in)" : "") +
+                  (seat.mark ? " ⚠" : "")];  // a marked player, everywhere on the card
       if (seat.chips !== null && seat.chips !== undefined) bits.push(String(seat.chips));
       var bank = S.bankLeftMs(table, now, seat.seat);  // the seat on the clock's counts down, as on the overlay
       if (bank !== null) bits.push(t("seconds", {s: S.shownSeconds(bank)}));
       if (seat.in_hand || !s.seat) parts.push(bits.join(" "));
     });
+    return parts.join(" · ");
+  }
+
+  /** The tournament level as the table's screen says it ("Level 11 · hand 7 of 12", core/view.py level_line). */
+  function levelText(s) {
+    var l = s.level;
+    if (!l) return "";
+    var parts = [];
+    if (l.level !== null) parts.push(t("level", {level: l.level}));
+    if (l.hands && l.level !== null) {
+      parts.push(t("level.hand", {hand: l.hand, hands: l.hands}));
+      if (l.last_hand) parts.push(t("level.last"));
+    }
+    if (l.next_level !== null) parts.push(t("level.next", {level: l.next_level}));
+    else if (l.next_hands !== null) parts.push(t("level.next_hands", {hands: l.next_hands}));
     return parts.join(" · ");
   }
 
@@ -265,6 +304,8 @@
     setText(card, "secs", clockOn ? String(S.shownSeconds(ms)) : "–");
     drawRing(card, clockOn ? S.progress(table, now) : 0);
     setText(card, "consequence", clockOn ? S.consequenceText(lang, s) : "");
+    setText(card, "level", table.state && !gone ? levelText(s) : "");
+    setClass(card, "last-hand", !!(s.level && s.level.last_hand) && !gone);
     // Unreachable: why, in the line the table's details take (they are its last word, not now).
     setText(card, "info", phase === "unreachable" ? t("unreachable.why", {room: table.unreachable})
                           : table.state && !gone ? infoText(table, now, clockOn) : "");
@@ -512,6 +553,7 @@
     setTextOf("pause-all", t("all.pause") + (running ? " (" + running + ")" : ""));
     setTextOf("resume-all", t("all.resume") + (paused ? " (" + paused + ")" : ""));
     $("pause-all").disabled = !running || link.connection !== "online";
+    $("level-set").disabled = link.connection !== "online";
     $("resume-all").disabled = !paused || link.connection !== "online";
   }
 

@@ -1,6 +1,7 @@
 /* The dashboard's seat controls (seat tracking, `seats.track`; issue 19): per table, every seat's player, chips
  * and time bank, and the floor's seat commands (docs/network.md "command"): seat a player, name them, empty a
- * seat, set the button, move a player to another table with their chips and bank, top up everyone.
+ * seat, set the button, move a player to another table with their chips, bank and mark, top up everyone, mark a
+ * player (a warning, or their own clock on every decision: TDA 2024 Rules 70 and 71) or take the mark off.
  *
  * A table that tracks seats gets a folded "Seats" panel on its card (a <details>: closed, only its summary is
  * drawn, so a floor of hundreds of tables pays nothing for it). Commands go through the page's link like the
@@ -25,7 +26,10 @@
       "seats.moved": "✓ {name} zit nu aan tafel {to}, stoel {seat}",
       "seats.move_refused": "✗ {name} niet geplaatst aan tafel {to}: {reason}; terug op stoel {seat} hier",
       "seats.taken": "stoel {seat} aan tafel {table} is bezet", "seats.on_clock": "op de klok",
-      "seats.to_act": "aan de beurt", "seats.folded": "gepast"
+      "seats.to_act": "aan de beurt", "seats.folded": "gepast",
+      "cmd.mark": "Markeer", "cmd.unmark": "Markering eraf", "seats.mark": "Markeer", "seats.unmark": "Eraf",
+      "seats.mark_kind.warning": "waarschuwing", "seats.mark_kind.clock": "eigen klok",
+      "seats.mark_seconds": "klok (s)", "seats.warning": "⚠ waarschuwing", "seats.own_clock": "⚠ eigen klok {s} s"
     },
     en: {
       "cmd.seat": "Seat", "cmd.rename": "Name", "cmd.empty": "Empty", "cmd.button": "Button",
@@ -39,7 +43,10 @@
       "seats.moved": "✓ {name} now sits at table {to}, seat {seat}",
       "seats.move_refused": "✗ {name} not seated at table {to}: {reason}; back in seat {seat} here",
       "seats.taken": "seat {seat} at table {table} is taken", "seats.on_clock": "on the clock",
-      "seats.to_act": "to act", "seats.folded": "folded"
+      "seats.to_act": "to act", "seats.folded": "folded",
+      "cmd.mark": "Mark", "cmd.unmark": "Unmark", "seats.mark": "Mark", "seats.unmark": "Unmark",
+      "seats.mark_kind.warning": "warning", "seats.mark_kind.clock": "own clock",
+      "seats.mark_seconds": "clock (s)", "seats.warning": "⚠ warning", "seats.own_clock": "⚠ own clock {s} s"
     }
   });
 
@@ -89,6 +96,18 @@
     var top = el("form", "seat-topup");
     top.append(numberInput("chips", "chips", t("seats.more_chips")),
                numberInput("seconds", "seconds", t("seats.more_seconds")), button("top_up", t("seats.topup")));
+    var marking = el("form", "seat-markform");  // the floor's mark: a warning or the player's own clock
+    var kind = el("select");
+    kind.name = "mark";
+    kind.setAttribute("aria-label", t("seats.mark"));
+    FIELDS.mark.choices.forEach(function (c) {
+      var o = el("option", "", t("seats.mark_kind." + c));
+      o.value = c;
+      kind.appendChild(o);
+    });
+    marking.append(numberInput("seat", "seat", t("seats.seat")), kind,
+                   numberInput("mark_seconds", "mark_seconds", t("seats.mark_seconds")),
+                   button("mark", t("seats.mark")), button("unmark", t("seats.unmark")));
     var move = el("form", "seat-move");
     move.hidden = true;
     var label = el("span", "seat-move-who");
@@ -96,7 +115,7 @@
     select.name = "table";
     move.append(label, el("span", "", t("seats.to_table")), select, el("span", "", t("seats.to_seat")),
                 numberInput("seat", "seat"), button("move_go", t("seats.move_go")), button("move_back", t("seats.cancel")));
-    d.append(add, top, move, el("p", "seat-note"));
+    d.append(add, top, marking, move, el("p", "seat-note"));
     d.querySelector(".seat-note").setAttribute("role", "status");
     var anchor = cardEl.querySelector(".cmds");
     cardEl.insertBefore(d, anchor);
@@ -107,6 +126,13 @@
   function bankText(table, now, seat, lang) {
     var bank = S.bankLeftMs(table, now, seat);
     return bank === null ? "" : S.t(lang, "seconds", {s: S.shownSeconds(bank)});
+  }
+
+  /** The floor's mark on a seat's player, in words ("" when none). */
+  function markText(seat, lang) {
+    if (seat.mark === "warning") return S.t(lang, "seats.warning");
+    if (seat.mark === "clock") return S.t(lang, "seats.own_clock", {s: seat.mark_seconds});
+    return "";
   }
 
   function seatRow(seat, s, lang, table, now) {
@@ -127,6 +153,7 @@
     tr.appendChild(el("td", "seat-chips", seat.chips === null || seat.chips === undefined ? "" : String(seat.chips)));
     tr.appendChild(el("td", "seat-bank", bankText(table, now, seat.seat, lang)));
     tr.appendChild(el("td", "seat-mark", state));
+    tr.appendChild(el("td", "seat-flag", markText(seat, lang)));
     var acts = el("td", "seat-acts");
     acts.append(button("rename", t("seats.rename")), button("button", t("seats.button")),
                 button("empty", t("seats.empty")), button("move", t("seats.move")));
@@ -144,7 +171,7 @@
     panel.shown = key;
     rows.textContent = "";
     var head = rows.insertRow();
-    ["seats.seat", "seats.player", "seats.chips", "seats.bank", "", ""].forEach(function (k) {
+    ["seats.seat", "seats.player", "seats.chips", "seats.bank", "", "", ""].forEach(function (k) {
       head.appendChild(el("th", "", k ? S.t(lang, k) : ""));
     });
     var now = performance.now();
@@ -205,6 +232,16 @@
       if (chips !== null) extra.chips = Number(chips);
       if (bank !== null) extra.bank = Number(bank);
       link.command(table, "seat", extra);
+    } else if (action === "mark" || action === "unmark") {
+      form = b.closest("form");
+      var marked = {seat: Number(value(form, "seat"))};
+      if (action === "mark") {
+        marked.mark = form.querySelector("[name=mark]").value;
+        if (marked.mark === "clock" && value(form, "mark_seconds") !== null) {
+          marked.mark_seconds = Number(value(form, "mark_seconds"));
+        }
+      }
+      link.command(table, action, marked);  // the device says why not (no seat tracking, no seconds…)
     } else if (action === "top_up") {
       form = b.closest("form");
       var more = {};
@@ -255,6 +292,8 @@
     if (o.name) out.player = o.name;
     if (o.bank !== null && o.bank !== undefined) out.bank = o.bank;
     if (o.chips !== null && o.chips !== undefined) out.chips = o.chips;
+    if (o.mark) out.mark = o.mark;  // the floor's mark follows the player to the new table
+    if (o.mark_seconds !== null && o.mark_seconds !== undefined) out.mark_seconds = o.mark_seconds;
     return out;
   }
 

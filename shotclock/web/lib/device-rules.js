@@ -11,6 +11,28 @@
    "max": 50,
    "min": 0
   },
+  "hands": {
+   "kind": "whole",
+   "max": 100,
+   "min": 0
+  },
+  "level": {
+   "kind": "whole",
+   "max": 100,
+   "min": 1
+  },
+  "mark": {
+   "choices": [
+    "warning",
+    "clock"
+   ],
+   "kind": "choice"
+  },
+  "mark_seconds": {
+   "kind": "seconds",
+   "max": 300,
+   "min": 5
+  },
   "player": {
    "kind": "text",
    "max": 40,

@@ -313,12 +313,14 @@
   };
 
   /** Send `cmd` to every table of every venue this page sees, on the venue's own command topic (so a
-   *  table the page has not heard of yet gets it too); each table's ack lands on its card. */
-  Link.prototype.commandAll = function (cmd) {
+   *  table the page has not heard of yet gets it too); each table's ack lands on its card. `extra`: the
+   *  command's fields (a `room` or `section`: only the tables there take it). */
+  Link.prototype.commandAll = function (cmd, extra) {
     var self = this, venues = {};
     this.list().forEach(function (tb) { venues[tb.venue] = true; });
     Object.keys(venues).forEach(function (venue) {
       var body = self.commandBody(cmd);
+      for (var k in (extra || {})) body[k] = extra[k];
       var p = {id: body.id, venue: venue, cmd: cmd, sentAt: root.performance.now(), venueWide: true};
       self.pending[p.id] = p;
       setTimeout(function () { delete self.pending[p.id]; }, ACK_TIMEOUT_MS);

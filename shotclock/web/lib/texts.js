@@ -46,6 +46,10 @@
       "cmd.extend": "Extensie",
       "confirm": "{cmd}? Tik nogmaals",
       "all.pause": "Alles pauzeren",
+      "cmd.level": "Niveau",
+      "level.input": "Niveau",
+      "level.hands": "Handen/niveau",
+      "level.set": "Vanaf volgende hand",
       "all.resume": "Alles hervatten",
       "ack.waiting": "{cmd}…",
       "ack.ok": "✓ {cmd}",
@@ -116,6 +120,10 @@
       "cmd.extend": "Extend",
       "confirm": "{cmd}? Tap again",
       "all.pause": "Pause all",
+      "cmd.level": "Level",
+      "level.input": "Level",
+      "level.hands": "Hands/level",
+      "level.set": "From the next hand",
       "all.resume": "Resume all",
       "ack.waiting": "{cmd}…",
       "ack.ok": "✓ {cmd}",
@@ -248,6 +256,17 @@
     return ack.reason || ack.outcome;
   }
 
+  /** The floor's mark on a player in the device's own words ("WAARSCHUWING", "EIGEN KLOK 10 s"; core/view.py),
+   *  or "": seat `seat`'s, else the seat on the clock's, else the seat on turn's (who the dealer must know). */
+  function markText(lang, state, seat) {
+    var s = state || {};
+    var at = seat !== undefined ? seat : s.seat || s.turn;
+    var entry = (s.seats || []).filter(function (x) { return x.seat === at; })[0];
+    if (!entry || !entry.mark) return "";
+    if (entry.mark === "clock") return t(lang, "mark.clock", {s: t(lang, "seconds", {s: entry.mark_seconds})});
+    return t(lang, "mark.warning");
+  }
+
   /** More page texts ({nl: {key: text}, en: {…}}), for a page's own module (the dashboard's seats.js). */
   S.addPageTexts = function (texts) {
     for (var l in texts) for (var k in texts[l]) PAGE_TEXTS[l][k] = texts[l][k];
@@ -255,6 +274,7 @@
   S.LANGUAGES = ["nl", "en"];
   S.timelineRows = timelineRows;
   S.reasonText = reasonText;
+  S.markText = markText;
   S.faultTexts = faultTexts;
   S.consequenceText = consequenceText;
   S.t = t;

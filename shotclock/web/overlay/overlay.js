@@ -194,6 +194,8 @@
     var s = table.state || {};
     // Seat tracking: the player on the clock, as a broadcast shows them ("Ana Costa · Seat 4"), and their bank.
     var who = clockOn && s.seat ? (s.player ? s.player + " · " : "") + t("seat", {seat: s.seat}) : "";
+    var marked = clockOn && s.seat ? S.markText(lang, s, s.seat) : "";  // the floor's mark on them: on the stream too
+    if (marked) who += " · " + marked;
     set("name", who || table.name || table.id);
     set("street", s.mode === "shot" && s.street ? t("street." + s.street) : "");
     ["running", "countdown", "paused", "interrupted"].forEach(function (p) { setClass("phase-" + p, p === phase); });

@@ -18,7 +18,8 @@
   var ASK_TIMEOUT_MS = 30000;   // a big archive's first report takes the collector a few seconds
   var REFRESH_MS = 60000;       // asked again this often while the page is shown
   var SECONDS = ["median_s", "p95_s", "max_s", "bank_used_s"];
-  var AGAINST = ["rulings_against", "hands_dead", "checks"];
+  var AGAINST = ["rulings_against", "hands_dead", "checks", "warnings", "clock_marks"];
+  var TEXT = ["player", "tables", "marks"];  // sorted A to Z (core/slowplay.py TEXT_COLUMNS)
   var link = null, venue = params.get("venue"), answer = null;
   var asked = 0;                // questions sent: only the latest one's answer is drawn (filters change quickly)
   var state = readHash();
@@ -35,12 +36,14 @@
          "note.time": "Tijd per beslissing: wat de tafel rekende (de klok, met verlengingen en bank, min wat over was); " +
                       "een pauze en de tijd dat een apparaat uit stond tellen nooit mee.",
          "note.day": "Een dag loopt van 06:00 tot 06:00 plaatselijke tijd. Niveaus (levels) legt shotclock nog niet vast.",
-         "note.marks": "Markeringen en waarschuwingen legt shotclock nog niet vast: ze staan er niet in.",
+         "note.marks": "Markeringen: de waarschuwingen en eigen klokken die de floor een speler gaf (TDA-regels 70 " +
+                       "en 71), met wie ze gaf en wanneer; een markering hoort bij de dag waarop ze gemaakt is.",
          "note.csv": "Voor de toernooidirecteur: shotclock floor report --archive MAP --csv rapport.csv",
          "c.player": "Speler", "c.tables": "Tafels", "c.decisions": "Beslissingen", "c.median_s": "Mediaan",
          "c.p95_s": "95%", "c.max_s": "Langste", "c.clocks_called": "Klok afgeroepen", "c.extensions": "Verlengingen",
          "c.bank_used_s": "Bank gebruikt", "c.rulings_against": "Tegen", "c.hands_dead": "Hand dood",
-         "c.checks": "Check"},
+         "c.checks": "Check", "c.warnings": "Waarschuwingen", "c.clock_marks": "Eigen klok",
+         "c.marks": "Markeringen"},
     en: {"r.title": "Slow play", "r.back": "← Floor", "r.refresh": "Refresh", "r.all_days": "every day",
          "r.all_tables": "every table", "r.login": "Log in on the floor dashboard first (in this tab).",
          "r.to_login": "To the dashboard", "r.table": "table {t}", "r.asking": "Asking the archive…",
@@ -52,12 +55,13 @@
          "note.time": "Time per decision: what the table ruled (the clock, extensions and bank included, less what " +
                       "was left); a pause and a device's downtime never count.",
          "note.day": "A day runs from 06:00 to 06:00 local time. shotclock does not record levels yet.",
-         "note.marks": "shotclock does not record marks or warnings yet: they are not in the report.",
+         "note.marks": "Marks: the warnings and own clocks the floor gave a player (TDA Rules 70 and 71), who gave " +
+                       "them and when; a mark belongs to the day it was made on.",
          "note.csv": "For the tournament director: shotclock floor report --archive DIR --csv report.csv",
          "c.player": "Player", "c.tables": "Tables", "c.decisions": "Decisions", "c.median_s": "Median",
          "c.p95_s": "95th pct", "c.max_s": "Longest", "c.clocks_called": "Clocks called", "c.extensions": "Extensions",
          "c.bank_used_s": "Bank used", "c.rulings_against": "Against", "c.hands_dead": "Hand dead",
-         "c.checks": "Checked"}
+         "c.checks": "Checked", "c.warnings": "Warnings", "c.clock_marks": "Own clock", "c.marks": "Marks"}
   });
 
   function t(key, values) { return S.t(lang, key, values); }
@@ -192,7 +196,7 @@
 
   function compare(column, dir) {
     var sign = dir === "asc" ? 1 : -1;
-    var text = column === "player" || column === "tables";
+    var text = TEXT.indexOf(column) >= 0;
     return function (a, b) {
       var x = a[column], y = b[column];
       if (x === null || y === null) return (x === null) - (y === null);  // no time: last, either way
@@ -202,7 +206,7 @@
   }
 
   function cell(column, value) {
-    if (value === null || value === undefined) return "–";
+    if (value === null || value === undefined || value === "") return "–";
     if (SECONDS.indexOf(column) >= 0) return S.seconds(lang, value);
     return String(value);
   }

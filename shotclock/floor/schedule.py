@@ -1,0 +1,170 @@
+"""``shotclock levels FILE``: a tournament's level schedule, sent to the tables as each level begins.
+
+The file says, one level a line, the local time it begins and, optionally, its hands per level and where
+(docs/network.md, "Levels")::
+
+    # HH:MM  level  [hands=N]  [room=NAME]  [section=NAME]
+    12:00  1
+    12:40  2
+    20:30  14  hands=12  room=Final
+
+Every line is checked before anything is sent, by the one table of fields (core/fields.py): a bad line stops the
+tool with one line naming the file, the line and the key (exit 2). Times may not go back; a schedule past
+midnight goes on with 24:00, 24:40… (up to 47:59). At each line's time the ``level`` command goes to every table
+of the venue (the line's room or section: the tables there), and each table's answer is printed; started late,
+the tool sends the last level already begun at once (a level applies from each table's next hand: TDA 2024 Rule
+23). ``--check`` prints the plan and sends nothing.
+"""
+
+from __future__ import annotations
+
+import argparse
+import shlex
+import time
+from dataclasses import dataclass
+from datetime import datetime
+from pathlib import Path
+
+from shotclock.core.fields import FIELDS
+from shotclock.errors import ShotclockError
+
+DAY_MINUTES = 48 * 60  # a schedule may run past midnight into the next day (24:00 to 47:59)
+OPTIONS = ("hands", "room", "section")
+
+
+@dataclass(frozen=True)
+class Step:
+    """One line of a schedule: at ``minute`` (from the day's midnight) ``level`` begins, where ``room`` and
+    ``section`` say (None: every table), with ``hands`` per level (None: as the tables have it)."""
+
+    line: int
+    minute: int
+    level: int
+    hands: int | None = None
+    room: str | None = None
+    section: str | None = None
+
+    @property
+    def clock(self) -> str:
+        """The step's time as the file writes it (``20:30``, ``24:10``)."""
+        return f"{self.minute // 60:02d}:{self.minute % 60:02d}"
+
+    def fields(self) -> dict:
+        """The ``level`` command's fields."""
+        return {k: v for k, v in (("level", self.level), ("hands", self.hands), ("room", self.room),
+                                  ("section", self.section)) if v is not None}
+
+
+def parse_schedule(text: str, source: str) -> list[Step]:
+    """The steps of a schedule file's ``text``; ShotclockError naming ``source``, the line and the key otherwise."""
+    steps: list[Step] = []
+    for number, raw in enumerate(text.removeprefix("\ufeff").splitlines(), 1):
+        where = f"{source}:{number}"
+        try:
+            words = shlex.split(raw, comments=True)
+        except ValueError as exc:
+            raise ShotclockError(f"{where}: {exc}") from None
+        if not words:
+            continue
+        if len(words) < 2:
+            raise ShotclockError(f"{where}: a line is 'HH:MM LEVEL [hands=N] [room=NAME] [section=NAME]', "
+                                 f"not {raw.strip()!r}")
+        minute = _minute(words[0], where)
+        level = _number(words[1], "level", where)
+        options: dict[str, object] = {}
+        for word in words[2:]:
+            key, eq, value = word.partition("=")
+            if not eq or key not in OPTIONS:
+                raise ShotclockError(f"{where}: {word!r} is not one of {', '.join(k + '=' for k in OPTIONS)}")
+            if key in options:
+                raise ShotclockError(f"{where}: {key}= is given twice")
+            options[key] = _number(value, key, where) if key == "hands" else _text(value, key, where)
+        if steps and minute < steps[-1].minute:
+            raise ShotclockError(f"{where}: {words[0]} is before the line above ({steps[-1].clock}); times may "
+                                 "not go back (past midnight: 24:00, 24:30…)")
+        steps.append(Step(number, minute, level, **options))
+    if not steps:
+        raise ShotclockError(f"{source}: no level in the file (a line is 'HH:MM LEVEL')")
+    return steps
+
+
+def _minute(word: str, where: str) -> int:
+    hours, colon, minutes = word.partition(":")
+    if colon and hours.isdigit() and minutes.isdigit() and len(minutes) == 2:
+        minute = int(hours) * 60 + int(minutes)
+        if int(minutes) < 60 and minute < DAY_MINUTES:
+            return minute
+    raise ShotclockError(f"{where}: the time {word!r} must be HH:MM, from 00:00 to 47:59")
+
+
+def _number(word: str, key: str, where: str) -> int:
+    try:
+        value = int(word)
+    except ValueError:
+        value = word
+    problem = FIELDS[key].problem(value)
+    if problem:
+        raise ShotclockError(f"{where}: {problem}")
+    return value
+
+
+def _text(word: str, key: str, where: str) -> str:
+    problem = FIELDS[key].problem(word)
+    if problem:
+        raise ShotclockError(f"{where}: {problem}")
+    return word
+
+
+def due(steps: list[Step], minute: float) -> tuple[list[Step], list[Step]]:
+    """(the steps to send now, the steps still ahead) at ``minute`` of the day: of the steps already begun, the last
+    one for each place (room and section) -- an earlier level there is over -- and every step after ``minute``."""
+    begun = [s for s in steps if s.minute <= minute]
+    last: dict[tuple, Step] = {}
+    for step in begun:
+        last[(step.room, step.section)] = step
+    return sorted(last.values(), key=lambda s: s.line), [s for s in steps if s.minute > minute]
+
+
+def cmd_levels(args) -> int:
+    """Check the schedule; with ``--check`` print it; else send each level as it begins (until the last)."""
+    path = Path(args.file)
+    try:
+        text = path.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        raise ShotclockError(f"{path}: file not found") from None
+    except (OSError, UnicodeDecodeError) as exc:
+        raise ShotclockError(f"{path}: cannot read it ({getattr(exc, 'strerror', None) or exc})") from None
+    steps = parse_schedule(text, str(path))
+    if args.check:
+        for s in steps:
+            where = " ".join(f"{k}={v}" for k, v in s.fields().items() if k != "level")
+            print(f"{s.clock}  level {s.level}" + (f"  {where}" if where else ""))
+        return 0
+    from shotclock.floor.send import cmd_send
+
+    code = 0
+    now = _minute_now()
+    send, ahead = due(steps, now)
+    for step in send + ahead:
+        wait = (step.minute - _minute_now()) * 60
+        if wait > 0:
+            time.sleep(wait)
+        print(f"{step.clock}: level {step.level}", flush=True)
+        fields = argparse.Namespace(**vars(args))
+        for key in ("seat", "player", "bank", "chips", "seconds", "seating", "facing_bet"):
+            setattr(fields, key, None)
+        fields.command, fields.all, fields.json = "level", True, False
+        fields.hands = fields.room = fields.section = None
+        for key, value in step.fields().items():
+            setattr(fields, key, value)
+        try:
+            code = max(code, cmd_send(fields))
+        except ShotclockError as exc:  # a broker away for a moment: said, and the next level is sent at its time
+            print(f"{step.clock}: level {step.level} not sent: {exc}", flush=True)
+            code = 1
+    return code
+
+
+def _minute_now() -> float:
+    now = datetime.now()
+    return now.hour * 60 + now.minute + now.second / 60

@@ -1,0 +1,73 @@
+"""``shotclock levels FILE``: the level schedule, every line checked before anything is sent."""
+
+import subprocess
+import sys
+
+import pytest
+
+from shotclock.errors import ShotclockError
+from shotclock.floor.schedule import Step, due, parse_schedule
+
+GOOD = """# a day of levels
+12:00  1
+12:40  2            # comments after a level too
+13:20  3  hands=0
+20:30  14 hands=12  room=Final
+20:30  14 room="Side Room" section=B
+24:10  15
+"""
+
+
+def test_a_schedule_is_read_line_by_line():
+    steps = parse_schedule(GOOD, "day1.txt")
+    assert [(s.line, s.clock, s.level) for s in steps] == [(2, "12:00", 1), (3, "12:40", 2), (4, "13:20", 3),
+                                                           (5, "20:30", 14), (6, "20:30", 14), (7, "24:10", 15)]
+    assert steps[3].fields() == {"level": 14, "hands": 12, "room": "Final"}
+    assert steps[4].fields() == {"level": 14, "room": "Side Room", "section": "B"}
+
+
+@pytest.mark.parametrize("line, words", [
+    ("12:00 0", "day.txt:2: 'level' must be a tournament level from 1 to 100, not 0"),
+    ("12:00 101", "'level' must be a tournament level from 1 to 100, not 101"),
+    ("12:00 two", "'level' must be a tournament level from 1 to 100, not \"two\""),
+    ("12:61 2", "day.txt:2: the time '12:61' must be HH:MM"),
+    ("12:00 2 hands=200", "'hands' must be a number of hands from 0 to 100, not 200"),
+    ("12:00 2 tables=3", "'tables=3' is not one of hands=, room=, section="),
+    ("12:00 2 room=" + "x" * 33, "'room': a room must be at most 32 characters"),
+    ("11:00 2", "day.txt:2: 11:00 is before the line above (11:30)"),
+    ("12:00", "a line is 'HH:MM LEVEL"),
+    ('12:00 2 room="open', "day.txt:2: No closing quotation"),
+])
+def test_a_bad_line_is_named_by_file_line_and_key(line, words):
+    with pytest.raises(ShotclockError) as caught:
+        parse_schedule(f"11:30 1\n{line}\n", "day.txt")
+    assert words in str(caught.value)
+    assert "\n" not in str(caught.value)
+
+
+def test_an_empty_schedule_is_refused():
+    with pytest.raises(ShotclockError, match="no level in the file"):
+        parse_schedule("# nothing\n", "day.txt")
+
+
+def test_started_late_the_last_level_begun_in_each_place_goes_at_once():
+    steps = parse_schedule(GOOD, "day1.txt")
+    now, ahead = due(steps, 20 * 60 + 45)
+    assert [(s.level, s.room) for s in now] == [(3, None), (14, "Final"), (14, "Side Room")]
+    assert [s.level for s in ahead] == [15]
+    assert due([Step(1, 600, 1)], 0) == ([], [Step(1, 600, 1)])
+
+
+def test_check_prints_the_plan_and_a_bad_file_exits_2_with_one_line(tmp_path):
+    good, bad = tmp_path / "day.txt", tmp_path / "bad.txt"
+    good.write_text(GOOD)
+    bad.write_text("12:00 1\n12:40 0\n")
+    run = lambda path: subprocess.run(  # noqa: E731
+        [sys.executable, "-m", "shotclock", "levels", str(path), "--check", "--venue", "v", "--credentials", "x"],
+        capture_output=True, text=True)
+    ok = run(good)
+    assert ok.returncode == 0 and ok.stdout.splitlines()[3] == "20:30  level 14  hands=12 room=Final"
+    failed = run(bad)
+    assert failed.returncode == 2 and failed.stdout == ""
+    assert failed.stderr.strip().endswith("bad.txt:2: 'level' must be a tournament level from 1 to 100, not 0")
+    assert len(failed.stderr.strip().splitlines()) == 1
