@@ -1,7 +1,8 @@
 """The floor network's benchmarks: event latency, command round trip, CPU cost, tables per broker.
 
 A real mosquitto on loopback (configured by ``shotclock broker-config``), a fleet of simulated
-tables (``shotclock fleet``, its own process) loading it, and one measured device
+tables (``shotclock fleet``, its own process: a thousand tables on one loop thread, each with its own login,
+client id, decision log and messages, as a device) loading it, and one measured device
 (``shotclock run`` in script mode, its own process, screen drawn offscreen) whose dealer
 presses the action button (on an idle clock) every 0.2 s. Pin edges are dated on CLOCK_MONOTONIC, which every
 process on the machine shares, so an event's latency is its arrival here minus its record's
@@ -30,6 +31,7 @@ from run import ENV, PY, ROOT, cpu_seconds, peak_rss_mb, percentile  # noqa: E40
 from shotclock.adapters.archive import Archive  # noqa: E402
 
 EVENT_GOAL_MS, ACK_GOAL_MS, ARCHIVE_GOAL_MS = 50.0, 100.0, 100.0
+H4H_GOAL_MS, H4H_TABLES = 250.0, 500  # hand-for-hand: the floor's release reaches every table of a 500-table room
 # A thousand busy tables (the bench's pace) send a few hundred records a second: the archive keeps up with
 # twice that, so a backlog (a collector back from a restart) drains.
 ARCHIVE_RATE_GOAL = 1000.0
@@ -42,6 +44,8 @@ GOALS = {
     "net_cmd_ack_ms_p50": (None, "max", "ms"),
     "net_cpu_cost_pct": (0.5, "max", "pp"),
     "net_tables_per_broker": (1000, "min", "tables"),
+    "net_h4h_release_ms_p99": (H4H_GOAL_MS, "max", "ms"),
+    "net_h4h_release_ms_p50": (None, "max", "ms"),
     "net_fleet_cpu_pct": (None, "max", "%"),
     "net_fleet_rss_mb": (None, "max", "MB"),
     "net_broker_cpu_pct": (None, "max", "%"),
@@ -65,7 +69,10 @@ WHAT = {
     "net_cmd_ack_ms_p99": "a floor command to its ack at the floor, same load, 99th percentile",
     "net_cpu_cost_pct": "the device's CPU with the network on minus off, while a clock runs (percentage points)",
     "net_tables_per_broker": "simulated tables one mosquitto on this machine keeps within both latency goals, "
-                             "all online (steps up to 1,000)",
+                             "all online (steps of 100, 500, 1,000, 1,500 and 2,000)",
+    "net_h4h_release_ms_p99": "hand-for-hand: the floor's release publish until each of 500 waiting simulated tables "
+                              "acks it at the floor (their own rules took it: `released`), 99th percentile",
+    "net_h4h_release_ms_p50": "the same, median",
     "net_fleet_cpu_pct": "CPU the fleet simulator itself takes at the largest step (% of one core; the machine "
                          "has `nproc` × 100)",
     "net_fleet_rss_mb": "the fleet simulator's peak memory at the largest step (all its processes)",
@@ -82,6 +89,7 @@ WHAT = {
     "net_cpu_running_pct": "`cpu_running_pct` with the network on",
 }
 VENUE = "bench"
+STEPS = [100, 500, 1000, 1500, 2000]  # tables on the broker; the search stops at the first step that misses
 
 
 def device_process(tmp: Path, name: str, script: list[dict], config: str):
@@ -248,6 +256,7 @@ def latency_step(tmp: Path, tables: int, seconds: float) -> dict:
             # What each part takes while the latencies are measured: the simulator, the broker, this process
             # (the measuring subscriber and the collector).
             usage = {"fleet": Usage(fleet.pid), "broker": Usage(broker.process.pid), "bench": Usage(os.getpid(), tree=False)}
+            load_before = os.getloadavg()[0]
             stored_before = archive.added
             sent: dict[str, float] = {}
             props = Properties(PacketTypes.PUBLISH)
@@ -284,7 +293,113 @@ def latency_step(tmp: Path, tables: int, seconds: float) -> dict:
             "archive_p99": percentile(archive.latencies, 0.99) if archive.latencies else float("nan"),
             "archived": len(archive.latencies), "fleet_cpu": used["fleet"][0], "fleet_rss": used["fleet"][1],
             "broker_cpu": used["broker"][0], "broker_rss": used["broker"][1], "bench_cpu": used["bench"][0],
-            "records_per_s": records_per_s, "load": os.getloadavg()[0]}
+            "records_per_s": records_per_s, "load": os.getloadavg()[0], "load_before": load_before}
+
+
+class FloorView:
+    """The floor's view of hand-for-hand: which tables are online and wait for the release, every table's acks."""
+
+    def __init__(self, broker):
+        from shotclock.core.topics import all_tables
+
+        self.online: set[str] = set()
+        self.waiting: set[str] = set()
+        self.acks: dict[str, dict[str, tuple[float, dict]]] = {}  # command id -> table -> (arrival, ack)
+        self._lock = threading.Lock()
+        self.client = broker.client("floor")
+        self.client.on_message = self._on_message
+        done = threading.Event()
+        self.client.on_subscribe = lambda *a: done.set()
+        self.client.subscribe([(all_tables(VENUE, "cmd/ack"), 1), (all_tables(VENUE, "state"), 1),
+                               (all_tables(VENUE, "status"), 1)])
+        done.wait(30)
+
+    def _on_message(self, client, userdata, message):
+        now = time.monotonic()
+        table = message.topic.split("/")[4]
+        data = json.loads(message.payload) if message.payload else {}
+        with self._lock:
+            if message.topic.endswith("/ack"):
+                self.acks.setdefault(data.get("id"), {})[table] = (now, data)
+            elif message.topic.endswith("/state"):
+                waits = (data.get("hand_for_hand") or {}).get("waiting") is True
+                (self.waiting.add if waits else self.waiting.discard)(table)
+            elif message.topic.endswith("/status"):
+                (self.online.add if data.get("online") else self.online.discard)(table)
+
+    def send(self, name: str) -> tuple[str, float]:
+        """A command to every table of the venue (the floor's venue topic, 5 s expiry); (its id, when it went)."""
+        from paho.mqtt.packettypes import PacketTypes
+        from paho.mqtt.properties import Properties
+        from shotclock.core.topics import venue_cmd_topic
+
+        props = Properties(PacketTypes.PUBLISH)
+        props.MessageExpiryInterval = 5
+        ident = f"{name}-{uuid.uuid4().hex[:8]}"
+        body = json.dumps({"id": ident, "name": name, "sender": "bench", "sent_ms": int(time.time() * 1000)})
+        sent = time.monotonic()
+        self.client.publish(venue_cmd_topic(VENUE), body, qos=1, properties=props)
+        return ident, sent
+
+    def acked(self, ident: str) -> dict[str, tuple[float, dict]]:
+        with self._lock:
+            return dict(self.acks.get(ident, {}))
+
+    def count(self, which: str) -> int:
+        with self._lock:
+            return len(getattr(self, which))
+
+
+def wait_for(predicate, seconds: float) -> bool:
+    deadline = time.monotonic() + seconds
+    while not predicate():
+        if time.monotonic() > deadline:
+            return False
+        time.sleep(0.05)
+    return True
+
+
+def h4h_release(tmp: Path, tables: int, rounds: int) -> dict:
+    """Hand-for-hand at ``tables`` simulated tables (their own rules, ``shotclock fleet``): the floor starts it
+    for the venue, each table's dealer deals its next hand and the table waits; once every table waits the floor
+    releases the next hand, ``rounds`` times. Each release's latency at a table: the floor's publish until that
+    table's ack of it arrives at the floor."""
+    with MosquittoBroker(tmp / f"broker-h4h-{tables}", venue=VENUE, tables=[str(n) for n in range(1, tables + 1)],
+                         websockets=False, autosave=30) as broker:
+        floor = FloorView(broker)
+        fleet = subprocess.Popen([PY, "-m", "shotclock", "fleet", "--tables", str(tables), "--broker",
+                                  f"127.0.0.1:{broker.port}", "--venue", VENUE, "--credentials",
+                                  str(broker.folder / "credentials"), "--pace", "0.1", "--seed", "29", "--deal"],
+                                 env=ENV, cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        latencies, missed, refused, load = [], 0, 0, os.getloadavg()[0]
+        try:
+            if not wait_for(lambda: floor.count("online") >= tables, 60 + tables * 0.2):
+                raise SystemExit(f"bench: hand-for-hand: only {floor.count('online')} of {tables} tables online")
+            started, _ = floor.send("hand_for_hand")
+            wait_for(lambda: len(floor.acked(started)) >= tables, 60)
+            for n in range(rounds):
+                # A clock-mode hand at --pace 0.1 lasts up to about 50 s: then every table has dealt its next one.
+                if not wait_for(lambda: floor.count("waiting") >= tables, 180):
+                    print(f"bench: hand-for-hand: only {floor.count('waiting')} of {tables} tables wait for the "
+                          "release", file=sys.stderr, flush=True)
+                ident, sent = floor.send("release_hand")
+                wait_for(lambda: len(floor.acked(ident)) >= tables, 30)
+                acks = floor.acked(ident)
+                latencies += [(at - sent) * 1000 for at, _ in acks.values()]
+                refused += sum(1 for _, ack in acks.values() if ack.get("outcome") != "done")
+                missed += tables - len(acks)
+            floor.send("end_hand_for_hand")
+            load = max(load, os.getloadavg()[0])
+        finally:
+            stop_fleet(fleet)
+    if missed or refused:
+        print(f"bench: hand-for-hand: {missed} releases never acked, {refused} not taken (the table still played)",
+              file=sys.stderr, flush=True)
+    p = lambda q: float("inf") if missed or not latencies else percentile(latencies, q)
+    print(f"bench: hand-for-hand release at {tables} tables: p50 {p(0.5):.1f} ms, p99 {p(0.99):.1f} ms "
+          f"({len(latencies)} acks, load average {load:.1f})", file=sys.stderr, flush=True)
+    return {"net_h4h_release_ms_p99": p(0.99), "net_h4h_release_ms_p50": p(0.5), "net_h4h_missed": missed,
+            "net_h4h_refused": refused, "net_h4h_load": load}
 
 
 def collector_process(broker, folder: Path, member: str | None):
@@ -444,7 +559,7 @@ def why(step: dict) -> str:
 def bench_network(tmp: Path, quick: bool) -> dict:
     """Every network figure (keys of GOALS), plus the steps of the tables-per-broker search."""
     raise_fd_limit()
-    steps = [5] if quick else [100, 200, 400, 600, 800, 1000]
+    steps = [5] if quick else STEPS
     seconds = 2.0 if quick else 20.0
     results = []
     for tables in steps:
@@ -457,6 +572,8 @@ def bench_network(tmp: Path, quick: bool) -> dict:
             break
     within = [s["tables"] for s in results if step_within(s)]
     largest = results[-1]
+    print(f"bench: hand-for-hand release at {5 if quick else H4H_TABLES} tables…", file=sys.stderr, flush=True)
+    h4h = h4h_release(tmp, 5 if quick else H4H_TABLES, 1 if quick else 2)
     print("bench: the archive's sustained rate…", file=sys.stderr, flush=True)
     backlog_records = 2_000 if quick else 20_000
     rates = [archive_rate(tmp, n, backlog_records) for n in (1, 2)]
@@ -474,7 +591,7 @@ def bench_network(tmp: Path, quick: bool) -> dict:
             "net_broker_cpu_pct": largest["broker_cpu"], "net_broker_rss_mb": largest["broker_rss"],
             "net_fleet_records_per_s": largest["records_per_s"],
             "net_archive_rate_1": rates[0]["rate"], "net_archive_rate_2": rates[1]["rate"],
-            "net_archive_shares_2": rates[1]["shares"],
+            "net_archive_shares_2": rates[1]["shares"], **h4h,
             **timing_with_network(tmp, 5 if quick else 120)}
 
 

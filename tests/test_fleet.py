@@ -69,3 +69,234 @@ def test_fleet_cli_refuses_bad_arguments(tmp_path, capsys):
     assert "not a folder" in capsys.readouterr().err
     assert main(["fleet", "--tables", "2", "--venue", "v", "--credentials", str(tmp_path), "--duration", "1"]) == 2
     assert "no credentials for table 1" in capsys.readouterr().err
+
+
+def statuses(inbox, online: bool) -> dict:
+    """Each table's newest status message with ``online``, by table id."""
+    found = {}
+    for m in list(inbox.messages):
+        if m.topic.endswith("/status") and m.payload and json.loads(m.payload)["online"] is online:
+            found[json.loads(m.payload)["table"]] = json.loads(m.payload)
+    return found
+
+
+def press_each(tables) -> None:
+    import time
+
+    for table in tables:
+        now = time.monotonic()
+        table.press("floor", now)
+        table.release("floor", now + 0.05)
+
+
+@pytest.mark.slow
+def test_a_fleet_runs_its_tables_on_a_few_threads_and_stops_them_cleanly(tmp_path):
+    import threading
+
+    ids = [str(n) for n in range(1, 41)]
+    with MosquittoBroker(tmp_path / "broker", tables=ids, websockets=False) as broker:
+        inbox = Inbox(broker.client("collector"), all_tables("test", "event"), all_tables("test", "status"))
+        threads_before = threading.active_count()
+        tables = start_fleet(40, "127.0.0.1", broker.port, "test", broker.folder / "credentials", tmp_path / "fleet",
+                             extra=FAST)
+        try:
+            # Forty tables, each its own login and client id, on the loop's and the log writer's threads.
+            assert threading.active_count() - threads_before <= 2
+            wait_until(lambda: len(statuses(inbox, True)) == 40, what="every table online")
+            press_each(tables)
+            called = lambda: {json.loads(m.payload)["table"] for m in list(inbox.messages) if m.topic.endswith("/event")
+                              and json.loads(m.payload)["record"]["type"] == "start"}
+            wait_until(lambda: called() == set(ids), what="each table's clock call published")
+        finally:
+            loop = tables[0].fleet_loop
+            for table in tables:  # one by one, as a test or a script stops them
+                table.stop()
+        assert statuses(inbox, False).keys() == set(ids) and all(s["clean"] for s in statuses(inbox, False).values())
+        loop.thread.join(10)
+        assert not loop.thread.is_alive()  # it ends with its last table
+
+
+@pytest.mark.slow
+def test_fleet_tables_reconnect_when_the_broker_comes_back(tmp_path):
+    ids = [str(n) for n in range(1, 11)]
+    with MosquittoBroker(tmp_path / "broker", tables=ids, websockets=False) as broker:
+        tables = start_fleet(10, "127.0.0.1", broker.port, "test", broker.folder / "credentials", tmp_path / "fleet",
+                             extra=FAST)
+        try:
+            wait_until(lambda: all(t.link.status.connected for t in tables), what="every table connected")
+            broker.kill()
+            wait_until(lambda: not any(t.link.status.connected for t in tables), what="every table offline")
+            broker.start()
+            wait_until(lambda: all(t.link.status.connected for t in tables), what="every table back")
+            inbox = Inbox(broker.client("collector"), all_tables("test", "event"))
+            press_each(tables)
+            wait_until(lambda: {json.loads(m.payload)["table"] for m in list(inbox.messages)} == set(ids),
+                       what="an event from each table after the broker's return")
+            assert tables[0].fleet_loop.thread.is_alive() and not tables[0].fleet_loop.failures
+        finally:
+            for table in tables:
+                table.stop()
+
+
+@pytest.mark.slow
+def test_fleet_says_in_one_line_that_its_tables_lost_the_broker(tmp_path):
+    import subprocess
+    import sys
+
+    ids = [str(n) for n in range(1, 21)]
+    with MosquittoBroker(tmp_path / "broker", tables=ids, websockets=False) as broker:
+        inbox = Inbox(broker.client("collector"), all_tables("test", "status"))
+        log = open(tmp_path / "fleet.log", "w+")
+        fleet = subprocess.Popen([sys.executable, "-m", "shotclock", "fleet", "--tables", "20", "--idle",
+                                  "--broker", f"127.0.0.1:{broker.port}", "--venue", "test",
+                                  "--credentials", str(broker.folder / "credentials")],
+                                 stdout=subprocess.DEVNULL, stderr=log)
+        text = lambda: (tmp_path / "fleet.log").read_text()
+        try:
+            wait_until(lambda: len(statuses(inbox, True)) == 20, what="every table online", alive=fleet)
+            broker.kill()
+            wait_until(lambda: "lost the broker" in text(), what="the fleet saying so", alive=fleet)
+            broker.start()
+            wait_until(lambda: "connected to the broker" in text() and "again" in text(), what="the fleet back",
+                       alive=fleet)
+        finally:
+            fleet.terminate()
+            assert fleet.wait(60) == 0
+            log.close()
+        lines = text().splitlines()
+        assert len([line for line in lines if "lost the broker" in line]) == 1, text()
+        assert "Traceback" not in text()
+
+
+@pytest.mark.slow
+def test_fleet_tables_connect_over_tls(tmp_path, certificate):
+    with MosquittoBroker(tmp_path / "broker", tables=["1", "2", "3"], websockets=False, tls=certificate) as broker:
+        inbox = Inbox(broker.client("collector"), all_tables("test", "event"), all_tables("test", "status"))
+        tables = start_fleet(3, "127.0.0.1", broker.tls_port, "test", broker.folder / "credentials",
+                             tmp_path / "fleet", tls=True, ca_file=certificate[0], extra=FAST)
+        try:
+            wait_until(lambda: len(statuses(inbox, True)) == 3, what="every table online over TLS")
+            press_each(tables)
+            wait_until(lambda: {json.loads(m.payload)["table"] for m in list(inbox.messages)
+                                if m.topic.endswith("/event")} == {"1", "2", "3"}, what="an event from each table")
+        finally:
+            for table in tables:
+                table.stop()
+
+
+@pytest.mark.slow
+def test_fleet_tables_play_hand_for_hand_by_their_own_rules(tmp_path):
+    import time
+
+    from paho.mqtt.packettypes import PacketTypes
+    from paho.mqtt.properties import Properties
+
+    from shotclock.core.topics import venue_cmd_topic
+
+    ids = [str(n) for n in range(1, 6)]
+    with MosquittoBroker(tmp_path / "broker", tables=ids, websockets=False) as broker:
+        floor = broker.client("floor")
+        inbox = Inbox(floor, all_tables("test", "cmd/ack"), all_tables("test", "state"), all_tables("test", "status"))
+
+        def send(name):
+            props = Properties(PacketTypes.PUBLISH)
+            props.MessageExpiryInterval = 5
+            ident = f"{name}-{time.monotonic_ns()}"
+            floor.publish(venue_cmd_topic("test"), json.dumps({"id": ident, "name": name, "sender": "floor",
+                                                               "sent_ms": int(time.time() * 1000)}),
+                          qos=1, properties=props)
+            return ident
+
+        def acks(ident):
+            return {m.topic.split("/")[4]: json.loads(m.payload) for m in list(inbox.messages)
+                    if m.topic.endswith("/cmd/ack") and json.loads(m.payload)["id"] == ident}
+
+        def waiting():
+            newest = {}
+            for m in list(inbox.messages):
+                if m.topic.endswith("/state"):
+                    newest[m.topic.split("/")[4]] = (json.loads(m.payload).get("hand_for_hand") or {}).get("waiting")
+            return {t for t, w in newest.items() if w}
+
+        tables = start_fleet(5, "127.0.0.1", broker.port, "test", broker.folder / "credentials", tmp_path / "fleet",
+                             extra=FAST + "[device]\nhold = 0.3\n")
+        dealer = Dealer(tables, seed=3, pace=0.05, deal=True)
+        try:
+            wait_until(lambda: len(statuses(inbox, True)) == 5, what="every table online")
+            started = send("hand_for_hand")
+            wait_until(lambda: acks(started).keys() == set(ids), what="every table in hand-for-hand")
+            dealer.start()  # each dealer deals its next hand: the table waits for the floor
+            wait_until(lambda: waiting() == set(ids), what="every table waiting for the release")
+            released = send("release_hand")
+            wait_until(lambda: acks(released).keys() == set(ids), what="every table's ack of the release")
+            for ack in acks(released).values():
+                assert ack["outcome"] == "done"
+                assert [(o["type"], o["why"], o["hands"]) for o in ack["outputs"]] == [("hand_for_hand", "released", 1)]
+        finally:
+            dealer.stop()
+            for table in tables:
+                table.stop()
+
+
+def test_a_stop_while_the_tables_start_stops_the_ones_started(tmp_path):
+    import threading
+
+    from mqtt_broker import free_port
+
+    for n in (1, 2, 3):
+        (tmp_path / f"table-{n}.toml").write_text(f'username = "table-{n}"\npassword = "x"\n')
+    cancel = threading.Event()
+    cancel.set()  # Ctrl-C came while the first table started
+    before = threading.active_count()
+    # No broker on the port: the tables try to connect, which never holds the stop up.
+    assert start_fleet(3, "127.0.0.1", free_port(), "test", tmp_path, tmp_path / "fleet", cancel=cancel) == []
+    assert (tmp_path / "fleet" / "1").is_dir() and not (tmp_path / "fleet" / "2").exists()
+    wait_until(lambda: threading.active_count() <= before + 1, what="the fleet loop's end")  # the log writer stays
+
+
+def test_a_table_connecting_to_a_broker_that_does_not_answer_holds_up_no_other(tmp_path):
+    import errno
+    import socket
+
+    from shotclock.adapters.mqtt_login import LinkSettings
+    from shotclock.floor.fleet_link import LoopLink
+    from shotclock.floor.fleet_loop import FleetLoop
+
+    server = socket.socket()
+    server.bind(("127.0.0.1", 0))
+    server.listen(0)  # never accepted: once its queue is full the kernel drops each new handshake
+    host, port = server.getsockname()
+    queued = []
+    try:
+        for _ in range(4):
+            s = socket.socket()
+            s.setblocking(False)
+            s.connect_ex((host, port))
+            queued.append(s)
+        link = LoopLink(FleetLoop(), LinkSettings(host, port, "test", "1", "table-1", "pw"), "b0")
+        link.set_login("table-1", "pw", None)
+        sock = link._open_socket()  # returns at once: the handshake goes on without the loop waiting for it
+        try:
+            assert not sock.getblocking()
+            assert sock.getsockopt(socket.SOL_SOCKET, socket.SO_ERROR) in (0, errno.EINPROGRESS)
+        finally:
+            sock.close()
+    finally:
+        for s in queued:
+            s.close()
+        server.close()
+
+
+def test_the_tables_log_lines_pass_once_per_kind():
+    import logging
+
+    from shotclock.floor.fleet import OncePerKind
+
+    once = OncePerKind()
+    records = [logging.LogRecord("shotclock.network", logging.ERROR, "", 0, msg, (n,), None)
+               for n in range(1, 1001) for msg in ("the broker refused the connection: %s", "other %s")]
+    passed = [r for r in records if once.filter(r)]
+    assert [r.getMessage() for r in passed] == [
+        "the broker refused the connection: 1", "other 1",
+        "the broker refused the connection: 1000 (said 1000 times by the fleet's tables)",
+        "other 1000 (said 1000 times by the fleet's tables)"]

@@ -38,9 +38,12 @@ class Handover:
         (b'2', [{'id': 7}], 7, [('connected',)])
     """
 
-    def __init__(self, rows_kept: int = 10_000, acks_kept: int = ACKS_KEPT):
+    def __init__(self, rows_kept: int = 10_000, acks_kept: int = ACKS_KEPT, on_put=None):
+        """``on_put``: also called (from the putting thread) after each put, for a taker that waits on
+        something else than :meth:`take` (the fleet simulator's loop, :mod:`shotclock.floor.fleet_link`)."""
         self._lock = threading.Lock()
         self._wake = threading.Event()
+        self._on_put = on_put
         self._rows_kept = rows_kept
         self._signals: list[tuple] = []
         self._state: bytes | None = None
@@ -54,7 +57,7 @@ class Handover:
         with self._lock:
             self._state = payload
             self._state_expiry = expiry
-        self._wake.set()
+        self._woken()
 
     def put_rows(self, rows: list[dict]) -> None:
         """Records just written (each with ``id``)."""
@@ -64,20 +67,25 @@ class Handover:
                 self._newest = max(self._newest, row["id"])
             while len(self._rows) > self._rows_kept:
                 self._rows.popleft()
-        self._wake.set()
+        self._woken()
 
     def put_ack(self, payload: bytes) -> None:
         """A command's ack."""
         with self._lock:
             self._acks.append(payload)
-        self._wake.set()
+        self._woken()
 
     def signal(self, *signal) -> None:
         """Something the sender must act on, in order: ``("connected",)``, ``("disconnected", why)``,
         ``("refused", why)``, ``("puback", mid, reason code)``, ``("stop",)``."""
         with self._lock:
             self._signals.append(signal)
+        self._woken()
+
+    def _woken(self) -> None:
         self._wake.set()
+        if self._on_put is not None:
+            self._on_put()
 
     def take(self, timeout: float | None) -> Taken:
         """Wait up to ``timeout`` seconds for something to be put (None: until it is), then take all of it."""

@@ -118,6 +118,10 @@ class MqttLink:
             extra["degraded"] = degraded
         return dumps(status_message(self.settings.table, self.boot, True, **extra))
 
+    def offline_status(self) -> bytes:
+        """The retained status of a clean stop: offline, where the table stands."""
+        return dumps(status_message(self.settings.table, self.boot, False, clean=True, **self.place()))
+
     def place(self) -> dict:
         """Where the table stands (room, section), also in its offline status: a page that opens while the
         table is away still files it under its room."""
@@ -146,6 +150,12 @@ class MqttLink:
 
     def connect(self, username: str, password: str, context: ssl.SSLContext | None) -> None:
         """Start connecting in the background with this login (the sender thread, once)."""
+        self.set_login(username, password, context)
+        self.client.loop_start()
+        self._connecting = True
+
+    def set_login(self, username: str, password: str, context: ssl.SSLContext | None) -> None:
+        """Give the client this login, its client id and TLS context, and the broker to connect to."""
         # The client id comes from the password just read: one from a credentials file is not known
         # before (deriving it from the empty one gave every such table a client id anyone could name,
         # and the broker, which ties each table's login to its own id, refused it). paho has no setter.
@@ -156,8 +166,6 @@ class MqttLink:
         if context is not None:
             self.client.tls_set_context(context)
         self.client.connect_async(self.settings.host, self.settings.port, keepalive=self.settings.keepalive)
-        self.client.loop_start()
-        self._connecting = True
 
     def stop(self, clean: bool = True) -> None:
         """Send what is left (up to ``STOP_TIMEOUT``), say offline (a clean stop), disconnect, end both threads."""
@@ -167,10 +175,7 @@ class MqttLink:
         if not self._connecting:
             return
         if clean and self._status.connected:
-            info = self.client.publish(self.topic("status"),
-                                       dumps(status_message(self.settings.table, self.boot, False, clean=True,
-                                                            **self.place())),
-                                       qos=1, retain=True)
+            info = self.client.publish(self.topic("status"), self.offline_status(), qos=1, retain=True)
             try:
                 info.wait_for_publish(STOP_TIMEOUT)
             except (RuntimeError, ValueError):

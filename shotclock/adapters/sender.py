@@ -38,29 +38,45 @@ class Sender:
         self.delivery: Delivery | None = None  # made once the outbox could be read
         self.saved = 0  # the watermark as written to the outbox
         self.newest = 0  # the newest record handed over (while there is no delivery)
+        self._stop_deadline: float | None = None  # set once stopping: the last records may go until then
 
     def run(self) -> None:
         """Rounds until the link stops; then what is left, for up to ``STOP_TIMEOUT``."""
         try:
-            while not self.uplink.stopping:
-                self.guarded_round(self.uplink.wait(time.monotonic()))
-            deadline = time.monotonic() + STOP_TIMEOUT
-            while (self.uplink.online and self.delivery is not None and self.delivery.pending
-                   and not self.uplink.outbox_fault and time.monotonic() < deadline):
-                self.guarded_round(0.05)  # a clean stop: let the last events go
+            while (timeout := self.next_wait(time.monotonic())) is not None:
+                if not self.guarded_round(timeout):
+                    time.sleep(0.2)  # a fault that repeats at once must not spin the CPU the loop needs
         finally:
-            try:
-                self.outbox.close()
-            except Exception:
-                log.exception("the outbox could not be closed")
+            self.close()
 
-    def guarded_round(self, timeout: float) -> None:
-        """One round; whatever fails in it is logged and the thread goes on (the next round tries again)."""
+    def next_wait(self, now: float) -> float | None:
+        """How long the next round may wait for something to be handed over; None: the sender is done (it
+        was stopped, and the last records went, could not go, or ``STOP_TIMEOUT`` passed)."""
+        if not self.uplink.stopping:
+            return self.uplink.wait(now)
+        if self._stop_deadline is None:
+            self._stop_deadline = now + STOP_TIMEOUT
+        if (self.uplink.online and self.delivery is not None and self.delivery.pending
+                and not self.uplink.outbox_fault and now < self._stop_deadline):
+            return 0.05  # a clean stop: let the last events go
+        return None
+
+    def close(self) -> None:
+        """Close the outbox (from the thread that used it)."""
+        try:
+            self.outbox.close()
+        except Exception:
+            log.exception("the outbox could not be closed")
+
+    def guarded_round(self, timeout: float) -> bool:
+        """One round; whatever fails in it is logged and the sender goes on (the next round tries again).
+        False when it failed."""
         try:
             self.round(self.link.handover.take(timeout))
         except Exception:
             log.exception("the network sender's round failed; it goes on")
-            time.sleep(0.2)  # a fault that repeats at once must not spin the CPU the loop needs
+            return False
+        return True
 
     def round(self, taken: Taken) -> None:
         """Act on one hand-over: signals in order, then records, state and acks; send; report."""

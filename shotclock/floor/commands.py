@@ -145,10 +145,13 @@ def fleet(add) -> None:
     p.add_argument("--seed", type=int, help="seed the dealer's random choices")
     p.add_argument("--idle", action="store_true",
                    help="no dealer: the tables only do what the floor commands (browser tests, screenshots)")
+    p.add_argument("--deal", action="store_true",
+                   help="the clock-mode dealer begins each hand with the new hand (a street hold): "
+                        "hand-for-hand then makes each table wait for the floor's release")
     p.add_argument("--shot", type=int, default=0, metavar="N",
                    help="the last N tables run the shot clock (preset shot-15-20-30); the rest the clock call")
     p.add_argument("--state-dir", metavar="DIR", default=argparse.SUPPRESS,  # keeps a --state-dir given before 'fleet'
-                   help="keep the tables' decision logs here (default: a temporary folder)")
+                   help="keep the tables' decision logs here (default: a temporary folder in memory, /dev/shm)")
 
 
 def floor_demo(add) -> None:

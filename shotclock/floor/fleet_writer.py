@@ -27,6 +27,7 @@ class TableSink:
         self.pending: list[dict] = []  # the writer thread's: what could not be written yet
         self.closed = threading.Event()
         self.clean = False  # set by the writer thread at the close: nothing was left unwritten
+        self._closing = False
 
     def put(self, messages: list[dict]) -> None:
         """Queue ``messages`` for the writer thread; returns at once. Heartbeats are dropped: they tell a
@@ -38,9 +39,16 @@ class TableSink:
     def flush(self) -> None:
         """Nothing waits on this side (the queue takes everything)."""
 
+    def begin_close(self) -> None:
+        """Ask the writer thread to write what is queued and close the log; returns at once (a fleet asks for
+        all its tables before it waits for any)."""
+        if not self._closing:
+            self._closing = True
+            self.owner.queue.put((self, None))
+
     def close(self, timeout: float = 5.0) -> bool:
         """Write what is queued, close the log; True when nothing was left unwritten."""
-        self.owner.queue.put((self, None))
+        self.begin_close()
         self.closed.wait(timeout)
         return self.clean
 

@@ -199,17 +199,19 @@ class LogAndNetwork:
         return [listener for listener in (self.recorder, self.network) if listener is not None]
 
 
-def attach_log_and_network(device, config, log_dir, make_writer=None) -> LogAndNetwork:
+def attach_log_and_network(device, config, log_dir, make_writer=None, make_link=None) -> LogAndNetwork:
     """The decision log in ``log_dir`` (None: none) and, when ``[network] enabled``, the floor network.
 
     ``device`` needs ``loop``, ``engine``, ``boot`` and ``link`` (the fleet's simulated tables have
     no pins); ``device.link`` is set here. The link is made first, so the recorder is handed where
     its written records go; it starts once the log is open (the log is its outbox). The caller puts
-    the returned listeners in the loop.
+    the returned listeners in the loop. ``make_writer`` and ``make_link`` make the log's sink and the link (None:
+    the device's own; see :func:`~shotclock.shell.recorder.open_recorder` and
+    :func:`~shotclock.shell.network.open_link`).
     """
     from shotclock.shell.network import open_link, start_network
 
-    link = open_link(config, device.boot)  # an unreadable credentials file stops here, nothing open yet
+    link = open_link(config, device.boot, make_link)  # an unreadable credentials file stops here, nothing open yet
     recorder = None
     if log_dir is not None:
         from shotclock.shell.recorder import open_recorder

@@ -304,18 +304,20 @@ def login_file_problems(config, user: str) -> dict[str, str]:
     return problems
 
 
-def open_link(config, boot: str):
+def open_link(config, boot: str, make_link=None):
     """The MQTT link when ``[network] enabled`` (made, not started), else None.
 
     Reads no file: the link reads its credentials and CA files when it starts, on its own thread,
     and a mistake there is shown and retried, never raised (the table's clock never waits for the network).
+    ``make_link``: the link's class or maker, with :class:`~shotclock.adapters.mqtt.MqttLink`'s arguments
+    (None: that class; the fleet simulator's tables share one loop, :mod:`shotclock.floor.fleet_link`).
     """
     if not config.network.enabled:
         return None
     from shotclock.adapters.mqtt import MqttLink
     from shotclock.adapters.mqtt_login import LinkSettings
 
-    return MqttLink(LinkSettings.from_config(config), boot,
+    return (make_link or MqttLink)(LinkSettings.from_config(config), boot,
                     status_extra={"name": config.table, "mode": config.mode, "version": __version__,
                                   # where the table stands, for the dashboard's filters (only when set)
                                   **{k: v for k, v in (("room", config.network.room),

@@ -1,0 +1,256 @@
+"""A simulated table's MQTT link on the fleet's loop: the device's link, without its two threads.
+
+:class:`LoopLink` is :class:`~shotclock.adapters.mqtt.MqttLink` -- the same client id, login, Last Will,
+subscriptions, status, state, events and acks, the same :class:`~shotclock.adapters.sender.Sender`
+deciding what to publish -- with paho's network thread and the sender thread replaced by a
+:class:`~shotclock.floor.fleet_loop.FleetLoop`: paho's external-loop interface (``loop_read``,
+``loop_write``, ``loop_misc`` and the socket callbacks) on the loop's selector, and a sender round
+whenever something is handed over or the sender's wait runs out. The broker sees what it sees of a
+device; the simulator pays for one thread, not three per table.
+"""
+
+from __future__ import annotations
+
+import errno
+import logging
+import os
+import socket
+import ssl
+import threading
+
+from shotclock.adapters.handover import Handover
+from shotclock.adapters.mqtt import MqttLink
+from shotclock.adapters.mqtt_login import no_delay
+from shotclock.core.uplink import STOP_TIMEOUT
+
+log = logging.getLogger("shotclock.network")
+
+
+class LoopLink(MqttLink):
+    """One table's link, run by ``loop`` (a :class:`~shotclock.floor.fleet_loop.FleetLoop`).
+
+    Made like an :class:`MqttLink` (``open_link(..., make_link=lambda *a, **k: LoopLink(loop, *a, **k))``);
+    ``offer_*`` may be called from any thread, :meth:`stop` from any thread but the loop's.
+    """
+
+    def __init__(self, loop, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        self.loop = loop
+        self.handover = Handover(on_put=self._wanted)
+        self.sender = None
+        self._round_wanted = False  # a sender round is asked for (any thread sets it, the loop clears it)
+        self._round_timer = None  # the round the sender's wait asked for
+        self._reconnect_timer = None
+        self._delay: float | None = None  # paho's reconnect back-off, as its own loop counts it
+        self._ending = False  # the sender is done: say offline, disconnect, never connect again
+        self._closing = None  # the clean stop's offline status (paho's message info), until its PUBACK
+        self._disconnecting = False
+        self._clean = True  # the stop says offline (False: as a crash would, the Last Will says it)
+        self._stopped = threading.Event()  # the link is done: disconnected, its outbox closed
+        self.up = False  # connected now, as paho last said (the loop's thread writes it; anyone reads it)
+        self.was_up = False  # connected at least once
+        c = self.client
+        c.on_socket_open = self._socket_open
+        c.on_socket_close = self._socket_close
+        c.on_socket_register_write = lambda client, userdata, sock: self.loop.want_write(self)
+        c.on_socket_unregister_write = lambda client, userdata, sock: self.loop.watch_write(sock, self, False)
+        c._create_socket_connection = self._open_socket  # paho waits for the TCP handshake; the loop cannot
+
+    # -- any thread ---------------------------------------------------------------------------
+
+    def start(self, outbox, on_command=None, on_status_change=None) -> None:
+        """Start sending (and, once the login is read, connecting) on the loop; returns at once."""
+        from shotclock.adapters.sender import Sender
+
+        if on_command is not None:
+            self._on_command = on_command
+        if on_status_change is not None:
+            self._on_status_change = on_status_change
+        self.sender = Sender(self, outbox)
+        self._wanted()
+
+    def stop(self, clean: bool = True, wait: bool = True) -> None:
+        """Send what is left (up to ``STOP_TIMEOUT``), say offline (``clean``), disconnect, close the outbox.
+        ``wait=False``: return at once (:meth:`wait_stopped` waits); a fleet stops every table first."""
+        self._clean = clean
+        if self.sender is None:
+            self._stopped.set()
+        self.handover.signal("stop")
+        if wait:
+            self.wait_stopped()
+
+    def wait_stopped(self, timeout: float = 2 * STOP_TIMEOUT + 5) -> bool:
+        """Wait until the link is done; False when it was not in ``timeout`` s."""
+        return self._stopped.wait(timeout)
+
+    def _wanted(self) -> None:
+        """Something was handed over: ask the loop for a sender round (one, however many puts)."""
+        if not self._round_wanted and self.sender is not None:
+            self._round_wanted = True
+            self.loop.call_soon(self._round)
+
+    # -- the loop's thread: the sender ---------------------------------------------------------
+
+    def _round(self) -> None:
+        self._round_wanted = False
+        if self._round_timer is not None:
+            self._round_timer.cancel()
+            self._round_timer = None
+        sender = self.sender
+        if sender is None or self._ending:
+            return
+        self._run_round()
+
+    def _run_round(self) -> None:
+        sender = self.sender
+        sender.guarded_round(0)
+        wait = sender.next_wait(self.loop.clock())
+        if wait is None:
+            self._sender_done()
+        else:
+            self._round_timer = self.loop.call_later(wait, self._round)
+
+    def connect(self, username: str, password: str, context: ssl.SSLContext | None) -> None:
+        """The sender read the login: connect now, on the loop (paho's own loop would on its thread)."""
+        self.set_login(username, password, context)
+        self._connecting = True
+        self._attempt()
+
+    def _sender_done(self) -> None:
+        """The sender stopped: close the outbox; say offline (a clean stop), then disconnect."""
+        self._ending = True
+        self.sender.close()
+        self._cancel_reconnect()
+        if not self._connecting or self.client.socket() is None:
+            self._finish()
+            return
+        if self._clean and self._status.connected:
+            self._closing = self.client.publish(self.topic("status"), self.offline_status(), qos=1, retain=True)
+            self.loop.call_later(STOP_TIMEOUT, self._disconnect)  # no PUBACK in time: go anyway
+        else:
+            self._disconnect()
+
+    def _disconnect(self) -> None:
+        if self._disconnecting or self._stopped.is_set():
+            return
+        self._disconnecting = True
+        if self.client.socket() is None:
+            self._finish()
+            return
+        self.client.disconnect()  # the DISCONNECT is written at the end of this turn; paho then closes
+        self.loop.call_later(1.0, self._finish)  # a socket that takes no more bytes: done all the same
+
+    def _finish(self) -> None:
+        if self._stopped.is_set():
+            return
+        self.loop.misc.discard(self)
+        sock = self.client.socket()
+        if sock is not None:  # the DISCONNECT could not be written: close it here
+            self.loop.remove_socket(sock)
+            try:
+                sock.close()
+            except OSError:
+                pass
+        self._stopped.set()
+
+    # -- the loop's thread: the connection -----------------------------------------------------
+
+    def _attempt(self) -> None:
+        """Connect (or connect again); a broker that cannot be reached is tried again after paho's back-off."""
+        self._reconnect_timer = None
+        if self._ending or (self.sender is not None and self.sender.uplink.stopping):
+            return
+        try:
+            self.client.reconnect()
+        except OSError:
+            self._on_connect_fail(self.client, None)
+            self._retry()
+
+    def _retry(self) -> None:
+        """Try again after paho's reconnect delay (doubling from its minimum to its maximum, as its own loop:
+        the link sets them, and sets them longer while another device uses this table's identity)."""
+        if self._reconnect_timer is not None or self._ending:
+            return
+        low, high = self.client._reconnect_min_delay, self.client._reconnect_max_delay
+        self._delay = low if self._delay is None else min(self._delay * 2, high)
+        self._reconnect_timer = self.loop.call_later(self._delay, self._attempt)
+
+    def _cancel_reconnect(self) -> None:
+        if self._reconnect_timer is not None:
+            self._reconnect_timer.cancel()
+            self._reconnect_timer = None
+
+    def _on_connect(self, client, userdata, flags, reason_code, properties):
+        if not reason_code.is_failure:
+            self._delay = None  # paho's back-off starts again after a connection
+            self.up = self.was_up = True
+        super()._on_connect(client, userdata, flags, reason_code, properties)
+
+    def _on_disconnect(self, client, userdata, flags, reason_code, properties):
+        self.up = False
+        super()._on_disconnect(client, userdata, flags, reason_code, properties)
+        if self._ending:
+            self.loop.call_soon(self._finish)  # once paho has closed the socket
+        else:
+            self._retry()  # lost (or refused): paho's own loop would reconnect
+
+    def _on_publish(self, client, userdata, mid, reason_code, properties):
+        if self._ending:
+            if self._closing is not None and mid == self._closing.mid:
+                self._disconnect()
+            return
+        super()._on_publish(client, userdata, mid, reason_code, properties)
+
+    def _open_socket(self) -> socket.socket:
+        """The TCP connection paho's ``reconnect`` opens, begun without waiting for the handshake (paho waits up
+        to its connect timeout: a thousand tables connecting at once overflow the broker's listen queue, a
+        dropped SYN waits a second or more, and the loop, waiting, let the connected tables' keep-alive run out).
+        The CONNECT paho then queues goes once the socket is writable; a refusal comes back as a lost connection,
+        which is retried. Over TLS paho's own (waiting) connect is kept: its handshake needs the connection."""
+        c = self.client
+        if c._ssl:
+            return socket.create_connection((c._host, c._port), timeout=c._connect_timeout)
+        family, kind, proto, _, address = socket.getaddrinfo(c._host, c._port, 0, socket.SOCK_STREAM)[0]
+        sock = socket.socket(family, kind, proto)
+        sock.setblocking(False)
+        code = sock.connect_ex(address)
+        if code not in (0, errno.EINPROGRESS):
+            sock.close()
+            raise OSError(code, os.strerror(code))
+        return sock
+
+    def _socket_open(self, client, userdata, sock) -> None:
+        no_delay(client, userdata, sock)
+        self.loop.add_socket(sock, self)
+        self.loop.misc.add(self)
+
+    def _socket_close(self, client, userdata, sock) -> None:
+        self.loop.remove_socket(sock)
+
+    # what the loop calls
+
+    def readable(self) -> None:
+        """The socket has bytes: read every packet in (a TLS socket may hold more than the selector sees)."""
+        client = self.client
+        client.loop_read()
+        sock = client.socket()
+        while sock is not None and getattr(sock, "pending", None) and sock.pending():
+            client.loop_read()
+            sock = client.socket()
+
+    def flush(self) -> None:
+        """Write what paho queued; wait for the socket to take the rest when its buffer is full."""
+        client = self.client
+        if client.socket() is None:
+            return
+        client.loop_write()
+        sock = client.socket()
+        if sock is not None and client.want_write():
+            self.loop.watch_write(sock, self, True)
+
+    writable = flush
+
+    def misc(self) -> None:
+        """paho's keep-alive: a ping when due, a connection given up when the broker stopped answering."""
+        if self.client.socket() is not None:
+            self.client.loop_misc()
