@@ -7,7 +7,7 @@ takes them in any order and reads each against the state at its own time.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, fields
 
 
 @dataclass(frozen=True)
@@ -35,8 +35,36 @@ COMMANDS = ("call", "pause", "resume", "cancel", "start", "stop", "extend", "bet
             "end_hand_for_hand", "rule_set")
 
 
+@dataclass(frozen=True, kw_only=True)
+class CommandArgs:
+    """The fields a floor command may carry besides its name, each optional (core/fields.py bounds them): the
+    one list for the core's :class:`Command` and the wire's request (core/wire.py)."""
+
+    facing_bet: bool | None = None
+    seat: int | None = None
+    player: str | None = None
+    bank: float | None = None
+    chips: int | None = None
+    seconds: float | None = None
+    players: tuple | None = None
+    mark: str | None = None
+    mark_seconds: float | None = None
+    level: int | None = None
+    hands: int | None = None
+    minutes: float | None = None
+    rule_set: str | None = None
+
+
+ARGS = tuple(f.name for f in fields(CommandArgs))  # their names, in order
+
+
+def args_of(source) -> dict:
+    """The command fields of ``source`` (a request, or any object with those attributes)."""
+    return {name: getattr(source, name) for name in ARGS}
+
+
 @dataclass(frozen=True)
-class Command:
+class Command(CommandArgs):
     """A floor command from the network, dated when it reached the device (the device is the time authority).
 
     :param t: monotonic seconds of arrival at the device.
@@ -60,24 +88,11 @@ class Command:
 
     Example::
 
-        >>> Command(31.2, "pause", id="a7", sender="floor-3")
-        Command(t=31.2, name='pause', id='a7', sender='floor-3', facing_bet=None, seat=None, player=None, bank=None, chips=None, seconds=None, players=None, mark=None, mark_seconds=None, level=None, hands=None, minutes=None, rule_set=None)
+        >>> Command(31.2, "pause", id="a7", sender="floor-3").name, Command(31.2, "seat", id="a8", sender="f", seat=4).seat
+        ('pause', 4)
     """
 
     t: float
     name: str
     id: str
     sender: str
-    facing_bet: bool | None = None
-    seat: int | None = None
-    player: str | None = None
-    bank: float | None = None
-    chips: int | None = None
-    seconds: float | None = None
-    players: tuple | None = None
-    mark: str | None = None
-    mark_seconds: float | None = None
-    level: int | None = None
-    hands: int | None = None
-    minutes: float | None = None
-    rule_set: str | None = None

@@ -14,7 +14,7 @@ from typing import Iterable
 from shotclock.core.engine import IDLE, RUNNING
 from shotclock.core.faults import Fault
 from shotclock.core.fields import COMMAND_FIELDS, COMMAND_HEAD, FIELDS, input_fields, missing, text_problem, unexpected
-from shotclock.core.inputs import COMMANDS  # noqa: F401 (one list of commands, in the core; re-exported)
+from shotclock.core.inputs import COMMANDS, CommandArgs  # noqa: F401 (one list of commands, in the core; re-exported)
 
 # Refusal reasons (the ack's ``reason`` when ``outcome`` is ``refused``).
 EXPIRED, REPLAYED, MALFORMED, UNKNOWN = "expired", "replayed", "malformed", "unknown"
@@ -133,26 +133,14 @@ def row_of_event(message: dict) -> dict:
 
 
 @dataclass(frozen=True)
-class CommandRequest:
-    """A command as it came off the wire, before the engine saw it."""
+class CommandRequest(CommandArgs):
+    """A command as it came off the wire, before the engine saw it: its head, the command's own fields
+    (:class:`~shotclock.core.inputs.CommandArgs`) and the scope."""
 
     id: str
     name: str
     sender: str
     sent_ms: int
-    facing_bet: bool | None = None
-    seat: int | None = None
-    player: str | None = None
-    bank: float | None = None
-    chips: int | None = None
-    seconds: float | None = None
-    players: tuple | None = None
-    mark: str | None = None
-    mark_seconds: float | None = None
-    level: int | None = None
-    hands: int | None = None
-    minutes: float | None = None
-    rule_set: str | None = None
     room: str | None = None  # the scope: only the tables of this room (and section) take it
     section: str | None = None
 

@@ -16,7 +16,7 @@ import sys
 
 from shotclock.config import config_from
 from shotclock.core.clocks import seat_counts
-from shotclock.core.inputs import Command, Edge
+from shotclock.core.inputs import ARGS, Command, Edge
 from shotclock.core.restore import ClockAtStop
 from shotclock.errors import LogError
 
@@ -69,13 +69,7 @@ def replay_session(rows: list[dict], session: dict, types=None) -> list[dict]:
                 batch = []
             batch_round, after = row.get("round", row["t"]), row.get("after")
             batch.append(Edge(row["t"], row["button"], row["pressed"]) if kind == "edge" else
-                         Command(row["t"], row["name"], id=row["id"], sender=row["sender"],
-                                 facing_bet=row.get("facing_bet"), seat=row.get("seat"), player=row.get("player"),
-                                 bank=row.get("bank"), chips=row.get("chips"), seconds=row.get("seconds"),
-                                 players=tuple(tuple(p) for p in row["players"]) if row.get("players") else None,
-                                 mark=row.get("mark"), mark_seconds=row.get("mark_seconds"),
-                                 level=row.get("level"), hands=row.get("hands"), minutes=row.get("minutes"),
-                                 rule_set=row.get("rule_set")))
+                         _command(row))
     if batch:
         take(_feed(table, batch, batch_round, after))
     if rows:  # the rulings that fell due after the last input, up to the session's last record
@@ -149,3 +143,10 @@ def _replay_one(decision_log, sessions: dict, session_id: int, args, out) -> int
     for record in replayed:
         print(json.dumps(record, separators=(",", ":")), file=out)
     return 0
+
+
+def _command(row: dict) -> Command:
+    """The floor command a log's ``command`` record holds, as the device took it."""
+    args = {name: row.get(name) for name in ARGS}
+    args["players"] = tuple(tuple(p) for p in args["players"]) if args["players"] else None
+    return Command(row["t"], row["name"], id=row["id"], sender=row["sender"], **args)

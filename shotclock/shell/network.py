@@ -367,10 +367,6 @@ def _noter(recorder, waker):
 
 def make_command(t: float, request):
     """The core's floor-command input for a checked request, dated ``t`` (arrival)."""
-    from shotclock.core.inputs import Command
+    from shotclock.core.inputs import Command, args_of
 
-    return Command(t, request.name, id=request.id, sender=request.sender, facing_bet=request.facing_bet,
-                   seat=request.seat, player=request.player, bank=request.bank, chips=request.chips,
-                   seconds=request.seconds, players=request.players, mark=request.mark,
-                   mark_seconds=request.mark_seconds, level=request.level, hands=request.hands,
-                   minutes=request.minutes, rule_set=request.rule_set)
+    return Command(t, request.name, id=request.id, sender=request.sender, **args_of(request))
