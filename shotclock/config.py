@@ -606,16 +606,11 @@ def _countdown_over(played: dict, where: str, values: dict) -> tuple[str, int, f
 
 
 def _rule_set_checks(values: dict, errors: dict) -> None:
-    """Each named rule set as a hand under it plays (the table's own rules, its changes on top): another mode, a
-    countdown longer than its clock; refused under the rule set's key to change."""
+    """Each named rule set as a hand under it plays (the table's own rules, its changes on top, perhaps another
+    mode: a shot clock for the bubble): a countdown longer than its clock is refused under the key to change."""
     sets = rule_set_changes({k: v for k, v in values.items() if k not in errors})
     for name, changes in sets.items():
         played = {**{k: v for k, v in values.items() if k in KEYS}, **dict(changes)}
-        mode = played["mode"]
-        if mode != values["mode"]:  # a clock's mode is its session's in the log, its export and its replay
-            errors.setdefault(f"rule_sets.{name}.mode", f"must be the table's own mode (\"{values['mode']}\"): a rule "
-                                                        "set changes the rules of the mode the table runs")
-            continue
         over = _countdown_over(played, f"rule_sets.{name}", values)
         if over:
             culprit, countdown, shortest = over

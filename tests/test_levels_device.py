@@ -55,3 +55,48 @@ def test_a_level_survives_a_restart_and_the_export_replays_the_same_ruling(tmp_p
     check = subprocess.run([sys.executable, "-m", "shotclock", "log", "--state-dir", str(state), "replay", "--check",
                             "--all"], capture_output=True, text=True)
     assert check.returncode == 0, check.stdout + check.stderr
+
+
+BUBBLE = """mode = "clock"
+[rule_sets.bubble]
+mode = "shot"
+shot.preflop = 1
+shot.countdown = 0
+"""
+
+
+def test_the_bubbles_shot_clock_on_a_clock_mode_table_exports_and_replays_as_ruled(tmp_path):
+    # Issue 27, 2: the house puts a clock-mode room on "a shot clock on every decision" near the money. The clock's
+    # mode is read from its own start (a shot clock names its street), so its export and the log's replay say shot.
+    state = tmp_path / "state"
+    dev = RunningDevice(BUBBLE, state)
+    try:
+        dev.device.loop.post(Command(time.monotonic(), "rule_set", id="r1", sender="floor-anna", rule_set="bubble"))
+        waiting = lambda: getattr(dev.device.table.state.rule_set, "next", None) == "bubble"  # noqa: E731
+        wait_until(waiting, what="the bubble waits for the hand")
+        assert dev.device.table.state.mode == "clock"
+        dev.tap("street", hold=2.3)  # the dealer's new hand: the bubble from here
+        wait_until(lambda: dev.device.table.state.mode == "shot", what="the bubble's shot clock")
+        dev.tap("action")  # a 1 s shot clock, nobody acts: dead against the blinds
+        wait_until(lambda: dev.device.table.state.last is not None, what="the ruling")
+        assert dev.device.table.state.last.outcome == "hand_dead"
+    finally:
+        dev.stop()
+    again = RunningDevice(BUBBLE, state)
+    try:
+        assert again.device.table.state.mode == "shot"  # still the bubble after a restart
+    finally:
+        again.stop()
+    exported = subprocess.run([sys.executable, "-m", "shotclock", "log", "--state-dir", str(state), "export",
+                               "--replay", "1"], capture_output=True, text=True, check=True).stdout
+    header = json.loads(exported.splitlines()[0])
+    assert header["config"]["mode"] == "shot" and header["config"]["shot.preflop"] == 1
+    replayed = subprocess.run([sys.executable, "-m", "shotclock", "replay"], input=exported, capture_output=True,
+                              text=True, check=True).stdout
+    assert [json.loads(x)["outcome"] for x in replayed.splitlines() if '"decision"' in x] == ["hand_dead"]
+    listing = subprocess.run([sys.executable, "-m", "shotclock", "log", "--state-dir", str(state)],
+                             capture_output=True, text=True, check=True).stdout
+    assert "hand_dead" in listing or "dead" in listing
+    check = subprocess.run([sys.executable, "-m", "shotclock", "log", "--state-dir", str(state), "replay", "--check",
+                            "--all"], capture_output=True, text=True)
+    assert check.returncode == 0, check.stdout + check.stderr

@@ -69,14 +69,15 @@ class Clock:
 ENDS_BY_FLOW = ("street", "hand")
 
 
-def clocks_from(rows: list[dict], modes: dict[int, str] | None = None) -> list[Clock]:
-    """Every clock in ``rows`` (in id order), with its records. ``modes``: session → mode."""
-    modes = modes or {}
+def clocks_from(rows: list[dict]) -> list[Clock]:
+    """Every clock in ``rows`` (in id order), with its records."""
     clocks: dict[int, Clock] = {}
     for row in rows:  # a clock's id is its start record's id; the input that started it comes just before
         if row["type"] == "start" and row.get("clock") == row["id"]:
             with _naming(row):
-                mode = modes.get(row["session"], "shot" if row.get("street") else "clock")
+                # The start says its mode (a shot clock names its street, a called clock none), not the session:
+                # a level or a rule set may have changed the mode since the session began.
+                mode = "shot" if row.get("street") else "clock"
                 clocks[row["id"]] = Clock(row["id"], row["session"], mode, float(row["t"]), row["utc"],
                                           float(row["seconds"]), row.get("street"), row.get("facing_bet"),
                                           facing_bet=row.get("facing_bet"), seat=_seat_of(row))

@@ -178,10 +178,3 @@ def restored_record(current: Rhythm, pending: Rhythm | None) -> dict:
     plain = lambda r: {"level": r.level, "hand": r.hand, "hands": r.hands, "by": r.by}  # noqa: E731
     return {"current": plain(current) if current.level is not None else None,
             "next": plain(pending) if pending is not None else None}
-
-
-def session_modes(sessions: dict[int, dict]) -> dict[int, str]:
-    """Session → the mode its clocks ran in (what :func:`~shotclock.core.clocks.clocks_from` takes). A session whose
-    ``[levels.N]`` change the mode is left out: each of its clocks' own start record says (a street: shot mode)."""
-    return {sid: s.get("mode") for sid, s in sessions.items()
-            if not any(k.startswith("levels.") and k.endswith(".mode") for k in (s.get("config") or {}))}

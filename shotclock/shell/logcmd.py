@@ -11,7 +11,6 @@ from datetime import datetime
 from pathlib import Path
 
 from shotclock.core.clocks import Clock, DamagedRecord, clocks_from, players_at_start, replay_events, stats
-from shotclock.core.levels import session_modes
 from shotclock.errors import LogError, ShotclockError, one_line
 from shotclock.shell.files import output_file, refuse_overwrite
 from shotclock.shell.logsource import open_log, state_dir
@@ -44,7 +43,7 @@ def _clocks(decision_log) -> tuple[list[Clock], dict[int, dict]]:
         sessions = part.sessions()
         rows = part.rows("WHERE clock IS NOT NULL")
         try:
-            clocks = clocks_from(rows, session_modes(sessions))
+            clocks = clocks_from(rows)
         except DamagedRecord as exc:
             where = f" ({decision_log.describe(chain)})" if chain is not None else ""
             raise LogError(f"{decision_log.path}{where}: {exc} (see 'shotclock log verify')") from None

@@ -18,7 +18,6 @@ from shotclock import __version__
 from shotclock.adapters.log import DecisionLog, lock_state_dir, utc_iso
 from shotclock.adapters.logwriter import StreamWriter, WriterProcess, heard, import_pending, lost_message
 from shotclock.core.clocks import chips_used, clocks_from
-from shotclock.core.levels import session_modes
 from shotclock.core.engine import PAUSED, RUNNING
 from shotclock.core.faults import LOG_UNAVAILABLE, LOG_WRITE_FAILED, LogFault
 from shotclock.core.records import RecordBuilder, SessionUtc
@@ -171,7 +170,7 @@ class Recorder:
         if not rows:
             return None
         sessions = decision_log.sessions()
-        [clock] = clocks_from(rows, session_modes(sessions))
+        [clock] = clocks_from(rows)
         plan = plan_recovery(clock, sessions.get(clock.session, {}).get("table"), self.config.table,
                              table.engine.mode)
         if plan is None:
