@@ -60,7 +60,7 @@ PLAYERS = ["Ana Costa", "Bo Li", "Cem Yilmaz", "Daan de Vries", "Eva Jansen", "F
 
 def sample_archive(folder, tmp_path, seed: int = 7) -> str:
     """Three tables over two floor days, nine players who move between them, a few hundred shot-clock decisions
-    (some with an extension or the time bank, a few rulings against): the report's picture."""
+    (some with an extension or the time bank, a few rulings against), ten hands a level: the report's picture."""
     rng = random.Random(seed)
     archive = Archive(folder)
     for n, table in enumerate(("1", "2", "7")):
@@ -69,6 +69,8 @@ def sample_archive(folder, tmp_path, seed: int = 7) -> str:
             seated = rng.sample(PLAYERS, 6)
             records += [("seat", {"seat": s, "change": "seated", "name": name}) for s, name in enumerate(seated, 1)]
             for hand in range(40):
+                if hand % 10 == 0:  # ten hands a level: levels 1-4 on the first day, 5-8 on the second
+                    records.append(("level", {"level": (4 if day.endswith("02") else 0) + hand // 10 + 1, "hand": 1}))
                 seat = rng.randint(1, 6)
                 slow = 1.0 + (PLAYERS.index(seated[seat - 1]) % 4) * 2.5  # some players are slower than others
                 when = f"{day}T{14 + hand // 10:02d}:{hand % 10 * 6:02d}:00.000000Z"

@@ -87,6 +87,7 @@ def test_a_floor_day_runs_from_six_to_six_local_time(archive, capsys, monkeypatc
     (["--day", "1-12-2026"], "shotclock: --day '1-12-2026' is not a date as YYYY-MM-DD (for example 2026-12-01)"),
     (["--day", "2026-02-30"], "shotclock: --day '2026-02-30' is not a date as YYYY-MM-DD (for example 2026-12-01)"),
     (["--table", "9"], "shotclock: --table '9': no such table in the archive (tables: 1, 2)"),
+    (["--level", "0"], "shotclock: --level: must be a tournament level from 1 to 100, not 0"),
 ])
 def test_bad_input_is_one_line_and_exit_2(archive, capsys, argv, message):
     code, out, err = run(capsys, "--archive", archive, *argv)
@@ -126,6 +127,10 @@ def test_the_dashboards_report_question_answers_from_the_archive(archive):
     assert answer(db, {"what": "report", "day": "2026-13-01"}) == {
         "ok": False, "reason": "day '2026-13-01' is not a date as YYYY-MM-DD (for example 2026-12-01)"}
     assert answer(db, {"what": "report", "table": "9"}) == {"ok": False, "reason": "no table '9' in the archive"}
+    check("question", {"what": "report", "level": 11})
+    levelled = answer(db, {"what": "report", "level": 11})  # this archive's tables were never given a level
+    check("answer", levelled)
+    assert (levelled["ok"], levelled["players"], levelled["levels"], levelled["level"]) == (True, [], [], 11)
     db.close()
 
 

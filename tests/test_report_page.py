@@ -112,6 +112,25 @@ def test_the_day_and_table_filters_ask_the_archive_again(floor, web, capsys):
     page.context.close()
 
 
+def test_the_level_filter_asks_for_the_clocks_started_at_that_level(floor, web, capsys):
+    page = web.page(1280, 900)
+    open_report(page, floor)
+    page.wait_for_selector("#rows tr", timeout=WAIT)
+    levels = cli_report(capsys, floor)["levels"]
+    assert levels == list(range(1, 9))
+    assert page.eval_on_selector_all("#level option", "os => os.map(o => o.value)") == ["", *map(str, levels)]
+    want = cli_report(capsys, floor, "--level", "6")["players"]
+    page.select_option("#level", "6")
+    page.wait_for_function(f"document.querySelectorAll('#rows tr').length === {len(want)} && "
+                           f"document.querySelector('#rows td[data-column=decisions]').textContent === "
+                           f"'{want[0]['decisions']}'", timeout=WAIT)
+    assert [(r["player"], r["decisions"], r["median_s"]) for r in shown(page)] == [
+        (p["player"], str(p["decisions"]), seconds(p["median_s"])) for p in want]
+    assert sum(p["decisions"] for p in want) == 30  # ten hands a table at level 6, three tables
+    assert "level=6" in page.evaluate("location.hash")
+    page.context.close()
+
+
 def test_the_floor_opens_the_report_from_the_dashboard(floor, web):
     page = web.page(1280, 900)
     page.goto(f"http://127.0.0.1:{floor.ws_port}/report/index.html?lang=en&venue=test")

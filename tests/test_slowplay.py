@@ -175,3 +175,23 @@ def test_the_report_counts_marks_and_says_who_made_them():
     assert day1["Ana"]["marks"] == "warning by floor-anna 14:02" and "Cy" not in day1
     by_warnings = report(rows, day_of=utc_day, sort="warnings").players
     assert [line["player"] for line in by_warnings][:2] == ["Ana", "Cy"]
+
+
+def test_a_level_filter_keeps_the_clocks_started_at_that_level_and_the_marks_made_at_it():
+    # Issue 28, 2 with issue 27's levels: a clock belongs to the level its hand began at (the ``level`` record), or
+    # the level a restart brought back (``level_restored``); a table never given a level is in no level's report.
+    rows = [seated("1", 4, "Ana"), {"table": "1", "chain": 1, "type": "level", "level": 10, "hand": 1}]
+    rows += clock("1", 2, 4, 30, "acted", remaining=18)                       # 12 s at level 10
+    rows += [{"table": "1", "chain": 2, "type": "level_restored", "current": {"level": 11, "hand": 3}, "next": None}]
+    rows += clock("1", 4, 4, 30, "acted", chain=2, remaining=28)              # 2 s at level 11 (after a restart)
+    rows += [{"table": "1", "chain": 2, "type": "mark", "seat": 4, "change": "marked", "mark": "warning",
+              "name": "Ana", "by": "td", "utc": f"{DAY1}T12:30:00.000000Z"}]
+    rows += [seated("2", 1, "Bo")] + clock("2", 2, 1, 20, "acted", remaining=10)  # table 2: no level ever set
+    line = lambda r, name: next(p for p in r.players if p["player"] == name)  # noqa: E731
+    whole = report(rows, day_of=utc_day)
+    assert whole.levels == [10, 11] and line(whole, "Ana")["decisions"] == 2 and line(whole, "Bo")["decisions"] == 1
+    ten = report(rows, day_of=utc_day, level=10)
+    assert [(p["player"], p["decisions"], p["median_s"], p["warnings"]) for p in ten.players] == [("Ana", 1, 12.0, 0)]
+    eleven = report(rows, day_of=utc_day, level=11)
+    assert [(p["player"], p["decisions"], p["median_s"], p["warnings"]) for p in eleven.players] == [("Ana", 1, 2.0, 1)]
+    assert report(rows, day_of=utc_day, level=12).players == []

@@ -27,6 +27,7 @@ import math
 import re
 from dataclasses import dataclass
 
+from shotclock.core.fields import FIELDS
 from shotclock.core.slowplay import DAY
 from shotclock.core.topics import check_name
 
@@ -141,6 +142,9 @@ def check_question(question) -> str | None:
     day = question.get("day")
     if day is not None and (not isinstance(day, str) or not DAY.fullmatch(day)):
         return "a report question's day is a date as YYYY-MM-DD"
+    level = question.get("level")
+    if level is not None and FIELDS["level"].problem(level):
+        return f"a report question's {FIELDS['level'].problem(level)}"
     return None
 
 

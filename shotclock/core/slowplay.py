@@ -8,6 +8,9 @@ decision's time is what the device ruled, never a difference of wall-clock times
 paused time never counts, and neither does a device's downtime (a restarted device brings the clock
 back with the time it had when it stopped, docs/log.md).
 
+A clock belongs to the tournament level it started at (the ``level`` record of its hand, or the
+``level_restored`` after a restart): the ``level`` filter keeps those clocks and the marks made at it.
+
 A player is one line across every table and seat they sat at (the name is the player, as it is for the
 ledger's ``--collected`` view). Seats the floor never named are no player: their decisions are only
 counted (``unnamed_decisions``). A clock belongs to the floor day its ``start`` record was made on
@@ -46,7 +49,7 @@ COLUMNS = ("player", "tables", "decisions", "median_s", "p95_s", "max_s", "clock
            "bank_used_s", "rulings_against", "hands_dead", "checks", "warnings", "clock_marks", "marks")
 TEXT_COLUMNS = ("player", "tables", "marks")  # sorted A to Z; the others are numbers
 CLOCK_RECORDS = ("start", "extended", "undo", "top_up", "decision")  # the day filter keeps or drops them by clock
-RECORDS = CLOCK_RECORDS + ("seat", "seats", "seats_restored", "mark")  # every record the report reads
+RECORDS = CLOCK_RECORDS + ("seat", "seats", "seats_restored", "mark", "level", "level_restored")  # every one it reads
 DAY = re.compile(r"\d{4}-\d{2}-\d{2}")  # a floor day as the filters name it: YYYY-MM-DD
 DAY_TURNS_AT_HOUR = 6  # local time: a floor day runs from 06:00 to 06:00
 DEFAULT_SORT = "median_s"
@@ -61,14 +64,15 @@ class Report:
     unnamed_decisions: int
     days: list[str]
     tables: list[str]
+    levels: list[int] = ()  # the tournament levels clocks started at (``level`` records; none: levels never set)
 
 
 def report(rows, day: str | None = None, table: str | None = None,
            day_of: Callable[[str], str] = lambda utc: utc[:10], sort: str = DEFAULT_SORT,
-           time_of: Callable[[str], str] = lambda utc: utc[11:16]) -> Report:
-    """The slow-play report of ``rows`` (see the module's docstring), for one floor ``day`` and one ``table`` when
-    given; ``day_of`` maps a record's ``utc`` to its floor day, ``time_of`` to the time a mark names; lines sorted by
-    ``sort`` (see :func:`sorted_lines`).
+           time_of: Callable[[str], str] = lambda utc: utc[11:16], level: int | None = None) -> Report:
+    """The slow-play report of ``rows`` (see the module's docstring), for one floor ``day``, one ``table`` and one
+    tournament ``level`` when given; ``day_of`` maps a record's ``utc`` to its floor day, ``time_of`` to the time a
+    mark names; lines sorted by ``sort`` (see :func:`sorted_lines`).
     """
     by_table: dict[str, list[dict]] = {}
     for row in rows:
@@ -78,13 +82,18 @@ def report(rows, day: str | None = None, table: str | None = None,
     days: set[str] = set()
     unnamed = 0
     marks: dict[str, dict] = {}
+    levels: set[int] = set()
     for table_id, table_rows in sorted(by_table.items()):
         if table is not None and table_id != table:
             continue
         start_day = {_clock(r): day_of(r.get("utc") or "") for r in table_rows if r.get("type") == "start"}
         days.update(start_day.values())
+        level_at = _levels(table_rows)
+        start_level = {_clock(r): level_at[i] for i, r in enumerate(table_rows) if r.get("type") == "start"}
+        levels.update(v for v in start_level.values() if v is not None)
         kept = [r for r in table_rows
-                if day is None or r.get("type") not in CLOCK_RECORDS or start_day.get(_clock(r)) == day]
+                if r.get("type") not in CLOCK_RECORDS or ((day is None or start_day.get(_clock(r)) == day)
+                                                          and (level is None or start_level.get(_clock(r)) == level))]
         for entry in ledger(kept, by_name=True):
             if not entry.player:
                 unnamed += entry.decisions
@@ -93,14 +102,14 @@ def report(rows, day: str | None = None, table: str | None = None,
                 continue  # seated there, no clock on them that day
             _merge(players.setdefault(entry.player, Entry(0, entry.player)), entry)
             seen_at.setdefault(entry.player, set()).add(table_id)
-        for row in table_rows:  # the floor's marks on named players, on the day they were made
+        for i, row in enumerate(table_rows):  # the floor's marks on named players, on the day and level they were made
             if row.get("type") == "mark" and isinstance(row.get("name"), str) and \
-                    (day is None or day_of(row.get("utc") or "") == day):
+                    (day is None or day_of(row.get("utc") or "") == day) and (level is None or level_at[i] == level):
                 _add_mark(marks.setdefault(row["name"], {"warnings": 0, "clock_marks": 0, "said": []}), row, time_of)
                 players.setdefault(row["name"], Entry(0, row["name"]))
                 seen_at.setdefault(row["name"], set()).add(table_id)
     lines = [_line(entry, seen_at[name], marks.get(name)) for name, entry in players.items()]
-    return Report(sorted_lines(lines, sort), unnamed, sorted(days), sorted(by_table, key=_table_order))
+    return Report(sorted_lines(lines, sort), unnamed, sorted(days), sorted(by_table, key=_table_order), sorted(levels))
 
 
 def sorted_lines(lines: list[dict], by: str = DEFAULT_SORT) -> list[dict]:
@@ -112,6 +121,20 @@ def sorted_lines(lines: list[dict], by: str = DEFAULT_SORT) -> list[dict]:
     if by in TEXT_COLUMNS:
         return sorted(lines, key=lambda line: line[by])
     return sorted(lines, key=lambda line: (line[by] is None, -(line[by] or 0)))
+
+
+def _levels(rows: list[dict]) -> list[int | None]:
+    """The tournament level in play at each of one table's ``rows`` (in the device's order): a ``level`` record
+    starts a hand at its level, a ``level_restored`` brings the level back after a restart."""
+    at, current = [], None
+    for row in rows:
+        kind = row.get("type")
+        if kind == "level" and isinstance(row.get("level"), int):
+            current = row["level"]
+        elif kind == "level_restored":
+            current = (row.get("current") or {}).get("level") if isinstance(row.get("current"), dict) else None
+        at.append(current)
+    return at
 
 
 def _clock(row: dict) -> tuple:

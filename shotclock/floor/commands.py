@@ -121,12 +121,14 @@ def report(sub) -> None:
     r = sub.add_parser("report", help="the slow-play report: each player's decision times, clocks, rulings",
                        description="per player across every table and day of the archive: decisions, median, 95th "
                                    "percentile and longest decision time, clocks called on them, extensions, bank "
-                                   "used, rulings against them (docs/report.md). Exit 2: no archive, a bad --day, "
-                                   "an unknown --table.")
+                                   "used, rulings against them (docs/report.md). Exit 2: no archive, a bad --day or "
+                                   "--level, an unknown --table.")
     r.set_defaults(func="shotclock.floor.report:cmd_report")
     r.add_argument("--archive", required=True, metavar="DIR", help="the collector's archive (its folder, or collected.db)")
     r.add_argument("--day", metavar="YYYY-MM-DD", help="one floor day (06:00 to 06:00 local time)")
     r.add_argument("--table", metavar="ID", help="one table")
+    r.add_argument("--level", type=int, metavar="N", help=f"one tournament level: the clocks started at it "
+                                                          f"({bounds('level')})")
     r.add_argument("--sort", choices=COLUMNS, default=DEFAULT_SORT, metavar="COLUMN",
                    help=f"sort by this column, largest first (default {DEFAULT_SORT}; one of {', '.join(COLUMNS)})")
     out = r.add_mutually_exclusive_group()

@@ -18,6 +18,7 @@ from datetime import date, datetime, timedelta, timezone
 from pathlib import Path
 
 from shotclock.adapters.archive import _connect_readonly, archive_path, chains
+from shotclock.core.fields import FIELDS
 from shotclock.core.slowplay import COLUMNS, DAY, DAY_TURNS_AT_HOUR, RECORDS, Report, report
 from shotclock.errors import LogError, ShotclockError
 
@@ -71,10 +72,11 @@ def archive_rows(db: sqlite3.Connection) -> list[dict]:
 
 
 def archive_report(db: sqlite3.Connection, day: str | None = None, table: str | None = None,
-                   sort: str = "median_s") -> Report:
+                   sort: str = "median_s", level: int | None = None) -> Report:
     """The slow-play report of the archive open as ``db``."""
     try:
-        return report(archive_rows(db), day=day, table=table, day_of=floor_day, sort=sort, time_of=floor_time)
+        return report(archive_rows(db), day=day, table=table, day_of=floor_day, sort=sort, time_of=floor_time,
+                      level=level)
     except ValueError as exc:  # a damaged UTC time (the archive only takes well-formed ones)
         raise LogError(f"a record's UTC time in the archive is damaged: {exc}") from None
 
@@ -96,10 +98,13 @@ def cmd_report(args, out=None) -> int:
     out = out or sys.stdout
     if args.day is not None and day_problem(args.day):
         raise ShotclockError(day_problem(args.day))
+    level = getattr(args, "level", None)
+    if level is not None and FIELDS["level"].value_problem(level):
+        raise ShotclockError(f"--level: {FIELDS['level'].value_problem(level)}")
     path = archive_file(args.archive)
     db = _connect_readonly(path)
     try:
-        result = archive_report(db, args.day, args.table, args.sort)
+        result = archive_report(db, args.day, args.table, args.sort, level)
     except sqlite3.Error as exc:  # not a database, damaged
         raise LogError(f"cannot read the archive {path}: {exc}") from None
     finally:
@@ -109,7 +114,7 @@ def cmd_report(args, out=None) -> int:
                              f"(tables: {', '.join(result.tables) or 'none'})")
     if args.json:
         print(json.dumps({"players": result.players, "unnamed_decisions": result.unnamed_decisions,
-                          "days": result.days, "tables": result.tables}, indent=2, ensure_ascii=False), file=out)
+                          "days": result.days, "tables": result.tables, "levels": result.levels}, indent=2, ensure_ascii=False), file=out)
     elif args.csv == "-":
         write_csv(result, out)
     elif args.csv:
@@ -154,30 +159,30 @@ def print_table(result: Report, args, out) -> None:
 
 MAX_ANSWER_BYTES = 60_000  # the answer's lines stay inside the broker's 64 KiB packets (with room for the rest)
 REUSE_SECONDS = 30.0  # an answer is reused this long though new records arrived (a report of a big archive
-                      # takes the collector's thread about 2 s: bench/report_speed.py)
+                      # takes the collector's answering thread about 2 s: bench/report_speed.py)
 KEEP_ANSWERS = 16
-_answers: dict[tuple, tuple[int | None, float, dict]] = {}  # (archive, day, table) → (newest record, when, answer)
+_answers: dict[tuple, tuple[int | None, float, dict]] = {}  # (archive, day, table, level) → (newest, when, answer)
 
 
 def answer_report(db: sqlite3.Connection, question: dict, now: float | None = None) -> dict:
-    """The dashboard's ``report`` question (``day``, ``table``: both optional) answered from the archive ``db``:
+    """The dashboard's ``report`` question (``day``, ``table``, ``level``: each optional) answered from the archive ``db``:
     ``columns`` (:data:`COLUMNS`), ``players`` (a list of values a player, the longest median first, as many as
-    fit in one message), ``total`` (every player), ``unnamed_decisions``, ``days`` and ``tables`` (the filters'
-    choices), ``as_of`` (UTC). An answer is reused until the archive has a new record and it is
+    fit in one message), ``total`` (every player), ``unnamed_decisions``, ``days``, ``tables`` and ``levels`` (the
+    filters' choices), ``as_of`` (UTC). An answer is reused until the archive has a new record and it is
     :data:`REUSE_SECONDS` old (``now``: the monotonic time, seconds)."""
     import time
 
     now = time.monotonic() if now is None else now
-    day, table = question.get("day"), question.get("table")
+    day, table, level = question.get("day"), question.get("table"), question.get("level")
     if day is not None and day_problem(day):
         return {"ok": False, "reason": day_problem(day).replace("--day", "day", 1)}
     (newest,) = db.execute("SELECT MAX(rowid) FROM events").fetchone()
     (path,) = [row[2] for row in db.execute("PRAGMA database_list") if row[1] == "main"]
-    key = (path, day, table)
+    key = (path, day, table, level)
     kept = _answers.get(key)
     if kept is not None and (kept[0] == newest or now - kept[1] < REUSE_SECONDS):
         return kept[2]
-    result = archive_report(db, day, table)
+    result = archive_report(db, day, table, level=level)
     if table is not None and table not in result.tables:
         return {"ok": False, "reason": f"no table {table!r} in the archive"}
     lines, size = [], 0
@@ -189,7 +194,8 @@ def answer_report(db: sqlite3.Connection, question: dict, now: float | None = No
         lines.append(values)
     answer = {"ok": True, "columns": list(COLUMNS), "players": lines, "total": len(result.players),
               "unnamed_decisions": result.unnamed_decisions, "days": result.days, "tables": result.tables,
-              **({"day": day} if day else {}), **({"table": table} if table else {}),
+              "levels": result.levels, **({"day": day} if day else {}), **({"table": table} if table else {}),
+              **({"level": level} if level is not None else {}),
               "as_of": datetime.now(timezone.utc).isoformat(timespec="seconds")}
     _answers.pop(key, None)
     while len(_answers) >= KEEP_ANSWERS:

@@ -6,7 +6,7 @@
  * the same one `shotclock floor report` prints (shotclock/floor/report.py).
  *
  * URL parameters (all optional): lang=nl|en, venue=NAME (default: the venue of the tables it sees),
- * broker=ws://host:port/. The filters live in the hash (#day=…&table=…&sort=…&dir=…), so a reload or a link
+ * broker=ws://host:port/. The filters live in the hash (#day=…&table=…&level=…&sort=…&dir=…), so a reload or a link
  * keeps them. The login is the dashboard's (sessionStorage, per tab): without one the page sends the floor there.
  */
 (function () {
@@ -26,7 +26,7 @@
 
   S.addPageTexts({
     nl: {"r.title": "Traag spel", "r.back": "← Floor", "r.refresh": "Vernieuwen", "r.all_days": "alle dagen",
-         "r.all_tables": "alle tafels", "r.login": "Log eerst in op het floor-dashboard (in dit tabblad).",
+         "r.all_tables": "alle tafels", "r.all_levels": "alle niveaus", "r.level": "niveau {n}", "r.login": "Log eerst in op het floor-dashboard (in dit tabblad).",
          "r.to_login": "Naar het dashboard", "r.table": "tafel {t}", "r.asking": "Het archief wordt gevraagd…",
          "r.no_answer": "Het archief antwoordt niet: draait 'shotclock floor collect' voor deze venue?",
          "r.refused": "Het archief weigert: {reason}", "r.none": "Geen beslissingen van spelers met een naam.",
@@ -35,7 +35,7 @@
          "r.unnamed": "{n} beslissingen op stoelen zonder naam staan er niet in.",
          "note.time": "Tijd per beslissing: wat de tafel rekende (de klok, met verlengingen en bank, min wat over was); " +
                       "een pauze en de tijd dat een apparaat uit stond tellen nooit mee.",
-         "note.day": "Een dag loopt van 06:00 tot 06:00 plaatselijke tijd. Niveaus (levels) legt shotclock nog niet vast.",
+         "note.day": "Een dag loopt van 06:00 tot 06:00 plaatselijke tijd; een klok hoort bij het niveau waarop hij begon.",
          "note.marks": "Markeringen: de waarschuwingen en eigen klokken die de floor een speler gaf (TDA-regels 70 " +
                        "en 71), met wie ze gaf en wanneer; een markering hoort bij de dag waarop ze gemaakt is.",
          "note.csv": "Voor de toernooidirecteur: shotclock floor report --archive MAP --csv rapport.csv",
@@ -45,7 +45,7 @@
          "c.checks": "Check", "c.warnings": "Waarschuwingen", "c.clock_marks": "Eigen klok",
          "c.marks": "Markeringen"},
     en: {"r.title": "Slow play", "r.back": "← Floor", "r.refresh": "Refresh", "r.all_days": "every day",
-         "r.all_tables": "every table", "r.login": "Log in on the floor dashboard first (in this tab).",
+         "r.all_tables": "every table", "r.all_levels": "every level", "r.level": "level {n}", "r.login": "Log in on the floor dashboard first (in this tab).",
          "r.to_login": "To the dashboard", "r.table": "table {t}", "r.asking": "Asking the archive…",
          "r.no_answer": "The archive does not answer: is 'shotclock floor collect' running for this venue?",
          "r.refused": "The archive refused: {reason}", "r.none": "No decisions of named players.",
@@ -54,7 +54,7 @@
          "r.unnamed": "{n} decisions at seats with no name are not listed.",
          "note.time": "Time per decision: what the table ruled (the clock, extensions and bank included, less what " +
                       "was left); a pause and a device's downtime never count.",
-         "note.day": "A day runs from 06:00 to 06:00 local time. shotclock does not record levels yet.",
+         "note.day": "A day runs from 06:00 to 06:00 local time; a clock belongs to the level it started at.",
          "note.marks": "Marks: the warnings and own clocks the floor gave a player (TDA Rules 70 and 71), who gave " +
                        "them and when; a mark belongs to the day it was made on.",
          "note.csv": "For the tournament director: shotclock floor report --archive DIR --csv report.csv",
@@ -70,13 +70,14 @@
 
   function readHash() {
     var h = new URLSearchParams(location.hash.slice(1));
-    return {day: h.get("day") || "", table: h.get("table") || "", sort: h.get("sort") || "median_s",
+    return {day: h.get("day") || "", table: h.get("table") || "", level: h.get("level") || "",
+            sort: h.get("sort") || "median_s",
             dir: h.get("dir") === "asc" ? "asc" : "desc"};
   }
 
   function writeHash() {
     var h = new URLSearchParams();
-    ["day", "table", "sort", "dir"].forEach(function (k) { if (state[k]) h.set(k, state[k]); });
+    ["day", "table", "level", "sort", "dir"].forEach(function (k) { if (state[k]) h.set(k, state[k]); });
     history.replaceState(null, "", "#" + h.toString());
   }
 
@@ -134,6 +135,7 @@
     var question = {what: "report"};
     if (state.day) question.day = state.day;
     if (state.table) question.table = state.table;
+    if (state.level) question.level = Number(state.level);
     var mine = ++asked;
     link.ask(venue, question, ASK_TIMEOUT_MS).then(function (got) {
       if (mine !== asked) return;  // a later question (another filter) is on its way
@@ -150,7 +152,7 @@
   function refresh() { answer = null; ask(); }
 
   $("refresh").addEventListener("click", refresh);
-  ["day", "table"].forEach(function (id) {
+  ["day", "table", "level"].forEach(function (id) {
     $(id).addEventListener("change", function () { state[id] = this.value; writeHash(); refresh(); });
   });
   $("venue").addEventListener("change", function () { venue = this.value; state.table = ""; writeHash(); refresh(); });
@@ -216,8 +218,11 @@
     if (!answer) return;
     options($("day"), answer.days, t("r.all_days"));
     options($("table"), answer.tables, t("r.all_tables"), function (v) { return t("r.table", {t: v}); });
+    options($("level"), answer.levels || [], t("r.all_levels"), function (v) { return t("r.level", {n: v}); });
+    $("level").hidden = !(answer.levels || []).length;  // levels never set: no filter to offer
     $("day").value = state.day;
     $("table").value = state.table;
+    $("level").value = state.level;
     $("as-of").textContent = answer.as_of ? t("r.as_of", {time: new Date(answer.as_of).toLocaleTimeString(lang)}) : "";
     var columns = answer.columns;
     if (columns.indexOf(state.sort) < 0) state.sort = "median_s";
