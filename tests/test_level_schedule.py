@@ -71,3 +71,15 @@ def test_check_prints_the_plan_and_a_bad_file_exits_2_with_one_line(tmp_path):
     assert failed.returncode == 2 and failed.stdout == ""
     assert failed.stderr.strip().endswith("bad.txt:2: 'level' must be a tournament level from 1 to 100, not 0")
     assert len(failed.stderr.strip().splitlines()) == 1
+
+
+def test_check_needs_no_broker_and_sending_names_what_is_missing(tmp_path):
+    good = tmp_path / "day.txt"
+    good.write_text(GOOD)
+    run = lambda *argv: subprocess.run([sys.executable, "-m", "shotclock", "levels", str(good), *argv],  # noqa: E731
+                                       capture_output=True, text=True)
+    checked = run("--check")  # a floor checks its schedule before it has the venue's credentials at hand
+    assert checked.returncode == 0 and "level 14" in checked.stdout
+    sent = run("--venue", "v")
+    assert (sent.returncode, sent.stdout) == (2, "")
+    assert sent.stderr.strip() == "shotclock: --credentials is needed to send the levels (only --check sends nothing)"

@@ -67,12 +67,13 @@ def provision(add) -> None:
                    "(preset, language, pins ...); identity, broker and time keys come from the other options")
 
 
-def add_broker_options(p, credentials_help: str, credentials_metavar: str = "FILE") -> None:
-    """Where the broker is and who we are, for the commands that connect to it."""
+def add_broker_options(p, credentials_help: str, credentials_metavar: str = "FILE", required: bool = True) -> None:
+    """Where the broker is and who we are, for the commands that connect to it (``required`` False: the command
+    checks ``--venue`` and ``--credentials`` itself, when it connects)."""
     p.add_argument("--broker", default="127.0.0.1:1883", metavar="HOST:PORT",
                    help="the broker (default 127.0.0.1:1883, the plain loopback listener)")
-    p.add_argument("--venue", required=True, help="the venue's name in the topics")
-    p.add_argument("--credentials", required=True, metavar=credentials_metavar, help=credentials_help)
+    p.add_argument("--venue", required=required, help="the venue's name in the topics")
+    p.add_argument("--credentials", required=required, metavar=credentials_metavar, help=credentials_help)
     p.add_argument("--tls", action="store_true", help="connect with TLS (a broker beyond this machine)")
     p.add_argument("--ca-file", metavar="PEM", help="the broker's certificate or CA (default: the system's CAs)")
 
@@ -241,7 +242,8 @@ def levels(add) -> None:
     p.add_argument("file", metavar="FILE", help="the schedule: 'HH:MM LEVEL [hands=N] [room=NAME] [section=NAME]' "
                    "a line, # for comments (docs/network.md, 'Levels')")
     p.add_argument("--check", action="store_true", help="check the file and print the plan; send nothing")
-    add_broker_options(p, "the floor's credentials (credentials/floor.toml from 'shotclock broker-config')")
+    add_broker_options(p, "the floor's credentials (credentials/floor.toml from 'shotclock broker-config'; not "
+                          "needed with --check)", required=False)
     p.add_argument("--wait", type=float, default=5.0, metavar="SECONDS",
                    help="how long to wait for the tables' answers to each level (default 5)")
 

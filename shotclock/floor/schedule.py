@@ -135,6 +135,10 @@ def cmd_levels(args) -> int:
     except (OSError, UnicodeDecodeError) as exc:
         raise ShotclockError(f"{path}: cannot read it ({getattr(exc, 'strerror', None) or exc})") from None
     steps = parse_schedule(text, str(path))
+    missing = [f"--{k}" for k in ("venue", "credentials") if not args.check and not getattr(args, k, None)]
+    if missing:
+        raise ShotclockError(f"{' and '.join(missing)} {'are' if len(missing) > 1 else 'is'} needed to send the levels "
+                         "(only --check sends nothing)")
     if args.check:
         for s in steps:
             where = " ".join(f"{k}={v}" for k, v in s.fields().items() if k != "level")
