@@ -82,6 +82,10 @@ def what_it_saw(rows: list[dict]) -> set[str]:
 # to that player: the export's prologue could not put the turn on a seat from nobody (it only stepped forward).
 @example(TEMPO, [("press", "action")] * 4 + [("seat", 4, "Ana", None), ("seating", [4, 2, 3, 1]), ("press", "action"),
                                            ("chord", ("bet", "street"))])
+# The floor empties every seat but one (the hand is over) and the dealer moves the turn back: no clock of a lone
+# player can start (the device had given seat 4 a clock that no prologue could replay).
+@example(TEMPO, [("press", "action")] * 3 + [("empty", 1), ("empty", 2), ("empty", 3), ("command", "turn_back"),
+                                           ("press", "action")])
 @settings(max_examples=80, deadline=None, print_blob=True, suppress_health_check=[HealthCheck.too_slow])
 def test_every_clock_of_a_random_session_has_one_account(config, steps):
     with tempfile.TemporaryDirectory() as folder:

@@ -93,6 +93,16 @@ def test_the_turn_is_corrected_one_seat_back_or_forward():
     assert seats.turn == 5
 
 
+def test_a_hand_with_one_player_left_has_nobody_to_put_on_turn():
+    seats = table(6, [1, 3, 5], button=1)
+    seats.empty(3)
+    seats.empty(5)  # the others left the table: seat 1 wins, the hand is over
+    assert (seats.winner, seats.turn) == (1, None)
+    seats.back()
+    seats.forward()
+    assert seats.turn is None  # a correction gives nobody a clock in a hand that is over
+
+
 def test_seat_errors_name_the_problem():
     seats = Seats(6)
     with pytest.raises(SeatError, match="from 1 to 6"):

@@ -304,8 +304,9 @@ def seat_prologue(clock: Clock, seats: dict, settings: Settings) -> list[dict]:
     for e in events:
         engine.handle(_event(e))
     active = engine.state.seats.in_hand - engine.state.seats.all_in
-    # Nobody on turn with one player still able to act: that player has just acted (the turn then moves to nobody).
-    target = next(iter(active)) if view.turn is None and len(active) == 1 else view.turn
+    # Nobody on turn with one player still able to act, in a hand of two or more: that player has just acted (the
+    # turn then moves to nobody). A hand with one player left is over: nobody is on turn in it, as the folds left it.
+    target = next(iter(active)) if view.turn is None and len(active) == 1 and len(view.in_hand) >= 2 else view.turn
     for _ in range(view.count + 1):
         if engine.state.seats.turn == target:
             break

@@ -297,14 +297,15 @@ class Seats:
             self._move_on(seat)
 
     def forward(self) -> None:
-        """Correct the turn one active seat forward (no decision is marked)."""
-        if self.turn is not None:
+        """Correct the turn one active seat forward (no decision is marked). A hand with one player left is
+        over: nobody can be on turn in it."""
+        if self.turn is not None and len(self.in_hand) >= 2:
             self.turn = self._next(self.turn, self._active())
 
     def back(self) -> None:
-        """Correct the turn one active seat back (no decision is marked)."""
+        """Correct the turn one active seat back (no decision is marked); nobody in a hand that is over."""
         active = self._active()
-        if not active:
+        if not active or len(self.in_hand) < 2:
             return
         start = self.turn if self.turn is not None else (self.last_acted or 1) % self.count + 1
         self.turn = self._previous(start, active)
