@@ -43,18 +43,23 @@ def test_a_level_survives_a_restart_and_the_export_replays_the_same_ruling(tmp_p
     db = sqlite3.connect(state / "shotclock.db")
     [restored] = [json.loads(d) for (d,) in db.execute("SELECT data FROM records WHERE type = 'level_restored'")]
     assert restored == {"current": {"level": 11, "hand": 1, "hands": 3, "by": "floor-anna"}, "next": None}
-    exported = subprocess.run([sys.executable, "-m", "shotclock", "log", "--state-dir", str(state), "export",
-                               "--replay", "1"], capture_output=True, text=True, check=True).stdout
-    header = json.loads(exported.splitlines()[0])
+    header, outcomes = export_and_replay(state)
     assert header["level"] == 11 and header["config"]["mode"] == "shot" and header["config"]["shot.preflop"] == 1
-    replayed = subprocess.run([sys.executable, "-m", "shotclock", "replay"], input=exported, capture_output=True,
-                              text=True, check=True).stdout
-    decisions = [json.loads(line) for line in replayed.splitlines() if '"decision"' in line]
-    assert [d["outcome"] for d in decisions] == ["hand_dead"]
-    # The whole log again from its edges and commands: the same levels, counts and rulings, in both sessions.
+    assert outcomes == ["hand_dead"]
+
+
+def export_and_replay(state) -> tuple[dict, list[str]]:
+    """``log export --replay 1 | shotclock replay``: the export's header and the replay's outcomes, after
+    ``log replay --check --all`` held the whole log (every session, from its edges and commands) to what it says."""
     check = subprocess.run([sys.executable, "-m", "shotclock", "log", "--state-dir", str(state), "replay", "--check",
                             "--all"], capture_output=True, text=True)
     assert check.returncode == 0, check.stdout + check.stderr
+    exported = subprocess.run([sys.executable, "-m", "shotclock", "log", "--state-dir", str(state), "export",
+                               "--replay", "1"], capture_output=True, text=True, check=True).stdout
+    replayed = subprocess.run([sys.executable, "-m", "shotclock", "replay"], input=exported, capture_output=True,
+                              text=True, check=True).stdout
+    return json.loads(exported.splitlines()[0]), [json.loads(x)["outcome"] for x in replayed.splitlines()
+                                                  if '"decision"' in x]
 
 
 BUBBLE = """mode = "clock"
@@ -87,16 +92,6 @@ def test_the_bubbles_shot_clock_on_a_clock_mode_table_exports_and_replays_as_rul
         assert again.device.table.state.mode == "shot"  # still the bubble after a restart
     finally:
         again.stop()
-    exported = subprocess.run([sys.executable, "-m", "shotclock", "log", "--state-dir", str(state), "export",
-                               "--replay", "1"], capture_output=True, text=True, check=True).stdout
-    header = json.loads(exported.splitlines()[0])
+    header, outcomes = export_and_replay(state)
     assert header["config"]["mode"] == "shot" and header["config"]["shot.preflop"] == 1
-    replayed = subprocess.run([sys.executable, "-m", "shotclock", "replay"], input=exported, capture_output=True,
-                              text=True, check=True).stdout
-    assert [json.loads(x)["outcome"] for x in replayed.splitlines() if '"decision"' in x] == ["hand_dead"]
-    listing = subprocess.run([sys.executable, "-m", "shotclock", "log", "--state-dir", str(state)],
-                             capture_output=True, text=True, check=True).stdout
-    assert "hand_dead" in listing or "dead" in listing
-    check = subprocess.run([sys.executable, "-m", "shotclock", "log", "--state-dir", str(state), "replay", "--check",
-                            "--all"], capture_output=True, text=True)
-    assert check.returncode == 0, check.stdout + check.stderr
+    assert outcomes == ["hand_dead"]
