@@ -338,8 +338,10 @@
       return;
     }
     if (!panel || panel.lang !== lang) {
+      var wasOpen = !!panel && panel.details.open;  // a language settled after the floor opened it: it stays open
       if (panel) panel.details.remove();
       panel = cardEl._seatPanel = build(cardEl, lang);
+      panel.details.open = wasOpen;
       panel.details.addEventListener("click", function (e) { onClick(e, panel, cardEl); });
       panel.details.addEventListener("submit", function (e) { e.preventDefault(); });
       // The dashboard redraws a card only when a message changes it: opening the panel draws its rows now.
