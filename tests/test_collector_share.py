@@ -189,3 +189,31 @@ def test_a_member_that_stops_says_so_and_its_will_says_gone_when_its_session_end
         assert said(True) is not None, "the stop was not said"
         assert said(False) is not None, "the Will did not say the session ended"
         archive.close()
+
+
+def test_an_archive_switched_to_wal_by_another_member_at_the_same_moment_is_opened_after_a_wait(tmp_path, monkeypatch):
+    # Two members starting together on a new archive: SQLite answered the second one's switch to WAL "database is
+    # locked" at once (no busy wait), and that member stopped with "cannot open the archive".
+    import sqlite3
+
+    import shotclock.adapters.archive as archive_module
+
+    real, refused = sqlite3.connect, []
+
+    class Busy:
+        def __init__(self, db):
+            self._db = db
+
+        def execute(self, sql, *args):
+            if sql.startswith("PRAGMA journal_mode") and not refused:
+                refused.append(sql)
+                raise sqlite3.OperationalError("database is locked")
+            return self._db.execute(sql, *args)
+
+        def __getattr__(self, name):
+            return getattr(self._db, name)
+
+    monkeypatch.setattr(archive_module.sqlite3, "connect", lambda *a, **k: Busy(real(*a, **k)))
+    archive = archive_module.Archive(tmp_path / "archive")
+    assert refused and archive.count() == 0
+    archive.close()

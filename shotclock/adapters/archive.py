@@ -20,6 +20,7 @@ from __future__ import annotations
 import json
 import sqlite3
 import threading
+import time
 from dataclasses import dataclass
 from datetime import datetime, timezone
 from pathlib import Path
@@ -76,15 +77,29 @@ class Archive:
             # Collectors of one share group write this file together: one waits for the other's commit.
             self.db = sqlite3.connect(self.path, isolation_level=None, check_same_thread=False,
                                       timeout=BUSY_TIMEOUT)
-            self.db.execute("PRAGMA journal_mode=WAL")
-            self.db.execute("PRAGMA synchronous=NORMAL")
-            self.db.executescript(SCHEMA)
+            self._set_up()
         except (sqlite3.Error, OSError) as exc:
             raise LogError(f"cannot open the archive {self.path}: {exc}") from None
         self.added = 0
         self.duplicates = 0
         self._checkpoints: threading.Thread | None = None
         self._stop_checkpoints = threading.Event()
+
+    def _set_up(self) -> None:
+        """WAL, the sync level and the tables. Two members of a share group that start together on a new file
+        both switch it to WAL, and SQLite answers the second "locked" at once, without waiting its busy timeout
+        (a rollback journal's lock cannot wait there): so that is tried again, up to the busy timeout."""
+        end = time.monotonic() + BUSY_TIMEOUT
+        while True:
+            try:
+                self.db.execute("PRAGMA journal_mode=WAL")
+                self.db.execute("PRAGMA synchronous=NORMAL")
+                self.db.executescript(SCHEMA)
+                return
+            except sqlite3.OperationalError as exc:
+                if "locked" not in str(exc) or time.monotonic() > end:
+                    raise
+                time.sleep(0.05)
 
     def checkpoint_apart(self, every: float = CHECKPOINT_EVERY) -> None:
         """Copy the WAL into the file from a thread of its own, every ``every`` s, instead of inside a store.
