@@ -8,7 +8,7 @@ from helpers import wait_until
 from mqtt_broker import Inbox, MosquittoBroker
 from network_schemas import check
 from shotclock.core.topics import all_tables
-from shotclock.floor.fleet import Dealer, start_fleet
+from shotclock.floor.fleet import Arrivals, Dealer, start_fleet
 from shotclock.cli import main
 
 FAST = "[clock]\nseconds = 1.5\ncountdown = 1\n"
@@ -69,6 +69,11 @@ def test_fleet_cli_refuses_bad_arguments(tmp_path, capsys):
     assert "not a folder" in capsys.readouterr().err
     assert main(["fleet", "--tables", "2", "--venue", "v", "--credentials", str(tmp_path), "--duration", "1"]) == 2
     assert "no credentials for table 1" in capsys.readouterr().err
+    (tmp_path / "table-1.toml").write_text("")
+    assert main(["fleet", "--tables", "1", "--venue", "v", "--credentials", str(tmp_path),
+                 "--arrivals", str(tmp_path / "none" / "arrivals.jsonl")]) == 2
+    said = capsys.readouterr().err.strip().splitlines()
+    assert len(said) == 1 and "--arrivals" in said[0] and "cannot be written" in said[0]
 
 
 def statuses(inbox, online: bool) -> dict:
@@ -218,8 +223,9 @@ def test_fleet_tables_play_hand_for_hand_by_their_own_rules(tmp_path):
                     newest[m.topic.split("/")[4]] = (json.loads(m.payload).get("hand_for_hand") or {}).get("waiting")
             return {t for t, w in newest.items() if w}
 
+        arrivals = Arrivals(tmp_path / "arrivals.jsonl")
         tables = start_fleet(5, "127.0.0.1", broker.port, "test", broker.folder / "credentials", tmp_path / "fleet",
-                             extra=FAST + "[device]\nhold = 0.3\n")
+                             extra=FAST + "[device]\nhold = 0.3\n", arrivals=arrivals)
         dealer = Dealer(tables, seed=3, pace=0.05, deal=True)
         try:
             wait_until(lambda: len(statuses(inbox, True)) == 5, what="every table online")
@@ -227,8 +233,10 @@ def test_fleet_tables_play_hand_for_hand_by_their_own_rules(tmp_path):
             wait_until(lambda: acks(started).keys() == set(ids), what="every table in hand-for-hand")
             dealer.start()  # each dealer deals its next hand: the table waits for the floor
             wait_until(lambda: waiting() == set(ids), what="every table waiting for the release")
+            before = time.monotonic()
             released = send("release_hand")
             wait_until(lambda: acks(released).keys() == set(ids), what="every table's ack of the release")
+            acked = time.monotonic()
             for ack in acks(released).values():
                 assert ack["outcome"] == "done"
                 assert [(o["type"], o["why"], o["hands"]) for o in ack["outputs"]] == [("hand_for_hand", "released", 1)]
@@ -236,6 +244,13 @@ def test_fleet_tables_play_hand_for_hand_by_their_own_rules(tmp_path):
             dealer.stop()
             for table in tables:
                 table.stop()
+        # --arrivals: when the release reached each table, on this process's monotonic clock, before its ack came
+        arrivals.write()
+        reached = [json.loads(line) for line in (tmp_path / "arrivals.jsonl").read_text().splitlines()]
+        of_release = {a["table"]: a["t"] for a in reached if a["id"] == released}
+        assert of_release.keys() == set(ids)
+        assert all(before <= t <= acked for t in of_release.values())
+        assert {a["id"] for a in reached} >= {started, released}
 
 
 def test_a_stop_while_the_tables_start_stops_the_ones_started(tmp_path):
@@ -300,3 +315,45 @@ def test_the_tables_log_lines_pass_once_per_kind():
         "the broker refused the connection: 1", "other 1",
         "the broker refused the connection: 1000 (said 1000 times by the fleet's tables)",
         "other 1000 (said 1000 times by the fleet's tables)"]
+
+
+def test_a_table_notes_a_command_as_it_is_read_and_acts_on_it_on_the_loops_next_turn():
+    from types import SimpleNamespace
+
+    from shotclock.adapters.mqtt_login import LinkSettings
+    from shotclock.core.topics import table_topic
+    from shotclock.floor.fleet_link import LoopLink
+
+    later, noted, handled = [], [], []
+    loop = SimpleNamespace(call_soon=later.append)
+    link = LoopLink(loop, LinkSettings("127.0.0.1", 1, "test", "7", "table-7", "pw"), "boot",
+                    on_arrival=lambda table, payload: noted.append((table, payload)))
+    link._on_command = lambda payload, props: handled.append(json.loads(payload))
+    command = b'{"id": "release_hand-1", "name": "release_hand"}'
+    for topic in (table_topic("test", "7", "cmd"), "shotclock/v1/test/cmd"):
+        link._on_message(link.client, None, SimpleNamespace(topic=topic, payload=command, properties=None, retain=False))
+    link._on_message(link.client, None, SimpleNamespace(topic=table_topic("test", "7", "stored"), payload=b"{}",
+                                                        properties=None, retain=False))
+    assert noted == [("7", command), ("7", command)]  # the commands, not the archive's word
+    assert handled == []  # read now, acted on once the loop has read what else is ready
+    for call in later:
+        call()
+    assert [(c["id"], c["sender"]) for c in handled] == [("release_hand-1", "floor")] * 2
+
+
+def test_a_dealer_whose_table_waits_for_the_floor_deals_once_it_is_released():
+    from types import SimpleNamespace
+
+    from shotclock.floor.fleet import WAIT_LOOK
+
+    presses = []
+    table = SimpleNamespace(config=SimpleNamespace(mode="clock"), waiting=True,
+                            press=lambda button, t: presses.append(button), release=lambda button, t: None)
+    table.waits_for_floor = lambda: table.waiting
+    dealer = Dealer([table], seed=1, deal=True)
+    dealer._act(table, 0, "deal", 100.0)
+    assert presses == [] and dealer._queue == [(100.0 + WAIT_LOOK, 0, "deal")]
+    dealer._queue.clear()
+    table.waiting = False
+    dealer._act(table, 0, "deal", 101.0)
+    assert (101.3, 0, "call") in dealer._queue  # dealt: the clock is called next

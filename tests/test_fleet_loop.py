@@ -112,3 +112,37 @@ def test_the_loop_ends_with_its_last_table():
     loop.leave()
     loop.thread.join(10)
     assert not loop.thread.is_alive()
+
+
+def test_the_loop_reads_every_socket_that_became_ready_before_it_does_the_work_a_read_asked_for():
+    # A command to 500 tables: the broker's copies arrive one after another, and the last table must read its
+    # copy as soon as it is there, not after the work the first ones' copies asked for.
+    loop = running_loop()
+    first, first_far = socket.socketpair()
+    second, second_far = socket.socketpair()
+    for s in (first, second):
+        s.setblocking(False)
+    order = []
+
+    class First:
+        def readable(self):
+            first.recv(100)
+            loop.call_soon(lambda: order.append("the first table's work"))
+            second_far.sendall(b"copy")  # the next copy arrives while the loop reads this one
+
+    class Second:
+        def readable(self):
+            second.recv(100)
+            order.append("the second table read")
+
+    try:
+        added = threading.Event()
+        loop.call_soon(lambda: (loop.add_socket(first, First()), loop.add_socket(second, Second()), added.set()))
+        assert added.wait(10)
+        first_far.sendall(b"copy")
+        wait_until(lambda: len(order) == 2, what="both sockets read and the work done")
+        assert order == ["the second table read", "the first table's work"]
+    finally:
+        loop.stop()
+        for s in (first, first_far, second, second_far):
+            s.close()

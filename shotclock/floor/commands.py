@@ -151,6 +151,9 @@ def fleet(add) -> None:
     p.add_argument("--deal", action="store_true",
                    help="the clock-mode dealer begins each hand with the new hand (a street hold): "
                         "hand-for-hand then makes each table wait for the floor's release")
+    p.add_argument("--arrivals", metavar="FILE",
+                   help="append a JSON line for each floor command each table read (table, command id, "
+                        "CLOCK_MONOTONIC seconds) when the fleet stops: when the command reached the tables")
     p.add_argument("--shot", type=int, default=0, metavar="N",
                    help="the last N tables run the shot clock (preset shot-15-20-30); the rest the clock call")
     p.add_argument("--state-dir", metavar="DIR", default=argparse.SUPPRESS,  # keeps a --state-dir given before 'fleet'

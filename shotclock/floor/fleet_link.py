@@ -33,9 +33,12 @@ class LoopLink(MqttLink):
     ``offer_*`` may be called from any thread, :meth:`stop` from any thread but the loop's.
     """
 
-    def __init__(self, loop, *args, **kwargs):
+    def __init__(self, loop, *args, on_arrival=None, **kwargs):
+        """``on_arrival(table, payload)``: called on the loop's thread as each floor command is read from the
+        socket, before the table acts on it (``shotclock fleet --arrivals``: when a command reached a table)."""
         super().__init__(*args, **kwargs)
         self.loop = loop
+        self.on_arrival = on_arrival
         self.handover = Handover(on_put=self._wanted)
         self.sender = None
         self._round_wanted = False  # a sender round is asked for (any thread sets it, the loop clears it)
@@ -193,6 +196,16 @@ class LoopLink(MqttLink):
             self.loop.call_soon(self._finish)  # once paho has closed the socket
         else:
             self._retry()  # lost (or refused): paho's own loop would reconnect
+
+    def _on_message(self, client, userdata, message):
+        """paho read a message while the loop reads this table's socket: the table acts on it on the loop's next
+        turn, after every socket that is ready now is read (the loop reads before it works). A release to 500
+        tables then reaches them side by side, as it reaches 500 devices, where acting on each at once made the
+        last table's reading wait for the others' work."""
+        topic = message.topic
+        if self.on_arrival is not None and (topic.endswith("/cmd") or "/cmd/by/" in topic):
+            self.on_arrival(self.settings.table, message.payload)
+        self.loop.call_soon(lambda: MqttLink._on_message(self, client, userdata, message))
 
     def _on_publish(self, client, userdata, mid, reason_code, properties):
         if self._ending:

@@ -31,6 +31,7 @@ import time
 
 log = logging.getLogger("shotclock.fleet")
 
+READ_PASSES = 8  # selects in a row, reading sockets only, before the loop turns to its calls and timers
 MISC_EVERY = 1.0  # seconds between the MQTT clients' keep-alive checks (paho's loop_misc), as paho's own loop
 
 
@@ -190,15 +191,13 @@ class FleetLoop:
                     timeout = 0
                 events = self.selector.select(max(0.0, timeout))
                 self._sleeping = False
-                for key, mask in events:
-                    owner = key.data
-                    if owner is None:
-                        self._drain_wake()
-                        continue
-                    if mask & selectors.EVENT_READ:
-                        self._guard("reading a socket", owner.readable)
-                    if mask & selectors.EVENT_WRITE:
-                        self._guard("writing a socket", owner.writable)
+                for _ in range(READ_PASSES):
+                    if not events:
+                        break
+                    self._handle(events)
+                    # Read what arrived meanwhile before any work: a command to 500 tables reaches the last one
+                    # as the broker's fan-out does, not after the first ones' work.
+                    events = self.selector.select(0)
         except Exception:  # the loop itself (not a callback): say so, loudly, once
             log.exception("the fleet loop stopped on an error: its tables stand still")
             raise
@@ -207,6 +206,17 @@ class FleetLoop:
             os.close(self._wake_r)
             os.close(self._wake_w)
             self.selector.close()
+
+    def _handle(self, events) -> None:
+        for key, mask in events:
+            owner = key.data
+            if owner is None:
+                self._drain_wake()
+                continue
+            if mask & selectors.EVENT_READ:
+                self._guard("reading a socket", owner.readable)
+            if mask & selectors.EVENT_WRITE:
+                self._guard("writing a socket", owner.writable)
 
     def _run_calls(self) -> None:
         for _ in range(len(self._calls)):
