@@ -26,7 +26,7 @@
   var order = [];           // the cards in the order shown
   var dirtyAll = true;      // every card to redraw (a login, the language, the feature table, the connection)
   var dirtyCards = {};      // key → table: cards a message changed since the last frame
-  var resort = false, refilter = true, recount = true;
+  var resort = false, refilter = true;
   var cardHooks = [];       // fn(el, table, now) after a card is drawn (Shotclock.dashboard.onCard)
   var SHOWS = ["online", "offline", "degraded"];  // the counts' filters (#show=…)
   var filters = readFilters();
@@ -153,7 +153,8 @@
   $("pause-all").addEventListener("click", function () { link.commandAll("pause"); });
 
   // The tournament level, from each table's next hand: for the room and section the filters show (none: the whole
-  // venue), on the venue's command topic; the tables elsewhere drop it, each table there acks on its card.
+  // venue), on the venue's command topic; the tables elsewhere drop it, each table there acks on its card. A table
+  // chosen in the form gets it alone, on its own command topic.
   (function () {
     var bounds = S.DEVICE_RULES.fields;
     $("level-input").min = bounds.level.min;
@@ -166,12 +167,19 @@
     if (!$("level-form").reportValidity()) return;  // the field table's bounds, said by the browser
     var extra = {level: Number($("level-input").value)};
     if ($("hands-input").value !== "") extra.hands = Number($("hands-input").value);
+    var key = $("level-table").value;
+    if (key) {
+      var card = cards[key];
+      if (card && !isAway(card.phase)) link.command(card.table, "level", extra);  // its ack shows on its card
+      return;  // never the room instead of the one table chosen
+    }
     if (filters.room) extra.room = filters.room;
     if (filters.section) extra.section = filters.section;
     link.commandAll("level", extra);
   }
   $("level-form").addEventListener("submit", sendLevel);  // Enter in a field
   $("level-set").addEventListener("click", sendLevel);
+  $("level-table").addEventListener("change", function () { refilter = true; });  // redraws the form's button
   $("resume-all").addEventListener("click", function () {
     tablesIn(["paused"]).forEach(function (tb) { link.command(tb, "resume"); });
   });
@@ -553,8 +561,43 @@
     setTextOf("pause-all", t("all.pause") + (running ? " (" + running + ")" : ""));
     setTextOf("resume-all", t("all.resume") + (paused ? " (" + paused + ")" : ""));
     $("pause-all").disabled = !running || link.connection !== "online";
-    $("level-set").disabled = link.connection !== "online";
+    var levelCard = cards[$("level-table").value];
+    $("level-set").disabled = link.connection !== "online" || !!(levelCard && isAway(levelCard.phase));
     $("resume-all").disabled = !paused || link.connection !== "online";
+  }
+
+  /** The level form's tables: those of the filters' room and section (what "all" reaches), by name, and the one
+   *  chosen even when the filters moved on. One offline or unreachable is listed with its phase but cannot be
+   *  chosen: nothing can reach it. */
+  function drawLevelTables() {
+    var select = $("level-table"), chosen = select.value, venues = {}, n = 0;
+    order.forEach(function (c) { venues[c.table.venue] = true; });
+    var several = Object.keys(venues).length > 1;  // the same table id in two venues: say which
+    var options = [];
+    order.forEach(function (c) {
+      var tb = c.table;
+      var reached = (!filters.room || tb.room === filters.room) && (!filters.section || tb.section === filters.section);
+      if (reached) n++;
+      if (!reached && c.key !== chosen) return;
+      var away = isAway(c.phase);
+      options.push([c.key, (several ? tb.venue + " · " : "") + c.name + (away ? " · " + t("phase." + c.phase) : ""),
+                    away]);
+    });
+    options.unshift(["", t("level.all", {n: n}), false]);
+    var key = JSON.stringify(options);  // in the cards' order: sorted by name only when it changed
+    if (select.dataset.shown === key) return;
+    select.dataset.shown = key;
+    select.textContent = "";
+    [options[0]].concat(options.slice(1).sort(function (a, b) { return S.naturalCompare(a[1], b[1]); }))
+      .forEach(function (o) {
+        var option = document.createElement("option");
+        option.value = o[0];
+        option.textContent = o[1];
+        option.disabled = o[2];
+        select.appendChild(option);
+      });
+    select.value = chosen;
+    if (select.selectedIndex < 0) select.value = "";  // a new login: no table chosen yet
   }
 
   /** The header's line about the floor network itself: rooms whose bridge is down, archive members gone. */
@@ -676,6 +719,7 @@
       conn.className = "conn " + link.connection;
       setTextOf("conn", t("conn." + link.connection));
       drawFeed();
+      drawLevelTables();
       drawCounts();
       drawLinks();
     }
