@@ -6,7 +6,7 @@ import sys
 import pytest
 
 from shotclock.errors import ShotclockError
-from shotclock.floor.schedule import Step, due, parse_schedule
+from shotclock.floor.schedule import Step, due, parse_schedule, play
 
 GOOD = """# a day of levels
 12:00  1
@@ -56,6 +56,44 @@ def test_started_late_the_last_level_begun_in_each_place_goes_at_once():
     assert [(s.level, s.room) for s in now] == [(3, None), (14, "Final"), (14, "Side Room")]
     assert [s.level for s in ahead] == [15]
     assert due([Step(1, 600, 1)], 0) == ([], [Step(1, 600, 1)])
+
+
+class Clock:
+    """The local wall clock for :func:`play`: a sleep moves it on."""
+
+    def __init__(self, start):
+        self.at = start
+        self.sleeps = []
+
+    def now(self):
+        return self.at
+
+    def sleep(self, seconds):
+        from datetime import timedelta
+
+        self.sleeps.append(round(seconds))
+        self.at += timedelta(seconds=seconds)
+
+
+NIGHT = "20:00 10\n24:10 11\n24:40 12\n"
+
+
+@pytest.mark.parametrize("start, sent, sleeps", [
+    ((2026, 12, 1, 20, 5), [10, 11, 12], [245 * 60, 30 * 60]),  # through midnight: 00:10 waits 30 min, not a day
+    ((2026, 12, 2, 0, 30), [11, 12], [10 * 60]),  # started again after midnight: the schedule's 24:30
+    ((2026, 12, 2, 1, 0), [12], []),  # past the last line: the last level goes on
+    ((2026, 12, 2, 19, 0), [10, 11, 12], [60 * 60, 250 * 60, 30 * 60]),  # before the start: today's schedule
+])
+def test_a_schedule_past_midnight_sends_each_level_at_its_time(start, sent, sleeps, capsys):
+    from datetime import datetime
+
+    clock = Clock(datetime(*start))
+    levels = []
+    assert play(parse_schedule(NIGHT, "night.txt"), lambda step: levels.append(step.level) or 0, clock.now,
+                clock.sleep) == 0
+    assert levels == sent and clock.sleeps == sleeps
+    if sleeps:
+        assert "waiting for 24:40: level 12" in capsys.readouterr().out
 
 
 def test_check_prints_the_plan_and_a_bad_file_exits_2_with_one_line(tmp_path):

@@ -13,7 +13,8 @@ tool with one line naming the file, the line and the key (exit 2). Times may not
 midnight goes on with 24:00, 24:40… (up to 47:59). At each line's time the ``level`` command goes to every table
 of the venue (the line's room or section: the tables there), and each table's answer is printed; started late,
 the tool sends the last level already begun at once (a level applies from each table's next hand: TDA 2024 Rule
-23). ``--check`` prints the plan and sends nothing.
+23), and says which level it waits for. Started again after midnight (00:30 is the schedule's 24:30) it goes on
+where the schedule is. ``--check`` prints the plan and sends nothing.
 """
 
 from __future__ import annotations
@@ -22,7 +23,7 @@ import argparse
 import shlex
 import time
 from dataclasses import dataclass
-from datetime import datetime
+from datetime import datetime, timedelta
 from pathlib import Path
 
 from shotclock.core.fields import FIELDS
@@ -125,6 +126,39 @@ def due(steps: list[Step], minute: float) -> tuple[list[Step], list[Step]]:
     return sorted(last.values(), key=lambda s: s.line), [s for s in steps if s.minute > minute]
 
 
+def schedule_day(steps: list[Step], now: datetime) -> datetime:
+    """The midnight the schedule's times count from, at local time ``now``: today's, or yesterday's when ``now`` is
+    nearer the schedule's end than its next start (00:30 is the 24:30 of a schedule that ran from 20:00 to 24:40,
+    or that ended at 23:00: its last level goes on; 11:00 is before a 12:00 start).
+
+    >>> steps = [Step(1, 20 * 60, 10), Step(2, 24 * 60 + 40, 12)]  # 20:00 level 10, 24:40 level 12
+    >>> [schedule_day(steps, datetime(2026, 12, 2, h, 30)).day for h in (0, 11, 21)]
+    [1, 2, 2]
+    """
+    midnight = now.replace(hour=0, minute=0, second=0, microsecond=0)
+    minute = (now - midnight).total_seconds() / 60
+    first, last = steps[0].minute, steps[-1].minute
+    if minute < first and minute + 24 * 60 - last < first - minute:
+        return midnight - timedelta(days=1)
+    return midnight
+
+
+def play(steps: list[Step], send, now=datetime.now, sleep=time.sleep) -> int:
+    """Send each level as it begins (``send(step)`` returns an exit code); the highest code. The times count from
+    :func:`schedule_day`'s midnight on the local clock, read again before each wait (a wait never spans a day)."""
+    day = schedule_day(steps, now())
+    minute = lambda: (now() - day).total_seconds() / 60
+    code = 0
+    sending, ahead = due(steps, minute())
+    for step in sending + ahead:
+        wait = (step.minute - minute()) * 60
+        if wait > 0:
+            print(f"waiting for {step.clock}: level {step.level}", flush=True)
+            sleep(wait)
+        code = max(code, send(step))
+    return code
+
+
 def cmd_levels(args) -> int:
     """Check the schedule; with ``--check`` print it; else send each level as it begins (until the last)."""
     path = Path(args.file)
@@ -146,13 +180,7 @@ def cmd_levels(args) -> int:
         return 0
     from shotclock.floor.send import cmd_send
 
-    code = 0
-    now = _minute_now()
-    send, ahead = due(steps, now)
-    for step in send + ahead:
-        wait = (step.minute - _minute_now()) * 60
-        if wait > 0:
-            time.sleep(wait)
+    def send(step: Step) -> int:
         print(f"{step.clock}: level {step.level}", flush=True)
         fields = argparse.Namespace(**vars(args))
         for key in ("seat", "player", "bank", "chips", "seconds", "seating", "facing_bet"):
@@ -162,13 +190,9 @@ def cmd_levels(args) -> int:
         for key, value in step.fields().items():
             setattr(fields, key, value)
         try:
-            code = max(code, cmd_send(fields))
+            return cmd_send(fields)
         except ShotclockError as exc:  # a broker away for a moment: said, and the next level is sent at its time
             print(f"{step.clock}: level {step.level} not sent: {exc}", flush=True)
-            code = 1
-    return code
+            return 1
 
-
-def _minute_now() -> float:
-    now = datetime.now()
-    return now.hour * 60 + now.minute + now.second / 60
+    return play(steps, send)
