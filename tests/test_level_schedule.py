@@ -2,6 +2,7 @@
 
 import subprocess
 import sys
+from pathlib import Path
 
 import pytest
 
@@ -36,6 +37,12 @@ def test_a_schedule_is_read_line_by_line():
     ("12:00 2 room=" + "x" * 33, "'room': a room must be at most 32 characters"),
     ("11:00 2", "day.txt:2: 11:00 is before the line above (11:30)"),
     ("12:00", "a line is 'HH:MM LEVEL"),
+    ("1\u00b2:00 2", "day.txt:2: the time '1\u00b2:00' must be HH:MM"),  # str.isdigit passes it, int refuses it
+    ("012:00 2", "the time '012:00' must be HH:MM"),
+    ("12:00 1_0", "'level' must be a tournament level from 1 to 100, not \"1_0\""),  # int reads it as 10
+    ("12:00 +2", "not \"+2\""),
+    ("12:00 \u0662", "'level' must be a tournament level from 1 to 100"),  # an Arabic-Indic 2
+    ("12:00 2 " + "x" * 1001, "day.txt:2: a line must be at most 1000 characters"),
     ('12:00 2 room="open', "day.txt:2: No closing quotation"),
 ])
 def test_a_bad_line_is_named_by_file_line_and_key(line, words):
@@ -121,3 +128,38 @@ def test_check_needs_no_broker_and_sending_names_what_is_missing(tmp_path):
     sent = run("--venue", "v")
     assert (sent.returncode, sent.stdout) == (2, "")
     assert sent.stderr.strip() == "shotclock: --credentials is needed to send the levels (only --check sends nothing)"
+
+
+def test_a_schedule_that_is_no_regular_file_is_refused_in_one_line(tmp_path):
+    from shotclock.floor.schedule import FILE_MAX, read_schedule
+
+    for path, words in ((tmp_path, "not a regular file"), (Path("/dev/zero"), "not a regular file"),
+                        (tmp_path / "none.txt", "file not found")):
+        with pytest.raises(ShotclockError, match=words):
+            read_schedule(path)
+    big = tmp_path / "big.txt"
+    big.write_text("# " + "x" * FILE_MAX + "\n12:00 1\n")
+    with pytest.raises(ShotclockError, match="is it a schedule"):
+        read_schedule(big)
+
+
+def test_levels_logs_in_at_its_start_and_says_a_broker_it_cannot_reach(tmp_path, capsys):
+    from mqtt_broker import MosquittoBroker, free_port
+    from shotclock.cli import main
+
+    begun = tmp_path / "begun.txt"
+    begun.write_text("00:00 3\n")  # begun at any time of day: sent at once, no wait
+    with MosquittoBroker(tmp_path / "broker", tables=["1"], websockets=False) as broker:
+        wrong = tmp_path / "wrong.toml"
+        wrong.write_text(broker.credentials_file("floor").read_text().replace(broker.passwords["floor"], "not-it"))
+        argv = ["levels", str(begun), "--venue", broker.venue, "--broker", f"127.0.0.1:{broker.port}"]
+        assert main(argv + ["--credentials", str(wrong)]) == 2  # said at the start, nothing sent
+        said = capsys.readouterr()
+        assert "refused the login 'floor'" in said.err and "level 3" not in said.out
+    # No broker there now: the start says so and the level is still tried at its time (here at once).
+    argv = ["levels", str(begun), "--venue", "v", "--broker", f"127.0.0.1:{free_port()}", "--wait", "1",
+            "--credentials", str(broker.credentials_file("floor"))]
+    assert main(argv) == 1
+    out = capsys.readouterr().out.splitlines()
+    assert out[0].startswith("warning: cannot reach the broker") and out[1] == "00:00: level 3"
+    assert out[2].startswith("00:00: level 3 not sent")

@@ -74,6 +74,19 @@ def text_problem(value: object, longest: int, what: str = "a name", empty: bool 
     return None
 
 
+def as_whole(value):
+    """The whole number a text of ASCII digits spells; any other value as it is, for a field's check to name.
+    Python's ``int`` also reads ``1_0``, ``+1``, `` 1 `` and other scripts' digits, and ``str.isdigit`` passes
+    ``²``, which ``int`` then refuses: text from outside is a number here only as plain digits.
+
+    >>> as_whole("12"), as_whole("1_0"), as_whole("1²"), as_whole("\u0661"), as_whole(7)
+    (12, '1_0', '1²', '١', 7)
+    """
+    if isinstance(value, str) and value.isascii() and value.isdigit():
+        return int(value)
+    return value
+
+
 def name_problem(name: object) -> str | None:
     """Why ``name`` cannot be a player's name (None when it can): :func:`text_problem` with 1 to 40 characters.
 

@@ -28,6 +28,7 @@ from dataclasses import dataclass, field
 
 from shotclock.core.clocks import _percentile
 from shotclock.core.events import NOBODYS
+from shotclock.core.fields import as_whole
 
 RULINGS_AGAINST = ("hand_dead", "check")
 COLUMNS = ("seat", "player", "decisions", "median_s", "p95_s", "max_s", "clocks_called", "extensions",
@@ -62,7 +63,7 @@ class Entry:
 
 
 def _seat(value) -> int | None:
-    value = int(value) if isinstance(value, str) and value.isdigit() else value
+    value = as_whole(value)
     return value if value.__class__ is int and 1 <= value <= 10 else None
 
 

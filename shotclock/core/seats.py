@@ -40,7 +40,7 @@ from __future__ import annotations
 import csv
 from dataclasses import dataclass
 
-from shotclock.core.fields import (FIELDS, MAX_SEATS, MIN_SEATS, NAME_MAX,  # noqa: F401 (one rule, in fields)
+from shotclock.core.fields import (FIELDS, as_whole, MAX_SEATS, MIN_SEATS, NAME_MAX,  # noqa: F401 (one rule, in fields)
                                    name_problem)
 
 
@@ -99,7 +99,7 @@ def view_from_record(row: dict, count: int) -> SeatsView | None:
     """The seats a ``seats`` record kept, for a table of ``count`` seats (None: the record does not fit the
     table, or is damaged; never fatal: the table then starts as configured)."""
     def seat(v):
-        v = int(v) if isinstance(v, str) and v.isdigit() else v
+        v = as_whole(v)
         return v if v.__class__ is int and 1 <= v <= count else None
 
     try:

@@ -26,10 +26,12 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta
 from pathlib import Path
 
-from shotclock.core.fields import FIELDS
+from shotclock.core.fields import FIELDS, as_whole
 from shotclock.errors import ShotclockError
 
 DAY_MINUTES = 48 * 60  # a schedule may run past midnight into the next day (24:00 to 47:59)
+FILE_MAX = 1_000_000  # bytes: a day of levels is a few kB; more is not a schedule (and shlex is slow on it)
+LINE_MAX = 1_000  # characters in one line: a time, a level and three short options
 OPTIONS = ("hands", "room", "section")
 
 
@@ -61,6 +63,8 @@ def parse_schedule(text: str, source: str) -> list[Step]:
     steps: list[Step] = []
     for number, raw in enumerate(text.removeprefix("\ufeff").splitlines(), 1):
         where = f"{source}:{number}"
+        if len(raw) > LINE_MAX:
+            raise ShotclockError(f"{where}: a line must be at most {LINE_MAX} characters ({len(raw)} given)")
         try:
             words = shlex.split(raw, comments=True)
         except ValueError as exc:
@@ -91,18 +95,15 @@ def parse_schedule(text: str, source: str) -> list[Step]:
 
 def _minute(word: str, where: str) -> int:
     hours, colon, minutes = word.partition(":")
-    if colon and hours.isdigit() and minutes.isdigit() and len(minutes) == 2:
-        minute = int(hours) * 60 + int(minutes)
-        if int(minutes) < 60 and minute < DAY_MINUTES:
-            return minute
+    h, m = as_whole(hours), as_whole(minutes)
+    if colon and len(hours) <= 2 and len(minutes) == 2 and isinstance(h, int) and isinstance(m, int):
+        if m < 60 and h * 60 + m < DAY_MINUTES:
+            return h * 60 + m
     raise ShotclockError(f"{where}: the time {word!r} must be HH:MM, from 00:00 to 47:59")
 
 
 def _number(word: str, key: str, where: str) -> int:
-    try:
-        value = int(word)
-    except ValueError:
-        value = word
+    value = as_whole(word)
     problem = FIELDS[key].problem(value)
     if problem:
         raise ShotclockError(f"{where}: {problem}")
@@ -114,6 +115,18 @@ def _text(word: str, key: str, where: str) -> str:
     if problem:
         raise ShotclockError(f"{where}: {problem}")
     return word
+
+
+def read_schedule(path: Path) -> str:
+    """The text of the schedule file at ``path`` (UTF-8, a regular file of at most FILE_MAX bytes); else one line."""
+    try:
+        if not path.is_file():
+            raise ShotclockError(f"{path}: file not found" if not path.exists() else f"{path}: not a regular file")
+        if path.stat().st_size > FILE_MAX:
+            raise ShotclockError(f"{path}: at most {FILE_MAX:,} bytes ({path.stat().st_size:,}): is it a schedule?")
+        return path.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as exc:
+        raise ShotclockError(f"{path}: cannot read it ({getattr(exc, 'strerror', None) or exc})") from None
 
 
 def due(steps: list[Step], minute: float) -> tuple[list[Step], list[Step]]:
@@ -161,24 +174,24 @@ def play(steps: list[Step], send, now=datetime.now, sleep=time.sleep) -> int:
 
 def cmd_levels(args) -> int:
     """Check the schedule; with ``--check`` print it; else send each level as it begins (until the last)."""
-    path = Path(args.file)
-    try:
-        text = path.read_text(encoding="utf-8")
-    except FileNotFoundError:
-        raise ShotclockError(f"{path}: file not found") from None
-    except (OSError, UnicodeDecodeError) as exc:
-        raise ShotclockError(f"{path}: cannot read it ({getattr(exc, 'strerror', None) or exc})") from None
-    steps = parse_schedule(text, str(path))
+    steps = parse_schedule(read_schedule(Path(args.file)), args.file)
     missing = [f"--{k}" for k in ("venue", "credentials") if not args.check and not getattr(args, k, None)]
     if missing:
         raise ShotclockError(f"{' and '.join(missing)} {'are' if len(missing) > 1 else 'is'} needed to send the levels "
                          "(only --check sends nothing)")
     if args.check:
+
         for s in steps:
             where = " ".join(f"{k}={v}" for k, v in s.fields().items() if k != "level")
             print(f"{s.clock}  level {s.level}" + (f"  {where}" if where else ""))
         return 0
+    from shotclock.floor.client import login_problem
     from shotclock.floor.send import cmd_send
+
+    # Logged in once now: a wrong login or address is said at the start, not when the first level is due.
+    problem = login_problem(args)
+    if problem:
+        print(f"warning: {problem}; each level is sent at its time all the same", flush=True)
 
     def send(step: Step) -> int:
         print(f"{step.clock}: level {step.level}", flush=True)
