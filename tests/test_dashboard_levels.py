@@ -59,17 +59,23 @@ def test_each_card_shows_its_level_and_count_and_the_last_hand(dashboard, floor)
                                 ".includes('level 15 from the next hand')", timeout=WAIT)
 
 
+def send_level(page, commands, level: int, hands: int) -> tuple[str, dict]:
+    """Fill the header's level form and send it: the topic and body of the level command the broker carried."""
+    page.fill("#level-input", str(level))
+    page.fill("#hands-input", str(hands))
+    page.wait_for_function("!document.getElementById('level-set').disabled", timeout=WAIT)
+    page.click("#level-set")
+    message = commands.wait_for(lambda m: json.loads(m.payload).get("name") == "level")
+    assert message is not None
+    return message.topic, json.loads(message.payload)
+
+
 def test_the_level_form_sends_the_level_to_the_room_the_filters_show(dashboard, floor):
     commands = Inbox(floor.broker.client("floor"), "shotclock/v1/test/cmd/by/+")
     assert dashboard.get_attribute("#level-input", "max") == "100"  # the bounds of the one table of fields
     dashboard.select_option("#room", "Side")
-    dashboard.fill("#level-input", "10")
-    dashboard.fill("#hands-input", "12")
-    dashboard.wait_for_function("!document.getElementById('level-set').disabled", timeout=WAIT)
-    dashboard.click("#level-set")
-    message = commands.wait_for(lambda m: json.loads(m.payload).get("name") == "level")
-    assert message is not None and message.topic == "shotclock/v1/test/cmd/by/floor-tester"
-    body = json.loads(message.payload)
+    topic, body = send_level(dashboard, commands, 10, 12)
+    assert topic == "shotclock/v1/test/cmd/by/floor-tester"
     assert {k: body[k] for k in ("level", "hands", "room")} == {"level": 10, "hands": 12, "room": "Side"}
     assert "section" not in body
 
@@ -89,13 +95,8 @@ def test_the_level_form_sends_the_level_to_one_chosen_table_alone(dashboard, flo
     assert level_tables(dashboard) == [("", "all 3", False), ("test/2", "Tafel 2", False),
                                        ("test/3", "Tafel 3", False), ("test/4", "Tafel 4 · offline", True)]
     dashboard.select_option("#level-table", "test/2")
-    dashboard.fill("#level-input", "10")
-    dashboard.fill("#hands-input", "12")
-    dashboard.wait_for_function("!document.getElementById('level-set').disabled", timeout=WAIT)
-    dashboard.click("#level-set")
-    message = commands.wait_for(lambda m: json.loads(m.payload).get("name") == "level")
-    assert message is not None and message.topic == floor.topic("2", "cmd/by/floor-tester")
-    body = json.loads(message.payload)
+    topic, body = send_level(dashboard, commands, 10, 12)
+    assert topic == floor.topic("2", "cmd/by/floor-tester")
     assert {k: body[k] for k in ("level", "hands")} == {"level": 10, "hands": 12}
     assert "room" not in body and "section" not in body
     # The table's ack on its own card, as any command's.

@@ -683,6 +683,8 @@
         any = true;
       }
     }
+    // The level form's table list follows the cards, their names, phases and the filters: none of them moved, no list.
+    var listMoved = refilter || resort;
     if (refilter) {
       refilter = false;
       drawFilters();
@@ -719,7 +721,7 @@
       conn.className = "conn " + link.connection;
       setTextOf("conn", t("conn." + link.connection));
       drawFeed();
-      drawLevelTables();
+      if (listMoved) drawLevelTables();
       drawCounts();
       drawLinks();
     }
