@@ -430,3 +430,12 @@ def test_a_new_log_is_set_up_without_a_word_at_info_level(tmp_path, caplog):
     with caplog.at_level(logging.INFO, logger="shotclock.log"):
         DecisionLog(tmp_path / "state")
     assert caplog.records == []  # "schema migrated" on a first run is noise for a newcomer
+
+
+@pytest.mark.parametrize("args, named", [(["--bogus"], "unrecognized arguments: --bogus"),
+                                         (["-x", "--frob"], "unrecognized arguments: -x --frob"),
+                                         ([], "required: COMMAND"), (["-v"], "required: COMMAND")])
+def test_an_unknown_option_alone_is_named_not_a_missing_command(capsys, args, named):
+    # Before: 'shotclock --bogus' said "the following arguments are required: COMMAND".
+    code, out, err = cli(capsys, *args)
+    assert code == 2 and not out and err.count("\n") == 1 and named in err, err

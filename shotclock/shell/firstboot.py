@@ -50,7 +50,7 @@ import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from shotclock.config import SCHEMA, config_from, is_key
+from shotclock.config import SCHEMA, config_from, is_key, read_input_text
 from shotclock.errors import ConfigError, ShotclockError
 
 log = logging.getLogger("shotclock.firstboot")
@@ -242,13 +242,30 @@ def identity_problems(fb: FirstBoot) -> list[str]:
     return []
 
 
+FILE_MAX = 1_000_000  # bytes: a first-boot file is about 3 kB (its CA the most of it)
+
+
 def find(root: Path) -> Path | None:
-    """The first-boot file on the boot partition under ``root``, or None."""
+    """The first-boot file on the boot partition under ``root``, or None. Whatever bears its name counts (a
+    folder, a link, a FIFO): :func:`apply` refuses it in one line rather than boot as if there were none."""
     for folder in BOOT_DIRS:
         path = root / folder / FILENAME
-        if path.is_file():
+        if os.path.lexists(path):
             return path
     return None
+
+
+def read_file(path: Path) -> str:
+    """The first-boot file's text: a regular file (not a link: it is removed once taken) of at most FILE_MAX
+    bytes, UTF-8; else ShotclockError naming it."""
+    try:
+        return read_input_text(path, FILE_MAX, follow_links=False)
+    except UnicodeDecodeError as exc:
+        raise ShotclockError(f"{path}: not UTF-8 text (byte {exc.start}): write it with 'shotclock provision'"
+                             ) from None
+    except OSError as exc:
+        raise ShotclockError(f"{path}: cannot read it: {exc.strerror or exc} (copy the file 'shotclock provision' "
+                             "wrote)") from None
 
 
 def _write(path: Path, text: str, mode: int, owner: tuple[int, int] | None) -> None:
@@ -297,12 +314,7 @@ def apply(root: Path = Path("/"), owner: tuple[int, int] | None = None) -> tuple
     path = find(root)
     if path is None:
         return None
-    try:
-        text = path.read_text(encoding="utf-8")
-    except UnicodeDecodeError as exc:
-        raise ShotclockError(f"{path}: not UTF-8 text (byte {exc.start}): write it with 'shotclock provision'"
-                             ) from None
-    fb = parse(text, str(path))
+    fb = parse(read_file(path), str(path))
     etc = root / "etc" / "shotclock"
     config_path = etc / "config.toml"
     flat = {}
