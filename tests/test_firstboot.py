@@ -148,6 +148,16 @@ def test_render_and_parse_round_trip_with_quotes_and_config():
     assert parse(render(fb), "t") == fb
 
 
+def test_a_template_with_top_level_keys_and_sections_makes_a_file_first_boot_can_read():
+    # Before: keys sorted by name put 'preset' after [config.pins], so [config] came twice: not TOML, and every
+    # table of a template with a preset and its pins (or a room) refused its first-boot file.
+    config = {"language": "en", "pins.floor": 4, "preset": "tda-2024", "network.room": "Main", "sound.volume": 0.6}
+    fb = FirstBoot(table_id="7", name="Tafel 7", venue="v", host="h", port=8883, username="table-7", password="p",
+                   config=config, check=firstboot.credential_check("v", "7", "p"))
+    text = render(fb)
+    assert text.count("[config]") == 1 and parse(text, "t") == fb
+
+
 def test_hostnames_are_valid_for_any_table_id():
     assert firstboot.hostname_for("Feature_1") == "shotclock-feature-1"
     with pytest.raises(ShotclockError, match="hostname"):

@@ -155,16 +155,36 @@ def toml_value(value) -> str:
     return repr(value)
 
 
-def toml_text(flat: dict, header: str = "") -> str:
-    """Flat configuration keys (``"clock.seconds"``) as a TOML file, top-level keys first, sections in schema order."""
+def toml_text(flat: dict, header: str = "", table: str = "") -> str:
+    """Flat configuration keys (``"clock.seconds"``) as a TOML file, top-level keys first, sections in schema order,
+    each section's header once; with ``table``, all of it under that table (``[config]``, ``[config.sound]``).
+
+    Example::
+
+        >>> print(toml_text({"pins.floor": 4, "preset": "tda-2024", "language": "en"}, table="config"))
+        [config]
+        preset = "tda-2024"
+        language = "en"
+        <BLANKLINE>
+        [config.pins]
+        floor = 4
+        <BLANKLINE>
+    """
     order = {k.name: i for i, k in enumerate(SCHEMA)}
-    keys = sorted(flat, key=lambda k: (("." in k), order.get(k, len(order)), k))
+    rank: dict[str, int] = {}  # a section's place: its first key's in the schema
+    for key in flat:
+        head = key.rpartition(".")[0]
+        rank[head] = min(rank.get(head, len(order)), order.get(key, len(order)))
+    keys = sorted(flat, key=lambda k: (k.rpartition(".")[0] != "", rank[k.rpartition(".")[0]], k.rpartition(".")[0],
+                                       order.get(k, len(order)), k))
     lines = [f"# {line}" if line else "#" for line in header.splitlines()]
-    section = ""
+    section = None
     for key in keys:
         head, _, leaf = key.rpartition(".")
         if head != section:
-            lines += ["", f"[{head}]"]
+            name = ".".join(part for part in (table, head) if part)
+            if name:
+                lines += ["", f"[{name}]"] if lines else [f"[{name}]"]
             section = head
         lines.append(f"{leaf} = {toml_value(flat[key])}")
     return "\n".join(lines) + "\n"
@@ -191,7 +211,7 @@ def render(fb: FirstBoot) -> str:
              *([f"check = {_str(fb.check)}"] if fb.check else []), f"ca = {_str(fb.ca)}",
              "", "[time]", f"server = {_str(fb.time_server)}"]
     if fb.config:
-        lines += ["", toml_text({f"config.{k}": v for k, v in fb.config.items()}).strip()]
+        lines += ["", toml_text(fb.config, table="config").strip()]
     return "\n".join(lines) + "\n"
 
 
