@@ -140,7 +140,7 @@ if [ -n "$data_partition" ] && { [ -n "$uninstall" ] || [ -n "$rollback" ] || [ 
     echo "install: --data-partition goes with a full install" >&2
     exit 2
 fi
-if [ -n "$key" ] && [ ! -r "$key" ]; then
+if [ -n "$key" ] && { [ ! -f "$key" ] || [ ! -r "$key" ]; }; then  # a FIFO would hang signify
     echo "install: --key $key: no such file (the project's public key, e.g. shotclock-release.pub)" >&2
     exit 2
 fi
@@ -163,7 +163,8 @@ elif [ -z "$bundle_file" ] && [ -z "$uninstall" ] && [ -z "$rollback" ]; then
 fi
 
 # The bundle's check, before anything is changed (and in a dry run too: it only reads).
-refuse() { echo "install: $*: not installing" >&2; exit 3; }
+# One line, whatever a name in the bundle holds: a control character (a terminal's escape) is shown as '?'.
+refuse() { printf 'install: %s: not installing\n' "$*" | LC_ALL=C tr -c '[:print:]\n' '?' >&2; exit 3; }
 # A name in the bundle: folders and files of letters, digits and ._+@=,- (none begins with a dot, so no '..'),
 # as './dev bundle' writes them (tools/bundle.py's PLAIN_NAME: tests/test_bundle.py holds the two equal).
 PLAIN_NAME='[A-Za-z0-9_+@=,-][A-Za-z0-9._+@=,-]*(/[A-Za-z0-9_+@=,-][A-Za-z0-9._+@=,-]*)*'
@@ -202,9 +203,12 @@ verify_bundle() {
     fi
     listed="$(sed -n 's/^[0-9a-f]\{64\}  //p' "$SRC/SHA256SUMS")"
     [ -n "$listed" ] || refuse "the bundle's SHA256SUMS lists no file"
-    # A listed name outside the bundle (../x, /etc/x) would be read, and trusted, where it lies.
+    # A listed name outside the bundle (../x, /etc/x) would be read, and trusted, where it lies; every line is
+    # SUM, two spaces, NAME, as './dev bundle' writes it (sha256sum would read a '*NAME' or '\\NAME' line too).
     bad_name="$(echo "$listed" | LC_ALL=C grep -v -x -E "$PLAIN_NAME" | head -1)" || true
     [ -z "$bad_name" ] || refuse "the bundle's SHA256SUMS names $bad_name: not a plain name inside the bundle"
+    bad_line="$(LC_ALL=C grep -v -x -E "[0-9a-f]{64}  $PLAIN_NAME" "$SRC/SHA256SUMS" | head -1)" || true
+    [ -z "$bad_line" ] || refuse "the bundle's SHA256SUMS has a line that is not 'SUM  NAME': $bad_line"
     missing_file="$(cd "$SRC" && echo "$listed" | while IFS= read -r f; do [ -f "$f" ] || { echo "$f"; break; }; done)"
     [ -z "$missing_file" ] || refuse "the bundle's $missing_file (in its SHA256SUMS) is missing"
     bad="$(cd "$SRC" && LC_ALL=C sha256sum --strict -c SHA256SUMS 2>/dev/null | sed -n 's/: FAILED$//p' | head -1)" || true
@@ -257,32 +261,37 @@ bundle_version() {
 # --bundle FILE: this install.sh (the one installed, trusted) unpacks the archive into a fresh folder: every
 # member a regular file or a folder under one folder shotclock-<version>/, no absolute name, no '..', none twice,
 # no more than UNPACK_MAX bytes. It checks that as any bundle, and only then runs its install.sh.
-UNPACK_MAX=1073741824  # bytes: a bundle unpacks to about 40 MB
+UNPACK_MAX=268435456  # bytes (256 MB; /tmp may be in RAM): a bundle unpacks to about 40 MB
+UNPACK_FILES=10000     # members: a bundle has about 100
 if [ -n "$bundle_file" ]; then
     [ -f "$bundle_file" ] && [ ! -L "$bundle_file" ] ||
         refuse "the bundle $bundle_file is $(kind_of "$(find "$bundle_file" -maxdepth 0 -printf '%y')"), not an archive"
     command -v python3 >/dev/null || die "--bundle needs python3 to unpack the archive (Raspberry Pi OS has it)"
     UNPACKED="$(mktemp -d)"
     trap 'rm -rf "$UNPACKED"' EXIT
-    top="$(python3 - "$bundle_file" "$UNPACKED" "$UNPACK_MAX" <<'PY'
+    top="$(python3 - "$bundle_file" "$UNPACKED" "$UNPACK_MAX" "$UNPACK_FILES" <<'PY'
 import os, re, shutil, sys, tarfile, zlib
 
-archive, dest, limit = sys.argv[1], sys.argv[2], int(sys.argv[3])
+archive, dest, limit, most = sys.argv[1], sys.argv[2], int(sys.argv[3]), int(sys.argv[4])
 KINDS = {tarfile.SYMTYPE: "a symbolic link", tarfile.LNKTYPE: "a hard link", tarfile.FIFOTYPE: "a FIFO",
          tarfile.CHRTYPE: "a character device", tarfile.BLKTYPE: "a block device"}
 PART = re.compile(r"[A-Za-z0-9_+@=,-][A-Za-z0-9._+@=,-]*")  # install.sh's PLAIN_NAME, one part of it
 
 
 def refuse(why):
-    print(f"install: the bundle {archive}: {why}: not installing", file=sys.stderr)
+    line = f"install: the bundle {archive}: {why}: not installing"
+    print("".join(c if c.isprintable() else "?" for c in line), file=sys.stderr)
     sys.exit(3)
 
 
-top, total = None, 0
+top, total, count = None, 0, 0
 try:
     with tarfile.open(archive, "r:gz") as tar:
         for member in tar:
             name = member.name
+            count += 1
+            if count > most:
+                refuse(f"it holds more than {most} members")
             parts = name.rstrip("/").split("/")
             if name.startswith("/") or not all(PART.fullmatch(p) for p in parts):
                 refuse(f"its member {name!r} is not a plain path inside one folder")
@@ -293,7 +302,7 @@ try:
                 refuse(f"its member {name} lies outside its folder (shotclock-<version>/)")
             total += member.size
             if total > limit:
-                refuse(f"it unpacks to more than {limit} bytes")
+                refuse(f"it unpacks to more than {limit // 2**20} MB")
             path = os.path.join(dest, *parts)
             if member.isdir():
                 os.makedirs(path, 0o755, exist_ok=True)

@@ -214,6 +214,27 @@ def test_switch_checks_the_bundle_it_takes_the_unit_files_from(made):
     assert refused(install(made, "--switch"), "hardware/shotclock.service", "does not match")
 
 
+
+def test_a_name_with_a_terminals_escape_is_said_without_it(made):
+    (made / "wheels" / "x\x1b]0;pwned\x07.whl").write_text("")
+    proc = install(made)
+    assert refused(proc, "wheels/x?]0;pwned?.whl", "not in its SHA256SUMS") and "\x1b" not in proc.stderr
+
+
+def test_a_sums_line_in_another_form_is_refused(made, tmp_path):
+    # sha256sum reads '*NAME' (binary mode) too, and would check a file outside the bundle with it.
+    (tmp_path / "outside.txt").write_text("x\n")
+    digest = hashlib.sha256(b"x\n").hexdigest()
+    with open(made / "SHA256SUMS", "a") as sums:
+        sums.write(f"{digest} *../outside.txt\n")
+    assert refused(install(made), "a line that is not 'SUM  NAME'", "*../outside.txt")
+
+
+def test_a_key_that_is_not_a_file_is_one_line(made, tmp_path):
+    os.mkfifo(tmp_path / "key.pub")  # signify would wait on it forever
+    proc = install(made, "--key", str(tmp_path / "key.pub"))
+    assert proc.returncode == 2 and proc.stderr.count("\n") == 1 and "key.pub: no such file" in proc.stderr
+
 # -- unpacking an archive: install.sh --bundle FILE ----------------------------------------------------
 
 
@@ -268,6 +289,8 @@ def test_an_intact_archive_is_unpacked_checked_and_its_install_sh_run(made, tmp_
     ([member("/tmp/escape.txt")], ["/tmp/escape.txt", "not a plain path"]),
     ([member("elsewhere/x.txt")], ["elsewhere/x.txt", "outside its folder"]),
     ([member("shotclock-X/README.md")], ["README.md", "twice"]),
+    ([member(f"shotclock-X/docs/{n}.md", data=b"") for n in range(10001)], ["more than 10000 members"]),
+    ([member("shotclock-X/x\x1b[2J.md")], ["x\\x1b[2J.md", "not a plain path"]),
 ])
 def test_an_archive_member_that_is_not_a_plain_file_inside_its_folder_is_refused(made, tmp_path, unpack_dir,
                                                                                   extra, words):

@@ -151,3 +151,22 @@ def test_read_input_file_takes_a_regular_file_and_follows_a_link_only_when_asked
         read_input_file(link, follow_links=False)
     with pytest.raises(OSError, match="more than 5 bytes"):
         read_input_file(target, limit=5)
+
+
+@pytest.mark.parametrize("where", ["file", "folder"])
+def test_provision_writes_no_first_boot_file_through_a_link(broker, tmp_path, where):
+    # provision runs as root: a link planted in its output folder had it write a table's password over any file.
+    victim = tmp_path / "victim.txt"
+    victim.write_text("precious\n")
+    cards = tmp_path / "cards"
+    if where == "file":
+        (cards / "1").mkdir(parents=True)
+        (cards / "1" / FILENAME).symlink_to(victim)
+        named = cards / "1" / FILENAME
+    else:
+        (tmp_path / "elsewhere").mkdir()
+        cards.mkdir()
+        (cards / "1").symlink_to(tmp_path / "elsewhere")
+        named = cards / "1"
+    assert one_line(provision(broker, cards), str(named), "a symbolic link")
+    assert victim.read_text() == "precious\n" and list((tmp_path / "elsewhere").glob("*")) == []

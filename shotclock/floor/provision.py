@@ -167,16 +167,31 @@ class BrokerFolder:
 
 
 def write_files(out: Path, tables: list[FirstBoot]) -> list[Path]:
-    """Write each table's first-boot file into ``out/<id>/`` (mode 0600); return the paths."""
+    """Write each table's first-boot file into ``out/<id>/`` (mode 0600); return the paths.
+
+    Never through a link: provision runs as root (it reads the broker's folder), and a link planted at
+    ``out/7`` or at its file would have it write a table's password over any file. Checked for every table
+    before the first is written; ShotclockError naming the entry."""
+    for fb in tables:
+        folder, file = out / fb.table_id, out / fb.table_id / FILENAME
+        for path, what, fits in ((folder, "a folder", Path.is_dir), (file, "a file", Path.is_file)):
+            problem = ("a symbolic link" if path.is_symlink() else
+                       f"not {what}" if os.path.lexists(path) and not fits(path) else None)
+            if problem:
+                raise ShotclockError(f"{path} is {problem}: provision writes no first-boot file through it (remove "
+                                     "it, or give another folder)")
     paths = []
     for fb in tables:
         folder = out / fb.table_id
         folder.mkdir(parents=True, exist_ok=True)
         path = folder / FILENAME
-        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+        try:
+            fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_NOFOLLOW, 0o600)
+        except OSError as exc:
+            raise ShotclockError(f"cannot write {path}: {exc.strerror}") from None
         with os.fdopen(fd, "w", encoding="utf-8") as f:
+            os.fchmod(f.fileno(), 0o600)
             f.write(render(fb))
-        os.chmod(path, 0o600)
         paths.append(path)
     return paths
 
