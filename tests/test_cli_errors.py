@@ -160,6 +160,8 @@ def bad_arguments(tmp: Path, state: str):
         (["levels", tmp, "--check", "--venue", "v", "--credentials", tmp], 2),
         (["floor-demo", "--tables", "0"], 2), (["floor-demo", "--tables", "x"], 2),
         (["floor-demo", "--dir", missing / "x" / "\0"], 2), (["floor-demo", "--venue", "bad venue"], 2),
+        (["floor-demo", "--seconds", "nan"], 2), (["floor-demo", "--seconds", "-1"], 2),
+        (["floor-demo", "--seconds", "0"], 2),
     ]
 
 
