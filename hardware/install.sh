@@ -148,10 +148,11 @@ if [ -z "$DRY_RUN" ] && [ "$(id -u)" != 0 ]; then
     die "run as root: sudo sh $0 $*"
 fi
 
-# Where the release comes from: an offline bundle (wheels/ beside hardware/) or a checkout. A bundle's version
-# is read from its SHA256SUMS once that is checked (bundle_version), never from a listing of its folder.
+# Where the release comes from: an offline bundle (wheels/ and SHA256SUMS beside hardware/; either makes it one,
+# so taking one away makes no checkout of it) or a checkout. A bundle's version is read from its SHA256SUMS once
+# that is checked (bundle_version), never from a listing of its folder.
 WHEELS=""
-if [ -d "$SRC/wheels" ] || [ -L "$SRC/wheels" ]; then
+if [ -d "$SRC/wheels" ] || [ -L "$SRC/wheels" ] || [ -e "$SRC/SHA256SUMS" ] || [ -L "$SRC/SHA256SUMS" ]; then
     WHEELS="$SRC/wheels"
 elif [ -z "$bundle_file" ] && [ -z "$uninstall" ] && [ -z "$rollback" ]; then
     checkout_version="$(sed -n 's/^__version__ = "\([^"]*\)".*/\1/p' "$SRC/shotclock/__init__.py" 2>/dev/null)" || true
@@ -248,7 +249,7 @@ verify_bundle() {
 bundle_version() {
     versions="$(sed -n 's/^[0-9a-f]\{64\}  wheels\/shotclock-\([0-9A-Za-z.+_]*\)-py3-none-any\.whl$/\1/p' \
         "$SRC/SHA256SUMS" | sort -V)"
-    [ -n "$versions" ] || die "the bundle's SHA256SUMS lists no shotclock wheel"
+    [ -n "$versions" ] || refuse "the bundle's SHA256SUMS lists no shotclock wheel (wheels/shotclock-<version>-py3-none-any.whl)"
     if [ -z "$want_version" ]; then
         echo "$versions" | tail -1
     elif echo "$versions" | grep -q -x -F "$want_version"; then

@@ -77,6 +77,8 @@ def test_an_intact_bundle_is_checked_and_installed(made):
     assert proc.returncode == 0, proc.stderr
     assert "bundle checked against its SHA256SUMS (not signed)" in proc.stdout
     assert "pip install" in proc.stdout
+    # The version keeps this install.sh: the next update's --bundle runs it.
+    assert f"+ install -D -m 0644 {made}/hardware/install.sh /opt/shotclock/{VERSION}/hardware/install.sh" in proc.stdout
 
 
 def test_a_wheel_rebuilt_with_a_changed_engine_is_refused(made):
@@ -234,6 +236,14 @@ def test_a_key_that_is_not_a_file_is_one_line(made, tmp_path):
     os.mkfifo(tmp_path / "key.pub")  # signify would wait on it forever
     proc = install(made, "--key", str(tmp_path / "key.pub"))
     assert proc.returncode == 2 and proc.stderr.count("\n") == 1 and "key.pub: no such file" in proc.stderr
+
+
+def test_a_bundle_without_its_wheels_is_refused_not_taken_for_a_checkout(made):
+    # With wheels/ gone and a shotclock/ source beside SHA256SUMS, it looked like a checkout: installed unchecked.
+    shutil.rmtree(made / "wheels")
+    (made / "shotclock").mkdir()
+    (made / "shotclock" / "__init__.py").write_text(f'__version__ = "{VERSION}"\n')
+    assert refused(install(made), "wheels/shotclock-")
 
 # -- unpacking an archive: install.sh --bundle FILE ----------------------------------------------------
 
