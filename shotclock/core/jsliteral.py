@@ -9,8 +9,8 @@ JavaScript and refuses the rest with one line naming the line and the column:
 * strings in double or single quotes with JavaScript's escapes (``\\n``, ``\\"``, ``\\'``, ``\\\\``, ``\\uXXXX``,
   ``\\u{X…}``, ``\\xXX``, a line continuation), numbers (whole, decimal, negative, with an exponent), ``true``,
   ``false``, ``null`` and ``undefined`` (read as None);
-* ``new Name(…)`` (older files write ``new Map({…})``) and ``Map.from(…)``, read as :class:`Made`: the name and the
-  arguments, never a call; ``//`` and ``/* */`` comments are skipped.
+* ``new Name(…)`` (older files write ``new Map({…})``) and ``Map.from(…)``, read as :class:`Made`: the name and
+  the arguments, never a call; ``//`` and ``/* */`` comments are skipped.
 
 Anything else -- a call of any other function, an operator (``+``), a template string, a name where a value stands
 (``NaN``, ``window``), a second statement -- is refused: no code in a file is ever run or even half-read. The reader
@@ -26,7 +26,7 @@ Example::
     >>> read_literal('{a: 1 + 2}')
     Traceback (most recent call last):
     ...
-    shotclock.core.jsliteral.LiteralError: line 1, column 7: an operator '+': a .tdt file holds data, nothing is computed
+    shotclock.core.jsliteral.LiteralError: line 1, column 7: an operator '+': a .tdt file holds data, nothing is ...
 """
 
 from __future__ import annotations

@@ -175,7 +175,8 @@ def structure_problem(structure: Structure) -> tuple[int | None, str, str] | Non
             levels += 1
         if levels > LEVEL_MAX or breaks > LEVEL_MAX:
             what = "breaks" if breaks > LEVEL_MAX else "levels"
-            return index, "stages", f"a structure has at most {LEVEL_MAX} {what} (the tables' levels go 1 to {LEVEL_MAX})"
+            return index, "stages", (f"a structure has at most {LEVEL_MAX} {what} (the tables' levels go 1 to "
+                                     f"{LEVEL_MAX})")
     if not levels:
         return None, "stages", "a structure needs at least one level (" + \
             ("only breaks were read)" if breaks else "none was read)")
@@ -186,8 +187,9 @@ def structure_lines(structure: Structure) -> list[str]:
     """The structure as ``shotclock structure`` prints it: a heading, then one line a stage (levels numbered, their
     blinds and ante, breaks by name), each with its minutes or hands.
 
-    >>> print("\\n".join(structure_lines(Structure("Sunday", (Stage(20, 25, 50), Stage(5, is_break=True, name="color-up"),
-    ...                                                      Stage(0, 400, 800, 800, True, hands=12))))))
+    >>> sunday = Structure("Sunday", (Stage(20, 25, 50), Stage(5, is_break=True, name="color-up"),
+    ...                               Stage(0, 400, 800, 800, True, hands=12)))
+    >>> print("\\n".join(structure_lines(sunday)))
     Sunday: 2 levels, 1 break, 25 min and 12 hands
       level 1   25/50                     20 min
       break     color-up                   5 min

@@ -21,7 +21,7 @@ Example::
     >>> read_csv("sb,bb,minutes\\n100,50,20\\n")
     Traceback (most recent call last):
     ...
-    shotclock.errors.StructureError: line 2 (level 1), column 'sb': 'small_blind' (100) must not be more than 'big_blind' (50)
+    shotclock.errors.StructureError: line 2 (level 1), column 'sb': 'small_blind' (100) must not be more than ...
 """
 
 from __future__ import annotations
@@ -59,10 +59,11 @@ TD_COLOR_UP = ("ColorUp", "ChipUp")  # a break flagged so and not named is calle
 def read_tdt(text: str, notes: list[str] | None = None) -> Structure:
     """The structure of TD's saved tournament ``text``: its ``Title`` and the rounds and breaks of its ``Levels``.
 
-    >>> read_tdt('{V: "3.7.2", T: new Tournament({Title: "Sunday", Levels: [new GameRound({Minutes: 20, '
-    ...          'SmallBlind: 25, BigBlind: 50, Ante: 0, GameName: "Texas Hold \\'Em"}), new GameBreak({Minutes: 5})]})}'
-    ...          ).stages[0]
-    Stage(minutes=20, small_blind=25, big_blind=50, ante=0, big_blind_ante=False, is_break=False, name="Texas Hold 'Em", hands=0)
+    >>> s = read_tdt('{V: "3.7.2", T: new Tournament({Title: "Sunday", Levels: [new GameRound({Minutes: 20, '
+    ...              'SmallBlind: 25, BigBlind: 50, Ante: 0, GameName: "Texas Hold \\'Em"}), '
+    ...              'new GameBreak({Minutes: 5})]})}')
+    >>> s.title, s.stages[0].blinds, s.stages[0].name, s.label(1)
+    ('Sunday', '25/50', "Texas Hold 'Em", 'the break after level 1')
     """
     notes = [] if notes is None else notes
     if not text.strip():
@@ -182,7 +183,7 @@ def read_csv(text: str, notes: list[str] | None = None) -> Structure:
     lines = text.removeprefix("\ufeff").splitlines()
     first = next((line for line in lines if line.strip()), "")
     delimiter = max(",;\t", key=lambda d: (first.count(d), d == ","))  # an export in a comma-decimal locale uses ;
-    rows = csv.reader(lines, delimiter=delimiter)
+    rows = csv.reader(lines, delimiter=delimiter, strict=True)
     header: list[str] | None = None
     stages: list[Stage] = []
     places: list[tuple[int, dict[str, str]]] = []  # each stage's line and the column each field came from

@@ -64,6 +64,8 @@ def load_structure(path: str | Path, encoding: str | None = None) -> Structure:
 def _read(path: Path, shown: str) -> bytes:
     """The bytes of a regular file of at most FILE_MAX bytes (a FIFO, a folder or /dev/zero is refused, not read)."""
     try:
+        if not stat.S_ISREG(os.stat(path).st_mode) and not path.is_dir():  # opening a FIFO would wait for a writer
+            raise ShotclockError(f"{shown}: not a regular file")
         with open(path, "rb") as f:
             if not stat.S_ISREG(os.fstat(f.fileno()).st_mode):
                 raise ShotclockError(f"{shown}: not a regular file")
