@@ -152,3 +152,21 @@ def test_the_command_never_prints_a_traceback(tmp_path):
         path = bad(tmp_path, f"junk{suffix}", data)
         proc = subprocess.run([exe, "structure", str(path)], capture_output=True, text=True, timeout=60)
         assert proc.returncode == 2 and "Traceback" not in proc.stderr and proc.stderr.count("\n") == 1, proc.stderr
+
+
+def test_the_examples_in_docs_structure_read_as_it_says():
+    """docs/structure.md's CSV and TOML examples are read by the readers, and its JSON is what --json prints."""
+    from shotclock.core.structure_formats import read_csv, read_toml
+
+    doc = (Path(__file__).parent.parent / "docs" / "structure.md").read_text(encoding="utf-8")
+    blocks = doc.split("```")[1::2]
+    plain = next(b for b in blocks if b.startswith("\nsmall_blind,"))
+    export = next(b for b in blocks if b.startswith("\nLevel,"))
+    toml = next(b for b in blocks if b.startswith("toml\n"))
+    assert [s.blinds or s.name for s in read_csv(plain).stages] == ["25/50", "50/100", "color-up",
+                                                                    "100/200, BB ante 200"]
+    assert [s.blinds or s.name for s in read_csv(export).stages] == ["25/50", "color-up", "100/200, ante 200"]
+    assert read_toml(toml.removeprefix("toml\n")) == load_structure(FIXTURES / "final-table.toml")
+    shown = next(b for b in blocks if b.startswith("json\n")).removeprefix("json\n")
+    structure = msgspec.json.decode(shown, type=Structure)
+    assert load_structure(FIXTURES / "sunday.tdt").stages[:1] == structure.stages[:1]

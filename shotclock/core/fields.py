@@ -226,8 +226,7 @@ FIELDS: dict[str, Field] = {f.key: f for f in (
     Field("level", "whole", 1, LEVEL_MAX, "a tournament level",
           "level: the tournament level, from the table's next hand"),
     Field("hands", "whole", 0, HANDS_MAX, "a number of hands",
-          "level, hands: hands per level (0: not counted), from the next hand; a structure's level: it ends after "
-          "this many hands (0: after its minutes)"),
+          "level, hands: hands per level (0: not counted), from the next hand"),
     Field("minutes", "seconds", 0, RP8_MINUTES_MAX, "a number of minutes",
           "hand_for_hand: the minutes each hand-for-hand hand takes off the tournament clock (TDA RP-8; "
           "default 2)"),
