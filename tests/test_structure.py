@@ -186,6 +186,9 @@ def test_a_bad_round_is_named_by_its_level_place_and_tds_field(levels, bad, wher
     assert words in caught.value.problem, str(caught.value)
 
 
+MANY = tdt(*[ROUND] * (LEVEL_MAX + 1))
+
+
 @pytest.mark.parametrize("text, where, words", [
     (tdt("new GameRound({Minutes: 20, SmallBlind: 25, BigBlind: 50})", title='"a\\tb"'), "Title",
      "'title': a title must not hold control characters"),
@@ -196,6 +199,8 @@ def test_a_bad_round_is_named_by_its_level_place_and_tds_field(levels, bad, wher
      "an operator '*'"),
     ('{V: "1", T: new Tournament({Levels: []})}; fetch("https://example.org")', "line 1, column 42", "';'"),
     ("   \n", "", "the file is empty"),
+    (MANY, f"level {LEVEL_MAX + 1} (line 1, column {MANY.rindex(ROUND) + 1})",
+     f"a structure has at most {LEVEL_MAX} levels"),
 ])
 def test_a_file_that_is_not_tds_tournament_is_named(text, where, words):
     with pytest.raises(StructureError) as caught:
@@ -268,6 +273,12 @@ def test_a_bad_csv_row_is_named_by_its_line_level_and_column(text, where, words)
     with pytest.raises(StructureError) as caught:
         read_csv(text)
     assert caught.value.where == where and words in caught.value.problem, str(caught.value)
+
+
+def test_a_plain_csvs_level_column_may_say_break():
+    s = read_csv("level,small_blind,big_blind,minutes\n1,25,50,20\nBreak,,,10\n2,50,100,20\n")
+    assert summary(s) == [("level 1", "25/50", 20, 0), ("the break after level 1", "", 10, 0),
+                          ("level 2", "50/100", 20, 0)]
 
 
 def test_comment_lines_and_blank_lines_are_skipped_and_lines_still_count():

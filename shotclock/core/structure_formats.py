@@ -101,7 +101,8 @@ def read_tdt(text: str, notes: list[str] | None = None) -> Structure:
         at, names = places[index]
         line, column = position(text, at)
         name = names.get(key) or TD_FIELDS.get(key, (key,))[0]
-        raise StructureError(f"{structure.label(index)} (line {line}, column {column}), {name}", message)
+        field = "" if key == "stages" else f", {name}"  # too many levels: the level, no field
+        raise StructureError(f"{structure.label(index)} (line {line}, column {column}){field}", message)
     return _tidy(structure)
 
 
@@ -245,8 +246,8 @@ def _plain_row(cells: dict[str, str], names: dict[str, str], line: int):
     """The stages of one row of the plain CSV: a level (and the break after it, from ``break_duration_minutes``)
     or a break (``break`` true, or the break's name)."""
     mark = cells.get("break", "")
-    is_break = mark.lower() not in _FALSE
-    name = cells.get("name", "") or ("" if mark.lower() in _TRUE or not is_break else mark)
+    is_break = mark.lower() not in _FALSE or cells.get("level", "").lower().startswith("break")
+    name = cells.get("name", "") or ("" if mark.lower() in _TRUE or mark.lower() in _FALSE else mark)
     minutes = _decimal(cells.get("minutes", ""))
     after = _decimal(cells.get("break_minutes", ""))
     if is_break:
