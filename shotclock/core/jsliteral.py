@@ -36,7 +36,7 @@ import re
 from typing import Any, NamedTuple
 
 DEPTH_MAX = 64  # objects, arrays and arguments nested in one another (TD nests about 8 deep)
-CHARS_MAX = 8_000_000  # characters: a TD tournament of a thousand players and its history is a few MB at most
+CHARS_MAX = 4_000_000  # characters: TD's file of a big event is a few hundred kB (the shell reads 4 MB at most)
 NUMBER_MAX = 40  # characters of one number (a TD time in milliseconds has 13 digits)
 
 # One token after any whitespace and comments. Every repetition is possessive and its alternatives begin with

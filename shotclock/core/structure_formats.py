@@ -129,6 +129,9 @@ def _td_stage(item: Made) -> tuple[Stage, dict[str, str]]:
         values["big_blind_ante"] = bool(bba)
     elif bba is None:
         values.pop("big_blind_ante", None)
+    for key in ("ante", "hands"):
+        if key in values and values[key] is None:  # null: none, as when it is not there
+            del values[key]
     for key in ("small_blind", "big_blind", "ante", "hands"):
         if key in values:
             values[key] = _whole(values[key])
