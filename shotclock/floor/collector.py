@@ -12,10 +12,10 @@ topic names (the ACL ties it to the credential), every field is checked
 left to block the queue or end a thread. One collector per venue is active; a second one with
 another archive stands by (:meth:`Collector.start`).
 
-Past what one collector can store, several share the load: the members of one MQTT 5 shared
-subscription group (``$share/<group>/…``) each receive a part of the events, and all write the
-same archive file (SQLite in WAL mode, one writer at a time, each waiting its turn). Each member
-has its own session (``member``), so what the broker gave a member that is away a moment waits
+Collectors on several machines share the load: the members of one MQTT 5 shared subscription group
+(``$share/<group>/…``) each receive a part of the events, and all write the same PostgreSQL database
+(``--archive postgresql://…``; an SQLite file has one writer at a time, so a share group needs PostgreSQL).
+Each member has its own session (``member``), so what the broker gave a member that is away a moment waits
 for it. Mosquitto deals a group's messages out in turn to every member whose session exists,
 connected or not, and drops what a session holds when it ends: so a member's session ends
 ``member_expiry`` seconds after it is gone (stopped or killed: a quick restart keeps its share), and
@@ -36,8 +36,6 @@ import json
 import logging
 import os
 import signal
-import socket
-import sqlite3
 import threading
 import time
 from datetime import datetime, timezone
@@ -47,7 +45,8 @@ from shotclock.core.inbound import Refused, check_event, check_question, event_i
 from shotclock.core.topics import (all_tables, archive_topic, bridge_room, bridge_topic, check_name,
                                    collector_topic, member_topic, split_table_topic, table_topic)
 from shotclock.floor.answering import Answerer
-from shotclock.adapters.archive import Archive
+from shotclock.adapters.archive import Archive, is_database_url
+from shotclock.errors import ShotclockError
 
 log = logging.getLogger("shotclock.collector")
 ACTIVE, STANDBY = "active", "standby"
@@ -55,6 +54,8 @@ SESSION_TAKEN_OVER = 0x8E  # MQTT 5 reason code: another client connected with t
 LOG_EVERY = 60.0  # seconds between two log lines about one table's refused messages of one kind
 DISCONNECT_WITH_WILL = 0x04  # MQTT 5 DISCONNECT reason code: keep the Will (sent after its delay)
 MEMBER_EXPIRY = 30  # seconds a share group member may be away before the broker ends its session (its share)
+SHARE_NEEDS_POSTGRESQL = ("--share needs an archive in PostgreSQL (--archive postgresql://…): collectors sharing one "
+                          "SQLite file wait for its one writer and store no more than one alone (docs/network.md)")
 
 
 class Collector:
@@ -66,7 +67,7 @@ class Collector:
     :param username: :param password: the collector's credential.
     :param tls: use TLS (with ``ca_file``, or the system's CAs).
     :param share: an MQTT 5 shared-subscription group: this collector gets a part of the events, the
-        group's other members (same archive) the rest; ``member`` names this one (its session).
+        group's other members (same archive, in PostgreSQL) the rest; ``member`` names this one (its session).
     :param member_expiry: seconds a member's session outlives it (a quick restart keeps its share).
     """
 
@@ -77,9 +78,11 @@ class Collector:
         from paho.mqtt.packettypes import PacketTypes
         from paho.mqtt.properties import Properties
 
+        if share and archive.db.kind == "sqlite":
+            raise ShotclockError(SHARE_NEEDS_POSTGRESQL)
         self.archive = archive
-        self.answerer = Answerer(archive.path)  # questions never hold the records back (answering.py)
-        archive.checkpoint_apart()  # no store waits for the WAL to be copied into the file
+        self.answerer = Answerer(archive.db.spec)  # questions never hold the records back (answering.py)
+        archive.checkpoint_apart()  # no store waits for SQLite's WAL to be copied into the file
         self.venue = venue
         self.host, self.port = host, port
         self.connected = threading.Event()
@@ -87,8 +90,9 @@ class Collector:
         self.storage_fault = ""  # the archive's last error while it cannot store
         self._said: dict[tuple[str, str], float] = {}
         self._stopping = threading.Event()
-        # One archive per venue: this collector is the active one, or stands by (see start()).
-        self.instance = f"{socket.gethostname()}:{archive.path.resolve()}"
+        # One archive per venue: this collector is the active one, or stands by (see start()). A share group's
+        # members on several machines name their one database alike (its id, whatever host name each reaches it by).
+        self.instance = archive.db.instance()
         self.role = ""  # ACTIVE or STANDBY once known
         self.standing_by = threading.Event()
         self.watcher = None
@@ -232,7 +236,7 @@ class Collector:
     def _note(self, kind: str, name: str, up: bool, detail: str) -> None:
         try:
             self.archive.note(kind, name, up, detail)
-        except sqlite3.Error as exc:
+        except self.archive.db.errors as exc:
             log.error("cannot note in the archive that %s %s is %s: %s", kind, name, "up" if up else "down", exc)
 
     def _member_status(self, online: bool, clean: bool = False) -> str:
@@ -255,7 +259,7 @@ class Collector:
         if still_here and not self._stopping.is_set():
             self.client.publish(collector_topic(self.venue), self._status(True), qos=1, retain=True)
         if take_over and not self._stopping.is_set():
-            log.warning("the active collector went offline: this one takes over (archive %s)", self.archive.path)
+            log.warning("the active collector went offline: this one takes over (archive %s)", self.archive.name)
             self._activate()
 
     def _activate(self) -> None:
@@ -280,7 +284,7 @@ class Collector:
                     "venue)", why)
 
     def _status(self, online: bool, clean: bool = False) -> str:
-        status = {"online": online, "instance": self.instance, "archive": str(self.archive.path)}
+        status = {"online": online, "instance": self.instance, "archive": str(self.archive.name)}
         if not online:
             status["clean"] = clean
         return json.dumps(status, separators=(",", ":"))
@@ -394,9 +398,12 @@ class Collector:
         self.client.publish(table_topic(self.venue, table, "stored"), json.dumps(word, separators=(",", ":")), qos=1)
 
     def _store(self, table: str, event: dict) -> bool:
-        """Add ``event`` to the archive; a fault of the disk (full, locked) is retried with backoff until it
-        goes or the collector stops, and a value SQLite will not take is refused."""
+        """Add ``event`` to the archive (committed when this returns); a fault of the store (a full or locked disk, a
+        database server gone) is retried with backoff until it goes or the collector stops, and a value the store
+        will not take is refused."""
         delay = 0.1
+        refusals = self.archive.db.refusals + (OverflowError, ValueError, TypeError, KeyError)
+        faults = self.archive.db.errors + (OSError,)
         while True:
             try:
                 self.archive.add(event)
@@ -404,11 +411,10 @@ class Collector:
                     log.info("storing again (after: %s)", self.storage_fault)
                     self.storage_fault = ""
                 return True
-            except (sqlite3.DataError, sqlite3.IntegrityError, sqlite3.InterfaceError, OverflowError,
-                    ValueError, TypeError, KeyError) as exc:
+            except refusals as exc:
                 self._refuse(table, "storage", f"the archive cannot take it: {exc}")
                 return True
-            except (sqlite3.Error, OSError) as exc:
+            except faults as exc:
                 self.storage_fault = str(exc)
                 log.error("cannot store an event of table %s (%s); retrying in %.1f s", table, exc, delay)
                 if self._stopping.wait(delay):
@@ -461,7 +467,6 @@ def cmd_collect(args) -> int:
     """``shotclock floor collect``: run until interrupted."""
     from shotclock.adapters.mqtt_login import read_credentials
     from shotclock.floor.broker_config import parse_endpoint
-    from shotclock.errors import ShotclockError
 
     problem = check_name("venue", args.venue)
     if problem:
@@ -473,6 +478,8 @@ def cmd_collect(args) -> int:
             raise ShotclockError(problem)
     if bool(share) != bool(member):
         raise ShotclockError("--share GROUP and --member NAME go together (each member its own session)")
+    if share and not is_database_url(args.archive):
+        raise ShotclockError(SHARE_NEEDS_POSTGRESQL)
     expiry = getattr(args, "member_expiry", MEMBER_EXPIRY)
     if not 1 <= expiry <= 24 * 3600:
         raise ShotclockError(f"--member-expiry must be from 1 to 86400 seconds, not {expiry}")
@@ -485,7 +492,7 @@ def cmd_collect(args) -> int:
     for s in (signal.SIGTERM, signal.SIGINT):
         signal.signal(s, lambda *a: stop.set())
     collector.start()
-    log.info("archive: %s", archive.path)
+    log.info("archive: %s", archive.name)
     while not stop.wait(60):
         collector.check_threads()
         log.info("%s: %d events stored, %d duplicates dropped, %d messages refused%s", collector.role or "starting",
