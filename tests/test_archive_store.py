@@ -7,7 +7,7 @@ import sqlite3
 import pytest
 
 from report_archive import build_archive
-from shotclock.adapters.archive import Archive, table_log
+from shotclock.adapters.archive import Archive, table_log, tables
 from shotclock.adapters.archive_store import MIGRATIONS, SCHEMA_VERSION, open_store, shown_url
 from shotclock.cli import main
 
@@ -167,3 +167,52 @@ def test_a_value_the_database_cannot_take_is_refused_and_a_record_type_of_its_ow
         assert log.verify()[0] is False  # the second record's hash was made for a beep
     finally:
         log.close()
+
+
+def test_a_tours_database_holds_its_venues_apart_and_reports_a_player_across_them(tmp_path, postgres, capsys):
+    # Two venues' collectors write one database; each has a table "1". A player slow at both is one line of the
+    # tour's report; each venue's dashboard hears of its own records only.
+    from report_archive import device_log
+    from shotclock.floor.answering import Answerer
+
+    play = lambda: [("seat", {"seat": 2, "change": "seated", "name": "Ana"}), ("start", {"seconds": 30, "seat": 2}),
+                    ("decision", {"outcome": "acted", "remaining": 10, "at_zero": False, "seat": 2})]
+    for venue, boot in (("casino", "0123456789ab"), ("harbour", "ba9876543210")):
+        archive = Archive(postgres, venue=venue)
+        for event in device_log(tmp_path / venue, "1", boot, play()):
+            assert archive.add(event)
+        archive.close()
+    tour = json.loads(report(capsys, "--archive", postgres, "--json"))
+    casino = json.loads(report(capsys, "--archive", postgres, "--json", "--venue", "casino"))
+    assert [(p["player"], p["decisions"]) for p in tour["players"]] == [("Ana", 2)]
+    assert [(p["player"], p["decisions"]) for p in casino["players"]] == [("Ana", 1)]
+    assert main(["log", "--collected", postgres]) == 0
+    assert "venues: casino, harbour (one venue's tables: --venue NAME)" in capsys.readouterr().out
+    assert main(["log", "--collected", postgres, "--table", "1", "--venue", "harbour", "verify"]) == 0
+    assert "OK: 4 records, chain intact" in capsys.readouterr().out
+    assert main(["log", "--collected", postgres, "--table", "1", "verify"]) == 0  # the tour: a chain a venue
+    assert "OK: 2 chains" in capsys.readouterr().out
+    assert main(["floor", "report", "--archive", postgres, "--venue", "no place"]) == 2
+    assert "--venue" in capsys.readouterr().err
+    answers = {}
+    for venue in ("casino", "harbour"):
+        answerer = Answerer(postgres, venue=venue)
+        answerer.ask({"what": "rulings", "limit": 10}, lambda got, venue=venue: answers.setdefault(venue, got))
+        answerer.stop(30)
+    assert [[r["boot"] for r in answers[v]["rulings"]] for v in ("casino", "harbour")] == [["0123456789ab"],
+                                                                                           ["ba9876543210"]]
+
+
+def report(capsys, *argv):
+    assert main(["floor", "report", *argv]) == 0
+    return capsys.readouterr().out
+
+
+def test_an_archive_from_before_venues_becomes_its_collectors_venues(tmp_path):
+    db = sqlite3.connect(tmp_path / "collected.db")
+    db.executescript(UNVERSIONED)
+    db.close()
+    archive = Archive(tmp_path)
+    archive.adopt("casino")
+    archive.close()
+    assert [t[0] for t in tables(tmp_path, "casino")] == ["7"] and tables(tmp_path, "harbour") == []

@@ -33,7 +33,7 @@ from shotclock.core.wire import row_of_event
 from shotclock.errors import LogError
 
 __all__ = ["ARCHIVE_NAME", "Archive", "Chain", "CollectedLog", "Store", "archive_path", "chains", "clock_numbers",
-           "is_database_url", "open_store", "table_log", "tables"]
+           "is_database_url", "open_store", "table_log", "tables", "venues"]
 CHECKPOINT_EVERY = 2.0  # seconds between two checkpoints of the archive's WAL, off the collector's thread
 EVENT_COLUMNS = "table_id, boot, seq, session, clock, type, t, utc, data, prev, hash, received_utc"
 
@@ -44,10 +44,12 @@ class Archive:
     :param spec: a folder (``collected.db`` there, created if missing) or a ``postgresql://`` database
         (:mod:`shotclock.adapters.archive_store`). ``db`` is its :class:`~shotclock.adapters.archive_store.Store`;
         ``name`` names it in messages; ``path`` is the SQLite file (None in PostgreSQL).
+    :param venue: the venue whose records these are (a tour's database holds several; see :meth:`adopt`).
     """
 
-    def __init__(self, spec: str | Path):
+    def __init__(self, spec: str | Path, venue: str = ""):
         self.db: Store = open_store(spec)
+        self.venue = venue
         self.name = self.db.name
         self.path: Path | None = getattr(self.db, "path", None)
         self.added = 0
@@ -84,6 +86,14 @@ class Archive:
         self._checkpoints = threading.Thread(target=run, name="archive-checkpoint", daemon=True)
         self._checkpoints.start()
 
+    def adopt(self, venue: str) -> None:
+        """Store records as ``venue``'s from now on; records kept before the archive knew venues (an SQLite archive
+        from before schema 3, one venue's) become this venue's too."""
+        self.venue = venue
+        with self._lock:
+            self.db.execute("UPDATE events SET venue = ? WHERE venue = ''", (venue,))
+            self.db.execute("UPDATE network SET venue = ? WHERE venue = ''", (venue,))
+
     def add(self, message: dict, received: datetime | None = None) -> bool:
         """Store one ``event`` message, committed when this returns; False when (table, boot, seq) was there
         already. Any record type is stored the same way (its fields are ``data``)."""
@@ -92,12 +102,12 @@ class Archive:
         received = utc_iso(received or datetime.now(timezone.utc))
         with self._lock:
             cursor = self.db.execute(
-                f"INSERT INTO events ({EVENT_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) "
+                f"INSERT INTO events ({EVENT_COLUMNS}, venue) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) "
                 "ON CONFLICT (table_id, boot, seq) DO NOTHING",
                 (message["table"], message["boot"], message["seq"], chain.get("session"), chain.get("clock"),
                  row["type"], row["t"], chain.get("utc") or received,
                  json.dumps(row["data"], sort_keys=True, separators=(",", ":"), ensure_ascii=False),
-                 chain.get("prev", ""), chain.get("hash", ""), received))
+                 chain.get("prev", ""), chain.get("hash", ""), received, self.venue))
             stored = cursor.rowcount > 0
         if stored:
             self.added += 1
@@ -112,16 +122,18 @@ class Archive:
         of a share group all see it; they take turns, so two of them cannot both add it)."""
         with self._lock, self.db.exclusive(NETWORK_LOCK):
             cursor = self.db.execute(
-                "INSERT INTO network (kind, name, up, utc, detail) SELECT ?, ?, ?, ?, ? WHERE coalesce((SELECT up "
-                f"FROM network WHERE kind = ? AND name = ? ORDER BY {self.db.arrival} DESC LIMIT 1), -1) != ?",
-                (kind, name, int(up), utc_iso(when or datetime.now(timezone.utc)), detail, kind, name, int(up)))
+                "INSERT INTO network (kind, name, up, utc, detail, venue) SELECT ?, ?, ?, ?, ?, ? WHERE coalesce(("
+                f"SELECT up FROM network WHERE kind = ? AND name = ? AND venue = ? ORDER BY {self.db.arrival} DESC "
+                "LIMIT 1), -1) != ?",
+                (kind, name, int(up), utc_iso(when or datetime.now(timezone.utc)), detail, self.venue, kind, name,
+                 self.venue, int(up)))
             return cursor.rowcount > 0
 
     def network(self) -> list[tuple[str, str, bool, str, str]]:
-        """Every change :meth:`note` kept, oldest first: (kind, name, up, utc, detail)."""
+        """Every change :meth:`note` kept for this venue, oldest first: (kind, name, up, utc, detail)."""
         with self._lock:
-            rows = self.db.execute(f"SELECT kind, name, up, utc, detail FROM network ORDER BY {self.db.arrival}"
-                                   ).fetchall()
+            rows = self.db.execute(f"SELECT kind, name, up, utc, detail FROM network WHERE venue = ? "
+                                   f"ORDER BY {self.db.arrival}", (self.venue,)).fetchall()
         return [(k, n, bool(u), t, d) for k, n, u, t, d in rows]
 
     def count(self) -> int:
@@ -137,13 +149,26 @@ class Archive:
         self.db.close()
 
 
-def tables(spec: str | Path) -> list[tuple[str, int, str, str]]:
+def tables(spec: str | Path, venue: str | None = None) -> list[tuple[str, int, str, str]]:
     """(table id, records, first utc, last utc) for every table in the archive ``spec`` names (a folder, its file
-    or a ``postgresql://`` database)."""
-    db = open_store(spec, readonly=True)
+    or a ``postgresql://`` database); ``venue``'s only when given."""
+    db = open_store(spec, readonly=True, venue=venue)
     try:
         return [tuple(row) for row in db.execute("SELECT table_id, COUNT(*), MIN(utc), MAX(utc) FROM events "
                                                  "GROUP BY table_id ORDER BY table_id")]
+    except db.errors as exc:
+        raise LogError(f"cannot read the archive {db.name}: {exc}") from None
+    finally:
+        db.close()
+
+
+def venues(spec: str | Path) -> list[str]:
+    """The venues whose records the archive ``spec`` names holds (one, unless it is a tour's database)."""
+    db = open_store(spec, readonly=True)
+    try:
+        if db.version() < 3:
+            return [""]  # from before venues: one venue's
+        return [row[0] for row in db.execute("SELECT DISTINCT venue FROM events ORDER BY venue")]
     except db.errors as exc:
         raise LogError(f"cannot read the archive {db.name}: {exc}") from None
     finally:
@@ -304,9 +329,10 @@ class CollectedLog:
             log.close()
 
 
-def table_log(spec: str | Path, table: str) -> CollectedLog:
-    """One table of the archive ``spec`` names as a read-only :class:`CollectedLog` (records by the device's ids)."""
-    db = open_store(spec, readonly=True)
+def table_log(spec: str | Path, table: str, venue: str | None = None) -> CollectedLog:
+    """One table of the archive ``spec`` names as a read-only :class:`CollectedLog` (records by the device's ids);
+    with ``venue``, that venue's table of that name (a tour's database may hold a table 7 of several venues)."""
+    db = open_store(spec, readonly=True, venue=venue)
     try:
         with db.reading():  # one snapshot: the chains and the records they hold agree
             known = [r[0] for r in db.execute("SELECT DISTINCT table_id FROM events ORDER BY table_id")]

@@ -67,6 +67,12 @@ MIGRATIONS: dict[int, dict[str, list[str]]] = {
         "postgresql": ['CREATE TABLE archive (key TEXT COLLATE "C" PRIMARY KEY, value TEXT NOT NULL)',
                        "INSERT INTO archive VALUES ('id', substr(md5(random()::text || clock_timestamp()::text), 1, 16))"],
     },
+    3: {  # the venue of each record and network change: one database can hold a tour's venues (docs/network.md)
+        "sqlite": ["ALTER TABLE events ADD COLUMN venue TEXT NOT NULL DEFAULT ''",
+                   "ALTER TABLE network ADD COLUMN venue TEXT NOT NULL DEFAULT ''"],
+        "postgresql": ["""ALTER TABLE events ADD COLUMN venue TEXT COLLATE "C" NOT NULL DEFAULT ''""",
+                       """ALTER TABLE network ADD COLUMN venue TEXT COLLATE "C" NOT NULL DEFAULT ''"""],
+    },
 }
 SCHEMA_VERSION = max(MIGRATIONS)
 VERSION_TABLE = {"sqlite": "CREATE TABLE IF NOT EXISTS schema_version (version INTEGER PRIMARY KEY, applied_utc TEXT NOT NULL)",
@@ -103,14 +109,22 @@ def sqlite_file(spec: str | Path) -> Path:
     return path if path.is_file() else archive_path(path)
 
 
-def open_store(spec: str | Path, readonly: bool = False) -> "Store":
+def open_store(spec: str | Path, readonly: bool = False, venue: str | None = None) -> "Store":
     """The archive ``spec`` names, open: a PostgreSQL database (a ``postgresql://`` URL) or an SQLite file (a folder,
-    or the file). A writer (``readonly`` False) creates and migrates it; a reader needs it there.
+    or the file). A writer (``readonly`` False) creates and migrates it; a reader needs it there. A reader given a
+    ``venue`` sees that venue's records only (a tour's database holds several): its ``events`` are a view of them.
 
     Raises :class:`~shotclock.errors.LogError` naming the archive when it cannot be opened."""
-    if is_database_url(spec):
-        return PostgresStore(str(spec), readonly)
-    return SQLiteStore(sqlite_file(spec) if readonly else archive_path(spec), readonly)
+    store = PostgresStore(str(spec), readonly) if is_database_url(spec) else \
+        SQLiteStore(sqlite_file(spec) if readonly else archive_path(spec), readonly)
+    if venue is not None:
+        try:
+            store.only_venue(venue)
+            store.venue = venue
+        except store.errors as exc:
+            store.close()
+            raise LogError(f"cannot read the archive {store.name}: {_first_line(exc)}") from None
+    return store
 
 
 class Store:
@@ -125,6 +139,7 @@ class Store:
 
     kind = ""
     arrival = ""
+    venue: str | None = None  # only this venue's records are read (only_venue), or every venue's
     errors: tuple[type[BaseException], ...] = ()
     refusals: tuple[type[BaseException], ...] = ()
     name: str | Path
@@ -148,6 +163,10 @@ class Store:
 
     def integrity(self) -> str:
         """The store's own check of its files: ``ok``, or what is wrong."""
+        raise NotImplementedError
+
+    def only_venue(self, venue: str) -> None:
+        """From now on this connection's ``events`` are ``venue``'s records only (a temporary view by that name)."""
         raise NotImplementedError
 
     def chain_db(self, table: str, boots: list[str]) -> sqlite3.Connection:
@@ -260,6 +279,14 @@ class SQLiteStore(Store):
     def integrity(self) -> str:
         return self.db.execute("PRAGMA integrity_check").fetchone()[0]
 
+    def only_venue(self, venue: str) -> None:
+        if self.version() < 3:
+            return  # an archive from before venues: one venue's
+        # The view has no rowid of its own: the arrival order comes along as a column.
+        self.db.execute(f"CREATE TEMP VIEW events AS SELECT rowid AS arrival, * FROM main.events "
+                        f"WHERE venue = {_quote(venue)}")
+        self.arrival = "arrival"
+
     def chain_db(self, table: str, boots: list[str]) -> sqlite3.Connection:
         db = sqlite3.connect(f"file:{self.path}?mode=ro", uri=True, isolation_level=None)
         quoted = ", ".join(_quote(boot) for boot in boots)
@@ -291,6 +318,7 @@ class PostgresStore(Store):
         self.refusals = (psycopg.DataError, psycopg.IntegrityError)
         self.spec, self.name, self.readonly = url, shown_url(url), readonly
         self._lock = threading.RLock()  # a transaction's statements are never interleaved with another thread's
+        self._venue: str | None = None  # only_venue's, made again on a new connection
         self.db = None
         try:
             self._connect()
@@ -314,6 +342,8 @@ class PostgresStore(Store):
             if self.db is not None:
                 self.db.close()
             self._connect()
+            if self._venue is not None:
+                self.only_venue(self._venue)
         return self.db
 
     def execute(self, sql: str, params=()):
@@ -344,6 +374,17 @@ class PostgresStore(Store):
 
     def integrity(self) -> str:
         return "ok"  # PostgreSQL checks its own pages; the records' hash chains are checked by verify
+
+    def only_venue(self, venue: str) -> None:
+        with self._lock:
+            db = self._connection()
+            if self.readonly:
+                db.execute("SET default_transaction_read_only = off")
+            # Temporary views come first in the search path: this connection's "events" are the venue's.
+            db.execute(f"CREATE TEMP VIEW events AS SELECT * FROM events WHERE venue = {_quote(venue)}")
+            if self.readonly:
+                db.execute("SET default_transaction_read_only = on")
+            self._venue = venue
 
     def chain_db(self, table: str, boots: list[str]) -> sqlite3.Connection:
         # The decision log's checks read SQLite: the chain's records are copied into one in memory.

@@ -28,12 +28,15 @@ class Answerer:
     """Answers questions on its own thread; :meth:`ask` never blocks the caller.
 
     :param spec: the archive: its SQLite file or its ``postgresql://`` database (opened read-only here).
+    :param venue: answer from this venue's records only (a tour's database holds several venues').
     :param answer: the question → answer function (default :func:`shotclock.floor.answers.answer`, looked up
         at each question).
     """
 
-    def __init__(self, spec: Path | str, answer: Callable[[Store, object], dict] | None = None):
+    def __init__(self, spec: Path | str, answer: Callable[[Store, object], dict] | None = None,
+                 venue: str | None = None):
         self.spec = spec
+        self.venue = venue
         self._answer = answer or (lambda db, question: answers.answer(db, question))
         self._questions: queue.Queue = queue.Queue(maxsize=WAITING)
         self._thread: threading.Thread | None = None
@@ -78,7 +81,7 @@ class Answerer:
             question, reply = item
             try:
                 if db is None:
-                    db = open_store(self.spec, readonly=True)
+                    db = open_store(self.spec, readonly=True, venue=self.venue)
                 result = self._answer(db, question)
             except Exception as exc:
                 log.exception("cannot answer an archive question")

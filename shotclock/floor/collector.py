@@ -81,7 +81,9 @@ class Collector:
         if share and archive.db.kind == "sqlite":
             raise ShotclockError(SHARE_NEEDS_POSTGRESQL)
         self.archive = archive
-        self.answerer = Answerer(archive.db.spec)  # questions never hold the records back (answering.py)
+        archive.adopt(venue)  # its records are this venue's (one database may hold a tour's venues)
+        # Questions never hold the records back (answering.py); a page hears of its own venue's records only.
+        self.answerer = Answerer(archive.db.spec, venue=venue)
         archive.checkpoint_apart()  # no store waits for SQLite's WAL to be copied into the file
         self.venue = venue
         self.host, self.port = host, port

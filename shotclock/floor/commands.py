@@ -131,6 +131,8 @@ def report(sub) -> None:
     r.set_defaults(func="shotclock.floor.report:cmd_report")
     r.add_argument("--archive", required=True, metavar="DIR|URL",
                    help="the collector's archive (its folder, collected.db, or its postgresql:// database)")
+    r.add_argument("--venue", metavar="NAME", help="one venue's records (a tour's database holds several venues'; "
+                                                   "default: every venue's)")
     r.add_argument("--day", metavar="YYYY-MM-DD", help="one floor day (06:00 to 06:00 local time)")
     r.add_argument("--table", metavar="ID", help="one table")
     r.add_argument("--level", type=int, metavar="N", help=f"one tournament level: the clocks started at it "

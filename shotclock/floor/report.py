@@ -19,6 +19,7 @@ from pathlib import Path
 
 from shotclock.adapters.archive import Store, chains, open_store
 from shotclock.core.fields import FIELDS
+from shotclock.core.topics import check_name
 from shotclock.core.slowplay import COLUMNS, DAY, DAY_TURNS_AT_HOUR, RECORDS, Report, report
 from shotclock.errors import LogError, ShotclockError
 
@@ -83,10 +84,10 @@ def archive_report(db: Store, day: str | None = None, table: str | None = None,
         raise LogError(f"a record's UTC time in the archive is damaged: {exc}") from None
 
 
-def open_archive(spec: str | Path) -> Store:
+def open_archive(spec: str | Path, venue: str | None = None) -> Store:
     """The archive ``spec`` names (its folder, as ``floor collect --archive`` takes it, the file itself, or a
-    ``postgresql://`` database), read-only."""
-    return open_store(spec, readonly=True)
+    ``postgresql://`` database), read-only; ``venue``'s records only when given."""
+    return open_store(spec, readonly=True, venue=venue)
 
 
 def cmd_report(args, out=None) -> int:
@@ -98,7 +99,10 @@ def cmd_report(args, out=None) -> int:
     level = getattr(args, "level", None)
     if level is not None and FIELDS["level"].value_problem(level):
         raise ShotclockError(f"--level: {FIELDS['level'].value_problem(level)}")
-    db = open_archive(args.archive)
+    venue = getattr(args, "venue", None)
+    if venue is not None and check_name("--venue", venue):
+        raise ShotclockError(check_name("--venue", venue))
+    db = open_archive(args.archive, venue)
     try:
         result = archive_report(db, args.day, args.table, args.sort, level)
     except db.errors as exc:  # not a database, damaged, the server gone
@@ -173,7 +177,7 @@ def answer_report(db: Store, question: dict, now: float | None = None) -> dict:
     if day is not None and day_problem(day):
         return {"ok": False, "reason": day_problem(day).replace("--day", "day", 1)}
     (newest,) = db.execute(f"SELECT MAX({db.arrival}) FROM events").fetchone()
-    key = (str(db.name), day, table, level)
+    key = (str(db.name), db.venue, day, table, level)
     kept = _answers.get(key)
     if kept is not None and (kept[0] == newest or now - kept[1] < REUSE_SECONDS):
         return kept[2]

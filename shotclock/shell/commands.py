@@ -173,6 +173,8 @@ def archive_options(p) -> None:
                    help="read the floor's archive in DIR, or its postgresql:// database (from 'shotclock floor "
                         "collect'), instead of this device's log")
     p.add_argument("--table", metavar="ID", default=argparse.SUPPRESS, help="with --collected: the table to read")
+    p.add_argument("--venue", metavar="NAME", default=argparse.SUPPRESS,
+                   help="with --collected: that venue's tables only (a tour's database holds several venues')")
 
 
 def seating(add) -> None:
