@@ -217,11 +217,14 @@ class TimedArchive(Archive):
         super().__init__(folder)
         self.latencies: list[float] = []
 
-    def add(self, message, received=None):
-        added = super().add(message, received)
-        record = message.get("record") or {}
-        if added and message.get("table") == "1" and record.get("type") == "input" and record.get("button") == "action":
-            self.latencies.append((time.monotonic() - record["t"]) * 1000)
+    def add_many(self, messages, received=None):
+        added = super().add_many(messages, received)
+        now = time.monotonic()
+        for message, stored in zip(messages, added):
+            record = message.get("record") or {}
+            if stored and message.get("table") == "1" and record.get("type") == "input" \
+                    and record.get("button") == "action":
+                self.latencies.append((now - record["t"]) * 1000)
         return added
 
 

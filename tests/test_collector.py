@@ -371,15 +371,15 @@ def test_poisoned_events_and_questions_never_stop_the_archive(broker, tmp_path):
 def test_a_full_disk_is_retried_and_nothing_is_lost(broker, tmp_path, monkeypatch):
     # A fault of the archive's disk is not the message's: it is retried (with backoff), never acknowledged unstored.
     archive, collector = start_collector(broker, tmp_path / "floor")
-    real_add, failures = archive.add, []
+    real_add, failures = archive.add_many, []
 
-    def flaky_add(event):
+    def flaky_add(events):
         if len(failures) < 3:
-            failures.append(event["seq"])
+            failures.append(events[0]["seq"])
             raise sqlite3.OperationalError("database or disk is full")
-        return real_add(event)
+        return real_add(events)
 
-    monkeypatch.setattr(archive, "add", flaky_add)
+    monkeypatch.setattr(archive, "add_many", flaky_add)
     try:
         publish_all(broker.client("table-2"), table_topic("test", "2", "event"), events_of("2", 3))
         wait_until(lambda: len(stored(archive, "2")) == 3, what="every record stored once the disk is back")

@@ -19,6 +19,7 @@ start records arrived, so a clock keeps its number whatever arrives later (:func
 
 from __future__ import annotations
 
+import contextlib
 import json
 import sqlite3
 import threading
@@ -97,23 +98,28 @@ class Archive:
     def add(self, message: dict, received: datetime | None = None) -> bool:
         """Store one ``event`` message, committed when this returns; False when (table, boot, seq) was there
         already. Any record type is stored the same way (its fields are ``data``)."""
+        return self.add_many([message], received)[0]
+
+    def add_many(self, messages: list[dict], received: datetime | None = None) -> list[bool]:
+        """Store ``event`` messages in one transaction, all committed when this returns (one commit, and in
+        PostgreSQL one sync, for them all), or none when it raises; for each, False when it was there already."""
+        received = utc_iso(received or datetime.now(timezone.utc))
+        rows = [self._row(message, received) for message in messages]
+        insert = (f"INSERT INTO events ({EVENT_COLUMNS}, venue) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) "
+                  "ON CONFLICT (table_id, boot, seq) DO NOTHING")
+        with self._lock, (self.db.transaction() if len(rows) > 1 else contextlib.nullcontext()):
+            stored = [self.db.execute(insert, row).rowcount > 0 for row in rows]  # one alone commits on its own
+        self.added += sum(stored)
+        self.duplicates += len(stored) - sum(stored)
+        return stored
+
+    def _row(self, message: dict, received: str) -> tuple:
         row = row_of_event(message)
         chain = message.get("log") or {}
-        received = utc_iso(received or datetime.now(timezone.utc))
-        with self._lock:
-            cursor = self.db.execute(
-                f"INSERT INTO events ({EVENT_COLUMNS}, venue) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) "
-                "ON CONFLICT (table_id, boot, seq) DO NOTHING",
-                (message["table"], message["boot"], message["seq"], chain.get("session"), chain.get("clock"),
-                 row["type"], row["t"], chain.get("utc") or received,
-                 json.dumps(row["data"], sort_keys=True, separators=(",", ":"), ensure_ascii=False),
-                 chain.get("prev", ""), chain.get("hash", ""), received, self.venue))
-            stored = cursor.rowcount > 0
-        if stored:
-            self.added += 1
-            return True
-        self.duplicates += 1
-        return False
+        return (message["table"], message["boot"], message["seq"], chain.get("session"), chain.get("clock"),
+                row["type"], row["t"], chain.get("utc") or received,
+                json.dumps(row["data"], sort_keys=True, separators=(",", ":"), ensure_ascii=False),
+                chain.get("prev", ""), chain.get("hash", ""), received, self.venue)
 
     def note(self, kind: str, name: str, up: bool, detail: str = "", when: datetime | None = None) -> bool:
         """Record that a part of the floor network went down or came back: ``kind`` ``bridge`` (a room broker's

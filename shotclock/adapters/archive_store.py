@@ -148,6 +148,10 @@ class Store:
     def execute(self, sql: str, params=()):
         raise NotImplementedError
 
+    def transaction(self):
+        """A transaction: its statements are committed together when it ends, or none of them."""
+        raise NotImplementedError
+
     def exclusive(self, lock: int = MIGRATION_LOCK):
         """A transaction no other writer of this archive runs beside while it holds ``lock`` (PostgreSQL: an advisory
         lock by that number; SQLite locks the whole file): its statements see what others committed before."""
@@ -253,6 +257,9 @@ class SQLiteStore(Store):
     def execute(self, sql: str, params=()):
         return self.db.execute(sql, params)
 
+    def transaction(self):
+        return self.exclusive()  # SQLite has one writer at a time anyway
+
     @contextlib.contextmanager
     def exclusive(self, lock: int = MIGRATION_LOCK):
         self.db.execute("BEGIN IMMEDIATE")
@@ -349,6 +356,11 @@ class PostgresStore(Store):
     def execute(self, sql: str, params=()):
         with self._lock:
             return self._connection().execute(sql.replace("?", "%s"), params)
+
+    @contextlib.contextmanager
+    def transaction(self):
+        with self._lock, self._connection().transaction():
+            yield
 
     @contextlib.contextmanager
     def exclusive(self, lock: int = MIGRATION_LOCK):

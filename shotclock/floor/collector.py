@@ -2,7 +2,9 @@
 
 The collector keeps a persistent MQTT session (the broker queues events while it is away)
 and acknowledges each event only after it is stored (paho's manual acks), so a crash of the
-collector loses nothing either; then it tells the table (``…/table/<id>/stored``), which keeps
+collector loses nothing either. The network thread checks each event and hands it to the store
+thread, which commits what has arrived meanwhile in one transaction (one sync for them all, what
+makes PostgreSQL's commits affordable) and only then acknowledges each; then it tells the table (``…/table/<id>/stored``), which keeps
 the record in its outbox until then, so a crash of the broker loses nothing. Duplicates -- a
 device resends what it cannot know was delivered -- are dropped on (table, boot, seq).
 
@@ -35,6 +37,7 @@ import collections
 import json
 import logging
 import os
+import queue
 import signal
 import threading
 import time
@@ -54,6 +57,8 @@ SESSION_TAKEN_OVER = 0x8E  # MQTT 5 reason code: another client connected with t
 LOG_EVERY = 60.0  # seconds between two log lines about one table's refused messages of one kind
 DISCONNECT_WITH_WILL = 0x04  # MQTT 5 DISCONNECT reason code: keep the Will (sent after its delay)
 MEMBER_EXPIRY = 30  # seconds a share group member may be away before the broker ends its session (its share)
+BATCH = 100  # events committed in one transaction at most (those that arrived while the last one was stored)
+WAITING = 1000  # checked events waiting for the store thread; past that the network thread waits (backpressure)
 SHARE_NEEDS_POSTGRESQL = ("--share needs an archive in PostgreSQL (--archive postgresql://…): collectors sharing one "
                           "SQLite file wait for its one writer and store no more than one alone (docs/network.md)")
 
@@ -91,7 +96,10 @@ class Collector:
         self.refused: collections.Counter[str] = collections.Counter()  # reason → messages refused
         self.storage_fault = ""  # the archive's last error while it cannot store
         self._said: dict[tuple[str, str], float] = {}
+        self._refused_lock = threading.Lock()  # both threads count refusals
         self._stopping = threading.Event()
+        self._to_store: queue.Queue = queue.Queue(maxsize=WAITING)  # (message, table, event) checked, not stored
+        self._storer: threading.Thread | None = None
         # One archive per venue: this collector is the active one, or stands by (see start()). A share group's
         # members on several machines name their one database alike (its id, whatever host name each reaches it by).
         self.instance = archive.db.instance()
@@ -142,6 +150,7 @@ class Collector:
         """
         import paho.mqtt.client as mqtt
 
+        self._start_storer()
         self.watcher = mqtt.Client(mqtt.CallbackAPIVersion.VERSION2, protocol=mqtt.MQTTv5,
                                    client_id=private_client_id(f"shotclock-collector-{self.venue}-watch-{os.getpid()}",
                                                                 self._login[1]))
@@ -314,6 +323,8 @@ class Collector:
                     pass
         self.client.disconnect(reasoncode=end)
         self.client.loop_stop()
+        if self._storer is not None:  # it ends within a moment: it waits on nothing longer than 0.5 s
+            self._storer.join(10)
         self.answerer.stop()
         if self.watcher is not None:
             self.watcher.disconnect()
@@ -322,6 +333,9 @@ class Collector:
     def check_threads(self) -> None:
         """Restart a network thread that ended (it should not: every callback catches its errors), saying so."""
         self.answerer.check()
+        if self._storer is not None and not self._storer.is_alive() and not self._stopping.is_set():
+            log.error("the collector's store thread ended; starting it again")
+            self._start_storer()
         for name, client, wanted in (("collector", self.client, self.role == ACTIVE), ("watcher", self.watcher, True)):
             thread = getattr(client, "_thread", None)  # paho keeps its loop thread here
             if wanted and thread is not None and not thread.is_alive() and not self._stopping.is_set():
@@ -359,27 +373,33 @@ class Collector:
         self.connected.set()  # only now does the broker queue the tables' events for this session
 
     def _on_message(self, client, userdata, message):
-        # Whatever a message holds, it is answered or refused, acknowledged, and this thread goes on:
+        # Whatever a message holds, it is answered, refused or handed to the store thread, and this thread goes on:
         # paho's network thread is the collector's only reader (an exception here would end it).
         try:
             if message.topic == archive_topic(self.venue, "get"):
                 self._answer(message)
-            elif not self._collect(message):
-                return  # not stored and not refused: the broker sends it again after a reconnect
+            else:
+                checked = self._check(message)
+                if checked is not None:
+                    self._queue(message, *checked)
+                    return  # acknowledged by the store thread once committed
         except Exception:
             log.exception("a message on %s could not be handled; acknowledged and skipped", message.topic)
             self._refuse("?", "error", "could not be handled")
+        self._ack(message)
+
+    def _ack(self, message) -> None:
         try:
-            client.ack(message.mid, message.qos)
+            self.client.ack(message.mid, message.qos)
         except Exception:
             log.exception("cannot acknowledge a message on %s", message.topic)
 
-    def _collect(self, message) -> bool:
-        """Store one event, or refuse it; False only when the collector stops before it could be stored."""
+    def _check(self, message) -> tuple[str, dict] | None:
+        """(table, event) for an event to store; None when it is refused (counted, and the table told)."""
         where = split_table_topic(message.topic)
         if where is None or where[0] != self.venue or where[2] != "event":
             self._refuse("?", "topic", f"not a table's event topic: {message.topic[:80]!r}")
-            return True
+            return None
         table = where[1]
         event = check_event(message.payload, table)
         if isinstance(event, Refused):
@@ -387,49 +407,90 @@ class Collector:
             known = event_id(message.payload)
             if known:  # dealt with (refused, counted): the table's outbox need not hold it up for ever
                 self._tell(table, {"boot": known[0], "seq": known[1], "refused": event.reason})
-            return True
-        if not self._store(table, event):
-            return False
-        # The archive's word to the table (end to end): only now is the record delivered, so a broker that
-        # crashed before saving it cannot lose it (the device keeps it until this arrives).
-        self._tell(table, {"boot": event["boot"], "seq": event["seq"]})
-        return True
+            return None
+        return table, event
+
+    def _queue(self, message, table: str, event: dict) -> None:
+        """Hand a checked event to the store thread, waiting while it has :data:`WAITING` (the broker then holds the
+        rest); a collector that stops meanwhile leaves it unacknowledged (the broker sends it again)."""
+        while not self._stopping.is_set():
+            try:
+                self._to_store.put((message, table, event), timeout=0.5)
+                return
+            except queue.Full:
+                continue
+
+    def _start_storer(self) -> None:
+        self._storer = threading.Thread(target=self._store_loop, name="collector-store", daemon=True)
+        self._storer.start()
+
+    def _store_loop(self) -> None:
+        """The store thread: what waits (up to :data:`BATCH` events) is stored in one transaction, then each event's
+        table is told and the broker acknowledged. Nothing that goes wrong ends this thread."""
+        while not self._stopping.is_set():
+            try:
+                batch = [self._to_store.get(timeout=0.5)]
+            except queue.Empty:
+                continue
+            while len(batch) < BATCH:
+                try:
+                    batch.append(self._to_store.get_nowait())
+                except queue.Empty:
+                    break
+            try:
+                if not self._store([event for _, _, event in batch]):
+                    return  # stopping: none acknowledged, the broker sends them again
+                for message, table, event in batch:
+                    # The archive's word to the table (end to end): only now is the record delivered, so a broker
+                    # that crashed before saving it cannot lose it (the device keeps it until this arrives).
+                    self._tell(table, {"boot": event["boot"], "seq": event["seq"]})
+                    self._ack(message)
+            except Exception:
+                log.exception("%d events could not be handled; acknowledged and skipped", len(batch))
+                for message, table, _ in batch:
+                    self._refuse(table, "error", "could not be handled")
+                    self._ack(message)
 
     def _tell(self, table: str, word: dict) -> None:
         """The archive's word about one event, on the table's own ``stored`` topic (docs/network.md, stored)."""
         self.client.publish(table_topic(self.venue, table, "stored"), json.dumps(word, separators=(",", ":")), qos=1)
 
-    def _store(self, table: str, event: dict) -> bool:
-        """Add ``event`` to the archive (committed when this returns); a fault of the store (a full or locked disk, a
-        database server gone) is retried with backoff until it goes or the collector stops, and a value the store
-        will not take is refused."""
+    def _store(self, events: list[dict]) -> bool:
+        """Add ``events`` to the archive, committed together when this returns; a fault of the store (a full or
+        locked disk, a database server gone) is retried with backoff until it goes or the collector stops (False),
+        and a value the store will not take is refused, that event alone."""
         delay = 0.1
         refusals = self.archive.db.refusals + (OverflowError, ValueError, TypeError, KeyError)
         faults = self.archive.db.errors + (OSError,)
         while True:
             try:
-                self.archive.add(event)
+                self.archive.add_many(events)
                 if self.storage_fault:
                     log.info("storing again (after: %s)", self.storage_fault)
                     self.storage_fault = ""
                 return True
             except refusals as exc:
-                self._refuse(table, "storage", f"the archive cannot take it: {exc}")
+                if len(events) > 1:  # one of them: each alone, so the others are kept
+                    return all(self._store([event]) for event in events)
+                self._refuse(events[0].get("table", "?"), "storage", f"the archive cannot take it: {exc}")
                 return True
             except faults as exc:
                 self.storage_fault = str(exc)
-                log.error("cannot store an event of table %s (%s); retrying in %.1f s", table, exc, delay)
+                log.error("cannot store %d events (%s); retrying in %.1f s", len(events), exc, delay)
                 if self._stopping.wait(delay):
                     return False
                 delay = min(delay * 2, 5.0)
 
     def _refuse(self, table: str, reason: str, detail: str) -> None:
         """Count a refused message; say so in the log at most once a minute per table and reason."""
-        self.refused[reason] += 1
-        key = (table, reason)
-        now = time.monotonic()
-        if now - self._said.get(key, -LOG_EVERY) >= LOG_EVERY:
-            self._said[key] = now
+        with self._refused_lock:
+            self.refused[reason] += 1
+            key = (table, reason)
+            now = time.monotonic()
+            said = now - self._said.get(key, -LOG_EVERY) >= LOG_EVERY
+            if said:
+                self._said[key] = now
+        if said:
             log.warning("refused a message of table %s (%s): %s (%d refused so far)", table, reason, detail,
                         sum(self.refused.values()))
 
