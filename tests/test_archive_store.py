@@ -128,6 +128,9 @@ def test_a_database_url_is_named_without_its_password_and_an_unreachable_one_in_
         err = capsys.readouterr().err
         assert err.startswith(f"shotclock: cannot open the archive {shown_url(url)}: ") and err.count("\n") == 1, err
         assert "s3cret" not in err
+    assert main(["floor", "report", "--archive", "postgresql://floor:s3cret@[::1/rulings"]) == 2  # malformed
+    err = capsys.readouterr().err
+    assert err.startswith("shotclock: cannot open the archive postgresql://(a malformed address): ") and "s3cret" not in err
 
 
 def test_a_database_without_an_archive_is_said_so(postgres, capsys):

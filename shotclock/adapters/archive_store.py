@@ -89,12 +89,12 @@ def is_database_url(spec: str | Path) -> bool:
 
 def shown_url(url: str) -> str:
     """A database URL as messages and the collector's status show it: without its password or parameters."""
-    parts = urlsplit(url)
-    user = f"{parts.username}@" if parts.username else ""
     try:
+        parts = urlsplit(url)
+        user = f"{parts.username}@" if parts.username else ""
         port = f":{parts.port}" if parts.port else ""
-    except ValueError:
-        port = ""
+    except ValueError:  # malformed: the connection says what is wrong; the address may hold a password
+        return url.split("://", 1)[0] + "://(a malformed address)"
     return f"{parts.scheme}://{user}{parts.hostname or ''}{port}{parts.path}"
 
 
@@ -335,8 +335,9 @@ class PostgresStore(Store):
                 self.check_version(self.version())
             else:
                 self.migrate()
-        except psycopg.Error as exc:
-            raise LogError(f"cannot open the archive {self.name}: {_first_line(exc)}") from None
+        except psycopg.Error as exc:  # libpq may quote the address, and with it a password: never shown
+            raise LogError(f"cannot open the archive {self.name}: {_first_line(exc).replace(url, self.name)}") \
+                from None
 
     def _connect(self) -> None:
         self.db = self._psycopg.connect(self.spec, autocommit=True, connect_timeout=CONNECT_TIMEOUT,
