@@ -91,9 +91,12 @@ class Archive:
         """Store records as ``venue``'s from now on; records kept before the archive knew venues (an SQLite archive
         from before schema 3, one venue's) become this venue's too."""
         self.venue = venue
-        with self._lock:
-            self.db.execute("UPDATE events SET venue = ? WHERE venue = ''", (venue,))
-            self.db.execute("UPDATE network SET venue = ? WHERE venue = ''", (venue,))
+        try:
+            with self._lock:
+                self.db.execute("UPDATE events SET venue = ? WHERE venue = ''", (venue,))
+                self.db.execute("UPDATE network SET venue = ? WHERE venue = ''", (venue,))
+        except self.db.errors as exc:
+            raise LogError(f"cannot write the archive {self.name}: {exc}") from None
 
     def add(self, message: dict, received: datetime | None = None) -> bool:
         """Store one ``event`` message, committed when this returns; False when (table, boot, seq) was there

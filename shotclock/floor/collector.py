@@ -3,9 +3,9 @@
 The collector keeps a persistent MQTT session (the broker queues events while it is away)
 and acknowledges each event only after it is stored (paho's manual acks), so a crash of the
 collector loses nothing either. The network thread checks each event and hands it to the store
-thread, which commits what has arrived meanwhile in one transaction (one sync for them all, what
-makes PostgreSQL's commits affordable) and only then acknowledges each; then it tells the table (``…/table/<id>/stored``), which keeps
-the record in its outbox until then, so a crash of the broker loses nothing. Duplicates -- a
+thread, which commits what arrived meanwhile in one transaction (one sync for them all: what makes
+PostgreSQL's commits affordable), then tells each table (``…/table/<id>/stored``), which keeps the
+record in its outbox until then, so a crash of the broker loses nothing, and acknowledges each. Duplicates -- a
 device resends what it cannot know was delivered -- are dropped on (table, boot, seq).
 
 Nothing from the network is trusted (docs/network.md, threat model): the table is the one the
