@@ -90,6 +90,13 @@ def test_two_collectors_in_one_share_group_archive_every_record_once(tmp_path, p
             finally:
                 log.close()
             assert ok, message
+        # The dashboard's questions are answered from the database, by whichever member the broker hands them to.
+        from test_collector import ask
+
+        floor = broker.client("floor")
+        answers = [ask(broker, floor, {"what": "rulings", "limit": 200}) for _ in range(2)]
+        said = [sorted((r["table"], r["boot"], r["seq"]) for r in a["rulings"]) for a in answers]
+        assert all(a["ok"] for a in answers) and said[0] and said[0] == said[1]
         # A member that leaves says "offline" for an archive the other still keeps: the other says online again.
         two[1].stop()
         two[0].close()
