@@ -219,3 +219,12 @@ def test_an_archive_from_before_venues_becomes_its_collectors_venues(tmp_path):
     archive.adopt("casino")
     archive.close()
     assert [t[0] for t in tables(tmp_path, "casino")] == ["7"] and tables(tmp_path, "harbour") == []
+
+
+def test_without_psycopg_a_database_archive_says_what_to_install(monkeypatch, capsys):
+    import sys
+
+    monkeypatch.setitem(sys.modules, "psycopg", None)  # as on a machine without it: the import fails
+    assert main(["floor", "report", "--archive", "postgresql://collector@127.0.0.1/rulings"]) == 2
+    assert capsys.readouterr().err.strip() == ("shotclock: an archive in PostgreSQL needs psycopg: pip install "
+                                              "'shotclock[postgresql]' (or Debian's python3-psycopg)")
