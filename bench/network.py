@@ -6,7 +6,8 @@ client id, decision log and messages, as a device) loading it, and one measured 
 (``shotclock run`` in script mode, its own process, screen drawn offscreen) whose dealer
 presses the action button (on an idle clock) every 0.2 s. Pin edges are dated on CLOCK_MONOTONIC, which every
 process on the machine shares, so an event's latency is its arrival here minus its record's
-``t``. Run by ``bench/run.py``; ``python bench/network.py [--quick]`` runs only these, ``… --archive-rate`` only the archive's sustained rates.
+``t``. Run by ``bench/run.py``; ``python bench/network.py [--quick]`` runs only these, ``… --archive-rate``
+only the archive's sustained rates.
 """
 
 from __future__ import annotations

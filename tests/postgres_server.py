@@ -79,10 +79,13 @@ class PostgresServer:
         log = open(self.log_path, "ab")
         if self.user is not None:
             os.chown(self.log_path, self.user.pw_uid, self.user.pw_gid)
-        # fsync off: a killed server keeps what it committed (the kernel holds it); only a power cut would not.
+        # fsync off (unless asked for): a killed server keeps what it committed (the kernel holds it); only a power
+        # cut would not.
+        settings = {"listen_addresses": "127.0.0.1", "unix_socket_directories": str(self.folder),
+                    "max_connections": "60", **({} if self.fsync else {"fsync": "off"})}
         self.process = subprocess.Popen(
-            [str(self.bin / "postgres"), "-D", str(self.data), "-p", str(self.port), "-c", "listen_addresses=127.0.0.1",
-             "-c", f"unix_socket_directories={self.folder}", *([] if self.fsync else ["-c", "fsync=off"]), "-c", "max_connections=60"],
+            [str(self.bin / "postgres"), "-D", str(self.data), "-p", str(self.port),
+             *(arg for key, value in settings.items() for arg in ("-c", f"{key}={value}"))],
             stdout=log, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL, start_new_session=True,
             cwd=self.folder, **self._as_owner())
         log.close()

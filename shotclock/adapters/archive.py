@@ -33,8 +33,8 @@ from shotclock.adapters.log import GENESIS, DecisionLog, utc_iso
 from shotclock.core.wire import row_of_event
 from shotclock.errors import LogError
 
-__all__ = ["ARCHIVE_NAME", "EVENT_COLUMNS", "Archive", "Chain", "CollectedLog", "Store", "archive_path", "chains", "clock_numbers",
-           "is_database_url", "open_store", "table_log", "tables", "venues"]
+__all__ = ["ARCHIVE_NAME", "EVENT_COLUMNS", "Archive", "Chain", "CollectedLog", "Store", "archive_path", "chains",
+           "clock_numbers", "is_database_url", "open_store", "table_log", "tables", "venues"]
 CHECKPOINT_EVERY = 2.0  # seconds between two checkpoints of the archive's WAL, off the collector's thread
 EVENT_COLUMNS = "table_id, boot, seq, session, clock, type, t, utc, data, prev, hash, received_utc"
 

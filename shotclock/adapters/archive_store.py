@@ -46,7 +46,8 @@ MIGRATIONS: dict[int, dict[str, list[str]]] = {
                 hash TEXT NOT NULL, received_utc TEXT NOT NULL, PRIMARY KEY (table_id, boot, seq))""",
             "CREATE INDEX IF NOT EXISTS events_table_seq ON events (table_id, seq)",
             """CREATE TABLE IF NOT EXISTS network (
-                kind TEXT NOT NULL, name TEXT NOT NULL, up INTEGER NOT NULL, utc TEXT NOT NULL, detail TEXT NOT NULL)""",
+                kind TEXT NOT NULL, name TEXT NOT NULL, up INTEGER NOT NULL, utc TEXT NOT NULL,
+                detail TEXT NOT NULL)""",
         ],
         "postgresql": [
             """CREATE TABLE events (
@@ -65,7 +66,8 @@ MIGRATIONS: dict[int, dict[str, list[str]]] = {
         "sqlite": ["CREATE TABLE archive (key TEXT PRIMARY KEY, value TEXT NOT NULL)",
                    "INSERT INTO archive VALUES ('id', lower(hex(randomblob(8))))"],
         "postgresql": ['CREATE TABLE archive (key TEXT COLLATE "C" PRIMARY KEY, value TEXT NOT NULL)',
-                       "INSERT INTO archive VALUES ('id', substr(md5(random()::text || clock_timestamp()::text), 1, 16))"],
+                       "INSERT INTO archive VALUES "
+                       "('id', substr(md5(random()::text || clock_timestamp()::text), 1, 16))"],
     },
     3: {  # the venue of each record and network change: one database can hold a tour's venues (docs/network.md)
         "sqlite": ["ALTER TABLE events ADD COLUMN venue TEXT NOT NULL DEFAULT ''",
@@ -75,9 +77,7 @@ MIGRATIONS: dict[int, dict[str, list[str]]] = {
     },
 }
 SCHEMA_VERSION = max(MIGRATIONS)
-VERSION_TABLE = {"sqlite": "CREATE TABLE IF NOT EXISTS schema_version (version INTEGER PRIMARY KEY, applied_utc TEXT NOT NULL)",
-                 "postgresql": "CREATE TABLE IF NOT EXISTS schema_version (version INTEGER PRIMARY KEY, "
-                               "applied_utc TEXT NOT NULL)"}
+VERSION_TABLE = "CREATE TABLE IF NOT EXISTS schema_version (version INTEGER PRIMARY KEY, applied_utc TEXT NOT NULL)"
 NOW_UTC = {"sqlite": "strftime('%Y-%m-%dT%H:%M:%fZ', 'now')",
            "postgresql": "to_char(now() AT TIME ZONE 'UTC', 'YYYY-MM-DD\"T\"HH24:MI:SS.MS\"Z\"')"}
 
@@ -196,7 +196,7 @@ class Store:
         """Apply the missing steps of :data:`MIGRATIONS` in order, each in a transaction of its own."""
         while True:
             with self.exclusive():
-                self.execute(VERSION_TABLE[self.kind])
+                self.execute(VERSION_TABLE)
                 (version,) = self.execute("SELECT COALESCE(MAX(version), 0) FROM schema_version").fetchone()
                 self.check_version(version)
                 if version == SCHEMA_VERSION:
