@@ -113,6 +113,8 @@ def bad_arguments(tmp: Path, state: str):
         (["run", "--pins", "mock", "--headless", "--script", huge_t], 2),
         (["run", "--pins", "mock", "--headless", "--script", huge_hold], 2),
         (["run", "--pins", "mock", "--headless", "--script", tmp / "nope.jsonl"], 2),
+        (["run", "--pins", "mock", "--headless", "--script", binary, "--no-log"], 2),
+        (["run", "--pins", "mock", "--headless", "--script", "/dev/zero", "--no-log"], 2),
         (["run", "--pins", "mock", "--headless", "--script", script, "--state-dir", state, "--report", db], 2),
         (["run", "--pins", "mock", "--headless", "--script", script, "--report", script, "--no-log"], 2),
         (["run", "--pins", "mock", "--headless", "--script", script, "--report", missing / "r.jsonl", "--no-log"], 2),
