@@ -78,7 +78,8 @@ def test_an_intact_bundle_is_checked_and_installed(made):
     assert "bundle checked against its SHA256SUMS (not signed)" in proc.stdout
     assert "pip install" in proc.stdout
     # The version keeps this install.sh: the next update's --bundle runs it.
-    assert f"+ install -D -m 0644 {made}/hardware/install.sh /opt/shotclock/{VERSION}/hardware/install.sh" in proc.stdout
+    kept = f"/opt/shotclock/{VERSION}/hardware/install.sh"
+    assert f"+ install -D -m 0644 {made}/hardware/install.sh {kept}" in proc.stdout
 
 
 def test_a_wheel_rebuilt_with_a_changed_engine_is_refused(made):
