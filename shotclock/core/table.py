@@ -110,13 +110,15 @@ class Input:
     became (None for a command the table does not know), and the bet state and street just after.
 
     The event's ``t`` is the time it was given: its press edge or arrival, or the engine's
-    clock if it reached the table after the engine had moved on.
+    clock if it reached the table after the engine had moved on. A hold is dated when it is reached;
+    ``pressed`` is when its press was taken (the floor's hold that cancels a clock paused it there first).
     """
 
     source: Gesture | Command
     event: ev.Event | None
     facing_bet: bool | None = None
     street: str | None = None
+    pressed: float | None = None
 
     @property
     def t(self) -> float:
@@ -135,13 +137,15 @@ class Input:
 
     def record(self) -> dict:
         """The JSON form: ``{"t", "type": "input", "event", …}`` with ``button`` and ``gesture``
-        for a button, ``command``, ``id`` and ``sender`` for a floor command."""
+        for a button (and ``pressed`` for a hold), ``command``, ``id`` and ``sender`` for a floor command."""
         src = self.source
         rec = {"t": self.t, "type": "input", "event": self.event.NAME if self.event is not None else src.name}
         if isinstance(src, Command):
             rec.update(command=src.name, id=src.id, sender=src.sender)
         else:
             rec.update(button=src.button, gesture=src.kind)
+            if self.pressed is not None:
+                rec["pressed"] = self.pressed
         if getattr(self.event, "facing_bet", None) is not None:
             rec["set_bet"] = self.event.facing_bet
         for name in SEAT_FIELDS + FLOOR_FIELDS:  # a seat event's own fields: its replay line is rebuilt from them
@@ -234,6 +238,7 @@ class Table:
         self.edge_grace = edge_grace
         self._faults: dict[object, Fault] = {}
         self._phase_at_press: dict[str, Phase] = {}
+        self._pressed_at: dict[str, float] = {}  # when each button's last press was taken (a hold's input says it)
         self._held_at_start: list[ButtonFault] = []
         self._chorded: set[str] = set()  # buttons of a chord (seat tracking) whose own tap or hold is dropped
         self.start = start
@@ -393,14 +398,17 @@ class Table:
         state = self.engine.state
         if state.seats is not None and self._chord(gesture, t, round):
             return
+        pressed = None
         if gesture.kind == PRESS:
             self._phase_at_press[gesture.button] = state.phase
+            self._pressed_at[gesture.button] = t
             phase = state.phase
         else:  # a tap or a hold means what it meant when the button went down
             phase = self._phase_at_press.pop(gesture.button, state.phase)
+            pressed = self._pressed_at.pop(gesture.button, None) if gesture.kind == HOLD else None
         event = gesture_event(gesture if t == gesture.t else replace(gesture, t=t), state, phase)
         if event is not None:
-            self._handle(event, gesture, round)
+            self._handle(event, gesture, round, pressed)
 
     def _chord(self, gesture: Gesture, t: float, round: Round) -> bool:
         """Seat tracking: a press while another button is held is a chord (:data:`~shotclock.core.gestures.CHORDS`);
@@ -409,6 +417,7 @@ class Table:
             if gesture.button in self._chorded:
                 self._chorded.discard(gesture.button)
                 self._phase_at_press.pop(gesture.button, None)
+                self._pressed_at.pop(gesture.button, None)
                 return True
             return False
         for held, since in self.reader.holding():
@@ -433,7 +442,7 @@ class Table:
             outputs = self._handle(make(t, self.engine.state, command), command, round)
         round.acks.append(Ack(command, tuple(outputs)))
 
-    def _handle(self, event: ev.Event, source, round: Round) -> list[ev.Output]:
+    def _handle(self, event: ev.Event, source, round: Round, pressed: float | None = None) -> list[ev.Output]:
         cls, before = event.__class__, name_of(self.levels.next.current)
         if cls is ev.UseRuleSet:  # the tournament's commands: beside the engine, never touching its clock
             outputs = self.rules.handle(event, self.levels.next)
@@ -443,7 +452,7 @@ class Table:
             outputs = [blocked]
         else:  # a level, the hands per level, and a new hand (which brings in what waits for it) go by the levels
             outputs = self.levels.take(event, self.engine) if cls in RHYTHM else self.engine.handle(event)
-        round.add_input(Input(source, event, self.engine.facing_bet, self.engine.street))
+        round.add_input(Input(source, event, self.engine.facing_bet, self.engine.street, pressed))
         round.add_outputs(outputs)
         if cls is ev.Hand and not any(o.__class__ is ev.Ignored for o in outputs):
             outputs = outputs + self._new_hand(event.t, before, round)

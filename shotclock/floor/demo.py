@@ -8,6 +8,7 @@ dashboard's and the overlay's addresses with their credentials, and runs until C
 
 from __future__ import annotations
 
+import math
 import os
 import shlex
 import shutil
@@ -309,6 +310,8 @@ def cmd_floor_demo(args) -> int:
     problem = check_name("venue", args.venue)
     if problem:
         raise ShotclockError(problem)
+    if args.seconds is not None and not (math.isfinite(args.seconds) and args.seconds > 0):
+        raise ShotclockError(f"--seconds must be more than 0 (leave it out to run until Ctrl-C), not {args.seconds:g}")
     shot = args.shot if args.shot is not None else ((args.tables + 3) // 4 if args.tables > 1 else 0)
     if not 0 <= shot <= args.tables:
         raise ShotclockError(f"--shot must be from 0 to the number of tables ({args.tables}), not {shot}")

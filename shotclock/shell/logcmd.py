@@ -176,12 +176,14 @@ def cmd_show(args, out=None) -> int:
         fields = {k: v for k, v in r.items() if k not in ("id", "session", "clock", "type", "t", "utc")}
         detail = " ".join(f"{k}={readable(k, v, t0)}" for k, v in fields.items() if v is not None)
         offset = round(r["t"] - t0, 3) + 0.0  # + 0.0 turns -0.0 into 0.0
+        if r["id"] == c.cancel_pause:
+            detail += " (the press of the floor's hold that cancelled the clock: not counted as a pause)"
         print(f"  {offset:+10.3f} s  {local(r['utc'])}  #{r['id']:<6} {r['type']:<11} {detail}", file=out)
     _warn_unless_verified(decision_log, [c])  # the proof of a ruling: say when its records do not check out
     return 0
 
 
-MOMENTS = ("round", "after")  # fields that are a moment on the device's monotonic clock, as ``t`` is
+MOMENTS = ("round", "after", "pressed")  # fields that are a moment on the device's monotonic clock, as ``t`` is
 DURATIONS = ("remaining", "seconds", "left")  # fields that are a number of seconds
 
 

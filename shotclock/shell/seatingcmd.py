@@ -29,9 +29,10 @@ def read_seating(path, count: int, encoding: str = "utf-8") -> list[tuple[int, s
         codec = codecs.lookup(encoding).name
     except LookupError:
         raise ShotclockError(f"unknown encoding {one_line(encoding)!r} (for example utf-8, latin-1, cp1252)") from None
+    from shotclock.config import read_input_file
+
     try:
-        with open(path, "rb") as f:
-            data = f.read()
+        data = read_input_file(path, streams=True)  # an export piped in (<(program)) too, never without end
     except OSError as exc:
         raise ShotclockError(f"cannot read {shown}: {exc.strerror or exc}") from None
     try:

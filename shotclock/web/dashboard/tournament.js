@@ -24,7 +24,7 @@
       "h4h.release.confirm": "{playing} spelen nog: toch vrijgeven?", "h4h.end": "Stop hand-for-hand",
       "h4h.end.confirm": "Hand-for-hand stoppen? Tik nogmaals",
       "h4h.counts": "spelen: {playing} · wachten: {done} · offline: {offline}",
-      "h4h.off": "geen hand-for-hand: {n} tafels", "h4h.clock": "handen: {hands} · toernooiklok −{time} ({minutes} min per hand)",
+      "h4h.off": "geen hand-for-hand: {n} tafels", "h4h.clock": "handen: {hands} · toernooiklok {time} ({minutes} min per hand)",
       "h4h.playing": "speelt", "h4h.done": "wacht", "h4h.offline": "offline", "h4h.more": "+{n} meer",
       "h4h.card.playing": "Hand-for-hand: speelt haar hand", "h4h.card.done": "Hand-for-hand: hand gespeeld, wacht op de floor",
       "rules.title": "Regelset", "rules.name": "naam", "rules.go": "Vanaf de volgende hand", "rules.back": "Terug naar eigen regels",
@@ -41,7 +41,7 @@
       "h4h.release.confirm": "{playing} still playing: release anyway?", "h4h.end": "End hand-for-hand",
       "h4h.end.confirm": "End hand-for-hand? Tap again",
       "h4h.counts": "playing: {playing} · done: {done} · offline: {offline}",
-      "h4h.off": "no hand-for-hand: {n} tables", "h4h.clock": "hands: {hands} · tournament clock −{time} ({minutes} min a hand)",
+      "h4h.off": "no hand-for-hand: {n} tables", "h4h.clock": "hands: {hands} · tournament clock {time} ({minutes} min a hand)",
       "h4h.playing": "playing", "h4h.done": "done", "h4h.offline": "offline", "h4h.more": "+{n} more",
       "h4h.card.playing": "Hand-for-hand: playing its hand", "h4h.card.done": "Hand-for-hand: done, waiting for the floor",
       "rules.title": "Rule set", "rules.name": "name", "rules.go": "From the next hand", "rules.back": "Back to own rules",
@@ -90,10 +90,16 @@
     return h.waiting === true ? "done" : "playing";
   }
 
-  function minutesShown(seconds) {
-    var m = Math.floor(seconds / 60), s = Math.round(seconds % 60);
-    return m + ":" + (s < 10 ? "0" : "") + s;
+  /** The tournament-clock time the hands take off, "−m:ss", rounded to the second once (59.6 s is "−1:00", not
+   *  "−0:60"); nothing to take off (0, -0, under half a second, or a value that is no positive number) is "0:00",
+   *  never "−0:00". */
+  function timeOffText(seconds) {
+    var whole = typeof seconds === "number" && isFinite(seconds) ? Math.round(seconds) : 0;
+    if (!(whole > 0)) return "0:00";
+    var m = Math.floor(whole / 60), s = whole % 60;
+    return "\u2212" + m + ":" + (s < 10 ? "0" : "") + s;
   }
+  S.timeOffText = timeOffText;
 
   function name(table) { return table.name || table.id; }
 
@@ -119,7 +125,7 @@
     setText($("h4h-counts"), on ? t("h4h.counts", {playing: groups.playing.length, done: groups.done.length,
                                                     offline: groups.offline.length})
                                 : t("h4h.off", {n: sc.tables.length}));
-    setText($("h4h-clock"), on ? t("h4h.clock", {hands: hands, time: minutesShown(timeOff), minutes: minutes}) : "");
+    setText($("h4h-clock"), on ? t("h4h.clock", {hands: hands, time: timeOffText(timeOff), minutes: minutes}) : "");
     // The tables still playing first (the floor walks to them), then those away, then those done.
     var rows = [];
     ["playing", "offline", "done"].forEach(function (k) {
