@@ -419,13 +419,15 @@ class LevelSet(Output, tag="level_set"):
 class LevelHand(Output, tag="level"):
     """A hand began at ``level``: its number ``hand`` in the level and the ``hands`` per level (None: not counted).
     The first hand of a level says ``by`` whom it was set (the floor's login, or ``hands``: the table moved up
-    after its hands per level); ``changed`` lists the rule keys the level changed for this hand."""
+    after its hands per level); ``changed`` lists the rule keys the level changed for this hand; ``topped_up`` the
+    levels whose top-up the table has given in this tournament (each once: a restart reads them back)."""
 
     level: int
     hand: int
     hands: int | None = None
     by: str | None = None
     changed: tuple | None = None
+    topped_up: tuple | None = None
 
 
 class HandForHandChanged(Output, tag="hand_for_hand"):

@@ -25,7 +25,7 @@ COMPARED = {"input": ("event", "t"), "start": ("t", "seconds", "seat", "bank"),
             "decision": ("t", "outcome", "remaining", "at_zero", "by", "seat", "bank_used", "bank_left"),
             "pause": ("t", "remaining"), "resume": ("t", "remaining"), "extended": ("t", "remaining", "seat"),
             "bank": ("t", "seat", "bank"), "top_up": ("t", "remaining"), "hand_over": ("t", "seat"),
-            "seat": ("t", "seat", "change", "bank", "chips"), "level": ("t", "level", "hand", "hands", "by"),
+            "seat": ("t", "seat", "change", "bank", "chips"), "level": ("t", "level", "hand", "hands", "by", "topped_up"),
             "level_set": ("t", "level", "hands", "by"),
             "hand_for_hand": ("t", "why", "on", "waiting", "hands"), "rule_set": ("t", "why", "rule_set", "next")}
 RESTORED = ("hand_for_hand", "rule_set")  # what a start brings back from the log (``why`` "restored"), as it did
