@@ -6,7 +6,7 @@ import json
 from helpers import wait_until
 from network_device import RunningDevice, network_config
 from shotclock.cli import main
-from shotclock.floor.send import ack_line
+from shotclock.floor.said import ack_line
 
 SEATS = "[seats]\ntrack = true\ncount = 6\n"
 
