@@ -105,7 +105,7 @@ def archive_topic(venue: str, leaf: str) -> str:
 
 ANY_PLACE = "*"  # a hand-for-hand scope's level for "any room" (or section): the command named none
 NO_PLACE = "_"  # the level for the empty name: the tables with no room (or section) set
-_PLACE_SAFE = frozenset(b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-.")
+PLACE_SAFE = frozenset(b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-.")
 
 
 def place_level(name: str | None) -> str:
@@ -120,7 +120,7 @@ def place_level(name: str | None) -> str:
         return ANY_PLACE
     if name == "":
         return NO_PLACE
-    return "".join(chr(b) if b in _PLACE_SAFE else f"%{b:02X}" for b in name.encode("utf-8"))
+    return "".join(chr(b) if b in PLACE_SAFE else f"%{b:02X}" for b in name.encode("utf-8"))
 
 
 def place_name(level: str) -> str | None:
@@ -139,11 +139,11 @@ def place_name(level: str) -> str | None:
         c = level[i]
         if c == "%" and len(level) >= i + 3 and all(h in "0123456789ABCDEF" for h in level[i + 1:i + 3]):
             byte = int(level[i + 1:i + 3], 16)
-            if byte in _PLACE_SAFE:
+            if byte in PLACE_SAFE:
                 raise ValueError(f"{level[i:i + 3]} spells a character that is written as itself")
             out.append(byte)
             i += 3
-        elif c.isascii() and ord(c) in _PLACE_SAFE:
+        elif c.isascii() and ord(c) in PLACE_SAFE:
             out.append(ord(c))
             i += 1
         else:
