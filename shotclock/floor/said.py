@@ -48,7 +48,8 @@ def said(record: dict) -> str | None:
             return f"{per} from the next hand" if per else None
         return f"level {level} from the next hand" + (f", {per}" if per else "")
     if kind == "rule_set" and record.get("why") == "chosen":
-        return f"rule set {record.get('next') or '(the table’s own rules)'} from the next hand"
+        chosen = record.get("next") or "none: the table's own rules"
+        return f"rule set {chosen} from the next hand"
     return None
 
 

@@ -27,6 +27,8 @@ from shotclock.floor.said import ack_line, said
 from shotclock.floor.sending import Sending
 from shotclock.floor.venue import table_order
 
+NAMED = 30  # tables named on one line of the summary (the rest counted)
+
 
 def send_all(args) -> int:
     """The command to every table of the scope; each answer printed as it comes, then who did not take it and why;
@@ -110,8 +112,12 @@ def _summary(args, expected: list[str], answers: dict[str, dict], view, kept) ->
     where = _where(args.room, args.section)
     head = f"{took} of {len(expected)} tables{where} took it"
     print(head + (f"; {len(missed)} did not:" if missed else ""), file=sys.stderr)
+    grouped: dict[str, list[str]] = {}  # the same reason once, with its tables (500 tables that still play)
     for table, why in missed:
-        print(f"  table {table}: {why}", file=sys.stderr)
+        grouped.setdefault(why, []).append(table)
+    for why, tables in grouped.items():
+        names = ", ".join(tables[:NAMED]) + (f" and {len(tables) - NAMED} more" if len(tables) > NAMED else "")
+        print(f"  table{'s' if len(tables) > 1 else ''} {names}: {why}", file=sys.stderr)
     if kept is not None:
         words = said({"type": "hand_for_hand", "why": "ended" if not kept.on else
                       "released" if kept.hands else "started", "hands": kept.hands, "minutes": kept.minutes})
