@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import re
+import sqlite3
 
 import pytest
 
@@ -110,6 +111,12 @@ def test_a_waiting_table_away_for_two_releases_is_released_and_counts_the_rooms_
     assert code == 0 and err == ("2 of 2 tables in room 'Main' took it\n"
                                  "kept on the broker for the tables in room 'Main': released: hand 3 of hand-for-hand "
                                  "(9 min off the tournament clock)\n")
+    devices["2"].stop()  # the evidence: its log, replayed from what reached it (the room's state too), says the same
+    check_log = main(["log", "--state-dir", str(folder / "state-2"), "replay", "--check", "--all"])
+    assert check_log == 0, capsys.readouterr()
+    db = sqlite3.connect(folder / "state-2" / "shotclock.db")
+    arrived = [json.loads(d) for (d,) in db.execute("SELECT data FROM records WHERE type = 'room_state'")]
+    assert (True, 2, "Main") in [(a["on"], a["hands"], a["room"]) for a in arrived]  # what released it
 
 
 def test_a_table_or_a_room_the_venue_does_not_know_is_said_at_once(floor, capsys):

@@ -147,3 +147,13 @@ def test_a_state_out_of_bounds_is_refused_naming_the_field(payload, detail):
 def test_a_cleared_state_is_none_and_a_newer_versions_field_is_left_alone():
     assert room_state_of(b"", "Main", None) is None
     assert room_state_of(b'{"room": "Main", "on": true, "seq": 3, "phase": "x"}', "Main", None).on is True
+
+
+def test_a_restart_after_hand_for_hand_ended_keeps_the_rooms_state_it_took_and_says_so_for_the_replay():
+    ended = {"why": "ended", "on": False, "waiting": False, "hands": 3, "minutes": 2, "seq": 12}
+    table = Table(CLOCK)
+    restored = table.restore_hand_for_hand(ended, 0.0)
+    assert [(o.why, o.on, o.seq) for o in restored] == [("restored", False, 12)] and table.state.hand_for_hand is None
+    assert changes(table.feed([room(1.0, True, 2, seq=11)], 1.0)) == []  # an older state (a scope not cleared)
+    assert HandForHandState().restore({"why": "ended", "on": False, "waiting": False, "hands": 3, "minutes": 2},
+                                      0.0) == []  # nothing taken from a room: nothing to say

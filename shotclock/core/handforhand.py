@@ -143,14 +143,16 @@ class HandForHandState:
 
     def restore(self, record: dict, t: float) -> list[ev.Output]:
         """Back from the log's last ``hand_for_hand`` record (a restart): a table that waited waits on, so a
-        restarted table never starts a clock during hand-for-hand. Nothing when it was off or the record is
-        not one this version wrote."""
+        restarted table never starts a clock during hand-for-hand; the room's state it took last (``seq``) too, so
+        an older one is not taken after the restart. Nothing when it was off with no room's state taken, or the
+        record is not one this version wrote."""
         on, waiting, hands, minutes = (record.get(k) for k in ("on", "waiting", "hands", "minutes"))
         seq = record.get("seq")
-        if _whole(seq):  # the room's state it took last: an older one is not taken again after the restart
+        if _whole(seq):
             self.seq = seq
         if on is not True or not isinstance(waiting, bool) or not _whole(hands) or not _minutes(minutes):
-            return []
+            # Off: only the room's state taken last is back, said in the log so that its replay knows it too.
+            return [self._changed(t, "restored")] if _whole(seq) and seq > 0 and on is False else []
         self.on, self.waiting, self.hands, self.minutes = True, waiting, hands, minutes
         return [self._changed(t, "restored")]
 

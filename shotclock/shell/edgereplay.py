@@ -27,7 +27,7 @@ COMPARED = {"input": ("event", "t"), "start": ("t", "seconds", "seat", "bank"),
             "bank": ("t", "seat", "bank"), "top_up": ("t", "remaining"), "hand_over": ("t", "seat"),
             "seat": ("t", "seat", "change", "bank", "chips"), "level": ("t", "level", "hand", "hands", "by", "topped_up"),
             "level_set": ("t", "level", "hands", "by"),
-            "hand_for_hand": ("t", "why", "on", "waiting", "hands"), "rule_set": ("t", "why", "rule_set", "next")}
+            "hand_for_hand": ("t", "why", "on", "waiting", "hands", "seq"), "rule_set": ("t", "why", "rule_set", "next")}
 ARRIVALS = ("edge", "command", "room_state")  # what reached the table, as it arrived: fed again in its rounds
 RESTORED = ("hand_for_hand", "rule_set")  # what a start brings back from the log (``why`` "restored"), as it did
 
