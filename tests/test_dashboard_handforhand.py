@@ -134,7 +134,8 @@ def test_the_pages_topics_and_states_are_the_cores(page):
         const on = H.next(null, "hand_for_hand", "Main", null, Object.assign({minutes: 3}, o));
         const rel = H.next(on, "release_hand", "Main", null, Object.assign({}, o, {nowMs: 900, newestSeq: 0}));
         const end = H.next(rel, "end_hand_for_hand", "Main", null, Object.assign({}, o, {nowMs: 2000}));
-        return [on, rel, end, H.next(end, "release_hand", "Main", null, o), H.next(on, "hand_for_hand", "Main", null, o)];
+        return [on, rel, end, H.next(end, "release_hand", "Main", null, o),
+                H.next(on, "hand_for_hand", "Main", null, o)];
     }""")
     on = next_room_state(None, "hand_for_hand", "Main", None, minutes=3, by="floor-anna", now_ms=1000, newest_seq=41)
     rel = next_room_state(on, "release_hand", "Main", None, by="floor-anna", now_ms=900)

@@ -93,7 +93,8 @@ def test_a_release_the_room_missed_while_its_bridge_was_down_reaches_it_when_the
         wait_until(lambda: not east.device.table.state.hand_for_hand.waiting, timeout=60,
                    what="the room's table released through the bridge")
         assert east.device.table.state.hand_for_hand.hands == 1 == here.device.table.state.hand_for_hand.hands
-        kept = [json.loads(m.payload) for m in list(pair.inbox.messages) if m.topic == hand_for_hand_topic(VENUE, "east")]
+        kept = [json.loads(m.payload) for m in list(pair.inbox.messages)
+                if m.topic == hand_for_hand_topic(VENUE, "east")]
         assert [(k["on"], k["hands"]) for k in kept] == [(True, 0), (True, 1)]  # kept at the start and the release
     finally:
         east.stop()

@@ -54,7 +54,8 @@ def test_the_summary_names_each_table_that_did_not_take_it_once_and_the_same_rea
     for n in range(1, 41):
         online = n != 40
         body = {"online": online, "table": str(n), "boot": "0123456789ab", "room": "Main"}
-        view.take(f"shotclock/v1/demo/table/{n}/status", json.dumps(body if online else {**body, "clean": False}).encode())
+        status = body if online else {**body, "clean": False}
+        view.take(f"shotclock/v1/demo/table/{n}/status", json.dumps(status).encode())
     playing = {"outcome": "ignored", "reason": "this table is still playing its hand"}
     answers = {str(n): playing for n in range(1, 36)} | {"36": {"outcome": "done"}, "37": {"outcome": "done"}}
     args = Namespace(room="Main", section=None, wait=5.0)
@@ -73,7 +74,8 @@ def test_a_tournament_commands_answer_is_said_in_words():
     from shotclock.floor.said import said
 
     record = {"type": "hand_for_hand", "on": False, "waiting": False, "minutes": 2.5}
-    assert said(dict(record, why="ended", hands=1)) == "hand-for-hand ended after 1 hand (2.5 min off the tournament clock)"
+    assert said(dict(record, why="ended", hands=1)) == \
+        "hand-for-hand ended after 1 hand (2.5 min off the tournament clock)"
     assert said(dict(record, why="started", hands=0, on=True)) == \
         "hand-for-hand started (2.5 min off the tournament clock a hand)"
     assert said({"type": "level_set", "hands": 0}) == "hands not counted from the next hand"

@@ -130,7 +130,8 @@ def next_room_state(current: RoomState | None, command: str, room: str | None, s
     than the newest of the venue's states (``newest_seq``), or the clock ``now_ms`` when larger: a broker that lost
     its retained messages never starts the count below what a table took.
 
-        >>> on = next_room_state(None, "hand_for_hand", "East", None, minutes=3, by="floor-anna", now_ms=5, newest_seq=9)
+        >>> on = next_room_state(None, "hand_for_hand", "East", None, minutes=3, by="floor-anna", now_ms=5,
+        ...                      newest_seq=9)
         >>> (on.on, on.hands, on.minutes, on.seq), next_room_state(on, "release_hand", "East", None, now_ms=6).hands
         ((True, 0, 3, 10), 1)
         >>> next_room_state(None, "release_hand", "East", None, now_ms=6) is None

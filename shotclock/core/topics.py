@@ -178,8 +178,10 @@ def hand_for_hand_scope(topic: str) -> tuple[str, str | None, str | None] | None
     """(venue, room, section) of a hand-for-hand state's topic (None: any), or None for any other topic or a level
     no name gives.
 
-        >>> hand_for_hand_scope("shotclock/v1/casino/handforhand/East/*"), hand_for_hand_scope("shotclock/v1/casino/cmd")
-        (('casino', 'East', None), None)
+        >>> hand_for_hand_scope("shotclock/v1/casino/handforhand/East/*")
+        ('casino', 'East', None)
+        >>> hand_for_hand_scope("shotclock/v1/casino/cmd") is None
+        True
     """
     parts = topic.split("/")
     if len(parts) != 6 or "/".join(parts[:2]) != PREFIX or parts[3] != "handforhand" or not NAME.fullmatch(parts[2]):

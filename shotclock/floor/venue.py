@@ -93,7 +93,8 @@ class VenueView:
     def away(self, table: str, clock=None) -> str | None:
         """Why ``table`` cannot take a command now, in words (None: it is online and reachable): "offline since
         14:02" (a clean stop), "offline: its connection was lost" (the broker's Last Will), "unreachable: room
-        east's bridge is down". ``clock``: wall ms → the time shown (default: local HH:MM, the date when not today)."""
+        east's bridge is down". ``clock``: wall ms → the time shown (default: local HH:MM, the date when not
+        today)."""
         seen = self.tables.get(table)
         if seen is None:
             return "unknown to the venue"
