@@ -169,9 +169,12 @@ def log(add) -> None:
 
 def archive_options(p) -> None:
     """--collected and --table, before or after the log subcommand's name."""
-    p.add_argument("--collected", metavar="DIR", default=argparse.SUPPRESS,
-                   help="read the floor's archive in DIR (from 'shotclock floor collect') instead of this device's log")
+    p.add_argument("--collected", metavar="DIR|URL", default=argparse.SUPPRESS,
+                   help="read the floor's archive in DIR, or its postgresql:// database (from 'shotclock floor "
+                        "collect'), instead of this device's log")
     p.add_argument("--table", metavar="ID", default=argparse.SUPPRESS, help="with --collected: the table to read")
+    p.add_argument("--venue", metavar="NAME", default=argparse.SUPPRESS,
+                   help="with --collected: that venue's tables only (a tour's database holds several venues')")
 
 
 def seating(add) -> None:
@@ -185,6 +188,18 @@ def seating(add) -> None:
                    help="the file's encoding (default utf-8; an export from an older program: cp1252 or latin-1)")
 
 
+def structure(add) -> None:
+    p = add("structure", "shotclock.shell.structurecmd:cmd_structure",
+            "read a tournament's structure (levels, breaks) from TD's .tdt, a CSV or TOML, check it and print it; "
+            "exit 2 naming the file, the line or level and the field", config=False)
+    p.add_argument("file", metavar="FILE", help="the structure: The Tournament Director's saved tournament (.tdt), its "
+                   "rounds export or a plain small_blind,big_blind,ante,minutes,break CSV (.csv), or TOML (.toml); "
+                   "docs/structure.md")
+    p.add_argument("--encoding", metavar="NAME", help="the file's encoding (default: UTF-8, else Windows-1252 for a "
+                   ".tdt or CSV, as older TD files are)")
+    p.add_argument("--json", action="store_true", help="print the structure as JSON")
+
+
 def firstboot(add) -> None:
     p = add("firstboot", "shotclock.shell.firstboot:cmd_firstboot",
             "take this table's first-boot file from the boot partition into /etc/shotclock (as root, at boot; "
@@ -192,4 +207,4 @@ def firstboot(add) -> None:
     p.add_argument("--root", default="/", metavar="DIR", help="the system's root (default /; tests use a folder)")
 
 
-REGISTER: list = [replay, config, simulate, run, selftest, screenshot, log, seating, firstboot]
+REGISTER: list = [replay, config, simulate, run, selftest, screenshot, log, seating, structure, firstboot]
