@@ -91,7 +91,8 @@ def _feed(table, batch, now, after) -> list:
 
 def compare(replayed: list[dict], logged: list[dict]) -> str | None:
     """The first difference between replayed and logged records (the compared kinds only), or None."""
-    pick = lambda records: [{k: r.get(k) for k in COMPARED[r["type"]]} | {"type": r["type"]}
+    plain = lambda v: list(v) if isinstance(v, tuple) else v  # noqa: E731 (a record's tuple is the log's JSON list)
+    pick = lambda records: [{k: plain(r.get(k)) for k in COMPARED[r["type"]]} | {"type": r["type"]}
                             for r in records if r["type"] in COMPARED and r.get("why") != "restored"]
     a, b = pick(replayed), pick(logged)
     for n, (x, y) in enumerate(zip(a, b)):
