@@ -145,3 +145,20 @@ def test_an_offline_tables_command_says_since_when_it_is_offline(floor, capsys):
     devices["2"].stop()
     code, out, err = send(broker, capsys, "--table", "2", "call", "--wait", "1")
     assert code == 2 and re.fullmatch(r"shotclock: table 2 did not answer within 1 s: offline since \d\d:\d\d\n", err)
+
+
+def test_a_broker_configured_before_the_rooms_state_existed_is_said_and_the_answers_still_come(tmp_path, capsys):
+    broker = MosquittoBroker(tmp_path / "broker", venue="test", tables=["1"])
+    acl = broker.folder / "acl"  # as broker-config wrote it before: no line for the hand-for-hand states
+    acl.write_text("\n".join(line for line in acl.read_text().splitlines() if "/handforhand/" not in line) + "\n")
+    with broker:
+        dev = start(broker, "1", tmp_path)
+        try:
+            code, out, err = send(broker, capsys, "--all", "hand_for_hand")
+            assert code == 1 and out == "table 1: hand-for-hand started (2 min off the tournament clock a hand)\n"
+            assert err == ("1 of 1 tables took it\n"
+                           "not kept on the broker, so a table that was away will not catch up: the broker refused "
+                           "the hand-for-hand state: not allowed for this login (run 'shotclock broker-config' again: "
+                           "its ACL lets floor logins keep it)\n")
+        finally:
+            dev.stop()

@@ -51,7 +51,7 @@ def send_all(args) -> int:
         topic = venue_cmd_topic(venue) if sending.username == "floor" else command_topic(venue, None, sending.username)
         deadline = sending.publish(topic, None)
         answers: dict[str, dict] = {}
-        kept = False
+        kept: bool | str = False  # True once kept; the broker's refusal, said in the summary
         while time.monotonic() < deadline:
             if all(t in answers or view.away(t) is not None for t in expected):
                 break  # every table there that can answer has
@@ -64,10 +64,17 @@ def send_all(args) -> int:
             if table not in expected:  # a table whose status the broker did not hold (it came online just now)
                 expected.append(table)
             print(json.dumps(body, ensure_ascii=False) if args.json else ack_line(table, body), flush=True)
-            if state is not None and not kept and body.get("outcome") == "done":
-                _keep(sending, state, view)  # a table took it: the scope's state is what the room now does
-                kept = True
-    return _summary(args, expected, answers, view, state if kept else None)
+            if state is not None and kept is False and body.get("outcome") == "done":
+                try:  # a table took it: the scope's state is what the room now does
+                    _keep(sending, state, view)
+                    kept = True
+                except ShotclockError as exc:  # (a broker configured before: the answers are still collected)
+                    kept = str(exc)
+    code = _summary(args, expected, answers, view, state if kept is True else None)
+    if isinstance(kept, str):
+        print(f"not kept on the broker, so a table that was away will not catch up: {kept}", file=sys.stderr)
+        return 1
+    return code
 
 
 def _ack(item, ident: str) -> tuple[str, dict] | None:
