@@ -228,13 +228,25 @@ class EndHandForHand(Event, tag="end_hand_for_hand"):
     """The floor ends hand-for-hand: the tables play on as before."""
 
 
+class RoomHandForHand(Event, tag="room_hand_for_hand"):
+    """The venue's retained hand-for-hand state of a scope that covers this table (docs/network.md,
+    "hand-for-hand"), dated when it reached the table: ``on``, the room's ``hands`` released so far, the ``minutes``
+    each takes off the tournament clock and its sequence number ``seq`` (the table takes only a newer one). A table
+    that missed a command (offline, a bridge down) is put where the room is (:mod:`shotclock.core.handforhand`)."""
+
+    on: bool
+    hands: int
+    minutes: float
+    seq: int
+
+
 class UseRuleSet(Event, tag="rule_set"):
     """The floor puts the table on the named rule set from its next hand ("": back to its own rules)."""
 
     rule_set: str = ""
 
 
-FLOOR_EVENTS: tuple[type[Event], ...] = (HandForHand, ReleaseHand, EndHandForHand, UseRuleSet)
+FLOOR_EVENTS: tuple[type[Event], ...] = (HandForHand, ReleaseHand, EndHandForHand, RoomHandForHand, UseRuleSet)
 
 
 EVENT_TYPES: dict[str, type[Event]] = {
@@ -419,25 +431,29 @@ class LevelSet(Output, tag="level_set"):
 class LevelHand(Output, tag="level"):
     """A hand began at ``level``: its number ``hand`` in the level and the ``hands`` per level (None: not counted).
     The first hand of a level says ``by`` whom it was set (the floor's login, or ``hands``: the table moved up
-    after its hands per level); ``changed`` lists the rule keys the level changed for this hand."""
+    after its hands per level); ``changed`` lists the rule keys the level changed for this hand; ``topped_up`` the
+    levels whose top-up the table has given in this tournament (each once: a restart reads them back)."""
 
     level: int
     hand: int
     hands: int | None = None
     by: str | None = None
     changed: tuple | None = None
+    topped_up: tuple | None = None
 
 
 class HandForHandChanged(Output, tag="hand_for_hand"):
-    """Hand-for-hand on this table changed (``why``: started, done, released, ended, restored): ``on``, whether
-    it ``waiting`` for the floor's release, the hand-for-hand ``hands`` released so far and the ``minutes``
-    each takes off the tournament clock."""
+    """Hand-for-hand on this table changed (``why``: started, done, released, ended, restored, or counted: the
+    room's count or minutes taken from its state): ``on``, whether it ``waiting`` for the floor's release, the
+    hand-for-hand ``hands`` released so far (the room's count) and the ``minutes`` each takes off the tournament
+    clock; ``seq``: the room's state taken last (None: none yet)."""
 
     why: str
     on: bool
     waiting: bool
     hands: int
     minutes: float
+    seq: int | None = None
 
 
 class RuleSetChanged(Output, tag="rule_set"):

@@ -42,6 +42,8 @@ BANK_MAX = 36_000  # seconds of time bank (ten hours, more than any tournament d
 MARKS = ("warning", "clock")  # what the floor marks a player with (TDA 2024 Rules 70 and 71; docs/rules.md, "Marks")
 MARK_SECONDS = (5, 300)  # a marked player's own clock: at least a countdown's 5 s, at most five minutes
 RP8_MINUTES_MAX = 3  # minutes: the most RP-8 takes off the tournament clock for one hand-for-hand hand
+HAND_FOR_HAND_HANDS_MAX = 1000  # hand-for-hand hands a room plays (a bubble takes a few dozen at most)
+SEQ_MAX = 2 ** 53 - 1  # a hand-for-hand state's sequence number: a whole number a page's JavaScript holds exactly
 INT64 = (-(2 ** 63), 2 ** 63 - 1)
 BLIND_MAX = 1_000_000_000  # chips: fifty times a Main Event's last blinds; a time in ms (13 digits) is not a blind
 STAGE_MINUTES_MAX = 240  # minutes of one level or break: a Main Event level is 120; 300 and more is seconds
@@ -230,6 +232,11 @@ FIELDS: dict[str, Field] = {f.key: f for f in (
     Field("minutes", "seconds", 0, RP8_MINUTES_MAX, "a number of minutes",
           "hand_for_hand: the minutes each hand-for-hand hand takes off the tournament clock (TDA RP-8; "
           "default 2)"),
+    Field("hand_for_hand.hands", "whole", 0, HAND_FOR_HAND_HANDS_MAX, "a number of hands",
+          "the venue's retained hand-for-hand state (docs/network.md, 'hand-for-hand'): the hands released so far, "
+          "the room's count"),
+    Field("hand_for_hand.seq", "whole", 1, SEQ_MAX, "a sequence number",
+          "the venue's retained hand-for-hand state: grows with every change; a table takes the newest"),
     Field("rule_set", "text", 0, PLACE_MAX, "a rule set's name",
           "rule_set: the named rule set (`[rule_sets.NAME]` in the tables' configuration) from the next hand; "
           "empty: back to the table's own rules"),

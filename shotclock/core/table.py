@@ -49,7 +49,7 @@ from shotclock.core.engine import Phase, Snapshot
 from shotclock.core.faults import Fault, StuckButton
 from shotclock.core.gestures import HOLD, PRESS, Hold, chord_event, gesture_event, hold_event
 from shotclock.core.handforhand import HandForHandState
-from shotclock.core.inputs import COMMANDS, Command, Edge
+from shotclock.core.inputs import COMMANDS, Command, Edge, RoomHandForHand
 from shotclock.core.levels import RHYTHM, TableLevels
 from shotclock.core.restore import ClockAtStop
 from shotclock.core.rhythm import Changes
@@ -101,20 +101,20 @@ assert set(COMMAND_EVENTS) == set(COMMANDS)
 
 # The event fields an input record keeps (a seat event's, a mark's, the rhythm's): its replay line is rebuilt from them.
 SEAT_FIELDS = ("seat", "name", "bank", "chips", "seconds", "players", "mark", "mark_seconds", "by", "level", "hands")
-FLOOR_FIELDS = ("minutes", "rule_set")  # and the tournament commands' (no replay line: they never touch a clock)
+FLOOR_FIELDS = ("minutes", "rule_set", "on", "seq")  # and the tournament's (no replay line: they never touch a clock)
 
 
 @dataclass(frozen=True)
 class Input:
-    """An input the table took: its ``source`` (a gesture or a command), the engine event it
-    became (None for a command the table does not know), and the bet state and street just after.
+    """An input the table took: its ``source`` (a gesture, a command or the room's hand-for-hand state), the engine
+    event it became (None for a command the table does not know), and the bet state and street just after.
 
     The event's ``t`` is the time it was given: its press edge or arrival, or the engine's
     clock if it reached the table after the engine had moved on. A hold is dated when it is reached;
     ``pressed`` is when its press was taken (the floor's hold that cancels a clock paused it there first).
     """
 
-    source: Gesture | Command
+    source: Gesture | Command | RoomHandForHand
     event: ev.Event | None
     facing_bet: bool | None = None
     street: str | None = None
@@ -137,11 +137,14 @@ class Input:
 
     def record(self) -> dict:
         """The JSON form: ``{"t", "type": "input", "event", …}`` with ``button`` and ``gesture``
-        for a button (and ``pressed`` for a hold), ``command``, ``id`` and ``sender`` for a floor command."""
+        for a button (and ``pressed`` for a hold), ``command``, ``id`` and ``sender`` for a floor command, ``room``
+        and ``section`` for the room's hand-for-hand state (its scope)."""
         src = self.source
         rec = {"t": self.t, "type": "input", "event": self.event.NAME if self.event is not None else src.name}
         if isinstance(src, Command):
             rec.update(command=src.name, id=src.id, sender=src.sender)
+        elif isinstance(src, RoomHandForHand):
+            rec.update(room=src.room, section=src.section)
         else:
             rec.update(button=src.button, gesture=src.kind)
             if self.pressed is not None:
@@ -188,7 +191,7 @@ class Round:
     faults: tuple[Fault, ...] = ()
     holds: tuple[Hold, ...] = ()  # buttons held now, and what their hold will do
     acks: list[Ack] = field(default_factory=list)
-    arrivals: list = field(default_factory=list)  # the edges and commands taken, as they arrived, in time order
+    arrivals: list = field(default_factory=list)  # the edges, commands and room states taken, as they arrived, in order
     held_at_start: list[tuple[float, str]] = field(default_factory=list)  # (t, button) found pressed at start
     after: float | None = None  # the ``now`` of the round before (with ``now``, a replay feeds this round alike)
     acted_at: float = 0.0  # set by the shell: when the round was done on its clock
@@ -322,7 +325,7 @@ class Table:
             self.engine.retune(self.levels.settings)  # (a clock brought back runs on; the next hand retunes)
         return True
 
-    def feed(self, inputs: Iterable[Edge | Command], now: float) -> Round:
+    def feed(self, inputs: Iterable[Edge | Command | RoomHandForHand], now: float) -> Round:
         """Take ``inputs`` (in any order) and let time pass to ``now``; return what happened."""
         round = Round(now=now, after=self._last_now)
         self._last_now = now
@@ -337,7 +340,10 @@ class Table:
                 self._take(self.reader.edge(item if t == item.t else replace(item, t=t)), round)
             else:
                 self._take(self.reader.advance(t), round)
-                self._command(item, t, round)
+                if isinstance(item, Command):
+                    self._command(item, t, round)
+                else:
+                    self._room(item, t, round)
         self._take(self.reader.advance(now), round)
         # A press seen inside a bounce window (or waiting for its minimum press time) counts later,
         # dated at its edge; a tap is known at the release but dated at its press edge. The engine's
@@ -441,6 +447,11 @@ class Table:
         else:
             outputs = self._handle(make(t, self.engine.state, command), command, round)
         round.acks.append(Ack(command, tuple(outputs)))
+
+    def _room(self, state: RoomHandForHand, t: float, round: Round) -> None:
+        """The room's hand-for-hand state (no ack: nobody waits for one): taken by hand-for-hand, beside the engine."""
+        t = self._at(t, round)
+        self._handle(ev.RoomHandForHand(t, state.on, state.hands, state.minutes, state.seq), state, round)
 
     def _handle(self, event: ev.Event, source, round: Round, pressed: float | None = None) -> list[ev.Output]:
         cls, before = event.__class__, name_of(self.levels.next.current)

@@ -201,13 +201,15 @@ def choices(key: str) -> tuple[str, ...]:
 def send(add) -> None:
     p = add("send", "shotclock.floor.send:cmd_send",
             "send one floor command to a table over the network and print its acknowledgement (exit 0: done; "
-            "1: ignored or refused, with the reason; 2: a usage error or no answer)", config=False)
+            "1: ignored or refused, with the reason, or with --all a table there that did not take it; 2: a usage "
+            "error, a table or room the venue does not know, or no answer)", config=False)
     add_broker_options(p, "the floor's credentials (credentials/floor.toml from 'shotclock broker-config')")
     where = p.add_mutually_exclusive_group(required=True)
     where.add_argument("--table", metavar="ID", help="the table's id")
     where.add_argument("--all", action="store_true",
                        help="every table of the venue (with --room, --section: the tables there); prints each "
-                            "table's answer, waiting for every table online there")
+                            "table's answer, waiting for every table online there, then names every table there "
+                            "that did not take it and why")
     p.add_argument("--room", metavar="NAME", help=f"only the tables of this room (network.room; {bounds('room')} "
                    "characters)")
     p.add_argument("--section", metavar="NAME", help="only the tables of this section (network.section)")
@@ -243,6 +245,8 @@ def send(add) -> None:
                    help="with --seating: the table's seats, to check the file against (default 10)")
     p.add_argument("--wait", type=float, default=5.0, metavar="SECONDS", help="how long to wait for the answer")
     p.add_argument("--json", action="store_true", help="print the table's ack as JSON (docs/network.md, 'ack')")
+    p.add_argument("--broker-dir", metavar="DIR", help="the broker's folder from 'shotclock broker-config': a --table "
+                   "not among its tables is said at once (without it: a table the broker holds no status of)")
 
 
 def levels(add) -> None:

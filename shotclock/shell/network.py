@@ -19,12 +19,17 @@ import time
 from shotclock import __version__
 from shotclock.core.engine import RUNNING
 from shotclock.core.flood import FloodGuard
+from shotclock.core.inbound import Refused
+from shotclock.core.inputs import RoomHandForHand
 from shotclock.core.reasons import explain
+from shotclock.core.roomstate import room_state_of
+from shotclock.core.topics import hand_for_hand_scope
 from shotclock.core.view import network_mark
 from shotclock.core.wire import (MALFORMED, RATE_LIMITED, RecentIds, Refusal, ack_message, check_command, dumps,
                                  in_scope, ms, state_key, state_message)
 
 log = logging.getLogger("shotclock.network")
+ROOM_STATE_SENDER = "hand-for-hand state"  # the flood guard's name for the venue's retained hand-for-hand states
 
 
 def state_expiry(interval: float) -> int:
@@ -240,6 +245,25 @@ class CommandGate:
         self._check_skew(result, t)
         self.post(self.make_command(t, result))
 
+    def room_state(self, topic: str, payload: bytes) -> None:
+        """The venue's hand-for-hand state of a scope, retained on the broker (paho's thread): read by the core
+        (:func:`~shotclock.core.roomstate.room_state_of`, bounded, the topic's scope its own), and posted to the loop
+        dated at its arrival when the scope covers this table; one that cannot be read is said in the system log.
+        A flood of them is held to the rate of a sender's commands."""
+        t = self.clock()
+        scope = hand_for_hand_scope(topic)
+        if scope is None:
+            return
+        with self._lock:
+            allowed = self.guard.allow(ROOM_STATE_SENDER, t)
+        if not allowed:
+            return
+        state = room_state_of(payload, scope[1], scope[2])
+        if isinstance(state, Refused):
+            log.warning("refused the hand-for-hand state on %s (%s): %s", topic, state.reason, state.detail)
+        elif state is not None and state.covers(*self.scope):
+            self.post(RoomHandForHand(t, state.on, state.hands, state.minutes, state.seq, state.room, state.section))
+
     def summary_notes(self, now: float, final: bool = False) -> list[dict]:
         """The ``refused`` records summarising commands over the rate, due at ``now`` (thread-safe)."""
         with self._lock:
@@ -330,8 +354,8 @@ def open_link(config, boot: str, make_link=None):
 def start_network(link, device, config, recorder=None) -> NetworkPresenter:
     """Start ``link`` for ``device`` and return the loop listener that feeds it.
 
-    The link's outbox is the decision log (or, without one, memory); floor commands go through a
-    :class:`CommandGate` into the device's loop, and a change of the connection wakes the loop. A
+    The link's outbox is the decision log (or, without one, memory); floor commands and the venue's hand-for-hand
+    states go through a :class:`CommandGate` into the device's loop, and a change of the connection wakes the loop. A
     broker that cannot be reached is no error: the link keeps trying, and the screen shows the
     waiting records.
     """
@@ -349,7 +373,7 @@ def start_network(link, device, config, recorder=None) -> NetworkPresenter:
         recorder.add_note_source(gate.summary_notes)  # a flood's summaries go in the log, the last at the stop
     presenter = NetworkPresenter(link, s.table, config.table, config.language, config.network.state_interval,
                                  gate=gate, recorder=recorder)
-    link.start(outbox, on_command=gate, on_status_change=device.loop.waker.wake)
+    link.start(outbox, on_command=gate, on_status_change=device.loop.waker.wake, on_room_state=gate.room_state)
     log.info("floor network: %s:%d, venue %r, table %r", s.host, s.port, s.venue, s.table)
     return presenter
 

@@ -272,7 +272,8 @@ class Recorder:
                 restored += restore(rows[-1], t)
         for out in restored:
             data = out.record()
-            log.warning("restored from the log: %s", ", ".join(f"{k} {v}" for k, v in data.items() if k != "t"))
+            said = log.info if data.get("on") is False else log.warning  # (off: only the room's state taken last)
+            said("restored from the log: %s", ", ".join(f"{k} {v}" for k, v in data.items() if k != "t"))
             self.sink.put([self.builder.message(None, data.pop("type"), t, utc_iso(self.utcnow()),
                                                 {k: v for k, v in data.items() if k != "t"})])
         return restored
