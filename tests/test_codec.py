@@ -1,0 +1,143 @@
+"""The one JSON codec (core/codec.py): every edge's rules in one place, tried as an attacker would."""
+
+import json
+
+import msgspec
+import pytest
+from hypothesis import given, settings, strategies as st
+
+from shotclock.core import events as ev
+from shotclock.core.codec import ENCODER, JsonProblem, decode, head
+from shotclock.core.replay import _LINE, decode_line, parse_event, read_event
+from shotclock.errors import ReplayFormatError
+
+
+def problem(data, **kw) -> tuple[str, str]:
+    with pytest.raises(JsonProblem) as caught:
+        decode(data, **kw)
+    return caught.value.reason, caught.value.detail
+
+
+@pytest.mark.parametrize("data, reason, detail", [
+    (b'{"level":2,"level":77}', "duplicate", "the key 'level' is given twice"),
+    (b'{"level":2,"\\u006cevel":77}', "duplicate", "the key 'level' is given twice"),  # the same key, escaped
+    (b'{"a":{"b":1,"b":2}}', "duplicate", "the key 'b' is given twice"),
+    (b'[[[[]]]]', "depth", "nested 4 deep (at most 3)"),
+    (b'{"t":NaN}', "number", "not valid JSON (NaN is not a JSON number)"),
+    (b'{"t":-Infinity}', "number", "not valid JSON (Infinity is not a JSON number)"),
+    (b'{"t":1e309}', "number", "a number beyond any float (more than 1.8e308)"),
+    (b'"\\ud800"', "text", "a string holds a lone surrogate (not UTF-8)"),
+    (b'"\\udc00\\ud800"', "text", "a string holds a lone surrogate (not UTF-8)"),
+    (b'"\xed\xa0\x80"', "text", "not UTF-8 text"),  # a surrogate encoded in UTF-8 bytes
+    (b'"\xff"', "text", "not UTF-8 text"),
+    (b'\xef\xbb\xbf{}', "malformed", "not valid JSON (a byte order mark before it)"),
+    (b'{"a":1,}', "malformed", "not valid JSON (trailing comma in object at column 8)"),
+    (b'{"a":1', "malformed", "not valid JSON (it ends before the value does)"),
+    (b'', "malformed", "not valid JSON (nothing there)"),
+    (b'x' * 5000, "size", "5000 bytes (at most 4096)"),
+])
+def test_every_rule_is_one_line_naming_it(data, reason, detail):
+    assert problem(data, max_bytes=4096, max_depth=3) == (reason, detail)
+
+
+def test_nesting_deeper_than_python_can_recurse_is_one_line():
+    assert problem(b'[' * 100_000 + b']' * 100_000) == ("depth", "nested deeper than 32")
+    assert problem(b'{"a":' * 40 + b'1' + b'}' * 40) == ("depth", "nested 40 deep (at most 32)")
+
+
+def test_what_json_allows_is_taken():
+    assert decode(b'{"a":[1,2.5,"x",null,true],"b":{"a":1}}') == {"a": [1, 2.5, "x", None, True], "b": {"a": 1}}
+    assert decode(b'[{"seat":1},{"seat":2}]') == [{"seat": 1}, {"seat": 2}]  # the same key in two objects
+    assert decode(b'{"n":"a \\"b\\": {[c"}', max_depth=1) == {"n": 'a "b": {[c'}  # brackets in a string
+    assert decode(b'{"n":"\\ud83d\\ude00"}') == {"n": "\U0001F600"}  # a surrogate pair is one character
+    assert decode(b'-0') == 0 and decode(b'18446744073709551616') == 2 ** 64  # bounded by each field, not here
+
+
+def test_a_typed_decode_names_the_field_or_hands_the_plain_value_on():
+    class Seat(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
+        seat: int
+
+    assert decode(b'{"seat":4}', Seat) == Seat(4)
+    assert problem(b'{"seat":"4"}', type=Seat) == ("field", "'seat': expected `int`, got `str`")
+    assert decode(b'{"seat":"4"}', Seat, plain=lambda v: ("plain", v)) == ("plain", {"seat": "4"})
+    # nulls=False: a null goes the plain way even where the struct would take it
+    assert decode(b'{"seat":null}', Seat | None, nulls=False, plain=lambda v: "plain") == "plain"
+    assert problem(b'{"seat":4,"seat":5}', type=Seat) == ("duplicate", "the key 'seat' is given twice")
+
+
+def test_head_reads_the_id_only_where_it_is_given_once():
+    assert head(b'{"id":"c1","sent_ms":' + b"9" * 23 + b'}', ("id",)) == {"id": "c1"}
+    assert head(b'{"id":"c1","id":"c2"}', ("id",)) == {}
+    assert head(b'{"x":{"id":"inner"},"id":"c1"}', ("id", "sender")) == {"id": "c1"}
+    assert head(b'not json', ("id",)) == {} and head(b'["id"]', ("id",)) == {}
+
+
+def test_the_encoder_writes_what_json_reads_back():
+    value = {"name": "Möller \u2028", "t": 0.1, "n": 2 ** 63 - 1, "seats": [[1, "A"]], "x": None}
+    assert json.loads(ENCODER.encode(value)) == value
+    assert ENCODER.encode(ev.Started(1.5, 30, seat=4)) == b'{"type":"start","t":1.5,"seconds":30,"seat":4}'
+
+
+# -- the replay line: the struct from the table of fields and parse_event, from the same table, are one rule ------
+
+_VALUES = st.one_of(st.none(), st.booleans(), st.integers(-3, 60), st.integers(-2 ** 70, 2 ** 70),
+                    st.floats(allow_nan=False, allow_infinity=False), st.sampled_from(["", "Ana", "a\tb", "x" * 41,
+                                                                                       "warning", "clock"]),
+                    st.lists(st.tuples(st.integers(0, 11), st.sampled_from(["", "Ana", "\u200e"])), max_size=3))
+_KEYS = st.sampled_from(["seat", "name", "bank", "chips", "seconds", "mark", "mark_seconds", "by", "players", "level",
+                         "hands", "facing_bet", "sat"])
+
+
+@settings(max_examples=400, deadline=None)
+@given(name=st.sampled_from(sorted(ev.EVENT_TYPES) + ["nope"]), t=st.one_of(st.floats(-1, 2e9), st.integers(-1, 2e9)),
+       fields=st.dictionaries(_KEYS, _VALUES, max_size=3))
+def test_the_struct_and_the_field_table_take_the_same_lines(name, t, fields):
+    """Whatever a line holds, the event decoded straight into its struct is the one parse_event builds, and a line
+    either refuses is refused with parse_event's words."""
+    line = json.dumps({"t": t, "event": name, **fields}, allow_nan=False)
+    try:
+        expected = parse_event(decode_line(1, line), 1)
+    except ReplayFormatError as exc:
+        with pytest.raises(ReplayFormatError) as caught:
+            read_event(1, line)
+        assert str(caught.value) == str(exc)
+    else:
+        got = read_event(1, line)
+        assert got == expected and ENCODER.encode(got) == ENCODER.encode(expected)
+
+
+def test_a_line_the_struct_takes_skips_the_plain_reader(monkeypatch):
+    from shotclock.core import replay
+
+    seen = []
+    checked = replay.parse_event
+    monkeypatch.setattr(replay, "parse_event", lambda obj, line, previous=None: seen.append(line) or
+                        checked(obj, line, previous))
+    lines = ['{"t":0,"event":"call"}', '{"t":0.5,"event":"bet","facing_bet":false}', "",
+             '{"t":1,"event":"extend","seat":3}', '{"t":2,"event":"seat","seat":1,"name":"a\\tb"}']
+    with pytest.raises(ReplayFormatError, match="line 5: 'name': a name must not hold control characters"):
+        replay.parse_events(lines)
+    assert seen == [5]  # only the line the struct's text check sent on to be named
+    assert _LINE.decode(lines[0]) == ev.Call(0.0)
+
+
+@pytest.mark.parametrize("line, message", [
+    ('{"t":-0.0,"event":"call"}', None),
+    ('{"t":0,"event":"extend","seat":-0}', "'seat' must be a seat number from 1 to 10, not 0"),
+    ('{"t":0,"event":"extend","seat":18446744073709551616}', "'seat' must be a seat number from 1 to 10, not "
+                                                              "18446744073709551616"),
+    ('{"t":1e309,"event":"call"}', "a number beyond any float (more than 1.8e308)"),
+    ('{"t":0,"event":"seat","seat":1,"name":"\\ud800"}', "a string holds a lone surrogate (not UTF-8)"),
+    ('{"t":0,"event":"call","event":"action"}', "the key 'event' is given twice"),
+    ('{"t":0,"event":"extend","seat":1,"se\\u0061t":2}', "the key 'seat' is given twice"),
+    ('{"t":0,"event":"seating","players":[[1,"Ana"],[2]]}', "'players': entry 2 must be a [seat, name] pair, not "
+                                                            "[2]"),
+])
+def test_odd_replay_lines(line, message):
+    if message is None:
+        event = read_event(1, line)
+        assert ENCODER.encode(event) == b'{"event":"call","t":0.0}'
+        return
+    with pytest.raises(ReplayFormatError) as caught:
+        read_event(1, line)
+    assert str(caught.value) == f"line 1: {message}"
