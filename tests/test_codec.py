@@ -127,7 +127,13 @@ def test_a_line_the_struct_takes_skips_the_plain_reader(monkeypatch):
     ('{"t":0,"event":"extend","seat":18446744073709551616}', "'seat' must be a seat number from 1 to 10, not "
                                                               "18446744073709551616"),
     ('{"t":1e309,"event":"call"}', "a number beyond any float (more than 1.8e308)"),
-    ('{"t":0,"event":"seat","seat":1,"name":"\\ud800"}', "a string holds a lone surrogate (not UTF-8)"),
+    ('{"t":0,"event":"seat","seat":1,"name":"\\ud800"}', "'name': a name must be valid Unicode (a lone surrogate: "
+                                                      "was it typed on a terminal that is not UTF-8?)"),
+    ('{"t":0,"event":"seat","seat":1,"name":"\\udcf6\\ud800"}', "'name': a name must be valid Unicode (a lone "
+                                                              "surrogate: was it typed on a terminal that is not "
+                                                              "UTF-8?)"),
+    ('{"t":0,"event":"seating","players":[[1,"\\ud800"]]}', "'players': a string holds a lone surrogate (not "
+                                                            "UTF-8)"),
     ('{"t":0,"event":"call","event":"action"}', "the key 'event' is given twice"),
     ('{"t":0,"event":"extend","seat":1,"se\\u0061t":2}', "the key 'seat' is given twice"),
     ('{"t":0,"event":"seating","players":[[1,"Ana"],[2]]}', "'players': entry 2 must be a [seat, name] pair, not "
@@ -141,3 +147,82 @@ def test_odd_replay_lines(line, message):
     with pytest.raises(ReplayFormatError) as caught:
         read_event(1, line)
     assert str(caught.value) == f"line 1: {message}"
+
+
+# -- a floor command: decoded straight into CommandRequest, named by command_problem; one answer everywhere ---------
+
+def refusal(payload: bytes):
+    from shotclock.core.wire import RecentIds, Refusal, check_command
+
+    result = check_command(payload, 1.0, RecentIds(60))
+    assert isinstance(result, Refusal), result
+    return result
+
+
+def test_a_key_given_twice_in_a_command_is_refused_as_the_replay_format_refuses_it():
+    # issue 36.5: over MQTT the last one won ("level":2,"level":77 set 77)
+    result = refusal(b'{"id":"c1","name":"level","sender":"floor","sent_ms":1,"level":2,"level":77}')
+    assert (result.reason, result.detail, result.id, result.name) == ("malformed", "the key 'level' is given twice",
+                                                                      "c1", "level")
+    result = refusal(b'{"id":"c2","name":"level","sender":"floor","sent_ms":1,"level":2,"lev\\u0065l":77}')
+    assert result.detail == "the key 'level' is given twice"
+
+
+@pytest.mark.parametrize("payload, detail", [
+    (b'{"id":"c1","name":"pause","sender":"floor","sent_ms":' + b"9" * 23 + b'}',
+     "'sent_ms' must be a whole number of milliseconds (64-bit)"),
+    (b'{"id":"c1","name":"extend","sender":"floor","sent_ms":1,"seat":' + b"9" * 23 + b'}',
+     "'seat' must be a seat number from 1 to 10, not 99999999999999999999999"),
+    (b'{"id":"c1","name":"top_up","sender":"floor","sent_ms":1,"seconds":1e309}',
+     "a number beyond any float (more than 1.8e308)"),
+    (b'{"id":"c1","name":"extend","sender":"floor","sent_ms":1,"seat":NaN}', "not valid JSON (NaN is not a JSON number)"),
+    (b'{"id":"c1","name":"extend","sender":"floor","sent_ms":1,"seat":-0}',
+     "'seat' must be a seat number from 1 to 10, not 0"),
+    (b'{"id":"c1","name":"extend","sender":"floor","sent_ms":1,"seat":' + str(2 ** 64).encode() + b'}',
+     "'seat' must be a seat number from 1 to 10, not 18446744073709551616"),
+    (b'{"id":"c1","name":"seat","sender":"floor","sent_ms":1,"seat":2,"player":"M\\udcf6ller"}',
+     "'player': a name must be valid Unicode (a lone surrogate: was it typed on a terminal that is not UTF-8?)"),
+    (b'{"id":"c1","name":"seating","sender":"floor","sent_ms":1,"players":[[[1,"A"]]]}',
+     "nested 4 deep (at most 3)"),
+    (b'{"id":"c1","name":"pause","sender":"floor","sent_ms":1,"x":"' + b"a" * 5000 + b'"}', "5062 bytes (at most 4096)"),
+    (b'\xef\xbb\xbf{"id":"c1","name":"pause","sender":"floor","sent_ms":1}', "not valid JSON (a byte order mark before it)"),
+    (b'{"id":"c1","name":"pause","sender":"floor","sent_ms":1,"seat":null}',
+     "the 'pause' command takes no field 'seat' (it takes none)"),
+    (b'{"id":"c1","name":"extend","sender":"floor","sent_ms":1,"seat":null}',
+     "'seat' must be a seat number from 1 to 10, not null"),
+])
+def test_a_refused_command_names_its_problem_and_the_id_it_was_given(payload, detail):
+    # issue 36.5: a 23-digit number was refused with "id": "", so the sender could not match the ack
+    result = refusal(payload)
+    assert result.detail == detail
+    unreadable = b"\xef\xbb\xbf" in payload or b"NaN" in payload  # not JSON
+    assert result.id == ("" if unreadable else "c1")
+
+
+def test_an_id_given_twice_or_unreadable_is_not_named():
+    assert refusal(b'{"id":"a","id":"b","name":"pause","sender":"floor","sent_ms":1}').id == ""
+    assert refusal(b'{"id":"\\ud800","name":"pause","sender":"floor","sent_ms":1}').id == ""
+    assert refusal(b'{"id":7,"name":"pause","sender":"floor","sent_ms":' + b"9" * 23 + b'}').id == ""
+
+
+_COMMAND_VALUES = st.one_of(_VALUES, st.sampled_from(["floor", "c1", "East"]))
+_COMMAND_KEYS = st.sampled_from(["seat", "player", "bank", "chips", "seconds", "mark", "mark_seconds", "players",
+                                 "level", "hands", "facing_bet", "minutes", "rule_set", "room", "section", "by",
+                                 "id", "sender", "sent_ms"])
+
+
+@settings(max_examples=400, deadline=None)
+@given(name=st.sampled_from(["pause", "extend", "seat", "seating", "top_up", "mark", "level", "hand_for_hand",
+                             "rule_set", "nope"]), fields=st.dictionaries(_COMMAND_KEYS, _COMMAND_VALUES, max_size=4))
+def test_the_command_struct_and_the_field_table_take_the_same_commands(name, fields):
+    from shotclock.core.wire import CommandRequest, RecentIds, Refusal, check_command, command_problem
+
+    message = {"id": "c1", "name": name, "sender": "floor", "sent_ms": 1, **fields}
+    result = check_command(json.dumps(message).encode(), 1.0, RecentIds(60))
+    problem = command_problem(message)
+    if problem is None:
+        assert isinstance(result, CommandRequest), result
+        assert {k: getattr(result, k) for k in message} == {
+            k: tuple(map(tuple, v)) if k == "players" else v for k, v in message.items()}
+    else:
+        assert isinstance(result, Refusal) and result.detail == problem

@@ -134,4 +134,4 @@ def test_a_replay_headers_table_name_follows_the_text_rule(tmp_path, capsys):
     path = tmp_path / "h.jsonl"
     path.write_text('{"config":{"table":"M\\udcf6ller"}}\n{"t":0,"event":"call"}\n')
     assert main(["replay", str(path)]) == 2
-    assert "'table' must be valid Unicode (a lone surrogate" in capsys.readouterr().err
+    assert "'table': a table's name must be valid Unicode (a lone surrogate" in capsys.readouterr().err

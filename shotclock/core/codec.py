@@ -51,10 +51,13 @@ class JsonProblem(ValueError):
     """A JSON text an edge will not take: ``reason`` (one word, what a collector counts: size, text, depth,
     number, duplicate, malformed, field) and ``detail`` (one line, for the log and the person)."""
 
-    def __init__(self, reason: str, detail: str):
+    def __init__(self, reason: str, detail: str, key: str | None = None):
         super().__init__(detail)
         self.reason = reason
         self.detail = detail
+        self.key = key
+        """The key whose value broke the rule, where that is known (a lone surrogate in a name): the reader names the
+        field (:func:`shotclock.core.fields.json_problem`)."""
 
 
 def text(value) -> str:
@@ -112,6 +115,7 @@ def decode(data: bytes | str, type: Any = Any, *, max_bytes: int | None = None, 
 
 
 _decoders: dict = {}
+_heads: dict = {}
 _plain_decode = msgspec.json.Decoder().decode
 
 
@@ -131,9 +135,21 @@ def _decoder(type):
 def head(data: bytes | str, keys: tuple[str, ...]) -> dict:
     """The top-level ``keys`` of a JSON object that :func:`decode` refused, each that is text and given once (to
     name a refused command's id in its ack); {} when ``data`` is no JSON object at all."""
+    shape = _heads.get(keys) or _heads.setdefault(keys, msgspec.json.Decoder(
+        msgspec.defstruct("Head", [(key, Any, None) for key in keys])))  # the other keys' values are skipped
+    if data.__class__ is not str:
+        data = bytes(data)
     try:
-        value = msgspec.json.decode(data, type=dict[str, Any])
-    except (msgspec.DecodeError, msgspec.ValidationError, RecursionError, TypeError):
+        found = msgspec.structs.asdict(shape.decode(data))
+    except msgspec.DecodeError:  # a lone surrogate elsewhere does not hide the id: read around it
+        marked = _LONE.sub("\\\\ufffd", data) if data.__class__ is str else \
+            _LONE_BYTES.sub(b"\\\\ufffd", data)
+        try:
+            found = {k: v for k, v in msgspec.structs.asdict(shape.decode(marked)).items()
+                     if not (isinstance(v, str) and "\ufffd" in v)}
+        except (msgspec.DecodeError, msgspec.ValidationError, RecursionError):
+            return {}
+    except (msgspec.ValidationError, RecursionError, TypeError):
         return {}
     count: dict = {}
     depth = 0
@@ -142,7 +158,7 @@ def head(data: bytes | str, keys: tuple[str, ...]) -> dict:
         if colon and depth == 1:
             name = _key_text(key)
             count[name] = count.get(name, 0) + 1
-    return {key: value[key] for key in keys if count.get(key) == 1 and isinstance(value.get(key), str)}
+    return {key: found[key] for key in keys if count.get(key) == 1 and isinstance(found.get(key), str)}
 
 
 def integers_problem(value, low: int = INT64[0], high: int = INT64[1]) -> str | None:
@@ -228,7 +244,9 @@ def _shown_key(name: str) -> str:
 
 
 _BYTE = re.compile(r"\(byte (\d+)\)")
-_LONE = re.compile(r'\\u[dD][89a-fA-F][0-9a-fA-F]{2}')
+_HIGH, _LOW = r'\\u[dD][89abAB][0-9a-fA-F]{2}', r'\\u[dD][c-fC-F][0-9a-fA-F]{2}'
+_LONE = re.compile(rf'{_HIGH}(?!{_LOW})|(?<!{_HIGH}){_LOW}')
+_LONE_BYTES = re.compile(_LONE.pattern.encode())
 
 
 def _malformed(data, message: str) -> JsonProblem:
@@ -240,8 +258,9 @@ def _malformed(data, message: str) -> JsonProblem:
         return JsonProblem("malformed", "not valid JSON (a byte order mark before it)")
     if "UTF-8" in message:
         return JsonProblem("text", "not UTF-8 text")
-    if "surrogate" in message or (_LONE.search(text) and "truncated" in message):
-        return JsonProblem("text", "a string holds a lone surrogate (not UTF-8)")
+    lone = _LONE.search(text) if "surrogate" in message or "truncated" in message else None
+    if lone:
+        return JsonProblem("text", "a string holds a lone surrogate (not UTF-8)", _key_before(text[:lone.start()]))
     if at is not None:
         rest = (data[at:] if data.__class__ is str else data[at:].decode("utf-8", "replace")).lstrip("-")
         if rest.startswith(("NaN", "Infinity")):
@@ -253,6 +272,14 @@ def _malformed(data, message: str) -> JsonProblem:
         return JsonProblem("malformed", "not valid JSON (it ends before the value does)" if text.strip()
                            else "not valid JSON (nothing there)")
     return JsonProblem("malformed", f"not valid JSON ({message})")
+
+
+def _key_before(text: str) -> str | None:
+    """The key of the value that the end of ``text`` (JSON up to a point inside a string) is in, when it is one."""
+    if len(text) > 4096:  # a message with a name is short; a long one is not searched (each quote restarts a scan)
+        return None
+    keys = [key for key, colon, _, _ in _TOKENS_STR.findall(text) if colon]
+    return _key_text(keys[-1]) if keys else None
 
 
 def _number_problem(message: str) -> str:

@@ -109,6 +109,16 @@ def as_decimal(value):
     return value
 
 
+def json_problem(problem) -> str:
+    """A :class:`~shotclock.core.codec.JsonProblem`'s line, naming the field by its own rule where the codec found
+    which one broke it (a lone surrogate, refused while decoding, in a ``name``: "'name': a name must be valid
+    Unicode …")."""
+    field = FIELDS.get(problem.key) if problem.key is not None and problem.reason == "text" else None
+    if field is None:
+        return problem.detail
+    return field.problem("\udcf6") if field.kind == "text" else f"'{field.key}': {problem.detail}"
+
+
 def name_problem(name: object) -> str | None:
     """Why ``name`` cannot be a player's name (None when it can): :func:`text_problem` with 1 to 40 characters.
 

@@ -25,7 +25,7 @@ from shotclock.core.codec import JsonProblem, decode
 from shotclock.core.engine import MODE_EVENTS
 from shotclock.core.levels import TableLevels
 from shotclock.core.seated import make_engine
-from shotclock.core.fields import FIELDS, INPUT_FIELDS, T_LIMIT, missing, unexpected
+from shotclock.core.fields import FIELDS, INPUT_FIELDS, T_LIMIT, json_problem, missing, unexpected
 from shotclock.core.settings import Settings
 from shotclock.errors import ReplayFormatError, shown
 
@@ -70,7 +70,7 @@ def parse_event(obj: object, line: int, previous_t: float | None = None) -> ev.E
     if previous_t is not None and t < previous_t:
         raise ReplayFormatError(line, f"'t' goes backwards ({_js(t)} after {_js(previous_t)}); "
                                       "times must not decrease")
-    t = float(t)  # seconds, as the engine counts them (a whole number given as 3 is 3.0)
+    t = float(t) + 0.0  # seconds, as the engine counts them (a whole number given as 3 is 3.0; -0 is 0)
     name = obj.get("event")
     if not isinstance(name, str) or name not in ev.EVENT_TYPES:
         known = ", ".join(ev.EVENT_TYPES)
@@ -267,7 +267,7 @@ def _plain(value):
 def _line_problem(exc: JsonProblem) -> str:
     if exc.reason == "number" and "digits" in exc.detail:
         return "a number with more digits than any time or seat needs"
-    return exc.detail
+    return json_problem(exc)
 
 
 def parse_events(lines: Iterable[str]) -> list[ev.Event]:

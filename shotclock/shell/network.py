@@ -159,12 +159,10 @@ class NetworkPresenter:
 
     def _ack(self, ack) -> None:
         reason = ack.ignored
-        outputs = [o.record() for o in ack.outputs if o.TYPE != "ignored"]
+        outputs = [o for o in ack.outputs if o.TYPE != "ignored"]
+        # with the reason's code and parameters: a page says it in its own language
         message = ack_message(self.table, self.link.boot, ack.command, "ignored" if reason else "done", reason or "",
-                              outputs, self.seq)
-        explained = explain(reason) if reason else None
-        if explained:  # the reason's code and parameters: a page says it in its own language
-            message["code"], message["params"] = explained
+                              outputs, self.seq, explain(reason) if reason else None)
         self.acks.offer(dumps(message), self.recorder.handed_seq if self.recorder is not None else None)
 
     def mark(self) -> str:
