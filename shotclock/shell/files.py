@@ -4,10 +4,36 @@ from __future__ import annotations
 
 import contextlib
 import os
+import stat
 import tempfile
 from pathlib import Path
 
 from shotclock.errors import ShotclockError
+
+
+def read_small(path: str | Path, max_bytes: int, what: str = "file") -> bytes:
+    """The bytes of a small input file (a seating export, a schedule): a regular file of at most ``max_bytes``
+    bytes, read with no more than that (``/dev/zero``, a folder or a FIFO would hang a reader or fill its memory).
+
+    :raises ShotclockError: one line naming the file and what is wrong with it.
+    """
+    from shotclock.errors import one_line
+
+    shown = one_line(str(path))
+    try:
+        with open(path, "rb") as f:
+            if not stat.S_ISREG(os.fstat(f.fileno()).st_mode):
+                raise ShotclockError(f"{shown}: not a regular file (a {what} is a file of text)")
+            data = f.read(max_bytes + 1)
+    except FileNotFoundError:
+        raise ShotclockError(f"{shown}: file not found") from None
+    except IsADirectoryError:
+        raise ShotclockError(f"{shown}: a folder, not a {what}") from None
+    except OSError as exc:
+        raise ShotclockError(f"cannot read {shown}: {exc.strerror or exc}") from None
+    if len(data) > max_bytes:
+        raise ShotclockError(f"{shown}: more than {max_bytes:,} bytes: is it a {what}?")
+    return data
 
 
 def same_file(a: str | Path, b: str | Path) -> bool:
