@@ -65,6 +65,11 @@ def text(value) -> str:
     return encode(value).decode()
 
 
+def pretty(value, indent: int = 2) -> str:
+    """:data:`ENCODER`'s JSON of ``value`` indented for a person (``--json`` output), keys in the order given."""
+    return msgspec.json.format(encode(value), indent=indent).decode()
+
+
 def decode(data: bytes | str, type: Any = Any, *, max_bytes: int | None = None, max_depth: int = DEPTH,
            plain: Callable[[Any], Any] | None = None, nulls: bool = True):
     """The value of the JSON ``data`` (bytes, or a line already read as text), as ``type``.
@@ -78,35 +83,37 @@ def decode(data: bytes | str, type: Any = Any, *, max_bytes: int | None = None, 
         text holding ``null`` goes to ``plain``, which names the field.
     :raises JsonProblem: naming the first rule broken.
     """
-    if data.__class__ is not str:
+    if data.__class__ is str:
+        if max_bytes is not None and len(data) * 4 > max_bytes:  # characters: bounded as the bytes they would be
+            size = len(data.encode("utf-8", "surrogatepass"))
+            if size > max_bytes:
+                raise JsonProblem("size", f"{size} bytes (at most {max_bytes})")
+        null = "null"
+    else:
         if not isinstance(data, (bytes, bytearray, memoryview)):
             raise JsonProblem("malformed", "not bytes")
         data = bytes(data)
-    elif max_bytes is not None and len(data) * 4 > max_bytes:  # characters: bounded as the bytes they would be
-        size = len(data.encode("utf-8", "surrogatepass"))
-        if size > max_bytes:
-            raise JsonProblem("size", f"{size} bytes (at most {max_bytes})")
-    if max_bytes is not None and data.__class__ is bytes and len(data) > max_bytes:
-        raise JsonProblem("size", f"{len(data)} bytes (at most {max_bytes})")
-    typed = type is not Any and (nulls or ("null" if data.__class__ is str else b"null") not in data)
+        if max_bytes is not None and len(data) > max_bytes:
+            raise JsonProblem("size", f"{len(data)} bytes (at most {max_bytes})")
+        null = b"null"
     refused = None
     try:
-        if typed:
+        if type is not Any and (nulls or null not in data):
             try:
-                value = _decoder(type)(data)
+                value = (type.decode if type.__class__ is msgspec.json.Decoder else _decoder(type))(data)
             except msgspec.ValidationError as exc:
-                refused, typed = str(exc), False
-        if not typed:
-            value = _plain_decode(data)
+                refused = str(exc)
+            else:
+                _keys_and_depth(data, max_depth)  # only now: every string in ``data`` is whole, the scan linear
+                return value
+        value = _plain_decode(data)
     except msgspec.ValidationError as exc:  # a number beyond any float or whole number
         raise JsonProblem("number", _number_problem(str(exc))) from None
     except msgspec.DecodeError as exc:
         raise _malformed(data, str(exc)) from None
     except RecursionError:
         raise JsonProblem("depth", f"nested deeper than {max_depth}") from None
-    _keys_and_depth(data, max_depth)  # only now: every string in ``data`` is a whole one, and the scan is linear
-    if typed:
-        return value
+    _keys_and_depth(data, max_depth)
     if plain is not None:
         return plain(value)
     if refused is not None:
@@ -120,10 +127,9 @@ _plain_decode = msgspec.json.Decoder().decode
 
 
 def _decoder(type):
-    """The decoder of ``type``, made once (msgspec would work out a union's layout again on every call); ``type``
-    may be a ``msgspec.json.Decoder`` made for it already (a union's hash costs more than the decoding)."""
-    if type.__class__ is msgspec.json.Decoder:
-        return type.decode
+    """The decoder of ``type``, made once (msgspec would work out a union's layout again on every call). A hot
+    reader passes a ``msgspec.json.Decoder`` made for its type instead (a union's hash costs more than the
+    decoding)."""
     try:
         return _decoders[type]
     except KeyError:
@@ -191,14 +197,21 @@ _KEYS_BYTES = re.compile(_KEYS_STR.pattern.encode())
 
 def _keys_and_depth(data, max_depth: int) -> None:
     """Refuse a key given twice in one object, or nesting deeper than ``max_depth``, in a JSON text msgspec has
-    read (it keeps the last of two keys). The common case (no escape, every key distinct, few brackets) is one
-    regular expression and a set; anything else is read token by token."""
+    read (it keeps the last of two keys). The common case is a few C calls: no escape (so a quote always starts or
+    ends a string), few brackets, and no two strings alike (so no two keys); then one regular expression and a set
+    (no two keys alike); anything else is read token by token."""
     if data.__class__ is str:
         if "\\" not in data and data.count("{") + data.count("[") <= max_depth:
+            strings = data.split('"')[1::2]
+            if len(set(strings)) == len(strings):
+                return
             found = _KEYS_STR.findall(data)
             if len(found) - found.count("") == len(set(found)) - ("" in found):
                 return
     elif b"\\" not in data and data.count(b"{") + data.count(b"[") <= max_depth:
+        strings = data.split(b'"')[1::2]
+        if len(set(strings)) == len(strings):
+            return
         found = _KEYS_BYTES.findall(data)
         if len(found) - found.count(b"") == len(set(found)) - (b"" in found):
             return

@@ -246,9 +246,9 @@ def read_event(number: int, text: str, previous_t: float | None = None) -> ev.Ev
         event = decode(text, _LINE, nulls=False, plain=lambda obj: parse_event(obj, number, previous_t))
     except JsonProblem as exc:
         raise ReplayFormatError(number, _line_problem(exc)) from None
-    keys = _TEXT.get(event.__class__)
-    if keys is not None and any(FIELDS[k].problem(_plain(getattr(event, k))) for k in keys
-                                if getattr(event, k) is not None):
+    cls = event.__class__
+    if cls in _TEXT and any(FIELDS[k].problem(_plain(getattr(event, k))) for k in _TEXT[cls]
+                            if getattr(event, k) is not None):
         parse_event(decode(text), number, previous_t)  # names the text the rule refuses
     t = event.t
     if previous_t is not None and t < previous_t:

@@ -32,7 +32,6 @@ logged and kept in the archive's ``network`` table (:meth:`Archive.note`).
 from __future__ import annotations
 
 import collections
-import json
 import logging
 import os
 import signal
@@ -43,6 +42,7 @@ import time
 from datetime import datetime, timezone
 
 from shotclock.adapters.mqtt_login import no_delay, private_client_id
+from shotclock.core.codec import encode, text
 from shotclock.core.inbound import Refused, check_event, check_question, event_id, parse_json
 from shotclock.core.topics import (all_tables, archive_topic, bridge_room, bridge_topic, check_name,
                                    collector_topic, member_topic, split_table_topic, table_topic)
@@ -240,7 +240,7 @@ class Collector:
                   "since": datetime.now(timezone.utc).isoformat(timespec="seconds")}
         if not online:
             status["clean"] = clean
-        return json.dumps(status, separators=(",", ":"))
+        return text(status)
 
     def _on_collector_status(self, client, userdata, message):
         status = parse_json(message.payload) if message.payload else None
@@ -283,7 +283,7 @@ class Collector:
         status = {"online": online, "instance": self.instance, "archive": str(self.archive.path)}
         if not online:
             status["clean"] = clean
-        return json.dumps(status, separators=(",", ":"))
+        return text(status)
 
     def stop(self) -> None:
         """Disconnect; the broker keeps the session and queues events until the next start. A share group's
@@ -391,7 +391,7 @@ class Collector:
 
     def _tell(self, table: str, word: dict) -> None:
         """The archive's word about one event, on the table's own ``stored`` topic (docs/network.md, stored)."""
-        self.client.publish(table_topic(self.venue, table, "stored"), json.dumps(word, separators=(",", ":")), qos=1)
+        self.client.publish(table_topic(self.venue, table, "stored"), encode(word), qos=1)
 
     def _store(self, table: str, event: dict) -> bool:
         """Add ``event`` to the archive; a fault of the disk (full, locked) is retried with backoff until it
@@ -437,7 +437,7 @@ class Collector:
         reply = self._reply_properties(getattr(props, "CorrelationData", None))
 
         def send(result: dict) -> None:
-            body = json.dumps(result, ensure_ascii=False, separators=(",", ":"))
+            body = encode(result)
             self.client.publish(reply_to, body, qos=1, properties=reply)
 
         if problem:

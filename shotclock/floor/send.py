@@ -20,12 +20,13 @@ every one of them took it.
 
 from __future__ import annotations
 
-import json
 import queue
 import sys
 import time
 import uuid
 
+from shotclock.core.codec import decode, encode, text
+from shotclock.core.inbound import MAX_PAYLOAD
 from shotclock.errors import ShotclockError
 
 
@@ -86,7 +87,7 @@ def _value(value) -> str:
     if isinstance(value, float):
         return f"{round(value, 2):g}"
     if isinstance(value, (list, dict)):
-        return json.dumps(value, ensure_ascii=False)
+        return text(value)
     return str(value)
 
 
@@ -132,7 +133,7 @@ def cmd_send(args) -> int:
         while True:
             try:
                 _, payload = sending.inbox.get(timeout=max(0.0, deadline - time.monotonic()))
-                ack = json.loads(payload)
+                ack = decode(payload, max_bytes=MAX_PAYLOAD)
             except queue.Empty:
                 raise ShotclockError(f"table {args.table} did not answer within {args.wait:g} s "
                                      "(is it on the network?)") from None
@@ -140,7 +141,7 @@ def cmd_send(args) -> int:
                 continue
             if isinstance(ack, dict) and ack.get("id") == sending.message["id"]:
                 break
-    print(json.dumps(ack, ensure_ascii=False) if args.json else ack_line(args.table, ack))
+    print(text(ack) if args.json else ack_line(args.table, ack))
     return 0 if ack.get("outcome") == "done" else 1
 
 
@@ -191,7 +192,7 @@ class _Sending:
 
         props = Properties(PacketTypes.PUBLISH)
         props.MessageExpiryInterval = 5
-        self.client.publish(topic, json.dumps(self.message), qos=1, properties=props)
+        self.client.publish(topic, encode(self.message), qos=1, properties=props)
         deadline = time.monotonic() + self.args.wait
         try:
             refused = refusal(self._published.get(timeout=self.args.wait), self.username, table)
@@ -228,7 +229,7 @@ def _send_all(args) -> int:
                 continue
             parts = split_table_topic(topic)
             try:
-                body = json.loads(payload) if payload else {}
+                body = decode(payload, max_bytes=MAX_PAYLOAD) if payload else {}
             except ValueError:
                 continue
             if parts is None or not isinstance(body, dict):
@@ -238,7 +239,7 @@ def _send_all(args) -> int:
                 (online.add if for_tables(body, args.room, args.section) else online.discard)(table)
             elif leaf == "cmd/ack" and body.get("id") == sending.message["id"] and table not in answers:
                 answers[table] = body
-                print(json.dumps(body, ensure_ascii=False) if args.json else ack_line(table, body), flush=True)
+                print(text(body) if args.json else ack_line(table, body), flush=True)
     silent = sorted(online - answers.keys(), key=_table_order)
     done = sum(1 for a in answers.values() if a.get("outcome") == "done")
     summary = f"{len(answers)} tables answered, {done} took it"
