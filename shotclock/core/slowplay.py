@@ -43,6 +43,8 @@ import re
 from dataclasses import dataclass
 from typing import Callable
 
+import msgspec
+
 from shotclock.core.ledger import Entry, ledger
 
 COLUMNS = ("player", "tables", "decisions", "median_s", "p95_s", "max_s", "clocks_called", "extensions",
@@ -165,7 +167,7 @@ def _add_mark(into: dict, row: dict, time_of: Callable[[str], str]) -> None:
 
 
 def _line(entry: Entry, tables: set[str], marks: dict | None = None) -> dict:
-    values = entry.record()
+    values = msgspec.structs.asdict(entry.line())
     values.pop("seat")
     marks = marks or {"warnings": 0, "clock_marks": 0, "said": []}
     return {"player": entry.player, "tables": ", ".join(sorted(tables, key=_table_order)), **values,

@@ -95,10 +95,10 @@ def state_message(snapshot, now: float, table: str, boot: str, seq: int, name: s
     level = getattr(snapshot, "level", None)
     if level is not None:  # a level was set (core/levels.py): the level, "hand 7 of 12", what waits for the next hand
         message["level"] = level.message()
-    for key in ("hand_for_hand", "rule_set"):  # the tournament's, while the floor has either on
+    for key in ("hand_for_hand", "rule_set"):  # the tournament's, while the floor has either on: a Struct each
         view = getattr(snapshot, key, None)
         if view is not None:
-            message[key] = view.record()
+            message[key] = view
     return message
 
 

@@ -10,7 +10,10 @@ import sys
 from datetime import datetime
 from pathlib import Path
 
+import msgspec
+
 from shotclock.core.clocks import Clock, DamagedRecord, clocks_from, players_at_start, replay_events, stats
+from shotclock.core.codec import pretty
 from shotclock.errors import LogError, ShotclockError, one_line
 from shotclock.shell.files import output_file, refuse_overwrite
 from shotclock.shell.logsource import open_log, state_dir
@@ -431,9 +434,9 @@ def cmd_ledger(args, out=None) -> int:
         decision_log = open_log(args)
         rows, by_name = _all_rows(decision_log), args.by_name
         _warn_unless_verified(decision_log)
-    lines = [e.record() for e in ledger(rows, by_name=by_name)]
+    lines = [msgspec.structs.asdict(e.line()) for e in ledger(rows, by_name=by_name)]
     if args.json:
-        print(json.dumps(lines, indent=2, ensure_ascii=False), file=out)
+        print(pretty(lines), file=out)
         return 0
     if args.csv:
         writer = csv.writer(out, lineterminator="\n")

@@ -16,9 +16,11 @@ import math
 import threading
 import time
 
+import msgspec
+
 from shotclock import __version__
 from shotclock.core.engine import RUNNING
-from shotclock.core.flood import FloodGuard
+from shotclock.core.flood import FloodGuard, RefusedRecord
 from shotclock.core.reasons import explain
 from shotclock.core.view import network_mark
 from shotclock.core.wire import (MALFORMED, RATE_LIMITED, RecentIds, Refusal, ack_message, check_command, dumps,
@@ -245,7 +247,7 @@ class CommandGate:
         for s in summaries:
             log.warning("refused %d floor commands from %r over the rate in %.0f s", s.count, s.sender,
                         s.until - s.since)
-        return [{"t": now, "type": "refused", "data": s.record()} for s in summaries]
+        return [{"t": now, "type": "refused", "data": msgspec.to_builtins(RefusedRecord.of(s))} for s in summaries]
 
     def next_summary(self) -> float | None:
         """When the next summary is due (the loop wakes to log it)."""
@@ -257,9 +259,9 @@ class CommandGate:
             log.warning("refused a floor command (%s): %s", result.reason, result.detail)
             # Noted before the ack goes out: whoever sees the ack can count on the log to hold the refusal.
             if self.note:
-                self.note({"t": t, "type": "refused", "data": {"id": result.id, "sender": result.sender,
-                                                               "command": result.name, "reason": result.reason,
-                                                               "detail": result.detail}})
+                record = RefusedRecord(id=result.id, sender=result.sender, command=result.name,
+                                       reason=result.reason, detail=result.detail)
+                self.note({"t": t, "type": "refused", "data": msgspec.to_builtins(record)})
         self.link.offer_ack(dumps(ack_message(self.table, self.link.boot, result, "refused",
                                               f"{result.reason}: {result.detail}")))
 
