@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import csv
 import io
-import json
 import sqlite3
 import sys
 from datetime import datetime
@@ -13,7 +12,7 @@ from pathlib import Path
 import msgspec
 
 from shotclock.core.clocks import Clock, DamagedRecord, clocks_from, players_at_start, replay_events, stats
-from shotclock.core.codec import pretty
+from shotclock.core.codec import pretty, text as json_text
 from shotclock.errors import LogError, ShotclockError, one_line
 from shotclock.shell.files import output_file, refuse_overwrite
 from shotclock.shell.logsource import open_log, state_dir
@@ -199,7 +198,7 @@ def readable(name: str, value, t0: float) -> str:
         ('27.85 s', '+2.150 s', '"call"')
     """
     if isinstance(value, bool) or not isinstance(value, (int, float)):
-        return json.dumps(value, ensure_ascii=False)
+        return json_text(value)
     if name in MOMENTS:
         return f"{round(value - t0, 3) + 0.0:+.3f} s"
     if name in DURATIONS:
@@ -252,8 +251,7 @@ def cmd_export(args, out=None) -> int:
         on_top = _rule_set_at_start(decision_log, c, config)  # a named rule set layered on the level's rules
         header["config"].update(on_top)
         values = {**config, **header["config"]}
-        lines = [json.dumps(header, separators=(",", ":"), ensure_ascii=False)]
-        lines += [json.dumps(e, separators=(",", ":")) for e in events]
+        lines = [json_text(header)] + [json_text(e) for e in events]
         if args.config_out:
             with output_file("--config-out", args.config_out) as f:
                 f.write(config_toml(values or {"mode": c.mode}))
@@ -275,7 +273,7 @@ def cmd_export(args, out=None) -> int:
     else:
         rows = _all_rows(decision_log)
         _write(args, lambda target: target.writelines(
-            json.dumps(row, separators=(",", ":"), ensure_ascii=False) + "\n" for row in rows), out)
+            json_text(row) + "\n" for row in rows), out)
         _warn_unless_verified(decision_log)
     return 0
 
@@ -375,7 +373,7 @@ def config_toml(values: dict) -> str:
         if not is_key(name):
             continue
         head, _, leaf = name.rpartition(".")
-        text = "true" if value is True else "false" if value is False else json.dumps(value, ensure_ascii=False)
+        text = "true" if value is True else "false" if value is False else json_text(value)
         sections.setdefault(head, []).append(f"{leaf} = {text}")
     lines = sections.pop("", [])
     for head, body in sections.items():
@@ -406,7 +404,7 @@ def cmd_stats(args, out=None) -> int:
             from None
     _warn_unless_verified(decision_log)
     if args.json:
-        print(json.dumps(result, indent=2), file=out)
+        print(pretty(result), file=out)
         return 0
     print(stats_heading(result), file=out)
     for outcome, n in sorted(result["outcomes"].items()):
