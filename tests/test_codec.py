@@ -226,3 +226,34 @@ def test_the_command_struct_and_the_field_table_take_the_same_commands(name, fie
             k: tuple(map(tuple, v)) if k == "players" else v for k, v in message.items()}
     else:
         assert isinstance(result, Refusal) and result.detail == problem
+
+
+# -- one door in, one door out ------------------------------------------------------------------------------------
+
+def test_no_module_reads_json_but_the_codec_and_no_record_is_written_by_hand():
+    """The edges read JSON through core/codec.py alone (no json.loads, no depth walker of their own) and the five
+    hand-written record() dicts are Structs; what is left of the json module writes the log's canonical form (its
+    chain hash: old logs must verify), the generated pages and docs, and configuration files."""
+    import re
+    from pathlib import Path
+
+    import shotclock
+
+    root = Path(shotclock.__file__).parent
+    readers, walkers, dumpers = [], [], []
+    for path in sorted(root.rglob("*.py")):
+        name = str(path.relative_to(root))
+        source = path.read_text(encoding="utf-8")
+        if re.search(r"\bjson\.(loads?|JSONDecoder)\b", source):
+            readers.append(name)
+        if re.search(r"def _depth(_over)?\(|parse_constant|object_pairs_hook", source) and name != "core/codec.py":
+            walkers.append(name)
+        if re.search(r"\bjson\.dumps?\(", source):
+            dumpers.append(name)
+    assert readers == [] and walkers == []
+    assert set(dumpers) <= {"adapters/log.py", "adapters/archive.py", "core/fields.py", "web/__init__.py",
+                            "floor/broker/render.py", "shell/firstboot.py", "floor/fleet.py"}, dumpers
+    from shotclock.core import flood, handforhand, ledger, restore, rulesets
+
+    assert not [cls for module in (ledger, rulesets, handforhand, flood, restore) for cls in vars(module).values()
+                if isinstance(cls, type) and cls.__module__ == module.__name__ and "record" in vars(cls)]

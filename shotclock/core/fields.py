@@ -410,4 +410,4 @@ def fields_table() -> str:
 def page_bounds() -> dict:
     """The bounds the dashboard's seat and level forms use (``Shotclock.DEVICE_RULES.fields``)."""
     return {key: FIELDS[key].bounds() for key in ("seat", "chips", "bank", "seconds", "player", "mark", "mark_seconds",
-                                                  "level", "hands")}
+                                                  "level", "hands", "rule_set")}

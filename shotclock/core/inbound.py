@@ -31,7 +31,7 @@ import msgspec
 from shotclock.core.codec import JsonProblem, decode, integers_problem
 from shotclock.core.fields import FIELDS
 from shotclock.core.slowplay import DAY
-from shotclock.core.topics import check_name
+from shotclock.core.topics import ID_MAX, check_name
 
 MAX_PAYLOAD = 65_536  # the broker's max_packet_size: nothing larger can arrive
 MAX_DEPTH = 8  # an event's record is flat; a question is one level
@@ -118,7 +118,7 @@ def check_question(question) -> str | None:
         return "a question is a JSON object"
     table, clock, boot = question.get("table"), question.get("clock"), question.get("boot")
     if table is not None and check_name("table", table):  # a table id, as the topics have it
-        return "a question's table is a table id (1 to 32 letters, digits, '-' or '_')"
+        return f"a question's table is a table id (1 to {ID_MAX} letters, digits, '-' or '_')"
     if clock is not None and not (_whole(clock) and clock >= 1):
         return "a question's clock is a whole number from 1 (a clock's id in the table's log)"
     if boot is not None and (not isinstance(boot, str) or not BOOT.fullmatch(boot)):
