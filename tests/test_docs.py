@@ -37,13 +37,15 @@ def test_every_test_named_in_rules_doc_exists():
         assert f"def {name}(" in path.read_text(), f"{name} named in docs/rules.md is not in {path.name}"
 
 
-def test_the_button_tables_in_the_readme_and_the_guide_are_the_gesture_maps():
+def test_the_button_tables_in_the_readme_the_device_doc_and_the_guide_are_the_gesture_maps():
     from shotclock.core.button_card import blocks_in, render_blocks
 
-    for name, audience in (("README.md", "keys"), ("hardware/README.md", "guide")):
+    every = [("clock", "keys"), ("shot", "keys"), ("shot-seats", "keys")]
+    for name, blocks in (("README.md", every[:1]), ("docs/device.md", every),
+                         ("hardware/README.md", [("clock", "guide"), ("shot", "guide"), ("shot-seats", "guide")])):
         text = (ROOT / name).read_text()
         assert render_blocks(text) == text, f"{name}: run python tools/docs.py"
-        assert blocks_in(text) == [("clock", audience), ("shot", audience), ("shot-seats", audience)], name
+        assert blocks_in(text) == blocks, name
 
 
 def test_a_stale_button_table_is_rewritten():

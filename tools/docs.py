@@ -1,4 +1,4 @@
-"""Rewrite the documents generated from the gesture map: the button tables in README.md and
+"""Rewrite the documents generated from the gesture map: the button tables in README.md, docs/device.md and
 hardware/README.md, and the printable dealer cards docs/dealer-card-*.md (``python tools/docs.py``).
 
 ``tests/test_docs.py`` fails when a document and the gesture map drift apart; this brings them together.
@@ -14,7 +14,7 @@ sys.path.insert(0, str(ROOT))
 
 from shotclock.core.button_card import CARDS, dealer_card_markdown, render_blocks  # noqa: E402
 
-TABLE_DOCUMENTS = ("README.md", "hardware/README.md")
+TABLE_DOCUMENTS = ("README.md", "docs/device.md", "hardware/README.md")
 
 
 def main() -> int:
