@@ -257,3 +257,29 @@ def test_no_module_reads_json_but_the_codec_and_no_record_is_written_by_hand():
 
     assert not [cls for module in (ledger, rulesets, handforhand, flood, restore) for cls in vars(module).values()
                 if isinstance(cls, type) and cls.__module__ == module.__name__ and "record" in vars(cls)]
+
+
+@pytest.mark.parametrize("payload, reason", [
+    (b'{"boot":"0123456789ab","seq":1,"seq":2,"record":{"t":1,"type":"x"}}', "duplicate"),
+    (b'{"boot":"0123456789ab","seq":1,"record":{"t":1,"type":"x","t":2}}', "duplicate"),
+    (b'\xef\xbb\xbf{"boot":"0123456789ab","seq":1,"record":{"t":1,"type":"x"}}', "malformed"),
+    (b'{"boot":"0123456789ab","seq":18446744073709551616,"record":{"t":1,"type":"x"}}', "number"),
+    (b'{"boot":"0123456789ab","seq":1,"record":{"t":1e309,"type":"x"}}', "number"),
+    (b'{"boot":"0123456789ab","seq":1,"record":{"t":1,"type":"x","n":"\\ud800"}}', "text"),
+    (b'{"boot":"0123456789ab","seq":1,"record":' + b'[' * 20 + b']' * 20 + b'}', "depth"),
+])
+def test_an_archive_event_is_refused_by_the_same_rules(payload, reason):
+    from shotclock.core.inbound import Refused, check_event, event_id
+
+    result = check_event(payload, "1")
+    assert isinstance(result, Refused) and result.reason == reason, result
+    assert event_id(payload) in (None, ("0123456789ab", 1))  # its id is read only where it is sound
+
+
+def test_the_floors_readers_take_junk_without_a_word():
+    from shotclock.floor.update import Watch
+
+    watch = Watch("v", "1")
+    for payload in (b'{"online":true,"online":false}', b"\xff", b"[" * 100_000, b'{"a":NaN}'):
+        watch.on_message(None, None, type("M", (), {"topic": "shotclock/v1/v/table/1/status", "payload": payload}))
+    assert watch.latest == {"status": None, "state": None}
