@@ -283,3 +283,24 @@ def test_the_floors_readers_take_junk_without_a_word():
     for payload in (b'{"online":true,"online":false}', b"\xff", b"[" * 100_000, b'{"a":NaN}'):
         watch.on_message(None, None, type("M", (), {"topic": "shotclock/v1/v/table/1/status", "payload": payload}))
     assert watch.latest == {"status": None, "state": None}
+
+
+@pytest.mark.parametrize("payload, answer", [
+    (b'{"what":"clock","table":"7","clock":3,"boot":"0123456789ab"}',
+     {"what": "clock", "table": "7", "clock": 3, "boot": "0123456789ab"}),
+    (b'{"what":"report","level":null}', {"what": "report"}),
+    (b'{"what":"report","what":"rulings"}', "the key 'what' is given twice"),
+    (b'{"what":"clock","table":"7","clock":' + b"9" * 23 + b'}', "a whole number beyond 64 bits"),
+    (b'{"what":"report","day":"\xd9\xa2\xd9\xa0\xd9\xa2\xd9\xa6-12-01"}', "a report question's day is a date as "
+                                                                           "YYYY-MM-DD"),
+    (b'{"what":"report","level":101}', "a report question's 'level' must be a tournament level from 1 to 100, not "
+                                       "101"),
+    (b'{"what":"clock","table":"1/x","clock":1}', "a question's table is a table id (1 to 32 letters, digits, '-' or "
+                                                  "'_')"),
+    (b'\xef\xbb\xbf{"what":"rulings"}', "not valid JSON (a byte order mark before it)"),
+])
+def test_an_archive_question_is_decoded_into_its_struct_and_named_by_its_rules(payload, answer):
+    from shotclock.core.inbound import Refused, read_question
+
+    got = read_question(payload)
+    assert (got.detail if isinstance(got, Refused) else got) == answer

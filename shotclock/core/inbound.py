@@ -24,14 +24,14 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from typing import Annotated
+from typing import Annotated, Any
 
 import msgspec
 
 from shotclock.core.codec import JsonProblem, decode, integers_problem
 from shotclock.core.fields import FIELDS
 from shotclock.core.slowplay import DAY
-from shotclock.core.topics import ID_MAX, check_name
+from shotclock.core.topics import ID_MAX, NAME, check_name
 
 MAX_PAYLOAD = 65_536  # the broker's max_packet_size: nothing larger can arrive
 MAX_DEPTH = 8  # an event's record is flat; a question is one level
@@ -109,6 +109,38 @@ def event_id(payload: bytes) -> tuple[str, int] | None:
     except JsonProblem:
         return None
     return message.boot, message.seq
+
+
+class Question(msgspec.Struct, frozen=True):
+    """An archive question (docs/network.md, "archive"; :mod:`shotclock.floor.answers` says what each asks): ``what``
+    (rulings, clock or report) and, as each asks, a table's id, a clock's id and one of its ``boot``s, a floor ``day``
+    and a tournament ``level`` (its bounds the table of fields')."""
+
+    what: Any = None  # named by the answer ("unknown question …"), as the number of rulings (``limit``) is
+    limit: Any = None
+    table: Annotated[str, msgspec.Meta(pattern=rf"\A{NAME.pattern}\Z")] | None = None
+    clock: Annotated[int, msgspec.Meta(ge=1, le=INT_MAX)] | None = None
+    boot: Annotated[str, msgspec.Meta(pattern=rf"\A{BOOT.pattern}\Z")] | None = None
+    day: Annotated[str, msgspec.Meta(pattern=rf"\A{DAY.pattern}\Z")] | None = None
+    level: FIELDS["level"].typed() | None = None
+
+
+def read_question(payload: bytes) -> dict | Refused:
+    """One archive question, decoded by the one codec into a :class:`Question` (its fields given, for the answer),
+    or :class:`Refused` naming the first field out of bounds (:func:`check_question`'s words)."""
+    def named(value):
+        problem = _value_problem(value) or check_question(value)
+        return problem if isinstance(problem, Refused) else \
+            Refused("question", problem or "a question's field is out of its bounds")
+
+    try:
+        question = decode(payload, Question, max_bytes=MAX_PAYLOAD, max_depth=MAX_DEPTH, plain=named)
+    except JsonProblem as exc:
+        return Refused(exc.reason, exc.detail)
+    if isinstance(question, Refused):
+        return question
+    fields = {k: v for k, v in msgspec.structs.asdict(question).items() if v is not None}
+    return _value_problem(fields) or fields
 
 
 def check_question(question) -> str | None:

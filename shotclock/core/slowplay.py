@@ -52,7 +52,7 @@ COLUMNS = ("player", "tables", "decisions", "median_s", "p95_s", "max_s", "clock
 TEXT_COLUMNS = ("player", "tables", "marks")  # sorted A to Z; the others are numbers
 CLOCK_RECORDS = ("start", "extended", "undo", "top_up", "decision")  # the day filter keeps or drops them by clock
 RECORDS = CLOCK_RECORDS + ("seat", "seats", "seats_restored", "mark", "level", "level_restored")  # every one it reads
-DAY = re.compile(r"\d{4}-\d{2}-\d{2}")  # a floor day as the filters name it: YYYY-MM-DD
+DAY = re.compile(r"[0-9]{4}-[0-9]{2}-[0-9]{2}")  # a floor day as the filters name it: YYYY-MM-DD, plain digits
 DAY_TURNS_AT_HOUR = 6  # local time: a floor day runs from 06:00 to 06:00
 DEFAULT_SORT = "median_s"
 

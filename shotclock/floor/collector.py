@@ -43,7 +43,7 @@ from datetime import datetime, timezone
 
 from shotclock.adapters.mqtt_login import no_delay, private_client_id
 from shotclock.core.codec import encode, text
-from shotclock.core.inbound import Refused, check_event, check_question, event_id, parse_json
+from shotclock.core.inbound import Refused, check_event, event_id, parse_json, read_question
 from shotclock.core.topics import (all_tables, archive_topic, bridge_room, bridge_topic, check_name,
                                    collector_topic, member_topic, split_table_topic, table_topic)
 from shotclock.floor.answering import Answerer
@@ -432,8 +432,8 @@ class Collector:
         reply_to = getattr(props, "ResponseTopic", None)
         if not reply_to or not reply_to.startswith(archive_topic(self.venue, "reply/")):
             return  # nowhere (or nowhere allowed) to answer
-        question = parse_json(message.payload)
-        problem = question.detail if isinstance(question, Refused) else check_question(question)
+        question = read_question(message.payload)
+        problem = question.detail if isinstance(question, Refused) else None
         reply = self._reply_properties(getattr(props, "CorrelationData", None))
 
         def send(result: dict) -> None:
