@@ -1,6 +1,7 @@
 """The one JSON codec (core/codec.py): every edge's rules in one place, tried as an attacker would."""
 
 import json
+import os
 
 import msgspec
 import pytest
@@ -88,7 +89,7 @@ _KEYS = st.sampled_from(["seat", "name", "bank", "chips", "seconds", "mark", "ma
                          "hands", "facing_bet", "sat"])
 
 
-@settings(max_examples=400, deadline=None)
+@settings(max_examples=int(os.environ.get("CODEC_EXAMPLES", 400)), deadline=None)
 @given(name=st.sampled_from(sorted(ev.EVENT_TYPES) + ["nope"]), t=st.one_of(st.floats(-1, 2e9), st.integers(-1, 2e9)),
        fields=st.dictionaries(_KEYS, _VALUES, max_size=3))
 def test_the_struct_and_the_field_table_take_the_same_lines(name, t, fields):
@@ -211,13 +212,13 @@ _COMMAND_KEYS = st.sampled_from(["seat", "player", "bank", "chips", "seconds", "
                                  "id", "sender", "sent_ms"])
 
 
-@settings(max_examples=400, deadline=None)
+@settings(max_examples=int(os.environ.get("CODEC_EXAMPLES", 400)), deadline=None)
 @given(name=st.sampled_from(["pause", "extend", "seat", "seating", "top_up", "mark", "level", "hand_for_hand",
                              "rule_set", "nope"]), fields=st.dictionaries(_COMMAND_KEYS, _COMMAND_VALUES, max_size=4))
 def test_the_command_struct_and_the_field_table_take_the_same_commands(name, fields):
     from shotclock.core.wire import CommandRequest, RecentIds, Refusal, check_command, command_problem
 
-    message = {"id": "c1", "name": name, "sender": "floor", "sent_ms": 1, **fields}
+    message = json.loads(json.dumps({"id": "c1", "name": name, "sender": "floor", "sent_ms": 1, **fields}))
     result = check_command(json.dumps(message).encode(), 1.0, RecentIds(60))
     problem = command_problem(message)
     if problem is None:

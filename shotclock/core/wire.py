@@ -247,6 +247,8 @@ def check_command(payload: bytes, now: float, recent: RecentIds) -> CommandReque
         return Refusal(MALFORMED, "not a JSON object")
     who = _who(message)
     problem = command_problem(message)
+    if problem and request.__class__ is not dict:  # named in the message's own order: its first problem
+        problem = command_problem(decode(payload))
     if problem:
         return Refusal(UNKNOWN if problem.startswith("unknown") else MALFORMED, problem, **who)
     if request.__class__ is dict:  # the struct refused what the table of fields takes: never, if they agree
