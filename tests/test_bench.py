@@ -21,6 +21,7 @@ def test_bench_quick_writes_every_key(tmp_path):
     assert proc.returncode == 0, proc.stderr
     figures = json.loads(out.read_text())
     sys.path.insert(0, str(ROOT / "bench"))
+    from postgres_server import postgres_bin
     from run import GOALS, _network_goals
 
     _network_goals()
@@ -30,6 +31,8 @@ def test_bench_quick_writes_every_key(tmp_path):
         assert isinstance(value, (int, float)), key
         if key in ("net_expiry_late_ms_p99", "net_beep_late_ms_p99", "net_off_expiry_late_ms_p99") and math.isnan(value):
             continue  # a clock missed on an overloaded machine: bench/network.py says so and goes on
+        if key.startswith("net_archive_rate_pg_") and math.isnan(value) and postgres_bin() is None:
+            continue  # no PostgreSQL here (./dev installs it as root; CI has it)
         assert value >= 0 or key == "net_cpu_cost_pct", key  # a difference of two CPU figures
     assert "| expiry_late_ms_p99" in proc.stdout  # the table is printed
     # Comparing figures (the device against the naive frame loop) is the full bench's job: on a loaded

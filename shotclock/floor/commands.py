@@ -84,14 +84,18 @@ def floor(add) -> None:
     p = add("floor", "shotclock.floor.collector:cmd_collect", "the floor's tools: collect every table's rulings",
             config=False)
     sub = p.add_subparsers(dest="floor_command", required=True, metavar="{collect,idle,status}")
-    c = sub.add_parser("collect", help="keep every table's records in one archive (SQLite), deduplicated",
-                       description="subscribe to every table's events and keep them in DIR/collected.db; "
-                                   "read it with 'shotclock log --collected DIR --table ID'")
+    c = sub.add_parser("collect", help="keep every table's records in one archive (SQLite or PostgreSQL), "
+                                       "deduplicated",
+                       description="subscribe to every table's events and keep them in DIR/collected.db (SQLite) or "
+                                   "in a PostgreSQL database; read it with 'shotclock log --collected DIR --table ID'")
     add_broker_options(c, "the collector's credentials (credentials/collector.toml from 'shotclock broker-config')")
-    c.add_argument("--archive", required=True, metavar="DIR", help="where the archive (collected.db) lives")
+    c.add_argument("--archive", required=True, metavar="DIR|URL",
+                   help="where the archive lives: a folder (collected.db, SQLite) or a PostgreSQL database "
+                        "(postgresql://USER@HOST/DB; its password in ~/.pgpass, not on the command line)")
     c.add_argument("--share", metavar="GROUP",
                    help="split the events among the collectors of this MQTT 5 shared-subscription group "
-                        "($share/GROUP/…), all writing the same --archive on this machine; needs --member")
+                        "($share/GROUP/…), on one machine or several, all writing the same --archive "
+                        "postgresql://… database; needs --member")
     c.add_argument("--member", metavar="NAME",
                    help="this collector's name in its --share group (its own persistent session): 1, 2, …")
     c.add_argument("--member-expiry", type=whole, default=30, metavar="SECONDS",
@@ -127,7 +131,10 @@ def report(sub) -> None:
                                    "used, rulings against them (docs/report.md). Exit 2: no archive, a bad --day or "
                                    "--level, an unknown --table.")
     r.set_defaults(func="shotclock.floor.report:cmd_report")
-    r.add_argument("--archive", required=True, metavar="DIR", help="the collector's archive (its folder, or collected.db)")
+    r.add_argument("--archive", required=True, metavar="DIR|URL",
+                   help="the collector's archive (its folder, collected.db, or its postgresql:// database)")
+    r.add_argument("--venue", metavar="NAME", help="one venue's records (a tour's database holds several venues'; "
+                                                   "default: every venue's)")
     r.add_argument("--day", metavar="YYYY-MM-DD", help="one floor day (06:00 to 06:00 local time)")
     r.add_argument("--table", metavar="ID", help="one table")
     r.add_argument("--level", type=whole, metavar="N", help=f"one tournament level: the clocks started at it "

@@ -143,9 +143,12 @@ def log(add) -> None:
 
 def archive_options(p) -> None:
     """--collected and --table, before or after the log subcommand's name."""
-    p.add_argument("--collected", metavar="DIR", default=argparse.SUPPRESS,
-                   help="read the floor's archive in DIR (from 'shotclock floor collect') instead of this device's log")
+    p.add_argument("--collected", metavar="DIR|URL", default=argparse.SUPPRESS,
+                   help="read the floor's archive in DIR, or its postgresql:// database (from 'shotclock floor "
+                        "collect'), instead of this device's log")
     p.add_argument("--table", metavar="ID", default=argparse.SUPPRESS, help="with --collected: the table to read")
+    p.add_argument("--venue", metavar="NAME", default=argparse.SUPPRESS,
+                   help="with --collected: that venue's tables only (a tour's database holds several venues')")
 
 
 def seating(add) -> None:

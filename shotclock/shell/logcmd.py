@@ -20,9 +20,10 @@ from shotclock.shell.logsource import open_log, state_dir
 
 def _list_tables(args, out) -> int:
     """The floor archive's tables: records and the time they span."""
-    from shotclock.adapters.archive import tables
+    from shotclock.adapters.archive import tables, venues
+    from shotclock.shell.logsource import venue_of
 
-    rows = tables(args.collected)
+    rows = tables(args.collected, venue_of(args))
     if not rows:
         print(f"no records in the archive in {args.collected}", file=out)
         return 0
@@ -30,6 +31,9 @@ def _list_tables(args, out) -> int:
     for table, count, first, last in rows:
         print(f"{table:<12} {count:>8}  {local(first):<19}  {local(last):<19}", file=out)
     print("see one table with: shotclock log --collected DIR --table ID", file=out)
+    held = venues(args.collected)
+    if len(held) > 1 and venue_of(args) is None:  # a tour's database: a table 7 of each venue is listed as one
+        print(f"venues: {', '.join(held)} (one venue's tables: --venue NAME)", file=out)
     return 0
 
 
@@ -423,10 +427,11 @@ def cmd_ledger(args, out=None) -> int:
     out = out or sys.stdout
     if getattr(args, "collected", None) and not getattr(args, "table", None):
         from shotclock.adapters.archive import table_log, tables
+        from shotclock.shell.logsource import venue_of
 
         rows, by_name = [], True  # the whole floor: a player is the same player at any table
-        for table, *_ in tables(args.collected):
-            log = table_log(args.collected, table)
+        for table, *_ in tables(args.collected, venue_of(args)):
+            log = table_log(args.collected, table, venue_of(args))
             rows += [dict(row, chain=(table, row.get("chain"))) for row in _all_rows(log)]
     else:
         decision_log = open_log(args)
