@@ -24,13 +24,13 @@ def whole(text: str) -> int:
     return value
 
 
-def decimal(text: str) -> int | float:
+def decimal(text: str) -> float:
     """An argparse type: a number in plain ASCII digits with at most one decimal point (``2.5``), by the one rule
     (:func:`shotclock.core.fields.as_decimal`: ``1e309``, ``nan``, ``inf``, ``-0`` and ``٢`` are refused)."""
     value = as_decimal(text)
     if value.__class__ not in (int, float):
         raise argparse.ArgumentTypeError(f"{one_line(text)!r} is not a number in plain digits (0-9, a decimal point)")
-    return value
+    return float(value)
 
 
 def positive_int(text: str) -> int:
