@@ -41,6 +41,12 @@ def test_every_rule_is_one_line_naming_it(data, reason, detail):
     assert problem(data, max_bytes=4096, max_depth=3) == (reason, detail)
 
 
+def test_text_already_read_with_a_lone_surrogate_is_one_line():
+    with pytest.raises(JsonProblem) as caught:
+        decode('{"name":"M\udcf6ller"}')
+    assert (caught.value.reason, caught.value.key) == ("text", "name")
+
+
 def test_nesting_deeper_than_python_can_recurse_is_one_line():
     assert problem(b'[' * 100_000 + b']' * 100_000) == ("depth", "nested deeper than 32")
     assert problem(b'{"a":' * 40 + b'1' + b'}' * 40) == ("depth", "nested 40 deep (at most 32)")

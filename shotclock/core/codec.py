@@ -113,6 +113,9 @@ def decode(data: bytes | str, type: Any = Any, *, max_bytes: int | None = None, 
         raise _malformed(data, str(exc)) from None
     except RecursionError:
         raise JsonProblem("depth", f"nested deeper than {max_depth}") from None
+    except UnicodeEncodeError as exc:  # text already read, holding a lone surrogate itself
+        raise JsonProblem("text", "a string holds a lone surrogate (not UTF-8)",
+                          _key_before(data[:exc.start])) from None
     _keys_and_depth(data, max_depth)
     if plain is not None:
         return plain(value)
