@@ -57,3 +57,13 @@ def test_bench_replay_prints_the_two_replay_figures_and_the_load(tmp_path):
     assert "load average" in lines[0]
     assert [line.split(":")[0] for line in lines[1:]] == ["replay_events_per_s", "replay_seats_events_per_s"]
     assert (latest.read_bytes() if latest.exists() else None) == before  # the full run's figures are kept
+
+
+def test_bench_structure_prints_the_structure_readers_figures(tmp_path):
+    proc = subprocess.run([sys.executable, str(ROOT / "bench" / "run.py"), "--structure", "--quick"],
+                          capture_output=True, text=True, timeout=300, cwd=tmp_path)
+    assert proc.returncode == 0, proc.stderr
+    lines = proc.stdout.splitlines()
+    assert "load average" in lines[0]
+    assert [line.split(":")[0] for line in lines[1:]] == ["structure_tdt_200kb_ms", "structure_tdt_4mb_ms"]
+    assert "for 200,0" in lines[1] and "for 3,99" in lines[2]  # the sizes the figures are for

@@ -100,6 +100,10 @@ def bad_arguments(tmp: Path, state: str):
         # seating (issue 19): a bad line, a missing file, a folder, binary bytes
         (["seating", bad_events], 2), (["seating", tmp / "nope.csv"], 2), (["seating", tmp], 2),
         (["seating", binary], 2), (["seating"], 2),
+        # structure (issue 35): no file, a missing one, a folder, one it does not read, a bad encoding, binary bytes
+        (["structure"], 2), (["structure", tmp / "nope.tdt"], 2), (["structure", tmp], 2),
+        (["structure", events], 2), (["structure", binary], 2), (["structure", bad_events, "--encoding", "x"], 2),
+        (["structure", "/dev/zero"], 2),
         # config
         (["config", "--check"], 2), (["config", "--check", tmp / "nope.toml"], 2), (["config", "--check", tmp], 2),
         (["config", "--check", inf_config], 2), (["config", "--check", binary], 2), (["config", "--frob"], 2),

@@ -14,6 +14,7 @@ from typing import Annotated
 
 import msgspec
 
+from shotclock.core.codec import ENCODER
 from shotclock.core.fields import FIELDS, T_LIMIT
 
 # Each field's type and bounds as the replay reader's decoder checks them: from the table of fields.
@@ -467,7 +468,7 @@ class Ignored(Output, tag="ignored"):
     reason: str
 
 
-_encoder = msgspec.json.Encoder()
+_encoder = ENCODER  # the one encoder of every edge (core/codec.py)
 _encode = _encoder.encode
 
 

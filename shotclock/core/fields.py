@@ -49,6 +49,10 @@ MARK_SECONDS = (5, 300)  # a marked player's own clock: at least a countdown's 5
 RP8_MINUTES_MAX = 3  # minutes: the most RP-8 takes off the tournament clock for one hand-for-hand hand
 INT64 = (-(2 ** 63), 2 ** 63 - 1)
 T_LIMIT = 1_000_000_000  # an event's time: seconds from 0 up to (not including) 10^9, about 31 years
+BLIND_MAX = 1_000_000_000  # chips: fifty times a Main Event's last blinds; a time in ms (13 digits) is not a blind
+STAGE_MINUTES_MAX = 240  # minutes of one level or break: a Main Event level is 120; 300 and more is seconds
+STAGE_NAME_MAX = 60  # characters of a break's name or a level's game ("Pot Limit Omaha Hi-Lo 8 or Better")
+TITLE_MAX = 100  # characters of a tournament's title
 
 # Unicode categories no text from outside may hold: control and format characters (tab, newline, direction marks,
 # zero-width characters), line and paragraph separators, and surrogates (only ever alone in a Python string).
@@ -145,8 +149,8 @@ class Field:
 
     :param key: the field's key (``"seat"``); a player's name is ``name`` in the replay format and ``player`` on
         the wire (where ``name`` names the command): two fields of one rule.
-    :param kind: ``seat``, ``whole``, ``seconds``, ``flag``, ``text``, ``players``, ``int64`` or ``choice`` (one of
-        ``choices``).
+    :param kind: ``seat``, ``whole``, ``seconds``, ``minutes``, ``flag``, ``text``, ``players``, ``int64`` or
+        ``choice`` (one of ``choices``).
     :param low: the least value (a number) or length (text).
     :param high: the greatest value (a number) or length (text).
     :param what: the field in words, for a message (``"a seat number"``).
@@ -191,7 +195,7 @@ class Field:
         """True when ``value`` is a number of this field's kind within its bounds (the replay's hot path asks)."""
         if value.__class__ is int:
             return self.low <= value <= self.high
-        if value.__class__ is float and self.kind == "seconds":
+        if value.__class__ is float and self.kind in ("seconds", "minutes"):
             return self.low <= value <= self.high
         return False
 
@@ -211,7 +215,7 @@ class Field:
                     "items": {"type": "array", "prefixItems": [FIELDS["seat"].schema(plain=True),
                                                                {"type": "string", "maxLength": name.high}],
                               "minItems": 2, "maxItems": 2}, **doc}
-        number = "number" if self.kind == "seconds" else "integer"
+        number = "number" if self.kind in ("seconds", "minutes") else "integer"
         return {"type": number, "minimum": self.low, "maximum": self.high, **doc}
 
     def typed(self):
@@ -222,7 +226,7 @@ class Field:
             return bool
         if kind in ("seat", "whole", "int64"):
             return Annotated[int, msgspec.Meta(ge=self.low, le=self.high)]
-        if kind == "seconds":  # a whole number stays one (``5``), as the JSON gave it
+        if kind in ("seconds", "minutes"):  # a whole number stays one (``5``), as the JSON gave it
             bounds = msgspec.Meta(ge=self.low, le=self.high)
             return Union[Annotated[int, bounds], Annotated[float, bounds]]
         if kind == "text":
@@ -281,6 +285,20 @@ FIELDS: dict[str, Field] = {f.key: f for f in (
     Field("rule_set", "text", 0, PLACE_MAX, "a rule set's name",
           "rule_set: the named rule set (`[rule_sets.NAME]` in the tables' configuration) from the next hand; "
           "empty: back to the table's own rules"),
+    # A tournament's structure (core/structure.py, docs/structure.md): what its readers take from a file.
+    Field("small_blind", "whole", 1, BLIND_MAX, "a whole number of chips", "a structure's level: its small blind"),
+    Field("big_blind", "whole", 1, BLIND_MAX, "a whole number of chips",
+          "a structure's level: its big blind (not less than the small blind)"),
+    Field("ante", "whole", 0, BLIND_MAX, "a whole number of chips",
+          "a structure's level: its ante (0: none); with `big_blind_ante` the big blind pays it for the table"),
+    Field("big_blind_ante", "flag", 0, 1, "true or false", "a structure's level: the ante is a big-blind ante"),
+    Field("level_minutes", "minutes", 1, STAGE_MINUTES_MAX, "a number of minutes",
+          "a structure's level: how long it lasts (a level that ends after `hands`: 0)"),
+    Field("break_minutes", "minutes", 1, STAGE_MINUTES_MAX, "a number of minutes",
+          "a structure's break: how long it lasts"),
+    Field("stage_name", "text", 0, STAGE_NAME_MAX, "a name",
+          "a structure's break: its name (dinner, color-up); a level: its game"),
+    Field("title", "text", 0, TITLE_MAX, "a title", "a structure's title: the tournament's name"),
 )}
 
 # What each input takes beyond its time (a replay line) or its id, name, sender and sent_ms (a command):
@@ -386,7 +404,8 @@ def command_schema_text(commands) -> str:
 
 def fields_table() -> str:
     """docs/fields.md's table of every field (Markdown), from :data:`FIELDS`."""
-    kinds = {"seat": "whole number", "whole": "whole number", "seconds": "number (seconds)", "flag": "true or false",
+    kinds = {"seat": "whole number", "whole": "whole number", "seconds": "number (seconds)",
+             "minutes": "number (minutes)", "flag": "true or false",
              "text": "text (the text rule)", "players": "list of [seat, name]", "int64": "whole number",
              "choice": "one word"}
     rows = ["| field | type | bounds | carries |", "|---|---|---|---|"]

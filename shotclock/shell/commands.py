@@ -162,6 +162,18 @@ def seating(add) -> None:
                    help="the file's encoding (default utf-8; an export from an older program: cp1252 or latin-1)")
 
 
+def structure(add) -> None:
+    p = add("structure", "shotclock.shell.structurecmd:cmd_structure",
+            "read a tournament's structure (levels, breaks) from TD's .tdt, a CSV or TOML, check it and print it; "
+            "exit 2 naming the file, the line or level and the field", config=False)
+    p.add_argument("file", metavar="FILE", help="the structure: The Tournament Director's saved tournament (.tdt), its "
+                   "rounds export or a plain small_blind,big_blind,ante,minutes,break CSV (.csv), or TOML (.toml); "
+                   "docs/structure.md")
+    p.add_argument("--encoding", metavar="NAME", help="the file's encoding (default: UTF-8, else Windows-1252 for a "
+                   ".tdt or CSV, as older TD files are)")
+    p.add_argument("--json", action="store_true", help="print the structure as JSON")
+
+
 def firstboot(add) -> None:
     p = add("firstboot", "shotclock.shell.firstboot:cmd_firstboot",
             "take this table's first-boot file from the boot partition into /etc/shotclock (as root, at boot; "
@@ -169,4 +181,4 @@ def firstboot(add) -> None:
     p.add_argument("--root", default="/", metavar="DIR", help="the system's root (default /; tests use a folder)")
 
 
-REGISTER: list = [replay, config, simulate, run, selftest, screenshot, log, seating, firstboot]
+REGISTER: list = [replay, config, simulate, run, selftest, screenshot, log, seating, structure, firstboot]
