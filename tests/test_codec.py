@@ -257,6 +257,8 @@ def test_no_module_reads_json_but_the_codec_and_no_record_is_written_by_hand():
             walkers.append(name)
         if re.search(r"\bjson\.dumps?\(", source):
             dumpers.append(name)
+        if re.search(r"msgspec\.json\.(Encoder|encode|decode)\b", source) and name != "core/codec.py":
+            readers.append(name)  # one encoder; a decoder made elsewhere is handed to the codec's decode
     assert readers == [] and walkers == []
     assert set(dumpers) <= {"adapters/log.py", "adapters/archive.py", "core/fields.py", "web/__init__.py",
                             "floor/broker/render.py", "shell/firstboot.py", "floor/fleet.py"}, dumpers
