@@ -113,7 +113,7 @@ def _name(v):
     from shotclock.core.topics import check_name
 
     problem = check_name("it", v)
-    return problem and "must be 1 to 32 letters, digits, '-' or '_'"
+    return problem and "must" + problem.split(" must", 1)[1]  # the topics' rule, in its words
 
 
 TABLE_NAME_MAX = FIELDS["table"].high  # characters: the idle screen shows the name large
@@ -243,8 +243,9 @@ SCHEMA: list[Key] = [
     Key("network.venue", (str,), "venue", "the venue's name in the topics (letters, digits, - and _)", _name),
     Key("network.table_id", (str,), "1", "this table's id in the topics (letters, digits, - and _)", _name),
     Key("network.room", (str,), "", "the room this table stands in, for the floor dashboard's filters "
-        "(up to 32 characters; empty: none)", _text("room")),
-    Key("network.section", (str,), "", "the section of the room (a row, a pit: up to 32 characters; empty: none)",
+        f"(up to {FIELDS['room'].high} characters; empty: none)", _text("room")),
+    Key("network.section", (str,), "", f"the section of the room (a row, a pit: up to {FIELDS['section'].high} "
+        "characters; empty: none)",
         _text("section")),
     Key("network.credentials", (str,), "",
         "the TOML file with this table's username and password (from 'shotclock broker-config')"),

@@ -18,6 +18,7 @@ import pytest
 from shotclock.cli import main
 from shotclock.config import INPUT_FILE_MAX, read_input_file
 from shotclock.shell import firstboot
+from shotclock.shell.seatingcmd import SEATING_MAX
 from shotclock.shell.firstboot import FILENAME
 
 TIMEOUT = 60  # seconds: a bound on a hang, never a measure of speed
@@ -129,10 +130,10 @@ def test_config_check_and_send_refuse_a_file_that_is_not_a_file(tmp_path, kind):
     assert one_line(proc, str(path), WORDS[kind]), proc
 
 
-def test_seating_reads_a_pipe_but_never_more_than_a_megabyte(tmp_path):
+def test_seating_reads_a_pipe_but_never_more_than_a_seating_export(tmp_path):
     # An export may come through a pipe (<(program)); /dev/zero never ends, and hung the command before.
     proc = shotclock("seating", "/dev/zero")
-    assert one_line(proc, "/dev/zero", f"more than {INPUT_FILE_MAX:,} bytes"), proc
+    assert one_line(proc, "/dev/zero", f"more than {SEATING_MAX:,} bytes"), proc
     fifo = special(tmp_path, "fifo")
     writer = threading.Thread(target=lambda: Path(fifo).write_text("1,Ann\n2,Bob\n"))
     writer.start()

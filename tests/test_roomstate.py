@@ -4,6 +4,7 @@ moment the room's state reaches it, and every table counts the room's hands (iss
 
 from __future__ import annotations
 
+import msgspec
 import pytest
 
 from shotclock.config import parse_config
@@ -60,7 +61,8 @@ def test_a_waiting_table_that_missed_a_release_is_released_with_the_rooms_count(
     table = playing_the_room(2)
     r = table.feed([room(200.0, True, 3, seq=9)], 200.0)
     assert changes(r) == [("released", True, False, 3)]
-    assert table.state.hand_for_hand.record() == {"waiting": False, "hands": 3, "minutes": 2, "time_off_s": 360}
+    assert msgspec.to_builtins(table.state.hand_for_hand) == {"waiting": False, "hands": 3, "minutes": 2,
+                                                               "time_off_s": 360}
 
 
 def test_a_playing_table_counts_the_rooms_hands_and_plays_on():

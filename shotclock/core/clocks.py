@@ -13,6 +13,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 
 from shotclock.core.events import ACTED, CANCELLED, EVENT_TYPES, QUIET_ENDS
+from shotclock.core.fields import FIELDS
 from shotclock.core.restore import CAUSES
 from shotclock.core.settings import STREETS, Settings
 from shotclock.core.table import SEAT_FIELDS
@@ -98,7 +99,7 @@ def clocks_from(rows: list[dict]) -> list[Clock]:
 
 def _seat_of(row: dict) -> int | None:
     seat = row.get("seat")
-    return seat if seat.__class__ is int and 1 <= seat <= 10 else None
+    return seat if FIELDS["seat"].fits(seat) else None
 
 
 def players_at_start(rows: list[dict]) -> dict[int, str]:

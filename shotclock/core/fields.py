@@ -26,9 +26,14 @@ Example::
 from __future__ import annotations
 
 import json
+import re
 import unicodedata
 from dataclasses import dataclass
+from typing import Annotated, Literal, Union
 
+import msgspec
+
+from shotclock.core.codec import text as json_text
 from shotclock.errors import shown as quoted  # a key as a message names it ('seat')
 
 MIN_SEATS, MAX_SEATS = 2, 10  # a poker table seats at most ten
@@ -45,6 +50,7 @@ RP8_MINUTES_MAX = 3  # minutes: the most RP-8 takes off the tournament clock for
 HAND_FOR_HAND_HANDS_MAX = 1000  # hand-for-hand hands a room plays (a bubble takes a few dozen at most)
 SEQ_MAX = 2 ** 53 - 1  # a hand-for-hand state's sequence number: a whole number a page's JavaScript holds exactly
 INT64 = (-(2 ** 63), 2 ** 63 - 1)
+T_LIMIT = 1_000_000_000  # an event's time: seconds from 0 up to (not including) 10^9, about 31 years
 BLIND_MAX = 1_000_000_000  # chips: fifty times a Main Event's last blinds; a time in ms (13 digits) is not a blind
 STAGE_MINUTES_MAX = 240  # minutes of one level or break: a Main Event level is 120; 300 and more is seconds
 STAGE_NAME_MAX = 60  # characters of a break's name or a level's game ("Pot Limit Omaha Hi-Lo 8 or Better")
@@ -80,17 +86,43 @@ def text_problem(value: object, longest: int, what: str = "a name", empty: bool 
     return None
 
 
+_DECIMAL = re.compile(r"[0-9]+(\.[0-9]+)?", re.ASCII)
+
+
 def as_whole(value):
     """The whole number a text of ASCII digits spells; any other value as it is, for a field's check to name.
     Python's ``int`` also reads ``1_0``, ``+1``, `` 1 `` and other scripts' digits, and ``str.isdigit`` passes
-    ``²``, which ``int`` then refuses: text from outside is a number here only as plain digits.
+    ``²``, which ``int`` then refuses: text from outside (argv, a CSV, a schedule) is a number here only as plain
+    digits, and this is the one rule that says so.
 
-    >>> as_whole("12"), as_whole("1_0"), as_whole("1²"), as_whole("\u0661"), as_whole(7)
-    (12, '1_0', '1²', '١', 7)
+    >>> as_whole("12"), as_whole("1_0"), as_whole("1²"), as_whole("\u0661"), as_whole("\uff15"), as_whole(7)
+    (12, '1_0', '1²', '١', '５', 7)
     """
     if isinstance(value, str) and value.isascii() and value.isdigit():
         return int(value)
     return value
+
+
+def as_decimal(value):
+    """:func:`as_whole` for a number of seconds or minutes: plain ASCII digits with at most one decimal point
+    (``12``, ``2.5``); any other value as it is (``1e309``, ``nan``, ``-0``, ``٢``), for a field's check to name.
+
+    >>> as_decimal("12"), as_decimal("2.5"), as_decimal("1e3"), as_decimal("nan"), as_decimal(".5")
+    (12, 2.5, '1e3', 'nan', '.5')
+    """
+    if isinstance(value, str) and _DECIMAL.fullmatch(value):
+        return int(value) if value.isdigit() else float(value)
+    return value
+
+
+def json_problem(problem) -> str:
+    """A :class:`~shotclock.core.codec.JsonProblem`'s line, naming the field by its own rule where the codec found
+    which one broke it (a lone surrogate, refused while decoding, in a ``name``: "'name': a name must be valid
+    Unicode …")."""
+    field = FIELDS.get(problem.key) if problem.key is not None and problem.reason == "text" else None
+    if field is None:
+        return problem.detail
+    return field.problem("\udcf6") if field.kind == "text" else f"'{field.key}': {problem.detail}"
 
 
 def name_problem(name: object) -> str | None:
@@ -107,8 +139,8 @@ def name_problem(name: object) -> str | None:
 def shown(value) -> str:
     """A value as the JSON it came as (``4.0``, ``true``, ``"x"``), cut short when long."""
     try:
-        text = json.dumps(value, ensure_ascii=False)
-    except (TypeError, ValueError):
+        text = json_text(value)
+    except (TypeError, ValueError, OverflowError):
         text = repr(value)
     return text if len(text) <= 40 else text[:37] + "..."
 
@@ -187,6 +219,26 @@ class Field:
                               "minItems": 2, "maxItems": 2}, **doc}
         number = "number" if self.kind in ("seconds", "minutes") else "integer"
         return {"type": number, "minimum": self.low, "maximum": self.high, **doc}
+
+    def typed(self):
+        """This field as msgspec checks it while a message is decoded (:mod:`shotclock.core.codec`): its type and
+        bounds. Text is bounded in length here; the rest of the text rule (:func:`text_problem`) is the reader's."""
+        kind = self.kind
+        if kind == "flag":
+            return bool
+        if kind in ("seat", "whole", "int64"):
+            return Annotated[int, msgspec.Meta(ge=self.low, le=self.high)]
+        if kind in ("seconds", "minutes"):  # a whole number stays one (``5``), as the JSON gave it
+            bounds = msgspec.Meta(ge=self.low, le=self.high)
+            return Union[Annotated[int, bounds], Annotated[float, bounds]]
+        if kind == "text":
+            return Annotated[str, msgspec.Meta(min_length=self.low, max_length=self.high)]
+        if kind == "choice":
+            return Literal[self.choices]
+        if kind == "players":
+            pair = tuple[FIELDS["seat"].typed(), Annotated[str, msgspec.Meta(max_length=NAME_MAX)]]
+            return Annotated[tuple[pair, ...], msgspec.Meta(max_length=self.high)]
+        raise ValueError(f"no type for the field kind {kind!r}")
 
     def bounds(self) -> dict:
         """The bounds the pages check a form's value against (``lib/device-rules.js``)."""
@@ -350,7 +402,7 @@ def command_schema(commands) -> dict:
 def command_schema_text(commands) -> str:
     """:func:`command_schema` as docs/network.md shows it (the body of its ```json schema=command block)."""
     schema = command_schema(commands)
-    line = lambda value: json.dumps(value, ensure_ascii=False)  # noqa: E731
+    line = lambda value: json.dumps(value, ensure_ascii=False)  # noqa: E731 (the docs' spacing, not an edge)
     head = [f"  {line(k)}: {line(v)}," for k, v in schema.items() if k not in ("properties", "allOf")]
     properties = ",\n".join(f"    {line(k)}: {line(v)}" for k, v in schema["properties"].items())
     per_command = ",\n".join(f"    {line(v)}" for v in schema["allOf"])
@@ -384,4 +436,4 @@ def fields_table() -> str:
 def page_bounds() -> dict:
     """The bounds the dashboard's seat and level forms use (``Shotclock.DEVICE_RULES.fields``)."""
     return {key: FIELDS[key].bounds() for key in ("seat", "chips", "bank", "seconds", "player", "mark", "mark_seconds",
-                                                  "level", "hands")}
+                                                  "level", "hands", "rule_set")}

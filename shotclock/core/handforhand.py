@@ -32,7 +32,7 @@ Example::
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+import msgspec
 
 from shotclock.core import events as ev
 from shotclock.core.fields import FIELDS
@@ -42,19 +42,19 @@ RP8_MINUTES = 2  # minutes off the tournament clock for each hand-for-hand hand 
 BLOCKED = (ev.Call, ev.Start)  # what a table waiting for the floor's release does not take: a clock's start
 
 
-@dataclass(frozen=True)
-class HandForHandView:
-    """Hand-for-hand as the screen, the state message and the dashboard show it."""
+class HandForHandView(msgspec.Struct, frozen=True):
+    """Hand-for-hand as the screen, the state message and the dashboard show it; as it is written, the state
+    message's ``hand_for_hand`` (docs/network.md)."""
 
     waiting: bool  # the table has played its hand and waits for the floor's release
     hands: int  # hand-for-hand hands released on this table so far
     minutes: float  # what each takes off the tournament clock
+    time_off_s: float = 0  # the tournament-clock time those hands take off (:func:`time_off`)
 
-    def record(self) -> dict:
-        """The state message's ``hand_for_hand`` (docs/network.md): ``waiting``, ``hands``, ``minutes`` and the
-        tournament-clock ``time_off_s`` those hands take."""
-        return {"waiting": self.waiting, "hands": self.hands, "minutes": ev.number(float(self.minutes)),
-                "time_off_s": ev.number(float(time_off(self.hands, self.minutes)))}
+    @classmethod
+    def of(cls, waiting: bool, hands: int, minutes: float) -> "HandForHandView":
+        """The view of ``hands`` released at ``minutes`` a hand (whole numbers as such: ``2``, not ``2.0``)."""
+        return cls(waiting, hands, ev.number(float(minutes)), ev.number(float(time_off(hands, minutes))))
 
 
 def time_off(hands: int, minutes: float = RP8_MINUTES) -> float:
@@ -79,7 +79,7 @@ class HandForHandState:
     @property
     def view(self) -> HandForHandView | None:
         """What to show (None: hand-for-hand is off)."""
-        return HandForHandView(self.waiting, self.hands, self.minutes) if self.on else None
+        return HandForHandView.of(self.waiting, self.hands, self.minutes) if self.on else None
 
     def handle(self, event: ev.Event) -> list[ev.Output]:
         """The floor's ``hand_for_hand``, ``release_hand`` or ``end_hand_for_hand``: the change, or an

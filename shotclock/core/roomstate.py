@@ -21,6 +21,7 @@ from __future__ import annotations
 import msgspec
 
 from shotclock.core import events as ev
+from shotclock.core.codec import encode as _encode
 from shotclock.core.fields import FIELDS
 from shotclock.core.handforhand import RP8_MINUTES, time_off  # noqa: F401 (time_off: the example's)
 from shotclock.core.inbound import Refused, parse_json
@@ -65,7 +66,6 @@ class RoomState(msgspec.Struct, frozen=True, kw_only=True):
         return ev.RoomHandForHand(t, self.on, self.hands, self.minutes, self.seq)
 
 
-_encode = msgspec.json.Encoder().encode
 _ROOM_STATE_FIELDS = {"room": "room", "section": "section", "on": "facing_bet", "hands": "hand_for_hand.hands",
                       "minutes": "minutes", "since_ms": "sent_ms", "at_ms": "sent_ms", "by": "sender",
                       "seq": "hand_for_hand.seq"}  # each key of the message → the field of core/fields.py it is

@@ -10,7 +10,8 @@ from __future__ import annotations
 import re
 
 PREFIX = "shotclock/v1"
-NAME = re.compile(r"[A-Za-z0-9_-]{1,32}")
+ID_MAX = 32  # characters of a venue's or a table's id in the topics
+NAME = re.compile(rf"[A-Za-z0-9_-]{{1,{ID_MAX}}}")
 # Per table: what it publishes, and what it reads.
 TABLE_PUBLISHES = ("status", "state", "event", "cmd/ack")
 TABLE_READS = ("cmd", "cmd/by/+", "stored", "status")  # and the venue's hand-for-hand states (hand_for_hand_topic)
@@ -23,7 +24,7 @@ def check_name(kind: str, value: str) -> str | None:
     """None when ``value`` is a valid venue or table id, else the problem in one line."""
     if isinstance(value, str) and NAME.fullmatch(value):
         return None
-    return f"{kind} {value!r} must be 1 to 32 letters, digits, '-' or '_'"
+    return f"{kind} {value!r} must be 1 to {ID_MAX} letters, digits, '-' or '_'"
 
 
 def venue_root(venue: str) -> str:

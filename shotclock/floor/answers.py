@@ -25,9 +25,8 @@ Anything else gets ``{"ok": false, "reason": "…"}``.
 
 from __future__ import annotations
 
-import json
-
 from shotclock.adapters.archive import Chain, Store, chains, clock_numbers
+from shotclock.core.codec import decode
 
 MAX_RULINGS = 200
 MAX_RECORDS = 300  # a clock has a few dozen records; this keeps an answer inside the broker's 64 KiB packets
@@ -72,7 +71,7 @@ def rulings(db: Store, limit: int) -> list[dict]:
     for table, boot, seq, clock, utc, data in db.execute(
             "SELECT table_id, boot, seq, clock, utc, data FROM events WHERE type = 'decision' "
             "ORDER BY utc DESC LIMIT ?", (limit,)).fetchall():
-        fields = json.loads(data)
+        fields = decode(data)
         ruling = {"table": table, "boot": boot, "seq": seq, "clock": clock, "utc": utc,
                   "outcome": fields.get("outcome"), "remaining": fields.get("remaining"),
                   "at_zero": fields.get("at_zero")}
@@ -91,7 +90,7 @@ def floor_senders(db: Store, table: str, boot: str, clock: int | None, seq: int)
     senders: list[str] = []
     for (data,) in db.execute("SELECT data FROM events WHERE table_id = ? AND boot = ? AND type = 'input' "
                               "AND seq BETWEEN ? AND ? ORDER BY seq", (table, boot, clock - 1, seq)):
-        sender = json.loads(data).get("sender")
+        sender = decode(data).get("sender")
         if isinstance(sender, str) and sender not in senders:
             senders.append(sender)
     return senders
@@ -113,7 +112,7 @@ def clock_records(db: Store, table: str, clock: int, chain: Chain | None) -> lis
     if chain is None:
         return []
     marks = ",".join("?" * len(chain.boots))
-    return [{"seq": seq, "utc": utc, "record": {"t": t, "type": kind, **json.loads(data)}}
+    return [{"seq": seq, "utc": utc, "record": {"t": t, "type": kind, **decode(data)}}
             for seq, utc, t, kind, data in db.execute(
                 f"SELECT seq, utc, t, type, data FROM events WHERE table_id = ? AND clock = ? AND boot IN ({marks}) "
                 "ORDER BY seq LIMIT ?", (table, clock, *chain.boots, MAX_RECORDS))]

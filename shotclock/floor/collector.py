@@ -34,7 +34,6 @@ logged and kept in the archive's ``network`` table (:meth:`Archive.note`).
 from __future__ import annotations
 
 import collections
-import json
 import logging
 import os
 import queue
@@ -44,7 +43,8 @@ import time
 from datetime import datetime, timezone
 
 from shotclock.adapters.mqtt_login import no_delay, private_client_id
-from shotclock.core.inbound import Refused, check_event, check_question, event_id, parse_json
+from shotclock.core.codec import encode, text
+from shotclock.core.inbound import Refused, check_event, event_id, parse_json, read_question
 from shotclock.core.topics import (all_tables, archive_topic, bridge_room, bridge_topic, check_name,
                                    collector_topic, member_topic, split_table_topic, table_topic)
 from shotclock.floor.answering import Answerer
@@ -255,7 +255,7 @@ class Collector:
                   "since": datetime.now(timezone.utc).isoformat(timespec="seconds")}
         if not online:
             status["clean"] = clean
-        return json.dumps(status, separators=(",", ":"))
+        return text(status)
 
     def _on_collector_status(self, client, userdata, message):
         status = parse_json(message.payload) if message.payload else None
@@ -298,7 +298,7 @@ class Collector:
         status = {"online": online, "instance": self.instance, "archive": str(self.archive.name)}
         if not online:
             status["clean"] = clean
-        return json.dumps(status, separators=(",", ":"))
+        return text(status)
 
     def stop(self) -> None:
         """Disconnect; the broker keeps the session and queues events until the next start. A share group's
@@ -453,7 +453,7 @@ class Collector:
 
     def _tell(self, table: str, word: dict) -> None:
         """The archive's word about one event, on the table's own ``stored`` topic (docs/network.md, stored)."""
-        self.client.publish(table_topic(self.venue, table, "stored"), json.dumps(word, separators=(",", ":")), qos=1)
+        self.client.publish(table_topic(self.venue, table, "stored"), encode(word), qos=1)
 
     def _store(self, events: list[dict]) -> bool:
         """Add ``events`` to the archive, committed together when this returns; a fault of the store (a full or
@@ -501,12 +501,12 @@ class Collector:
         reply_to = getattr(props, "ResponseTopic", None)
         if not reply_to or not reply_to.startswith(archive_topic(self.venue, "reply/")):
             return  # nowhere (or nowhere allowed) to answer
-        question = parse_json(message.payload)
-        problem = question.detail if isinstance(question, Refused) else check_question(question)
+        question = read_question(message.payload)
+        problem = question.detail if isinstance(question, Refused) else None
         reply = self._reply_properties(getattr(props, "CorrelationData", None))
 
         def send(result: dict) -> None:
-            body = json.dumps(result, ensure_ascii=False, separators=(",", ":"))
+            body = encode(result)
             self.client.publish(reply_to, body, qos=1, properties=reply)
 
         if problem:

@@ -8,6 +8,8 @@ from __future__ import annotations
 
 import argparse
 
+from shotclock.shell.args import decimal, whole
+
 
 def broker_config(add) -> None:
     p = add("broker-config", "shotclock.floor.broker_config:cmd_broker_config",
@@ -96,7 +98,7 @@ def floor(add) -> None:
                         "postgresql://… database; needs --member")
     c.add_argument("--member", metavar="NAME",
                    help="this collector's name in its --share group (its own persistent session): 1, 2, …")
-    c.add_argument("--member-expiry", type=int, default=30, metavar="SECONDS",
+    c.add_argument("--member-expiry", type=whole, default=30, metavar="SECONDS",
                    help="with --share: how long a member may be away before the broker gives its share of the "
                         "events to the group's others (default 30)")
     i = sub.add_parser("idle", help="wait until a table is online with no clock open (a fleet update's step)",
@@ -107,14 +109,14 @@ def floor(add) -> None:
     add_broker_options(i, "the floor's credentials (credentials/floor.toml from 'shotclock broker-config')")
     i.add_argument("--table", required=True, metavar="ID", help="the table's id")
     i.add_argument("--version", metavar="V", help="also wait until the table runs this version")
-    i.add_argument("--wait", type=float, default=600, metavar="SECONDS", help="how long to wait (default 600)")
+    i.add_argument("--wait", type=decimal, default=600, metavar="SECONDS", help="how long to wait (default 600)")
     s = sub.add_parser("status", help="the floor network itself: collectors, share group members, bridged rooms",
                        description="print the collector's status, each share group member (online or gone), each "
                                    "bridged room (connected or not, with the tables it hides) and the tables' counts, "
                                    "from the broker's retained messages; exit 0 when all is up, 1 when a part is down")
     s.set_defaults(func="shotclock.floor.status:cmd_status")
     add_broker_options(s, "the floor's credentials (credentials/floor.toml from 'shotclock broker-config')")
-    s.add_argument("--wait", type=float, default=10, metavar="SECONDS",
+    s.add_argument("--wait", type=decimal, default=10, metavar="SECONDS",
                    help="how long to wait for the broker (default 10)")
 
 
@@ -135,7 +137,7 @@ def report(sub) -> None:
                                                    "default: every venue's)")
     r.add_argument("--day", metavar="YYYY-MM-DD", help="one floor day (06:00 to 06:00 local time)")
     r.add_argument("--table", metavar="ID", help="one table")
-    r.add_argument("--level", type=int, metavar="N", help=f"one tournament level: the clocks started at it "
+    r.add_argument("--level", type=whole, metavar="N", help=f"one tournament level: the clocks started at it "
                                                           f"({bounds('level')})")
     r.add_argument("--sort", choices=COLUMNS, default=DEFAULT_SORT, metavar="COLUMN",
                    help=f"sort by this column, largest first (default {DEFAULT_SORT}; one of {', '.join(COLUMNS)})")
@@ -147,12 +149,12 @@ def report(sub) -> None:
 def fleet(add) -> None:
     p = add("fleet", "shotclock.floor.fleet:cmd_fleet",
             "run N simulated tables against a broker (tests, benchmarks, a dashboard demo)", config=False)
-    p.add_argument("--tables", type=int, required=True, metavar="N", help="how many tables (1 to 2000)")
-    p.add_argument("--first", type=int, default=1, metavar="ID", help="the first table id (default 1)")
+    p.add_argument("--tables", type=whole, required=True, metavar="N", help="how many tables (1 to 2000)")
+    p.add_argument("--first", type=whole, default=1, metavar="ID", help="the first table id (default 1)")
     add_broker_options(p, "the folder of table credentials (credentials/ from 'shotclock broker-config')", "DIR")
-    p.add_argument("--duration", type=float, metavar="SECONDS", help="stop after this long (default: until Ctrl-C)")
-    p.add_argument("--pace", type=float, default=1.0, help="scale the pauses between hands (0.2: five times busier)")
-    p.add_argument("--seed", type=int, help="seed the dealer's random choices")
+    p.add_argument("--duration", type=decimal, metavar="SECONDS", help="stop after this long (default: until Ctrl-C)")
+    p.add_argument("--pace", type=decimal, default=1.0, help="scale the pauses between hands (0.2: five times busier)")
+    p.add_argument("--seed", type=whole, help="seed the dealer's random choices")
     p.add_argument("--idle", action="store_true",
                    help="no dealer: the tables only do what the floor commands (browser tests, screenshots)")
     p.add_argument("--deal", action="store_true",
@@ -161,7 +163,7 @@ def fleet(add) -> None:
     p.add_argument("--arrivals", metavar="FILE",
                    help="append a JSON line for each floor command each table read (table, command id, "
                         "CLOCK_MONOTONIC seconds) when the fleet stops: when the command reached the tables")
-    p.add_argument("--shot", type=int, default=0, metavar="N",
+    p.add_argument("--shot", type=whole, default=0, metavar="N",
                    help="the last N tables run the shot clock (preset shot-15-20-30); the rest the clock call")
     p.add_argument("--state-dir", metavar="DIR", default=argparse.SUPPRESS,  # keeps a --state-dir given before 'fleet'
                    help="keep the tables' decision logs here (default: a temporary folder in memory, /dev/shm)")
@@ -171,13 +173,13 @@ def floor_demo(add) -> None:
     p = add("floor-demo", "shotclock.floor.demo:cmd_floor_demo",
             "a whole floor network on this machine: broker with the web pages, collector, simulated tables",
             config=False)
-    p.add_argument("--tables", type=int, default=8, help="how many simulated tables (default 8)")
+    p.add_argument("--tables", type=whole, default=8, help="how many simulated tables (default 8)")
     p.add_argument("--venue", default="demo", help="the venue's name in the topics (default demo)")
     p.add_argument("--dir", default=".floor", help="where configuration, archive and logs go (default .floor)")
-    p.add_argument("--seconds", type=float, help="stop after this long (default: run until Ctrl-C)")
+    p.add_argument("--seconds", type=decimal, help="stop after this long (default: run until Ctrl-C)")
     p.add_argument("--quiet", action="store_true",
                    help="the simulated tables press nothing: only what you command from the dashboard happens")
-    p.add_argument("--shot", type=int, metavar="N",
+    p.add_argument("--shot", type=whole, metavar="N",
                    help="the last N tables run the shot clock (default: a quarter of them, at least one of two)")
     p.add_argument("--no-feature", action="store_true",
                    help="no feature table (by default one more table, a real device with seat tracking and a time "
@@ -217,33 +219,33 @@ def send(add) -> None:
                    help="call, pause, resume, cancel, …; the seat commands: seat, rename, empty, button, top_up, "
                         "seating, fold, all_in, turn_back, turn_forward, mark, unmark; the tournament's: level, "
                         "hands, hand_for_hand, release_hand, end_hand_for_hand, rule_set (docs/network.md)")
-    p.add_argument("--level", type=int, metavar="N",
+    p.add_argument("--level", type=whole, metavar="N",
                    help=f"level: the tournament level from each table's next hand ({bounds('level')})")
-    p.add_argument("--hands", type=int, metavar="N",
+    p.add_argument("--hands", type=whole, metavar="N",
                    help=f"level, hands: hands per level from the next hand ({bounds('hands')}; 0: not counted)")
-    p.add_argument("--minutes", type=float, metavar="M", help=f"hand_for_hand: the minutes each hand-for-hand hand "
+    p.add_argument("--minutes", type=decimal, metavar="M", help=f"hand_for_hand: the minutes each hand-for-hand hand "
                    f"takes off the tournament clock ({bounds('minutes')}; default 2, TDA RP-8)")
     p.add_argument("--rule-set", metavar="NAME", help="rule_set: the named rule set from each table's next hand "
                    "([rule_sets.NAME] in the tables' configuration); \"\": back to the tables' own rules")
-    p.add_argument("--seat", type=int, metavar="N", help=f"the seat ({bounds('seat')})")
+    p.add_argument("--seat", type=whole, metavar="N", help=f"the seat ({bounds('seat')})")
     p.add_argument("--player", metavar="NAME", help="seat, rename: the player's name")
-    p.add_argument("--bank", type=float, metavar="SECONDS",
+    p.add_argument("--bank", type=decimal, metavar="SECONDS",
                    help=f"seat: the time bank a moved player brings ({bounds('bank')})")
-    p.add_argument("--chips", type=int, metavar="N",
+    p.add_argument("--chips", type=whole, metavar="N",
                    help=f"seat: the chips a moved player brings; top_up: more each ({bounds('chips')})")
-    p.add_argument("--seconds", type=float, metavar="S", help=f"top_up: more time bank each ({bounds('seconds')})")
+    p.add_argument("--seconds", type=decimal, metavar="S", help=f"top_up: more time bank each ({bounds('seconds')})")
     p.add_argument("--mark", choices=choices("mark"),
                    help="mark: a warning, or the player's own clock on every decision; seat: the mark a moved player "
                         "brings")
-    p.add_argument("--mark-seconds", type=float, metavar="S",
+    p.add_argument("--mark-seconds", type=decimal, metavar="S",
                    help=f"mark, seat: the own clock's length with --mark clock ({bounds('mark_seconds')} s)")
     p.add_argument("--seating", metavar="FILE.csv", help="seating: the table's seating export (seat,name a line)")
     p.add_argument("--encoding", default="utf-8", metavar="NAME",
                    help="with --seating: the file's encoding (default utf-8; an older program's export: cp1252)")
     p.add_argument("--facing-bet", choices=("true", "false"), help="call, bet: the bet state")
-    p.add_argument("--seats", type=int, default=10, metavar="N",
+    p.add_argument("--seats", type=whole, default=10, metavar="N",
                    help="with --seating: the table's seats, to check the file against (default 10)")
-    p.add_argument("--wait", type=float, default=5.0, metavar="SECONDS", help="how long to wait for the answer")
+    p.add_argument("--wait", type=decimal, default=5.0, metavar="SECONDS", help="how long to wait for the answer")
     p.add_argument("--json", action="store_true", help="print the table's ack as JSON (docs/network.md, 'ack')")
     p.add_argument("--broker-dir", metavar="DIR", help="the broker's folder from 'shotclock broker-config': a --table "
                    "not among its tables is said at once (without it: a table the broker holds no status of)")
@@ -258,7 +260,7 @@ def levels(add) -> None:
     p.add_argument("--check", action="store_true", help="check the file and print the plan; send nothing")
     add_broker_options(p, "the floor's credentials (credentials/floor.toml from 'shotclock broker-config'; not "
                           "needed with --check)", required=False)
-    p.add_argument("--wait", type=float, default=5.0, metavar="SECONDS",
+    p.add_argument("--wait", type=decimal, default=5.0, metavar="SECONDS",
                    help="how long to wait for the tables' answers to each level (default 5)")
 
 

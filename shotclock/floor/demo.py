@@ -19,6 +19,7 @@ import sys
 import time
 from pathlib import Path
 
+from shotclock.core.codec import text as json_text
 from shotclock.core.topics import check_name
 from shotclock.errors import ShotclockError
 from shotclock.floor.broker_config import FLOOR, OVERLAY, BrokerPlan, Endpoint, write_broker_config
@@ -279,7 +280,6 @@ class Floor:
 def feature_script(seconds: float) -> str:
     """The feature table's dealer for ``seconds``: :data:`FEATURE_HAND` over and over, as a script of presses
     (``shotclock run --script``)."""
-    import json
 
     lines, t = [], 0.0
     while True:
@@ -287,7 +287,7 @@ def feature_script(seconds: float) -> str:
             t = round(t + pause, 3)
             if t > seconds:
                 return "".join(lines)
-            lines.append(json.dumps({"t": t, "button": button, "hold": hold}) + "\n")
+            lines.append(json_text({"t": t, "button": button, "hold": hold}) + "\n")
             t += hold
 
 

@@ -12,12 +12,12 @@ A floor day is read in this machine's local time (the venue's): it runs from 06:
 from __future__ import annotations
 
 import csv
-import json
 import sys
 from datetime import date, datetime, timedelta, timezone
 from pathlib import Path
 
 from shotclock.adapters.archive import Store, chains, open_store
+from shotclock.core.codec import decode, encode, pretty
 from shotclock.core.fields import FIELDS
 from shotclock.core.topics import check_name
 from shotclock.core.slowplay import COLUMNS, DAY, DAY_TURNS_AT_HOUR, RECORDS, Report, report
@@ -62,7 +62,7 @@ def archive_rows(db: Store) -> list[dict]:
                     f"SELECT seq, clock, type, t, utc, data FROM events WHERE table_id = ? AND boot IN ({boots}) "
                     f"AND type IN ({kinds}) ORDER BY seq", (table, *chain.boots, *RECORDS)):
                 try:
-                    row = json.loads(data)
+                    row = decode(data)
                 except ValueError:
                     row = None
                 if not isinstance(row, dict):
@@ -113,8 +113,8 @@ def cmd_report(args, out=None) -> int:
         raise ShotclockError(f"--table {args.table!r}: no such table in the archive "
                              f"(tables: {', '.join(result.tables) or 'none'})")
     if args.json:
-        print(json.dumps({"players": result.players, "unnamed_decisions": result.unnamed_decisions,
-                          "days": result.days, "tables": result.tables, "levels": result.levels}, indent=2, ensure_ascii=False), file=out)
+        print(pretty({"players": result.players, "unnamed_decisions": result.unnamed_decisions,
+                      "days": result.days, "tables": result.tables, "levels": result.levels}), file=out)
     elif args.csv == "-":
         write_csv(result, out)
     elif args.csv:
@@ -187,7 +187,7 @@ def answer_report(db: Store, question: dict, now: float | None = None) -> dict:
     lines, size = [], 0
     for line in result.players:
         values = [line[c] for c in COLUMNS]
-        size += len(json.dumps(values, ensure_ascii=False)) + 1
+        size += len(encode(values)) + 1
         if size > MAX_ANSWER_BYTES:
             break
         lines.append(values)

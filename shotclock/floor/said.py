@@ -2,8 +2,7 @@
 
 from __future__ import annotations
 
-import json
-
+from shotclock.core.codec import text
 from shotclock.core.handforhand import time_off
 
 
@@ -11,7 +10,7 @@ def _value(value) -> str:
     if isinstance(value, float):
         return f"{round(value, 2):g}"
     if isinstance(value, (list, dict)):
-        return json.dumps(value, ensure_ascii=False)
+        return text(value)
     return str(value)
 
 

@@ -20,9 +20,10 @@ marks a player; ``unmark --seat 5`` takes it off; the table records the login th
 
 from __future__ import annotations
 
-import json
 import time
 
+from shotclock.core.codec import decode, text
+from shotclock.core.inbound import MAX_PAYLOAD
 from shotclock.errors import ShotclockError
 from shotclock.floor.said import ack_line
 from shotclock.floor.send_all import send_all
@@ -57,12 +58,12 @@ def cmd_send(args) -> int:
                 raise ShotclockError(f"table {args.table} did not answer within {args.wait:g} s"
                                      + (f": {away}" if away else " (is it on the network?)"))
             try:
-                ack = json.loads(item[1])
+                ack = decode(item[1], max_bytes=MAX_PAYLOAD)
             except ValueError:
                 continue
             if isinstance(ack, dict) and ack.get("id") == sending.message["id"]:
                 break
-    print(json.dumps(ack, ensure_ascii=False) if args.json else ack_line(args.table, ack))
+    print(text(ack) if args.json else ack_line(args.table, ack))
     return 0 if ack.get("outcome") == "done" else 1
 
 

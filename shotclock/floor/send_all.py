@@ -15,10 +15,11 @@ that missed the command behind a bridge -- takes it at once.
 
 from __future__ import annotations
 
-import json
 import sys
 import time
 
+from shotclock.core.codec import decode, text
+from shotclock.core.inbound import MAX_PAYLOAD
 from shotclock.core.roomstate import ROOM_COMMANDS, inside, next_room_state
 from shotclock.core.topics import (all_tables, bridge_topic, command_topic, hand_for_hand_topic, split_table_topic,
                                    venue_cmd_topic)
@@ -63,7 +64,7 @@ def send_all(args) -> int:
             answers[table] = body
             if table not in expected:  # a table whose status the broker did not hold (it came online just now)
                 expected.append(table)
-            print(json.dumps(body, ensure_ascii=False) if args.json else ack_line(table, body), flush=True)
+            print(text(body) if args.json else ack_line(table, body), flush=True)
             if state is not None and kept is False and body.get("outcome") == "done":
                 try:  # a table took it: the scope's state is what the room now does
                     _keep(sending, state, view)
@@ -85,7 +86,7 @@ def _ack(item, ident: str) -> tuple[str, dict] | None:
     if parts is None or parts[2] != "cmd/ack":
         return None
     try:
-        body = json.loads(item[1])
+        body = decode(item[1], max_bytes=MAX_PAYLOAD)
     except ValueError:
         return None
     return (parts[1], body) if isinstance(body, dict) and body.get("id") == ident else None

@@ -7,11 +7,11 @@ message expiry as the dashboard sends it, and the broker's PUBACK read: a refusa
 from __future__ import annotations
 
 import collections
-import json
 import queue
 import time
 import uuid
 
+from shotclock.core.codec import encode
 from shotclock.errors import ShotclockError
 
 
@@ -157,7 +157,7 @@ class Sending:
 
         props = Properties(PacketTypes.PUBLISH)
         props.MessageExpiryInterval = 5
-        info = self.client.publish(topic, json.dumps(self.message), qos=1, properties=props)
+        info = self.client.publish(topic, encode(self.message), qos=1, properties=props)
         deadline = time.monotonic() + self.args.wait
         refused = refusal(self.puback(info.mid, "the command"), self.username, table)
         if refused:

@@ -8,34 +8,8 @@ Arguments are checked here (types with ranges), so a mistake is a one-line usage
 from __future__ import annotations
 
 import argparse
-import math
 
-from shotclock.shell.args import shared_options
-
-T_LIMIT = 1_000_000_000  # seconds; as the replay format's times (shotclock.core.replay.T_LIMIT)
-
-
-def seconds(text: str) -> float:
-    """An argparse type: a time in seconds, from 0 up to 10^9 (``inf``, ``nan`` and ``-1`` are refused)."""
-    try:
-        value = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"{text!r} is not a number of seconds") from None
-    if not (math.isfinite(value) and 0 <= value < T_LIMIT):
-        raise argparse.ArgumentTypeError(f"{text!r} must be a time from 0 up to 10^9 seconds")
-    return value
-
-
-def positive_int(text: str) -> int:
-    """An argparse type: a whole number of at least 1."""
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"{text!r} is not a whole number") from None
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"{text!r} must be 1 or more")
-    return value
-
+from shotclock.shell.args import positive_int, seconds, shared_options, whole
 
 def pin_factory(text: str) -> str:
     """An argparse type: a gpiozero pin factory name."""
@@ -120,7 +94,7 @@ def screenshot(add) -> None:
                    help="also show a button held down for SECONDS (default 1) at T, and what its hold will do")
     p.add_argument("--network", metavar="down[=N]|sending=N",
                    help="also draw the floor network's mark: the broker away (N records waiting), or catching up")
-    p.add_argument("--hand-for-hand", type=int, metavar="HANDS",
+    p.add_argument("--hand-for-hand", type=whole, metavar="HANDS",
                    help="draw the table as in hand-for-hand at T, its hand done, waiting for the floor's release, "
                         "HANDS hand-for-hand hands released so far (no clock may be on at T)")
 

@@ -11,11 +11,11 @@ first difference (exit 1); ``--check --all`` does so for every session of the lo
 
 from __future__ import annotations
 
-import json
 import sys
 
 from shotclock.config import config_from
 from shotclock.core.clocks import seat_counts
+from shotclock.core.codec import text as json_text
 from shotclock.core.inputs import ARGS, Command, Edge, RoomHandForHand
 from shotclock.core.restore import ClockAtStop
 from shotclock.errors import LogError
@@ -143,7 +143,7 @@ def _replay_one(decision_log, sessions: dict, session_id: int, args, out) -> int
         print(f"OK: session {session_id}: the edges give the same {decisions} rulings and every input", file=out)
         return 0
     for record in replayed:
-        print(json.dumps(record, separators=(",", ":")), file=out)
+        print(json_text(record), file=out)
     return 0
 
 

@@ -4,13 +4,15 @@ from __future__ import annotations
 
 import csv
 import io
-import json
 import sqlite3
 import sys
 from datetime import datetime
 from pathlib import Path
 
+import msgspec
+
 from shotclock.core.clocks import Clock, DamagedRecord, clocks_from, players_at_start, replay_events, stats
+from shotclock.core.codec import pretty, text as json_text
 from shotclock.errors import LogError, ShotclockError, one_line
 from shotclock.shell.files import output_file, refuse_overwrite
 from shotclock.shell.logsource import open_log, state_dir
@@ -202,7 +204,7 @@ def readable(name: str, value, t0: float) -> str:
         ('27.85 s', '+2.150 s', '"call"')
     """
     if isinstance(value, bool) or not isinstance(value, (int, float)):
-        return json.dumps(value, ensure_ascii=False)
+        return json_text(value)
     if name in MOMENTS:
         return f"{round(value - t0, 3) + 0.0:+.3f} s"
     if name in DURATIONS:
@@ -255,8 +257,7 @@ def cmd_export(args, out=None) -> int:
         on_top = _rule_set_at_start(decision_log, c, config)  # a named rule set layered on the level's rules
         header["config"].update(on_top)
         values = {**config, **header["config"]}
-        lines = [json.dumps(header, separators=(",", ":"), ensure_ascii=False)]
-        lines += [json.dumps(e, separators=(",", ":")) for e in events]
+        lines = [json_text(header)] + [json_text(e) for e in events]
         if args.config_out:
             with output_file("--config-out", args.config_out) as f:
                 f.write(config_toml(values or {"mode": c.mode}))
@@ -278,7 +279,7 @@ def cmd_export(args, out=None) -> int:
     else:
         rows = _all_rows(decision_log)
         _write(args, lambda target: target.writelines(
-            json.dumps(row, separators=(",", ":"), ensure_ascii=False) + "\n" for row in rows), out)
+            json_text(row) + "\n" for row in rows), out)
         _warn_unless_verified(decision_log)
     return 0
 
@@ -378,7 +379,7 @@ def config_toml(values: dict) -> str:
         if not is_key(name):
             continue
         head, _, leaf = name.rpartition(".")
-        text = "true" if value is True else "false" if value is False else json.dumps(value, ensure_ascii=False)
+        text = "true" if value is True else "false" if value is False else json_text(value)
         sections.setdefault(head, []).append(f"{leaf} = {text}")
     lines = sections.pop("", [])
     for head, body in sections.items():
@@ -409,7 +410,7 @@ def cmd_stats(args, out=None) -> int:
             from None
     _warn_unless_verified(decision_log)
     if args.json:
-        print(json.dumps(result, indent=2), file=out)
+        print(pretty(result), file=out)
         return 0
     print(stats_heading(result), file=out)
     for outcome, n in sorted(result["outcomes"].items()):
@@ -438,9 +439,9 @@ def cmd_ledger(args, out=None) -> int:
         decision_log = open_log(args)
         rows, by_name = _all_rows(decision_log), args.by_name
         _warn_unless_verified(decision_log)
-    lines = [e.record() for e in ledger(rows, by_name=by_name)]
+    lines = [msgspec.structs.asdict(e.line()) for e in ledger(rows, by_name=by_name)]
     if args.json:
-        print(json.dumps(lines, indent=2, ensure_ascii=False), file=out)
+        print(pretty(lines), file=out)
         return 0
     if args.csv:
         writer = csv.writer(out, lineterminator="\n")

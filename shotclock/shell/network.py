@@ -16,9 +16,11 @@ import math
 import threading
 import time
 
+import msgspec
+
 from shotclock import __version__
 from shotclock.core.engine import RUNNING
-from shotclock.core.flood import FloodGuard
+from shotclock.core.flood import FloodGuard, RefusedRecord
 from shotclock.core.inbound import Refused
 from shotclock.core.inputs import RoomHandForHand
 from shotclock.core.reasons import explain
@@ -164,12 +166,10 @@ class NetworkPresenter:
 
     def _ack(self, ack) -> None:
         reason = ack.ignored
-        outputs = [o.record() for o in ack.outputs if o.TYPE != "ignored"]
+        outputs = [o for o in ack.outputs if o.TYPE != "ignored"]
+        # with the reason's code and parameters: a page says it in its own language
         message = ack_message(self.table, self.link.boot, ack.command, "ignored" if reason else "done", reason or "",
-                              outputs, self.seq)
-        explained = explain(reason) if reason else None
-        if explained:  # the reason's code and parameters: a page says it in its own language
-            message["code"], message["params"] = explained
+                              outputs, self.seq, explain(reason) if reason else None)
         self.acks.offer(dumps(message), self.recorder.handed_seq if self.recorder is not None else None)
 
     def mark(self) -> str:
@@ -271,7 +271,7 @@ class CommandGate:
         for s in summaries:
             log.warning("refused %d floor commands from %r over the rate in %.0f s", s.count, s.sender,
                         s.until - s.since)
-        return [{"t": now, "type": "refused", "data": s.record()} for s in summaries]
+        return [{"t": now, "type": "refused", "data": msgspec.to_builtins(RefusedRecord.of(s))} for s in summaries]
 
     def next_summary(self) -> float | None:
         """When the next summary is due (the loop wakes to log it)."""
@@ -283,9 +283,9 @@ class CommandGate:
             log.warning("refused a floor command (%s): %s", result.reason, result.detail)
             # Noted before the ack goes out: whoever sees the ack can count on the log to hold the refusal.
             if self.note:
-                self.note({"t": t, "type": "refused", "data": {"id": result.id, "sender": result.sender,
-                                                               "command": result.name, "reason": result.reason,
-                                                               "detail": result.detail}})
+                record = RefusedRecord(id=result.id, sender=result.sender, command=result.name,
+                                       reason=result.reason, detail=result.detail)
+                self.note({"t": t, "type": "refused", "data": msgspec.to_builtins(record)})
         self.link.offer_ack(dumps(ack_message(self.table, self.link.boot, result, "refused",
                                               f"{result.reason}: {result.detail}")))
 

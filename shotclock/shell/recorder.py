@@ -21,7 +21,7 @@ from shotclock.core.clocks import chips_used, clocks_from
 from shotclock.core.engine import PAUSED, RUNNING
 from shotclock.core.faults import LOG_UNAVAILABLE, LOG_WRITE_FAILED, LogFault
 from shotclock.core.records import RecordBuilder, SessionUtc
-from shotclock.core.restore import CHECKPOINT_SECONDS, plan_recovery
+from shotclock.core.restore import CHECKPOINT_SECONDS, Interrupted, plan_recovery
 from shotclock.errors import LogError
 
 log = logging.getLogger("shotclock.recorder")
@@ -187,7 +187,7 @@ class Recorder:
         else:
             log.warning("clock %d was interrupted but the mode changed to %s: not restored", clock.id,
                         table.engine.mode)
-        self.sink.put([self.builder.interrupted(clock.id, t, self._utc_at(t)(t), plan.record(), plan.restored)])
+        self.sink.put([self.builder.interrupted(clock.id, t, self._utc_at(t)(t), Interrupted.of(plan), plan.restored)])
         return clock
 
     def restore_chips(self, decision_log: DecisionLog, table, t: float) -> dict[int, int]:

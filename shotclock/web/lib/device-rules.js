@@ -73,6 +73,11 @@
    "max": 40,
    "min": 1
   },
+  "rule_set": {
+   "kind": "text",
+   "max": 32,
+   "min": 0
+  },
   "seat": {
    "kind": "seat",
    "max": 10,
