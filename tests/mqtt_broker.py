@@ -71,6 +71,22 @@ def port_open(port: int, host: str = "127.0.0.1") -> bool:
         return False
 
 
+def listening(port: int) -> bool:
+    """True when a socket listens on TCP ``port`` (read from the kernel's tables, without connecting: a probe's
+    connection, closed before a TLS handshake, would put an error line in the broker's log)."""
+    for table in ("/proc/net/tcp", "/proc/net/tcp6"):
+        try:
+            with open(table) as f:
+                rows = f.read().splitlines()[1:]
+        except OSError:
+            continue
+        for row in rows:
+            local, state = row.split()[1], row.split()[3]
+            if state == "0A" and int(local.rsplit(":", 1)[1], 16) == port:  # 0A: LISTEN
+                return True
+    return False
+
+
 class MosquittoBroker:
     """A mosquitto process with a generated configuration in ``folder``.
 

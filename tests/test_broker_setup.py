@@ -19,7 +19,7 @@ import paho.mqtt.client as mqtt
 import pytest
 
 from helpers import wait_until
-from mqtt_broker import free_port, port_open, require_mosquitto
+from mqtt_broker import free_port, listening, require_mosquitto
 from shotclock.cli import main
 from shotclock.floor.broker_config import UNIT_FILE, table_client_id
 from shotclock.adapters.mqtt_login import read_credentials
@@ -99,7 +99,7 @@ def test_the_guides_broker_starts_from_any_folder_and_serves_tables_and_tablets(
     log = open(folder.parent / "mosquitto.log", "wb")
     process = subprocess.Popen(command, cwd="/", stdout=log, stderr=subprocess.STDOUT)
     try:
-        wait_until(lambda: port_open(mqtt_port) and port_open(ws_port), what="the broker's listeners",
+        wait_until(lambda: listening(mqtt_port) and listening(ws_port), what="the broker's listeners",
                    alive=process)
         ca = folder / "tls" / "ca.pem"
         user, password = read_credentials(folder / "credentials" / "table-1.toml")
