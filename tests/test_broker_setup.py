@@ -4,6 +4,7 @@ written unit (or the printed command) says, from another folder, as root, agains
 The floor's tablets reach the TLS listeners on every interface; the test only connects over loopback.
 """
 
+import getpass
 import os
 import shlex
 import shutil
@@ -26,11 +27,24 @@ from shotclock.adapters.mqtt_login import read_credentials
 AS_ROOT = pytest.mark.skipif(os.geteuid() != 0, reason="starts mosquitto as root, as systemd does")
 
 
-def venue_folder() -> Path:
-    """A folder mosquitto's own user can reach (pytest's tmp_path lies under a 0700 folder of root's)."""
+@pytest.fixture
+def venue_folder():
+    """A folder mosquitto's own user can reach (pytest's tmp_path lies under a 0700 folder of root's), removed after."""
     folder = Path(tempfile.mkdtemp(prefix="shotclock-venue-"))
     os.chmod(folder, 0o755)
-    return folder / "broker"
+    yield folder / "broker"
+    shutil.rmtree(folder)
+
+
+def pages_in(folder: Path, monkeypatch) -> Path:
+    """The pages copied into ``folder``, and broker-config pointed at them: the checkout may lie where mosquitto cannot
+    enter (under root's home), and the broker serves them from where they are."""
+    from shotclock.web import web_dir
+
+    pages = folder / "pages"
+    shutil.copytree(web_dir(), pages)
+    monkeypatch.setattr("shotclock.floor.broker_config.web_dir", lambda: pages)
+    return pages
 
 
 def unit_command(unit: Path) -> tuple[str, list[str]]:
@@ -55,9 +69,10 @@ def tls_client(port: int, ca: Path, user: str, password: str, client_id: str):
 
 @AS_ROOT
 @pytest.mark.parametrize("how", ["unit", "printed command as root"])
-def test_the_guides_broker_starts_from_any_folder_and_serves_tables_and_tablets(capsys, how):
+def test_the_guides_broker_starts_from_any_folder_and_serves_tables_and_tablets(capsys, monkeypatch, venue_folder, how):
     binary = require_mosquitto()
-    folder = venue_folder()
+    folder = venue_folder
+    pages_in(folder.parent, monkeypatch)  # wherever this checkout lies
     mqtt_port, ws_port, local = free_port(), free_port(), free_port()
     cwd = os.getcwd()
     os.chdir(folder.parent)  # relative paths, as a person types them
@@ -67,7 +82,8 @@ def test_the_guides_broker_starts_from_any_folder_and_serves_tables_and_tablets(
                      "--make-certs", "floor.local,127.0.0.1"]) == 0
     finally:
         os.chdir(cwd)
-    out = capsys.readouterr().out
+    out, err = capsys.readouterr()
+    assert "warning" not in err, err
     conf = (folder / "mosquitto.conf").read_text()
     for line in conf.splitlines():
         if line.split(" ")[0] in ("certfile", "keyfile", "password_file", "acl_file", "plugin", "plugin_opt_bindings",
@@ -130,17 +146,19 @@ def test_wrong_broker_setup_options_get_one_line(tmp_path, capsys, args, message
 
 
 def test_without_a_compiler_the_config_still_names_the_plugin_so_the_broker_does_not_start_unbound(
-        tmp_path, capsys, monkeypatch):
+        capsys, monkeypatch, venue_folder):
     # broker-config may run where nothing builds the plugin (the appliance test's guest does): it writes the
     # folder, says in one line what to install, and names the plugin all the same, so a broker started from that
     # folder stops at once instead of running without the client-id binding.
     from shotclock.floor.broker import build
 
+    tmp_path = venue_folder  # one mosquitto can enter: else that is said too
+    pages_in(tmp_path.parent, monkeypatch)
     binary = require_mosquitto()
     local = free_port()
     with monkeypatch.context() as m:  # no compiler on the PATH
         m.setattr("shotclock.floor.broker_config.build_plugin", build.build_plugin)
-        m.setenv("PATH", str(tmp_path / "nothing"))
+        m.setenv("PATH", str(tmp_path.parent / "nothing"))
         m.delenv("CC", raising=False)
         assert main(["broker-config", str(tmp_path), "--venue", "v", "--tables", "1", "--local",
                      f"127.0.0.1:{local}", "--websockets", "none"]) == 0
@@ -154,17 +172,19 @@ def test_without_a_compiler_the_config_still_names_the_plugin_so_the_broker_does
     assert not port_open(local)
 
 
-def test_broker_config_builds_the_plugin_and_names_what_is_missing(tmp_path, capsys, monkeypatch):
+def test_broker_config_builds_the_plugin_and_names_what_is_missing(tmp_path, capsys, monkeypatch, venue_folder):
     from shotclock.floor.broker import build
 
+    pages_in(venue_folder.parent, monkeypatch)
     monkeypatch.setattr("shotclock.floor.broker_config.build_plugin", build.build_plugin)  # the compiler itself
     try:
         build.build_plugin(tmp_path / "probe.so")
     except build.PluginBuildError as exc:
         missing(str(exc))
-    assert main(["broker-config", str(tmp_path / "b"), "--venue", "v", "--tables", "1"]) == 0
-    assert "built client-ids.so" in capsys.readouterr().out
-    assert (tmp_path / "b" / "client-ids.so").read_bytes()[:4] == b"\x7fELF"
+    assert main(["broker-config", str(venue_folder), "--venue", "v", "--tables", "1"]) == 0
+    out, err = capsys.readouterr()
+    assert "built client-ids.so" in out and not err, err
+    assert (venue_folder / "client-ids.so").read_bytes()[:4] == b"\x7fELF"
     # A compiler that cannot find Mosquitto's plugin header: the package that has it, in one line.
     fake = tmp_path / "cc"
     fake.write_text("#!/bin/sh\necho 'x.c:34:10: fatal error: mosquitto_broker.h: No such file or directory' >&2\n"
@@ -188,3 +208,28 @@ def test_the_packages_that_build_the_plugin_are_debians_and_dev_installs_them():
     known = subprocess.run(["apt-cache", "show", "--no-all-versions", *BUILD_PACKAGES], capture_output=True,
                            text=True).stdout  # an unknown name gets no entry
     assert [name for name in BUILD_PACKAGES if f"Package: {name}\n" not in known] == []
+
+
+def test_a_folder_the_brokers_user_cannot_enter_is_said_when_written(capsys, monkeypatch, venue_folder):
+    # Before: written without a word under root's home (0700); the printed command then failed with mosquitto's
+    # "Unable to open config file".
+    home = venue_folder.parent / "root-home"
+    home.mkdir(mode=0o700)
+    pages_in(venue_folder.parent, monkeypatch)
+    assert main(["broker-config", str(home / "broker"), "--venue", "v", "--tables", "1", "--run-as", "nobody"]) == 0
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and err.startswith("warning: ")
+    assert f"user nobody cannot enter the folder {home} (owner {getpass.getuser()}, mode 0700)" in err
+    assert f"cannot read {home / 'broker' / 'mosquitto.conf'}" in err and (home / "broker" / "mosquitto.conf").exists()
+
+
+def test_pages_the_brokers_user_cannot_read_are_said(capsys, monkeypatch, venue_folder):
+    closed = venue_folder.parent / "closed"
+    closed.mkdir(mode=0o700)
+    pages = pages_in(closed, monkeypatch)
+    assert main(["broker-config", str(venue_folder), "--venue", "v", "--tables", "1", "--run-as", "nobody"]) == 0
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and f"cannot enter the folder {closed}" in err and f"serve the pages in {pages}" in err
+    assert main(["broker-config", str(venue_folder), "--venue", "v", "--tables", "1", "--run-as", "nobody",
+                 "--no-pages"]) == 0
+    assert "cannot" not in capsys.readouterr().err
