@@ -10,7 +10,7 @@ from dataclasses import dataclass, field
 
 from shotclock.core import topics
 from shotclock.core.topics import (bridge_topic, check_name, collector_topic, command_topic, every_hand_for_hand,
-                                   table_topic, venue_cmd_topic)
+                                   table_topic, tournament_topic, venue_cmd_topic)
 from shotclock.errors import ShotclockError
 
 FLOOR, OVERLAY, COLLECTOR = topics.SHARED_FLOOR, "overlay", "collector"
@@ -191,5 +191,5 @@ def bridge_topics(venue: str, tables: list[str]) -> tuple[list[str], list[str]]:
     into = [t for table in tables for t in (table_topic(venue, table, "cmd"), command_topic(venue, table, "+"),
                                             table_topic(venue, table, "stored"))]
     into += [venue_cmd_topic(venue), command_topic(venue, None, "+"), collector_topic(venue),
-             every_hand_for_hand(venue)]
+             every_hand_for_hand(venue), tournament_topic(venue, "+", "state"), tournament_topic(venue, "+", "status")]
     return out, into
