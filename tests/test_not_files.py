@@ -16,7 +16,7 @@ from pathlib import Path
 import pytest
 
 from shotclock.cli import main
-from shotclock.config import INPUT_FILE_MAX, read_input_file
+from shotclock.input_files import INPUT_FILE_MAX, read_input_file
 from shotclock.shell import firstboot
 from shotclock.shell.seatingcmd import SEATING_MAX
 from shotclock.shell.firstboot import FILENAME

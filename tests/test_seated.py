@@ -254,7 +254,7 @@ def test_top_ups_that_do_not_apply_are_refused_with_the_reason():
 
 
 def test_the_tempo_preset_is_a_seat_aware_time_bank():
-    from shotclock.config import parse_config
+    from shotclock.config.loading import parse_config
 
     config = parse_config('preset = "tempo"\n')
     settings = config.settings
@@ -263,7 +263,7 @@ def test_the_tempo_preset_is_a_seat_aware_time_bank():
 
 
 def test_a_time_bank_without_seat_tracking_is_a_config_error():
-    from shotclock.config import parse_config
+    from shotclock.config.loading import parse_config
     from shotclock.errors import ConfigError
 
     with pytest.raises(ConfigError) as caught:

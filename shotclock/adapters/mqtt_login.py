@@ -11,7 +11,7 @@ import uuid
 from dataclasses import dataclass
 from pathlib import Path
 
-from shotclock.config import read_input_text
+from shotclock.input_files import read_input_text
 from shotclock.errors import ShotclockError
 
 

@@ -19,7 +19,11 @@ import subprocess
 import tomllib
 from pathlib import Path
 
-from shotclock.config import KEYS, config_from, is_key, read_input_text
+from shotclock.config.loading import config_from
+
+from shotclock.config.schema import KEYS, is_key
+
+from shotclock.input_files import read_input_text
 from shotclock.core.topics import check_name
 from shotclock.errors import ConfigError, ShotclockError
 from shotclock.floor.broker.passwords import check_password

@@ -7,7 +7,9 @@ import argparse
 import sys
 from pathlib import Path
 
-from shotclock.config import Config, load_config
+from shotclock.config.loading import load_config
+
+from shotclock.config.typed import Config
 from shotclock.core.fields import T_LIMIT, as_decimal, as_whole
 from shotclock.errors import one_line
 
@@ -63,7 +65,8 @@ def load_for(args) -> Config:
 
 def cmd_config(args) -> int:
     """Print the documented default configuration, or check a file."""
-    from shotclock.config import config_warnings, example_toml
+    from shotclock.config.loading import config_warnings
+    from shotclock.config.schema import example_toml
 
     if args.check:
         config = load_config(args.check)

@@ -11,7 +11,8 @@ from pathlib import Path
 from shotclock.adapters.mqtt_login import new_boot_id
 from shotclock.adapters.pins import TablePins, make_pin_factory
 from shotclock.adapters.systemd import SystemdNotifier
-from shotclock.config import BUTTONS, Config
+from shotclock.config.pins import BUTTONS
+from shotclock.config.typed import Config
 from shotclock.core.cues import Cues
 from shotclock.core.engine import IDLE, RUNNING
 from shotclock.core.faults import FirstBootFailed, NoSound
@@ -271,7 +272,7 @@ SCRIPT_MAX = 16_000_000  # bytes of a script of presses (``run --script``)
 def _run_script(args, config, parts) -> int:
     from shotclock.shell.script import ReportWriter, ScriptPlayer, edge_schedule, parse_script
 
-    from shotclock.config import read_input_file
+    from shotclock.input_files import read_input_file
 
     try:  # a pipe too, but never without end (/dev/zero): a day of the feature table's presses is 0.2 MB
         text = read_input_file(args.script, SCRIPT_MAX, streams=True).decode("utf-8")

@@ -15,12 +15,12 @@ from shotclock.errors import ShotclockError
 def read_small(path: str | Path, max_bytes: int, what: str = "file", streams: bool = False) -> bytes:
     """The bytes of a small input file (a seating export, a schedule): a regular file of at most ``max_bytes``
     bytes, read with no more than that (``/dev/zero``, a folder or a FIFO would hang a reader or fill its memory),
-    by the one reader of files from outside (:func:`shotclock.config.read_input_file`). ``streams``: a pipe
+    by the one reader of files from outside (:func:`shotclock.input_files.read_input_file`). ``streams``: a pipe
     (``<(program)``) is read too, to at most ``max_bytes``.
 
     :raises ShotclockError: one line naming the file and what is wrong with it.
     """
-    from shotclock.config import read_input_file
+    from shotclock.input_files import read_input_file
     from shotclock.errors import one_line
 
     shown = one_line(str(path))

@@ -50,7 +50,11 @@ import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from shotclock.config import SCHEMA, config_from, is_key, read_input_text
+from shotclock.config.loading import config_from
+
+from shotclock.config.schema import SCHEMA, is_key
+
+from shotclock.input_files import read_input_text
 from shotclock.errors import ConfigError, ShotclockError
 
 log = logging.getLogger("shotclock.firstboot")

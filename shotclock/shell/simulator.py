@@ -16,7 +16,7 @@ import sys
 import threading
 import time
 
-from shotclock.config import BUTTONS
+from shotclock.config.pins import BUTTONS
 from shotclock.core.button_card import KEYS, buttons_for
 from shotclock.errors import HardwareError
 from shotclock.shell.device import build_device, log_dir_for
