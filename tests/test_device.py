@@ -9,7 +9,6 @@ import time
 import pytest
 
 from shotclock.config.loading import parse_config
-
 from shotclock.config.typed import Config
 from shotclock.shell.device import Device
 from shotclock.core.buttons import Edge

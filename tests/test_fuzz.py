@@ -23,7 +23,6 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from shotclock.config.loading import config_from, parse_config
-
 from shotclock.config.schema import KEYS
 from shotclock.core.events import EVENT_TYPES
 from shotclock.core.replay import MAX_LINE, decode_line, parse_event, replay

@@ -7,7 +7,6 @@ import pygame
 import pytest
 
 from shotclock.config.loading import parse_config
-
 from shotclock.config.typed import Config
 from shotclock.core.faults import NoSound
 from shotclock.shell.presenters import ScreenPresenter

@@ -11,8 +11,8 @@ import uuid
 from dataclasses import dataclass
 from pathlib import Path
 
-from shotclock.input_files import read_input_text
 from shotclock.errors import ShotclockError
+from shotclock.input_files import read_input_text
 
 
 def new_boot_id() -> str:

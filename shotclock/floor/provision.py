@@ -20,15 +20,13 @@ import tomllib
 from pathlib import Path
 
 from shotclock.config.loading import config_from
-
 from shotclock.config.schema import KEYS, is_key
-
-from shotclock.input_files import read_input_text
 from shotclock.core.topics import check_name
 from shotclock.errors import ConfigError, ShotclockError
 from shotclock.floor.broker.passwords import check_password
 from shotclock.floor.broker.plan import parse_endpoint, parse_tables, table_user
 from shotclock.floor.broker.render import SUMMARY_FILE
+from shotclock.input_files import read_input_text
 from shotclock.shell.firstboot import FILENAME, FirstBoot, ca_problem, credential_check, hostname_for, render
 
 # What the first-boot file sets itself: a template may not set these.

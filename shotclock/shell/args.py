@@ -8,7 +8,6 @@ import sys
 from pathlib import Path
 
 from shotclock.config.loading import load_config
-
 from shotclock.config.typed import Config
 from shotclock.core.fields import T_LIMIT, as_decimal, as_whole
 from shotclock.errors import one_line

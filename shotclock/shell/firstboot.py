@@ -51,11 +51,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from shotclock.config.loading import config_from
-
 from shotclock.config.schema import SCHEMA, is_key
-
-from shotclock.input_files import read_input_text
 from shotclock.errors import ConfigError, ShotclockError
+from shotclock.input_files import read_input_text
 
 log = logging.getLogger("shotclock.firstboot")
 
