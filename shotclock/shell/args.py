@@ -62,6 +62,15 @@ def load_for(args) -> Config:
     return load_config(path)
 
 
+def log_dir_for(args):
+    """The state directory the command's log goes in, or None with ``--no-log``."""
+    if getattr(args, "no_log", False):
+        return None
+    from shotclock.adapters.log import default_state_dir
+
+    return Path(args.state_dir) if getattr(args, "state_dir", None) else default_state_dir()
+
+
 def cmd_config(args) -> int:
     """Print the documented default configuration, or check a file."""
     from shotclock.config.loading import config_warnings
