@@ -1,6 +1,11 @@
 """The one bounded reader of files given from outside (a configuration, a template, a credential, a CA, a
 first-boot file, a script, a seating export, a schedule, a tournament's structure): what is not a regular file is
-refused before it is read, and no more than a limit is ever read."""
+refused before it is read, and no more than a limit is ever read.
+
+:func:`read_input_file` raises the :class:`OSError` (its ``strerror`` says what the file is); :func:`read_input`
+and :func:`read_input_text` say what is wrong in one line naming the file (:class:`ShotclockError`), in the words of
+:func:`input_problem`, which a caller that reports in its own form (a configuration's error) uses too.
+"""
 
 from __future__ import annotations
 
@@ -9,6 +14,7 @@ import os
 import stat
 from pathlib import Path
 
+from shotclock.errors import ShotclockError, one_line
 
 INPUT_FILE_MAX = 1_000_000  # bytes: a configuration, template, credential, CA or first-boot file is a few kB
 _KINDS = ((stat.S_ISFIFO, "a FIFO"), (stat.S_ISCHR, "a character device"), (stat.S_ISBLK, "a block device"),
@@ -47,7 +53,7 @@ def read_input_file(path: str | Path, limit: int = INPUT_FILE_MAX, *, follow_lin
         opened = os.fstat(fd)
         _check_kind(path, opened.st_mode, limit, streams)  # the entry opened is the one looked at
         if opened.st_size > limit and stat.S_ISREG(opened.st_mode):
-            raise OSError(errno.EFBIG, f"more than {limit:,} bytes ({opened.st_size:,})", path)
+            raise OSError(errno.EFBIG, f"more than {limit:,} bytes", path)
         chunks, total = [], 0
         while chunk := os.read(fd, min(1 << 16, limit + 1 - total)):
             chunks.append(chunk)
@@ -68,6 +74,58 @@ def _check_kind(path: str, mode: int, limit: int, streams: bool) -> None:
     raise OSError(errno.ELOOP if stat.S_ISLNK(mode) else errno.EINVAL, f"{kind}, not a regular file", path)
 
 
-def read_input_text(path: str | Path, limit: int = INPUT_FILE_MAX, *, follow_links: bool = True) -> str:
-    """:func:`read_input_file` as UTF-8 text (:class:`UnicodeDecodeError` when it is not)."""
-    return read_input_file(path, limit, follow_links=follow_links).decode("utf-8")
+def input_problem(exc: OSError | UnicodeDecodeError, what: str = "file") -> str:
+    """What :func:`read_input_file` (or decoding its bytes as UTF-8) found wrong with a file, in words, without the
+    file's name: ``"file not found"``, ``"a folder, not a schedule"``, ``"a FIFO, not a regular file (a schedule is a
+    file of text)"``, ``"more than 1,000,000 bytes: is it a schedule?"``, ``"not UTF-8 text (byte 7)"``.
+
+    :param what: what the file should be (``"schedule"``, ``"seating export"``).
+
+    Example::
+
+        >>> input_problem(FileNotFoundError(2, "No such file or directory"))
+        'file not found'
+    """
+    if isinstance(exc, UnicodeDecodeError):
+        return f"not UTF-8 text (byte {exc.start})"
+    if isinstance(exc, FileNotFoundError):
+        return "file not found"
+    if isinstance(exc, IsADirectoryError):
+        return f"a folder, not a {what}"
+    if exc.errno == errno.EFBIG:
+        return f"{exc.strerror}: is it a {what}?"
+    if exc.errno in (errno.EINVAL, errno.ELOOP) and exc.strerror and exc.strerror.endswith(", not a regular file"):
+        return f"{exc.strerror} (a {what} is a file of text)"
+    return f"cannot read it: {exc.strerror or exc}"
+
+
+def read_input(path: str | Path, limit: int = INPUT_FILE_MAX, what: str = "file", *, streams: bool = False,
+               follow_links: bool = True, advice: str = "") -> bytes:
+    """:func:`read_input_file`, whose every refusal is one line naming the file and what is wrong with it
+    (:func:`input_problem`).
+
+    :param what: what the file should be, for the message (``"structure file"``).
+    :param advice: said after a file that is too big (``"(export its rounds as CSV)"``).
+    :raises ShotclockError: ``"<path>: <problem>"``.
+    """
+    try:
+        return read_input_file(path, limit, follow_links=follow_links, streams=streams)
+    except OSError as exc:
+        problem = input_problem(exc, what)
+        if advice and exc.errno == errno.EFBIG:
+            problem += f" {advice}"
+        raise ShotclockError(f"{one_line(str(path))}: {problem}") from None
+
+
+def read_input_text(path: str | Path, limit: int = INPUT_FILE_MAX, what: str = "file", *, streams: bool = False,
+                    follow_links: bool = True) -> str:
+    """:func:`read_input` as UTF-8 text (a byte order mark at the start is kept: TOML refuses it, a caller that
+    takes it strips it).
+
+    :raises ShotclockError: ``"<path>: not UTF-8 text (byte N)"``, or any refusal of :func:`read_input`.
+    """
+    data = read_input(path, limit, what, streams=streams, follow_links=follow_links)
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise ShotclockError(f"{one_line(str(path))}: {input_problem(exc, what)}") from None

@@ -69,7 +69,7 @@ def special(tmp_path: Path, kind: str) -> Path:
 
 
 WORDS = {"fifo": "a FIFO, not a regular file", "zero": "a character device, not a regular file",
-         "folder": "is a directory"}
+         "folder": "a folder, not a"}
 
 
 @pytest.mark.parametrize("kind", ["fifo", "zero", "folder"])

@@ -19,7 +19,7 @@ from shotclock.config.schema import (KEYS, LEVEL_KEYS, LEVELS, PRESETS, RULE_SET
 from shotclock.config.typed import Config
 from shotclock.core.settings import STREETS
 from shotclock.errors import ConfigError, PinConfigError
-from shotclock.input_files import read_input_text
+from shotclock.input_files import input_problem, read_input_file
 
 
 def parse_config(text: str, source: str = "(text)") -> Config:
@@ -144,13 +144,7 @@ def load_config(path: str | Path | None) -> Config:
         return Config()
     path = Path(path)
     try:
-        text = read_input_text(path)
-    except FileNotFoundError:
-        raise ConfigError(str(path), {"": "file not found"}) from None
-    except IsADirectoryError:
-        raise ConfigError(str(path), {"": "is a directory, not a file"}) from None
-    except OSError as exc:
-        raise ConfigError(str(path), {"": f"cannot read: {exc.strerror}"}) from None
-    except UnicodeDecodeError as exc:
-        raise ConfigError(str(path), {"": f"not UTF-8 text (byte {exc.start})"}) from None
+        text = read_input_file(path).decode("utf-8")
+    except (OSError, UnicodeDecodeError) as exc:
+        raise ConfigError(str(path), {"": input_problem(exc, "configuration file")}) from None
     return parse_config(text, str(path))

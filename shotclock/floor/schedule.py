@@ -28,6 +28,7 @@ from pathlib import Path
 
 from shotclock.core.fields import FIELDS, as_whole
 from shotclock.errors import ShotclockError
+from shotclock.input_files import read_input_text
 
 DAY_MINUTES = 48 * 60  # a schedule may run past midnight into the next day (24:00 to 47:59)
 FILE_MAX = 1_000_000  # bytes: a day of levels is a few kB; more is not a schedule (and shlex is slow on it)
@@ -119,14 +120,7 @@ def _text(word: str, key: str, where: str) -> str:
 
 def read_schedule(path: Path) -> str:
     """The text of the schedule file at ``path`` (UTF-8, a regular file of at most FILE_MAX bytes); else one line."""
-    try:
-        if not path.is_file():
-            raise ShotclockError(f"{path}: file not found" if not path.exists() else f"{path}: not a regular file")
-        if path.stat().st_size > FILE_MAX:
-            raise ShotclockError(f"{path}: at most {FILE_MAX:,} bytes ({path.stat().st_size:,}): is it a schedule?")
-        return path.read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError) as exc:
-        raise ShotclockError(f"{path}: cannot read it ({getattr(exc, 'strerror', None) or exc})") from None
+    return read_input_text(path, FILE_MAX, "schedule")
 
 
 def due(steps: list[Step], minute: float) -> tuple[list[Step], list[Step]]:

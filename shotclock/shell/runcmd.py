@@ -7,6 +7,7 @@ import time
 
 from shotclock.core.engine import RUNNING
 from shotclock.errors import HardwareError, ShotclockError
+from shotclock.input_files import read_input_text
 from shotclock.shell.args import log_dir_for, load_for
 from shotclock.shell.device import build_device
 
@@ -52,14 +53,8 @@ SCRIPT_MAX = 16_000_000  # bytes of a script of presses (``run --script``)
 def _run_script(args, config, parts) -> int:
     from shotclock.shell.script import ReportWriter, ScriptPlayer, edge_schedule, parse_script
 
-    from shotclock.input_files import read_input_file
-
-    try:  # a pipe too, but never without end (/dev/zero): a day of the feature table's presses is 0.2 MB
-        text = read_input_file(args.script, SCRIPT_MAX, streams=True).decode("utf-8")
-    except OSError as exc:
-        raise ShotclockError(f"cannot read the script {args.script}: {exc.strerror}") from None
-    except UnicodeDecodeError as exc:
-        raise ShotclockError(f"cannot read the script {args.script}: not UTF-8 text (byte {exc.start})") from None
+    # A pipe too, but never without end (/dev/zero): a day of the feature table's presses is 0.2 MB.
+    text = read_input_text(args.script, SCRIPT_MAX, "script of presses", streams=True)
     try:
         edges = edge_schedule(parse_script(text))
     except ShotclockError as exc:
