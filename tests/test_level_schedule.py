@@ -7,7 +7,8 @@ from pathlib import Path
 import pytest
 
 from shotclock.errors import ShotclockError
-from shotclock.floor.schedule import Step, due, parse_schedule, play
+from shotclock.floor.levelscmd import play
+from shotclock.floor.schedule import Step, due, parse_schedule
 
 GOOD = """# a day of levels
 12:00  1
