@@ -432,3 +432,48 @@ def test_the_seat_outputs_read_back_as_written():
     assert _read_back(lines) == outputs
     assert [json.loads(line) for line in lines] == [out.record() for out in outputs]
     assert json.loads(lines[7]) == {"type": "turn", "t": 3, "why": "action"}  # nobody on turn: no seat, no null
+
+
+# The hand-over between the engine and the seat side (issue 37): the seat side places the clock the engine started
+# (the next player's after an action, the right player's after a turn correction) after the turn line. It used to
+# take the engine's last output for that clock (out.pop()) and two outputs for a correction: an output the engine
+# came to add after the start would have left the clock before the turn line, a change of the seated record that
+# nothing would have said.
+
+SEATED_HAND = [ev.Hand(0), ev.Start(1), ev.Action(3), ev.Fold(5), ev.AllIn(7), ev.TurnBack(8), ev.Action(9),
+               ev.Fold(11), ev.TurnForward(12), ev.Action(13), ev.Street(14), ev.Start(15), ev.Fold(16)]
+NOTE = 99  # an output the engine does not give: a beep at 99 s
+
+
+def play_seated(events):
+    engine = SeatedEngine(SHOT6)
+    return [o for e in events for o in engine.handle(e)]
+
+
+@pytest.mark.parametrize("transition", ["_acted_next_player", "_restart_for_the_right_seat"])
+def test_an_output_the_engine_adds_after_a_start_leaves_the_seated_ruling_as_it_was(monkeypatch, transition):
+    before = play_seated(SEATED_HAND)
+    handed = [(before[i - 1], o) for i, o in enumerate(before) if o.TYPE == "start" and o.t not in (1, 15)]
+    assert len(handed) == 9  # after an action, a fold, an all-in, a turn back and forward: each after its turn line
+    assert all(line.TYPE == "turn" and line.t == start.t and line.seat == start.seat for line, start in handed)
+    rule = getattr(Engine, transition)
+    monkeypatch.setattr(Engine, transition, lambda self, t, event: rule(self, t, event) + [ev.Beep(t / 1e6, NOTE)])
+    after = play_seated(SEATED_HAND)
+    assert len(after) > len(before)  # the engine's new output is there
+    assert [o for o in after if not (o.TYPE == "beep" and o.remaining == NOTE)] == before
+
+
+def test_the_engine_hands_over_the_clock_an_event_started_apart_from_its_other_outputs():
+    def engine_at(phase_events):
+        engine = Engine(SHOT6)
+        for e in phase_events:
+            engine.handle(e)
+        return engine
+
+    for ready, event in [((), ev.Start(1)), ((ev.Start(1),), ev.Action(3)), ((ev.Start(1),), ev.LastAction(3)),
+                         ((ev.Start(1),), ev.Extend(2)), ((ev.Start(1),), ev.Action(40))]:
+        told = engine_at(ready).handle_at(round(event.t * 1e6), event)
+        outputs, started = engine_at(ready).hand_over(round(event.t * 1e6), event)
+        starts = [o for o in told if o.TYPE == "start"]
+        assert starts == ([started] if started is not None else []) and started not in outputs
+        assert outputs + starts == told  # the rest in the engine's own order
