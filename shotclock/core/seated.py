@@ -137,7 +137,9 @@ class SeatedEngine:
 
     It holds an :class:`~shotclock.core.engine.Engine` and the :class:`TableSeats` the engine asks whose each clock
     is; it takes the same events and gives the same outputs, with the seat added, and talks to the engine only
-    through its public interface.
+    through its public interface. The clock an event started (the next player's after a decision, the right
+    player's after a turn correction) the engine hands over apart (:meth:`Engine.hand_over
+    <shotclock.core.engine.Engine.hand_over>`); it comes after the turn line, wherever the engine put it.
     """
 
     def __init__(self, settings: Settings, start: float = 0.0):
