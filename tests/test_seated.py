@@ -463,17 +463,16 @@ def test_an_output_the_engine_adds_after_a_start_leaves_the_seated_ruling_as_it_
     assert [o for o in after if not (o.TYPE == "beep" and o.remaining == NOTE)] == before
 
 
-def test_the_engine_hands_over_the_clock_an_event_started_apart_from_its_other_outputs():
-    def engine_at(phase_events):
-        engine = Engine(SHOT6)
-        for e in phase_events:
-            engine.handle(e)
-        return engine
-
-    for ready, event in [((), ev.Start(1)), ((ev.Start(1),), ev.Action(3)), ((ev.Start(1),), ev.LastAction(3)),
-                         ((ev.Start(1),), ev.Extend(2)), ((ev.Start(1),), ev.Action(40))]:
-        told = engine_at(ready).handle_at(round(event.t * 1e6), event)
-        outputs, started = engine_at(ready).hand_over(round(event.t * 1e6), event)
-        starts = [o for o in told if o.TYPE == "start"]
-        assert starts == ([started] if started is not None else []) and started not in outputs
-        assert outputs + starts == told  # the rest in the engine's own order
+def test_the_engine_names_the_clock_each_event_started_and_no_other():
+    engine = Engine(SHOT6)
+    named = []
+    for event in [ev.Start(1), ev.Extend(2), ev.Action(3), ev.Pause(4), ev.Resume(5), ev.Action(40), ev.LastAction(41),
+                  ev.Street(42), ev.Start(43), ev.Stop(44)]:
+        before = engine.last_started
+        out = engine.handle(event)
+        starts = [o for o in out if o.TYPE == "start"]
+        assert (engine.last_started is not before) == bool(starts)
+        if starts:
+            assert starts == [engine.last_started] and starts[0] is engine.last_started
+            named.append(event.t)
+    assert named == [1, 3, 43]  # not at 40: the clock was ruled at 0 before (the ruling starts no clock)

@@ -22,7 +22,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from enum import StrEnum
-from typing import NamedTuple, Protocol
+from typing import Protocol
 
 from shotclock.core import events as ev
 from shotclock.core.reasons import reason
@@ -77,15 +77,6 @@ class SeatSide(Protocol):
     def clock_ends(self, outcome: str, left: int, by: str | None) -> tuple[int | None, float | None, float | None]:
         """The clock ends with ``outcome`` (``by``: why a cancelled one ended) and ``left`` µs on it: (its seat,
         the bank seconds it used, the bank seconds left), the bank charged."""
-
-
-class Handover(NamedTuple):
-    """What the engine did with an event the seat side handed it (:meth:`Engine.hand_over`): the clock the event
-    started apart from everything else, so the seat side places it where its ruling says (after the turn line)
-    without counting on where the engine put it."""
-
-    outputs: list  # every other output of the event (the timers due before it first), in the engine's order
-    started: ev.Started | None  # the clock the event started (the next player's, the right player's), or None
 
 
 @dataclass(frozen=True)
@@ -291,6 +282,18 @@ class Engine:
     Call :meth:`handle` for each event in time order; call :meth:`advance` when
     :meth:`next_wake` says something is due. Both return the outputs, in time order
     (at equal times, beeps before decisions).
+
+    :attr:`last_started` is the ``start`` output of the clock the engine started last: the seat side (the
+    :class:`~shotclock.core.seated.SeatedEngine` around it) finds the clock an event started by it, not by its
+    place among the event's outputs.
+
+    Example::
+
+        >>> from shotclock.core.events import Action, Start
+        >>> engine = Engine(Settings(mode="shot"))
+        >>> out = engine.handle(Start(0)) + engine.handle(Action(5))
+        >>> [o.TYPE for o in out], engine.last_started is out[-1], engine.last_started.t
+        (['start', 'decision', 'start'], True, 5.0)
     """
 
     def __init__(self, settings: Settings, start: float = 0.0, seat_side: SeatSide | None = None):
@@ -312,7 +315,9 @@ class Engine:
         self.last_shown: ev.Decision | None = None  # the last decision the screen shows (not a quiet end)
         # until a street or a new hand: the hand has moved on, and the screen with it
         self.interrupted = False  # a clock restored after a power cut, until resumed or ended
-        self._started: ev.Started | None = None  # the clock the last event started (hand_over hands it over)
+        # The clock the engine started last (its ``start`` output), for the seat side: the clock an event started
+        # is found by this, never by its place among the event's outputs (SeatedEngine puts it after the turn line).
+        self.last_started: ev.Started | None = None
         self._tune(settings)
 
     def _tune(self, settings: Settings) -> None:
@@ -363,28 +368,6 @@ class Engine:
                 return out + self._apply(t, event) if out else self._apply(t, event)
         self._now = t
         return self._apply(t, event)
-
-    def hand_over(self, t: int, event: ev.Event) -> Handover:
-        """:meth:`handle_at` for the seat side (the :class:`~shotclock.core.seated.SeatedEngine` around it): the
-        same outputs, with the clock the event started (a ``start``) handed over apart, wherever the engine put it
-        among them, so no change in the order of the engine's outputs moves a seated ruling's parts.
-
-        Example::
-
-            >>> from shotclock.core.events import Action, Start
-            >>> engine = Engine(Settings(mode="shot"))
-            >>> [o.TYPE for o in engine.handle(Start(0))]
-            ['start']
-            >>> outputs, started = engine.hand_over(5_000_000, Action(5))
-            >>> [o.TYPE for o in outputs], started.TYPE, started.t
-            (['decision'], 'start', 5.0)
-        """
-        self._started = None
-        out = self.handle_at(t, event)
-        started = self._started
-        if started is not None:
-            out.remove(started)  # the Started _start made (one a clock, so none other is equal to it)
-        return Handover(out, started)
 
     def take_time(self, event: ev.Event) -> tuple[int, list[ev.Output]]:
         """Bring the engine's clock to ``event``'s time for a caller that handles the event in parts (the
@@ -594,9 +577,9 @@ class Engine:
         self._chips = []
         mark = None if own is None else "clock"
         if bank:
-            started = self._started = ev.Started(t / US, seconds + bank / US, street, seat, bank / US, mark)
+            started = self.last_started = ev.Started(t / US, seconds + bank / US, street, seat, bank / US, mark)
         else:
-            started = self._started = ev.Started(t / US, seconds, street, seat, None, mark)
+            started = self.last_started = ev.Started(t / US, seconds, street, seat, None, mark)
         return started
 
     def _decide(self, t: int, outcome: str, remaining: float | None = None, at_zero: bool | None = None,

@@ -138,8 +138,8 @@ class SeatedEngine:
     It holds an :class:`~shotclock.core.engine.Engine` and the :class:`TableSeats` the engine asks whose each clock
     is; it takes the same events and gives the same outputs, with the seat added, and talks to the engine only
     through its public interface. The clock an event started (the next player's after a decision, the right
-    player's after a turn correction) the engine hands over apart (:meth:`Engine.hand_over
-    <shotclock.core.engine.Engine.hand_over>`); it comes after the turn line, wherever the engine put it.
+    player's after a turn correction) is the engine's :attr:`~shotclock.core.engine.Engine.last_started`; it comes
+    after the turn line, wherever the engine put it among the event's outputs.
     """
 
     def __init__(self, settings: Settings, start: float = 0.0):
@@ -305,10 +305,11 @@ class SeatedEngine:
     def _turned(self, t: float, why: str, button: int | None = None) -> list[ev.Output]:
         """The turn line, and in clock mode the clock of a player the floor marked with their own clock: it starts
         as the turn comes to them (their every decision), with the mark's length."""
-        line = self._turn(t, why, button)
-        engine = self.engine
-        if (engine.mode != "clock" or engine.phase != IDLE or line.seat is None or self.seats.winner is not None
-                or self.book.own_clock(line.seat) is None):
+        seats, engine = self.seats, self.engine
+        turn = seats.turn  # (_turn, written out: every decision comes here)
+        line = ev.Turn(t, turn, why, seats.players.get(turn) or None, button)
+        if (engine.mode != "clock" or engine.phase != IDLE or turn is None or seats.winner is not None
+                or self.book.own_clock(turn) is None):
             return [line]
         started = engine.handle_at(round(t * US), ev.Call(t))
         self._own, self._own_on = engine.last, True
@@ -344,6 +345,19 @@ class SeatedEngine:
         """The engine takes ``event`` at the time :meth:`handle` worked out for it."""
         return self.engine.handle_at(self._t_us, event)
 
+    def _handed_over(self, event: ev.Event) -> tuple[list[ev.Output], ev.Started | None]:
+        """The engine takes ``event``: (its outputs but the clock it started, that clock or None). The clock is the
+        engine's :attr:`~shotclock.core.engine.Engine.last_started` when the event started one, found there, not by
+        its place among the outputs, so an output the engine adds cannot move a seated record's parts."""
+        engine = self.engine
+        before = engine.last_started
+        out = engine.handle_at(self._t_us, event)
+        started = engine.last_started
+        if started is before:
+            return out, None
+        out.remove(started)  # (one clock starts an event: no other output is equal to it)
+        return out, started
+
     def _end_quietly(self, t: float, by: str) -> list[ev.Output]:
         """End the running or paused clock charged to nobody (an emptied seat, a reseated table)."""
         return self._engine(EndQuietly(t, by)) if self.engine.phase != IDLE else []
@@ -376,7 +390,8 @@ class SeatedEngine:
         kind = event.NAME
         if seat is not None and seat != seats.turn:
             return self._mark(event, seat)
-        if self.engine.phase == IDLE:
+        engine = self.engine
+        if engine.phase == IDLE:
             try:
                 seats.check_on_turn()
             except SeatError as exc:
@@ -390,17 +405,23 @@ class SeatedEngine:
             seats.acted()
         marks = [ev.SeatChanged(t, turn, "folded" if kind == "fold" else "all_in")] \
             if kind != "action" and kind != "last_action" and turn is not None else None
-        engine = self.engine
         if engine.phase == IDLE:
             return marks + self._after(t, turn, kind, winner) if marks else self._after(t, turn, kind, winner)
         # Never ignored: a running or paused clock takes an action in both modes (TRANSITIONS). Nobody left to
         # act: the last action, which starts no next clock.
         last = kind == "last_action" or seats.turn is None or seats.winner is not None
         played = ev.LastAction(t) if last else event if event.__class__ is ev.Action else ev.Action(t)
-        out, started = engine.hand_over(self._t_us, played)
+        before = engine.last_started  # (_handed_over, written out: every decision comes here)
+        out = engine.handle_at(self._t_us, played)
+        started = engine.last_started
+        if started is before:
+            started = None
+        elif out[-1] is started:  # the next player's clock: it comes after the turn line, wherever the engine put it
+            out.pop()
+        else:
+            out.remove(started)
         if engine.phase == IDLE:
             self.book.on_clock = None
-        # The next player's clock, handed over apart by the engine, comes after the turn line.
         if marks:
             out += marks
         out += self._after(t, turn, kind, winner)
@@ -446,7 +467,7 @@ class SeatedEngine:
             return ended + [self._turn(t, why)]
         line = self._turn(t, why)
         own = self._own_runs()
-        ended, started = self.engine.hand_over(self._t_us, TurnCorrected(t))  # the wrong seat's end; the right one's
+        ended, started = self._handed_over(TurnCorrected(t))  # the wrong seat's clock ended; the right one's
         if own:  # the right player's own clock, as the table started it
             self._own = self.engine.last
         return ended + [line] + ([started] if started is not None else [])
