@@ -128,12 +128,11 @@ def test_the_screen_says_so_while_the_recorder_fails():
 
 
 def test_the_network_presenter_acks_and_waits_a_heartbeat_when_its_state_cannot_be_offered():
-    from types import SimpleNamespace
-
+    from shotclock.core.uplink import LinkStatus
     from shotclock.shell.network import NetworkPresenter
 
     class Link:
-        boot, status = "0123456789ab", SimpleNamespace(pending=0, dropped=0, clone=False, fault=None)
+        boot, status = "0123456789ab", LinkStatus(False, 0)
         acks = []
 
         def offer_state(self, payload, expiry):

@@ -36,6 +36,9 @@ from shotclock.core.wire import dumps, status_message
 log = logging.getLogger("shotclock.network")
 
 SESSION_TAKEN_OVER = 0x8E  # MQTT 5 reason code: a client connected with this client id
+# What shotclock's broker says instead: its client-id plugin, on a Mosquitto before 2.0.15 (which closes a session
+# taken over without a word), disconnects the connection being replaced with "administrative action" (0x98).
+TAKEN_OVER = (SESSION_TAKEN_OVER, 0x98)
 CLONE_RETRY = (20, 40)  # seconds before connecting again after another device took the session (no flapping)
 
 
@@ -208,7 +211,7 @@ class MqttLink:
         """The sender thread's new status; the loop is woken when the screen's mark must change now."""
         old, self._status = self._status, status
         if (status.connected != old.connected or status.refused != old.refused or status.fault != old.fault
-                or status.clone != old.clone
+                or status.clone != old.clone or status.taken != old.taken or status.takeovers != old.takeovers
                 or (old.pending and not status.pending)):
             self._on_status_change()
 
@@ -244,16 +247,20 @@ class MqttLink:
             self._unreachable_since = now
 
     def _on_disconnect(self, client, userdata, flags, reason_code, properties):
-        if getattr(reason_code, "value", 0) == SESSION_TAKEN_OVER:  # a broker that says so (Mosquitto 2.0.11 does not)
-            self._clone("")
+        if getattr(reason_code, "value", 0) in TAKEN_OVER:  # another connection with this table's credential
+            self._clone("", taken=str(reason_code))
         self.handover.signal("disconnected", str(reason_code))
 
-    def _clone(self, other_boot: str) -> None:
-        """Another device uses this table's identity: say so, and wait longer before taking the session back,
-        so the two take turns every CLONE_RETRY seconds instead of flapping (paho's thread)."""
+    def _clone(self, other_boot: str, taken: str = "") -> None:
+        """Another device uses this table's identity (``taken``: the broker's reason, when it said that another
+        connection took this one's session): say so, and wait longer before taking the session back, so the two
+        take turns every CLONE_RETRY seconds instead of flapping (paho's thread)."""
         self._clone_seen = time.monotonic()
         self.client.reconnect_delay_set(*CLONE_RETRY)
-        self.handover.signal("clone", other_boot)
+        if taken:
+            self.handover.signal("taken", taken)
+        else:
+            self.handover.signal("clone", other_boot)
 
     def _on_publish(self, client, userdata, mid, reason_code, properties):
         self.handover.signal("puback", mid, reason_code.value if reason_code is not None else 0)

@@ -118,11 +118,13 @@ def _fault_text(fault: Fault, language: str) -> str:
 NETWORK_FAULTS = ("credentials", "tls", "outbox")  # what the link can say is wrong on this side
 
 
-def network_mark(connected: bool, pending: int, language: str, fault: str = "", clone: bool = False) -> str:
+def network_mark(connected: bool, pending: int, language: str, fault: str = "", clone: bool = False,
+                 taken: bool = False) -> str:
     """The screen's small network mark: nothing while connected and delivered; else what is wrong.
     ``fault`` (one of :data:`NETWORK_FAULTS`) is a mistake on the device's side: the credentials
     file, the CA file, the outbox; it comes first, as no waiting will mend it. ``clone``: another
-    device uses this table's identity (a cloned SD card).
+    device uses this table's identity (a cloned SD card); ``taken``: the broker said that another connection
+    with this table's credential took its session (said instead of ``clone``).
 
     Example::
 
@@ -132,8 +134,10 @@ def network_mark(connected: bool, pending: int, language: str, fault: str = "", 
         'network: login file'
         >>> network_mark(True, 0, "en", clone=True)
         'another device is this table'
+        >>> network_mark(False, 3, "nl", clone=True, taken=True)
+        'netwerk: sessie overgenomen · geen netwerk · 3 te verzenden'
     """
-    parts = [texts.text(language, "network.clone")] if clone else []
+    parts = [texts.text(language, "network.taken" if taken else "network.clone")] if clone or taken else []
     if fault in NETWORK_FAULTS:
         parts.append(texts.text(language, f"network.fault.{fault}"))
     elif not connected:

@@ -31,8 +31,9 @@ def broker_config(add) -> None:
     p.add_argument("--certfile", metavar="PEM", help="server certificate for TLS listeners (instead of --make-certs)")
     p.add_argument("--keyfile", metavar="PEM", help="its private key")
     p.add_argument("--run-as", metavar="USER", help="the user the broker runs as (the unit's User=; default mosquitto)")
-    p.add_argument("--dynsec-plugin", metavar="PATH", help="Mosquitto's dynamic-security plugin, which ties each "
-                   "table's login to its client id (default: the installed one; none: no binding)")
+    p.add_argument("--client-id-plugin", metavar="PATH", help="the broker's client-id plugin, which keeps each "
+                   "table's client id for its own login (default: built into DIR/client-ids.so now, with gcc and "
+                   "Debian's mosquitto-dev, libmosquitto-dev and libssl-dev; PATH: one built before; none: no binding)")
     p.add_argument("--no-pages", action="store_true",
                    help="do not serve the dashboard and overlay pages from the websockets listener")
     p.add_argument("--time", metavar="NETWORK", help="also write chrony.conf so this host serves time to the tables "

@@ -22,6 +22,7 @@ from pathlib import Path
 from shotclock.core.codec import text as json_text
 from shotclock.core.topics import check_name
 from shotclock.errors import ShotclockError
+from shotclock.floor.broker.build import PLUGIN_FILE, PluginBuildError, build_plugin
 from shotclock.floor.broker_config import FLOOR, OVERLAY, BrokerPlan, Endpoint, write_broker_config
 from shotclock.web import web_dir
 
@@ -157,6 +158,11 @@ class Floor:
         plan = BrokerPlan(self.venue, [str(n) for n in range(1, self.tables + 1)] + self.extra_tables,
                           local=Endpoint("127.0.0.1", self.port), websockets=Endpoint("127.0.0.1", self.ws_port),
                           pages=str(web_dir()), run_as="root" if os.geteuid() == 0 else None)
+        try:  # the client-id plugin, as broker-config builds it; a demo runs without it when it cannot be built
+            plan.client_id_plugin = str(build_plugin(broker_dir / PLUGIN_FILE))
+        except PluginBuildError as exc:
+            print(f"warning: {exc}; this demo's broker does not keep each table's client id for its login",
+                  file=sys.stderr, flush=True)
         self.passwords = write_broker_config(plan, broker_dir)
         self.broker_argv = [binary, "-c", str(broker_dir / "mosquitto.conf")]
         self.restart_broker()

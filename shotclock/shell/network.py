@@ -111,11 +111,14 @@ class NetworkPresenter:
     :param name: the table's name on its screen.
     :param language: the screen's language (for the dashboard's words).
     :param interval: seconds between state messages while a clock runs.
+    :param note: logs a record (``t``, ``type``, ``data``) in the decision log with the next round; None: no log.
     """
 
     def __init__(self, link, table: str, name: str, language: str, interval: float = 1.0, gate=None,
-                 recorder=None):
+                 recorder=None, note=None):
         self.link = link
+        self.note = note
+        self._takeovers = 0  # the link's takeovers of this table's session already in the decision log
         self.recorder = recorder  # the decision log's: an ack waits until its round's records are committed
         self.acks = DurableAcks(link.offer_ack)
         if recorder is not None:
@@ -136,10 +139,20 @@ class NetworkPresenter:
         even when the state could not be offered (a command is answered whatever else fails), each once the
         log has committed its round's records (:class:`DurableAcks`)."""
         try:
+            self._note_takeovers(round.now)
             self._offer_state(round)
         finally:
             for ack in getattr(round, "acks", ()):
                 self._ack(ack)
+
+    def _note_takeovers(self, now: float) -> None:
+        """A ``session_taken`` record when the broker said another connection with this table's credential took
+        its session (``reason``: the broker's words; ``count``: how often since the last record)."""
+        status = self.link.status
+        if status.takeovers > self._takeovers and self.note is not None:
+            self.note({"t": now, "type": "session_taken",
+                       "data": {"reason": status.taken, "count": status.takeovers - self._takeovers}})
+        self._takeovers = status.takeovers
 
     def _offer_state(self, round) -> None:
         status = self.link.status
@@ -175,7 +188,8 @@ class NetworkPresenter:
     def mark(self) -> str:
         """The screen's small network mark now (the builder hands this to each screen)."""
         status = self.link.status
-        return network_mark(status.connected, status.pending, self.language, status.fault, status.clone)
+        return network_mark(status.connected, status.pending, self.language, status.fault, status.clone,
+                            bool(status.taken))
 
     def next_wake(self, now: float) -> float | None:
         """While a clock runs: when the next state heartbeat is due."""
@@ -372,7 +386,7 @@ def start_network(link, device, config, recorder=None) -> NetworkPresenter:
     if recorder is not None:
         recorder.add_note_source(gate.summary_notes)  # a flood's summaries go in the log, the last at the stop
     presenter = NetworkPresenter(link, s.table, config.table, config.language, config.network.state_interval,
-                                 gate=gate, recorder=recorder)
+                                 gate=gate, recorder=recorder, note=_noter(recorder, device.loop.waker))
     link.start(outbox, on_command=gate, on_status_change=device.loop.waker.wake, on_room_state=gate.room_state)
     log.info("floor network: %s:%d, venue %r, table %r", s.host, s.port, s.venue, s.table)
     return presenter
