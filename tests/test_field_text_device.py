@@ -161,7 +161,7 @@ def test_sigterm_stops_a_device_whose_listener_raises_every_round(tmp_path, capl
     import os
     import threading
 
-    from shotclock.config import parse_config
+    from shotclock.config.loading import parse_config
     from shotclock.shell.device import build_device
 
     caplog.set_level(logging.ERROR)

@@ -53,7 +53,7 @@ def test_fleet_tables_play_clocks_and_publish_them(tmp_path):
 
 
 def test_fleet_tables_stand_in_rooms_of_100_and_sections_of_10():
-    from shotclock.config import parse_config
+    from shotclock.config.loading import parse_config
     from shotclock.floor.fleet import fleet_place
 
     places = {n: parse_config("[network]\n" + fleet_place(str(n))) for n in (1, 10, 11, 100, 101, 500)}

@@ -7,7 +7,8 @@ from pathlib import Path
 import pytest
 
 from shotclock.errors import ShotclockError
-from shotclock.floor.schedule import Step, due, parse_schedule, play
+from shotclock.floor.levelscmd import play
+from shotclock.floor.schedule import Step, due, parse_schedule
 
 GOOD = """# a day of levels
 12:00  1
@@ -133,7 +134,7 @@ def test_check_needs_no_broker_and_sending_names_what_is_missing(tmp_path):
 def test_a_schedule_that_is_no_regular_file_is_refused_in_one_line(tmp_path):
     from shotclock.floor.schedule import FILE_MAX, read_schedule
 
-    for path, words in ((tmp_path, "not a regular file"), (Path("/dev/zero"), "not a regular file"),
+    for path, words in ((tmp_path, "a folder, not a schedule"), (Path("/dev/zero"), "not a regular file"),
                         (tmp_path / "none.txt", "file not found")):
         with pytest.raises(ShotclockError, match=words):
             read_schedule(path)

@@ -4,7 +4,7 @@ import json
 
 from hypothesis import given, settings as hsettings, strategies as st
 
-from shotclock.config import parse_config
+from shotclock.config.loading import parse_config
 from shotclock.core import events as ev
 from shotclock.core.inputs import Command, Edge
 from shotclock.core.levels import LevelView, rhythm_from_records, restored_record

@@ -103,7 +103,7 @@ def test_network_mark_is_small_top_right_and_covers_no_words(size):
 
 def test_every_fault_crosses_the_wire_as_a_documented_object():
     # The state's faults are typed objects (core/faults.py), one schema branch per kind, all of them.
-    from shotclock.config import BUTTONS
+    from shotclock.config.pins import BUTTONS
     from shotclock.core.engine import Engine
     from shotclock.core.faults import (FAULTS, LOG_BACKLOG, LOG_UNAVAILABLE, LOG_WRITE_FAILED, LogFault, NoSound,
                                        StuckButton)

@@ -102,10 +102,12 @@ def test_a_missing_file_a_folder_a_fifo_a_device_and_a_big_file_are_refused_unre
     os.mkfifo(fifo)  # opened for reading, it would wait for a writer: refused before it is opened
     proc = subprocess.run([sys.executable, "-m", "shotclock", "structure", str(fifo)], capture_output=True, text=True,
                           timeout=60)
-    assert (proc.returncode, proc.stdout, proc.stderr) == (2, "", f"shotclock: {fifo}: not a regular file\n")
+    assert (proc.returncode, proc.stdout, proc.stderr) == (
+        2, "", f"shotclock: {fifo}: a FIFO, not a regular file (a structure file is a file of text)\n")
     device = tmp_path / "zero.tdt"
     device.symlink_to("/dev/zero")  # endless: refused, never read
-    assert run(capsys, device) == (2, "", f"shotclock: {device}: not a regular file\n")
+    assert run(capsys, device) == (
+        2, "", f"shotclock: {device}: a character device, not a regular file (a structure file is a file of text)\n")
     monkeypatch.setattr(structurecmd, "FILE_MAX", 100)
     big = bad(tmp_path, "big.csv", "small_blind,big_blind,minutes\n" + "25,50,20\n" * 20)
     code, out, err = run(capsys, big)

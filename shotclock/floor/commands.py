@@ -253,7 +253,7 @@ def send(add) -> None:
 
 
 def levels(add) -> None:
-    p = add("levels", "shotclock.floor.schedule:cmd_levels",
+    p = add("levels", "shotclock.floor.levelscmd:cmd_levels",
             "play a level schedule: at each line's local time, the level goes to every table (or a room's, a "
             "section's) from its next hand; every line is checked first (exit 2 naming the line)", config=False)
     p.add_argument("file", metavar="FILE", help="the schedule: 'HH:MM LEVEL [hands=N] [room=NAME] [section=NAME]' "

@@ -24,7 +24,7 @@ import threading
 import time
 from pathlib import Path
 
-from shotclock.config import parse_config
+from shotclock.config.loading import parse_config
 from shotclock.core.inputs import Edge
 from shotclock.core.settings import STREETS
 from shotclock.core.table import Table

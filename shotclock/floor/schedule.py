@@ -15,19 +15,20 @@ of the venue (the line's room or section: the tables there), and each table's an
 the tool sends the last level already begun at once (a level applies from each table's next hand: TDA 2024 Rule
 23), and says which level it waits for. Started again after midnight (00:30 is the schedule's 24:30) it goes on
 where the schedule is. ``--check`` prints the plan and sends nothing.
+
+This module reads and times the schedule; :mod:`shotclock.floor.levelscmd` sends it.
 """
 
 from __future__ import annotations
 
-import argparse
 import shlex
-import time
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 from pathlib import Path
 
 from shotclock.core.fields import FIELDS, as_whole
 from shotclock.errors import ShotclockError
+from shotclock.input_files import read_input_text
 
 DAY_MINUTES = 48 * 60  # a schedule may run past midnight into the next day (24:00 to 47:59)
 FILE_MAX = 1_000_000  # bytes: a day of levels is a few kB; more is not a schedule (and shlex is slow on it)
@@ -119,14 +120,7 @@ def _text(word: str, key: str, where: str) -> str:
 
 def read_schedule(path: Path) -> str:
     """The text of the schedule file at ``path`` (UTF-8, a regular file of at most FILE_MAX bytes); else one line."""
-    try:
-        if not path.is_file():
-            raise ShotclockError(f"{path}: file not found" if not path.exists() else f"{path}: not a regular file")
-        if path.stat().st_size > FILE_MAX:
-            raise ShotclockError(f"{path}: at most {FILE_MAX:,} bytes ({path.stat().st_size:,}): is it a schedule?")
-        return path.read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError) as exc:
-        raise ShotclockError(f"{path}: cannot read it ({getattr(exc, 'strerror', None) or exc})") from None
+    return read_input_text(path, FILE_MAX, "schedule")
 
 
 def due(steps: list[Step], minute: float) -> tuple[list[Step], list[Step]]:
@@ -154,58 +148,3 @@ def schedule_day(steps: list[Step], now: datetime) -> datetime:
     if minute < first and minute + 24 * 60 - last < first - minute:
         return midnight - timedelta(days=1)
     return midnight
-
-
-def play(steps: list[Step], send, now=datetime.now, sleep=time.sleep) -> int:
-    """Send each level as it begins (``send(step)`` returns an exit code); the highest code. The times count from
-    :func:`schedule_day`'s midnight on the local clock, read again before each wait (a wait never spans a day)."""
-    day = schedule_day(steps, now())
-    minute = lambda: (now() - day).total_seconds() / 60
-    code = 0
-    sending, ahead = due(steps, minute())
-    for step in sending + ahead:
-        wait = (step.minute - minute()) * 60
-        if wait > 0:
-            print(f"waiting for {step.clock}: level {step.level}", flush=True)
-            sleep(wait)
-        code = max(code, send(step))
-    return code
-
-
-def cmd_levels(args) -> int:
-    """Check the schedule; with ``--check`` print it; else send each level as it begins (until the last)."""
-    steps = parse_schedule(read_schedule(Path(args.file)), args.file)
-    missing = [f"--{k}" for k in ("venue", "credentials") if not args.check and not getattr(args, k, None)]
-    if missing:
-        raise ShotclockError(f"{' and '.join(missing)} {'are' if len(missing) > 1 else 'is'} needed to send the levels "
-                         "(only --check sends nothing)")
-    if args.check:
-
-        for s in steps:
-            where = " ".join(f"{k}={v}" for k, v in s.fields().items() if k != "level")
-            print(f"{s.clock}  level {s.level}" + (f"  {where}" if where else ""))
-        return 0
-    from shotclock.floor.client import login_problem
-    from shotclock.floor.send import cmd_send
-
-    # Logged in once now: a wrong login or address is said at the start, not when the first level is due.
-    problem = login_problem(args)
-    if problem:
-        print(f"warning: {problem}; each level is sent at its time all the same", flush=True)
-
-    def send(step: Step) -> int:
-        print(f"{step.clock}: level {step.level}", flush=True)
-        fields = argparse.Namespace(**vars(args))
-        for key in ("seat", "player", "bank", "chips", "seconds", "seating", "facing_bet"):
-            setattr(fields, key, None)
-        fields.command, fields.all, fields.json = "level", True, False
-        fields.hands = fields.room = fields.section = None
-        for key, value in step.fields().items():
-            setattr(fields, key, value)
-        try:
-            return cmd_send(fields)
-        except ShotclockError as exc:  # a broker away for a moment: said, and the next level is sent at its time
-            print(f"{step.clock}: level {step.level} not sent: {exc}", flush=True)
-            return 1
-
-    return play(steps, send)

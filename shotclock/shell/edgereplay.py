@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import sys
 
-from shotclock.config import config_from
+from shotclock.config.loading import config_from
 from shotclock.core.clocks import seat_counts
 from shotclock.core.codec import text as json_text
 from shotclock.core.inputs import ARGS, Command, Edge, RoomHandForHand
