@@ -265,4 +265,54 @@ def levels(add) -> None:
                    help="how long to wait for the tables' answers to each level (default 5)")
 
 
-REGISTER: list = [broker_config, provision, floor, fleet, floor_demo, send, levels]
+TOURNAMENT_ACTIONS = {
+    "start": "start the clock (from the first level, or the one a 'level' jumped to)",
+    "pause": "pause the clock (a break that overruns, a color-up)",
+    "resume": "resume a paused clock",
+    "add": "add SECONDS to the level or break in force (2m: two minutes)",
+    "take": "take SECONDS off the level or break in force (2m: two minutes)",
+    "level": "jump to level N with its whole time",
+    "next": "end the level or break in force now (a final table's level that ends by hands)",
+    "keep": "keep the time as it is after the clock was away (a crash, a power cut); 'add' gives it back",
+    "load": "load a structure FILE into a clock that has not started (.tdt, TD's rounds export, CSV, TOML)",
+    "status": "print the clock's state from the broker (exit 1: its process is offline)",
+}
+
+
+def tournament(add) -> None:
+    p = add("tournament", "shotclock.floor.tournamentcmd:cmd_tournament",
+            "a tournament's clock: 'run' holds it (one process per tournament), the other actions command it over "
+            "the broker and print its answer in one line (exit 0 done; 1 not done, with the reason, or offline; "
+            "2 a usage error or no answer); docs/tournament.md", config=False)
+    sub = p.add_subparsers(dest="action", required=True, metavar="{run," + ",".join(TOURNAMENT_ACTIONS) + "}")
+    r = sub.add_parser("run", help="hold one tournament's clock, publish its state and take the floor's commands",
+                       description="hold one tournament's clock on this machine until stopped: its state retained "
+                                   "on the broker, every event in the --journal first (it comes back where it was "
+                                   "after a crash or a power cut)")
+    r.set_defaults(func="shotclock.floor.tournament:cmd_tournament_run")
+    add_broker_options(r, "a floor login's credentials (credentials/floor.toml from 'shotclock broker-config')")
+    r.add_argument("--id", required=True, help="the tournament's id in the topics (1 to 32 letters, digits, - or _)")
+    r.add_argument("--journal", required=True, metavar="FILE", help="the clock's journal (SQLite; made when missing)")
+    r.add_argument("--structure", metavar="FILE",
+                   help="the structure to play (.tdt, TD's rounds export, CSV or TOML; 'shotclock structure FILE' "
+                        "checks it); needed the first time, not after a restart")
+    r.add_argument("--encoding", metavar="NAME", help="the structure file's encoding (default: UTF-8, else cp1252)")
+    r.add_argument("--room", action="append", metavar="NAME", help="the tables of this room follow it (repeatable)")
+    r.add_argument("--section", action="append", metavar="NAME",
+                   help="the tables of this section follow it (repeatable)")
+    r.add_argument("--tables", metavar="LIST", help="these tables follow it (1-40,final)")
+    for name, text in TOURNAMENT_ACTIONS.items():
+        a = sub.add_parser(name, help=text, description=text)
+        add_broker_options(a, "a floor login's credentials (credentials/floor.toml from 'shotclock broker-config')")
+        a.add_argument("--id", required=True, help="the tournament's id")
+        if name in ("add", "take", "level", "load"):
+            a.add_argument("value", metavar={"level": "N", "load": "FILE"}.get(name, "SECONDS"))
+            if name == "load":
+                a.add_argument("--encoding", metavar="NAME", help="the file's encoding (default: UTF-8, else cp1252)")
+        else:
+            a.set_defaults(value=None)
+        a.add_argument("--wait", type=decimal, default=5.0, metavar="SECONDS",
+                       help="how long to wait for the clock's answer (default 5)")
+
+
+REGISTER: list = [broker_config, provision, floor, fleet, floor_demo, send, levels, tournament]

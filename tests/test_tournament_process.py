@@ -1,0 +1,183 @@
+"""The tournament clock's process over a real Mosquitto (``shotclock tournament run`` in a process of its own): the
+floor's commands answered in one line, the state retained for a late reader, the room's hand-for-hand taking RP-8's
+minutes off, the changes archived, and a kill -9 that neither gains nor loses tournament time beyond the outage it
+states."""
+
+from __future__ import annotations
+
+import os
+import re
+import signal
+import subprocess
+import sys
+import time
+
+import pytest
+
+from helpers import wait_until
+from mqtt_broker import Inbox, MosquittoBroker
+from shotclock.cli import main
+from shotclock.core.roomstate import next_room_state
+from shotclock.core.topics import hand_for_hand_topic, tournament_topic
+from shotclock.core.tournament_state import TournamentState, tournament_state_of
+
+STRUCTURE = """title = "Sunday 250"
+[[stage]]
+small_blind = 25
+big_blind = 50
+minutes = 20
+[[stage]]
+small_blind = 50
+big_blind = 100
+ante = 100
+big_blind_ante = true
+minutes = 20
+[[stage]]
+break = true
+name = "dinner"
+minutes = 30
+[[stage]]
+small_blind = 100
+big_blind = 200
+minutes = 20
+"""
+
+
+@pytest.fixture
+def venue(tmp_path):
+    with MosquittoBroker(tmp_path / "broker", venue="test", tables=["1", "2"]) as broker:
+        structure = tmp_path / "sunday.toml"
+        structure.write_text(STRUCTURE)
+        inbox = Inbox(broker.client("floor"), tournament_topic("test", "main", "#"))
+        process = Clock(broker, tmp_path)
+        yield broker, inbox, process, structure
+        process.kill()
+
+
+class Clock:
+    """``shotclock tournament run`` as a process of its own, started and killed as a floor machine would be."""
+
+    def __init__(self, broker, folder):
+        self.broker, self.folder, self.process = broker, folder, None
+        self.journal = folder / "main.journal"
+
+    def start(self, *extra: str) -> None:
+        args = [sys.executable, "-m", "shotclock", "tournament", "run", "--broker", f"127.0.0.1:{self.broker.port}",
+                "--venue", "test", "--credentials", str(self.broker.credentials_file("floor")), "--id", "main",
+                "--journal", str(self.journal), "--room", "Main", *extra]
+        self.log = open(self.folder / "clock.log", "ab")
+        self.process = subprocess.Popen(args, stdout=self.log, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
+                                        env=dict(os.environ, PYTHONUNBUFFERED="1"))
+
+    def kill(self) -> None:
+        if self.process is not None and self.process.poll() is None:
+            self.process.send_signal(signal.SIGKILL)
+            self.process.wait(30)
+
+
+def command(broker, capsys, *args: str) -> tuple[int, str]:
+    code = main(["tournament", *args[:1], "--broker", f"127.0.0.1:{broker.port}", "--venue", "test", "--credentials",
+                 str(broker.credentials_file("floor")), "--id", "main", *args[1:]])
+    said = capsys.readouterr()
+    return code, (said.out + said.err).strip()
+
+
+def latest(inbox, after: float = 0.0, where=lambda s: True) -> TournamentState:
+    """The newest state received (waiting for one made after wall time ``after`` that ``where`` likes)."""
+    topic = tournament_topic("test", "main", "state")
+
+    def found():
+        states = [tournament_state_of(m.payload) for m in inbox.messages if m.topic == topic and m.payload]
+        states = [s for s in states if isinstance(s, TournamentState) and s.at_ms >= after * 1000 and where(s)]
+        return max(states, key=lambda s: s.seq) if states else None
+
+    return wait_until(found, what="the clock's state")
+
+
+def remaining_now(state: TournamentState) -> float:
+    return state.remaining - ((time.time() * 1000 - state.at_ms) / 1000 if state.running else 0.0)
+
+
+def test_the_floor_runs_the_clock_and_every_command_is_answered_in_one_line(venue, capsys):
+    broker, inbox, clock, structure = venue
+    clock.start("--structure", str(structure))
+    first = latest(inbox)
+    assert (first.title, first.level, first.started, first.scope.rooms) == ("Sunday 250", 1, False, ("Main",))
+    assert command(broker, capsys, "pause") == (1, "tournament main: pause: not done: the clock has not started")
+    code, said = command(broker, capsys, "start")
+    assert code == 0 and said.startswith("tournament main: start: started: level 1, 20:00 left"), said
+    code, said = command(broker, capsys, "take", "300")
+    assert code == 0 and "adjusted: level 1, 15:0" in said, said
+    code, said = command(broker, capsys, "level", "2")
+    assert code == 0 and "level: level 2, 20:00 left" in said, said
+    assert command(broker, capsys, "level", "9")[1] == \
+        "tournament main: level: not done: the structure has no level 9 (it has 1 to 3)"
+    code, said = command(broker, capsys, "next")
+    assert code == 0 and "next: the break (stage 3), 30:00 left" in said, said
+    state = latest(inbox, where=lambda s: s.stage.is_break)
+    assert (state.stage.name, state.level, state.next_level, state.running) == ("dinner", None, 3, True)
+    assert command(broker, capsys, "level", "x")[0] == 2  # plain digits, or one line and exit 2
+    code, said = command(broker, capsys, "status")
+    assert code == 0 and re.fullmatch(r"tournament main \(Sunday 250\): break: dinner, (30:00|29:\d\d) left, running",
+                                      said), said
+
+
+def test_a_kill_9_neither_gains_nor_loses_time_beyond_the_outage_it_states(venue, capsys):
+    broker, inbox, clock, structure = venue
+    clock.start("--structure", str(structure))
+    latest(inbox)
+    assert command(broker, capsys, "start")[0] == 0
+    before = latest(inbox, where=lambda s: s.running)
+    clock.kill()  # a power cut of the clock's machine: nothing flushed, no clean status
+    killed_at = time.time()
+    time.sleep(2.0)  # the outage (a real one: the clock counts it as played)
+    clock.start()  # no --structure: the journal has it
+    back = latest(inbox, after=killed_at, where=lambda s: s.away_s is not None)
+    # Counted as played: the level's time left is what a clock that never stopped would show now.
+    assert back.away_s >= 1.5 and back.running and back.level == 1
+    expected = remaining_now(before)
+    assert abs(remaining_now(back) - expected) < 1.0, (remaining_now(back), expected)
+    code, said = command(broker, capsys, "status")
+    assert code == 0 and "was away" in said, said
+    code, said = command(broker, capsys, "add", str(round(back.away_s)))  # the floor gives the outage back
+    assert code == 0
+    after = latest(inbox, where=lambda s: s.away_s is None and s.seq > back.seq)
+    assert abs(remaining_now(after) - (expected + round(back.away_s))) < 1.0
+
+
+def test_hand_for_hand_stops_the_clock_and_a_release_takes_its_minutes_off(venue, capsys):
+    broker, inbox, clock, structure = venue
+    clock.start("--structure", str(structure))
+    latest(inbox)
+    command(broker, capsys, "start")
+    floor = broker.client("floor")
+    on = next_room_state(None, "hand_for_hand", "Main", None, by="floor-anna", now_ms=int(time.time() * 1000))
+    floor.publish(hand_for_hand_topic("test", "Main"), on.encode(), qos=1, retain=True).wait_for_publish(10)
+    stopped = latest(inbox, where=lambda s: s.hand_for_hand)
+    assert not stopped.running
+    released = next_room_state(on, "release_hand", "Main", None, by="floor-anna", now_ms=int(time.time() * 1000))
+    floor.publish(hand_for_hand_topic("test", "Main"), released.encode(), qos=1, retain=True).wait_for_publish(10)
+    after = latest(inbox, where=lambda s: s.remaining is not None and s.remaining <= stopped.remaining - 119)
+    assert after.remaining == pytest.approx(stopped.remaining - 120, abs=0.01) and not after.running
+
+
+def test_a_clock_that_is_gone_is_said_unreachable(venue, capsys):
+    broker, inbox, clock, structure = venue
+    clock.start("--structure", str(structure))
+    latest(inbox)
+    clock.process.send_signal(signal.SIGKILL)
+    clock.process.wait(30)
+    wait_until(lambda: any(m.topic.endswith("/status") and b'"online":false' in m.payload for m in inbox.messages),
+               what="the clock's Last Will")
+    code, said = command(broker, capsys, "status")
+    assert code == 1 and "UNREACHABLE" in said, said
+
+
+def test_no_clock_no_answer_and_a_wrong_id_is_one_line(venue, capsys):
+    broker, inbox, clock, structure = venue
+    code, said = command(broker, capsys, "start", "--wait", "0.5")
+    assert code == 2 and said == "shotclock: tournament main: no answer within 0.5 s (is its clock running? " \
+                                 "'shotclock tournament status --id main')", said
+    assert main(["tournament", "start", "--venue", "test", "--credentials", "x", "--id", "a b"]) == 2
+    assert capsys.readouterr().err.strip() == \
+        "shotclock: --id 'a b' must be 1 to 32 letters, digits, '-' or '_'"
