@@ -89,7 +89,7 @@ def input_problem(exc: OSError | UnicodeDecodeError, what: str = "file") -> str:
     if isinstance(exc, UnicodeDecodeError):
         return f"not UTF-8 text (byte {exc.start})"
     if isinstance(exc, FileNotFoundError):
-        return "file not found"
+        return "file not found" if what == "file" else f"file not found (the {what})"
     if isinstance(exc, IsADirectoryError):
         return f"a folder, not a {what}"
     if exc.errno == errno.EFBIG:

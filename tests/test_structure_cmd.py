@@ -95,7 +95,7 @@ def test_a_bad_file_is_one_line_naming_file_line_or_level_and_field_exit_2(capsy
 
 
 def test_a_missing_file_a_folder_a_fifo_a_device_and_a_big_file_are_refused_unread(capsys, tmp_path, monkeypatch):
-    assert run(capsys, tmp_path / "none.csv")[2] == f"shotclock: {tmp_path / 'none.csv'}: file not found\n"
+    assert run(capsys, tmp_path / "none.csv")[2] == f"shotclock: {tmp_path / 'none.csv'}: file not found (the structure file)\n"
     (tmp_path / "dir.tdt").mkdir()
     assert "a folder, not a structure file" in run(capsys, tmp_path / "dir.tdt")[2]
     fifo = tmp_path / "pipe.tdt"

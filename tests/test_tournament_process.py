@@ -5,6 +5,7 @@ states."""
 
 from __future__ import annotations
 
+import json
 import os
 import re
 import signal
@@ -181,3 +182,37 @@ def test_no_clock_no_answer_and_a_wrong_id_is_one_line(venue, capsys):
     assert main(["tournament", "start", "--venue", "test", "--credentials", "x", "--id", "a b"]) == 2
     assert capsys.readouterr().err.strip() == \
         "shotclock: --id 'a b' must be 1 to 32 letters, digits, '-' or '_'"
+
+
+def test_every_change_is_archived_beside_the_rulings_with_who_made_it_and_none_twice(venue, capsys, tmp_path):
+    from shotclock.adapters.archive import Archive
+    from shotclock.floor.collector import Collector
+
+    broker, inbox, clock, structure = venue
+    archive = Archive(tmp_path / "floor")
+    collector = Collector(archive, "127.0.0.1", broker.port, "test", "collector", broker.passwords["collector"])
+    collector.start()
+    try:
+        assert collector.connected.wait(60)
+        clock.start("--structure", str(structure))
+        latest(inbox)
+        assert command(broker, capsys, "start")[0] == 0
+        assert command(broker, capsys, "take", "60")[0] == 0
+
+        def archived():
+            rows = archive.db.execute("SELECT seq, type, data FROM events WHERE table_id = 'tournament:main' "
+                                      "ORDER BY seq")
+            return [(seq, dict(json.loads(data), type=kind)) for seq, kind, data in rows]
+
+        wait_until(lambda: len(archived()) >= 2, what="the clock's changes in the archive")
+        clock.kill()
+        clock.start()  # sends every change again: the archive keeps each once
+        latest(inbox, where=lambda s: s.away_s is not None)
+        wait_until(lambda: len(archived()) >= 3, what="the restore's change")
+        rows = archived()
+        assert [r["why"] for _, r in rows] == ["started", "adjusted", "restored"]
+        assert [r["by"] for _, r in rows[:2]] == ["floor", "floor"] and rows[0][1]["type"] == "tournament"
+        assert len({seq for seq, _ in rows}) == len(rows)
+    finally:
+        collector.stop()
+        archive.close()

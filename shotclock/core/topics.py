@@ -206,6 +206,10 @@ def split_table_topic(topic: str) -> tuple[str, str, str] | None:
     return parts[2], parts[4], "/".join(parts[5:])
 
 
+TOURNAMENT_TABLE = "tournament:"
+"""What the archive files a tournament clock's changes under, before its id (no table's id holds a colon)."""
+
+
 def tournament_topic(venue: str, tournament: str, leaf: str) -> str:
     """A tournament clock's topic: ``shotclock/v1/<venue>/tournament/<id>/<leaf>`` (leaf: ``state`` and ``status``,
     retained; ``event``, its records for the archive; ``cmd/by/<login>``, the floor's commands; ``cmd/ack``).
