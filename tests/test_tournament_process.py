@@ -6,21 +6,18 @@ states."""
 from __future__ import annotations
 
 import json
-import os
 import re
 import signal
-import subprocess
-import sys
 import time
 
 import pytest
 
 from helpers import wait_until
 from mqtt_broker import Inbox, MosquittoBroker
+from tournament_clock import Clock, latest, remaining_now
 from shotclock.cli import main
 from shotclock.core.roomstate import next_room_state
 from shotclock.core.topics import hand_for_hand_topic, tournament_topic
-from shotclock.core.tournament_state import TournamentState, tournament_state_of
 
 STRUCTURE = """title = "Sunday 250"
 [[stage]]
@@ -55,48 +52,11 @@ def venue(tmp_path):
         process.kill()
 
 
-class Clock:
-    """``shotclock tournament run`` as a process of its own, started and killed as a floor machine would be."""
-
-    def __init__(self, broker, folder):
-        self.broker, self.folder, self.process = broker, folder, None
-        self.journal = folder / "main.journal"
-
-    def start(self, *extra: str) -> None:
-        args = [sys.executable, "-m", "shotclock", "tournament", "run", "--broker", f"127.0.0.1:{self.broker.port}",
-                "--venue", "test", "--credentials", str(self.broker.credentials_file("floor")), "--id", "main",
-                "--journal", str(self.journal), "--room", "Main", *extra]
-        self.log = open(self.folder / "clock.log", "ab")
-        self.process = subprocess.Popen(args, stdout=self.log, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
-                                        env=dict(os.environ, PYTHONUNBUFFERED="1"))
-
-    def kill(self) -> None:
-        if self.process is not None and self.process.poll() is None:
-            self.process.send_signal(signal.SIGKILL)
-            self.process.wait(30)
-
-
 def command(broker, capsys, *args: str) -> tuple[int, str]:
     code = main(["tournament", *args[:1], "--broker", f"127.0.0.1:{broker.port}", "--venue", "test", "--credentials",
                  str(broker.credentials_file("floor")), "--id", "main", *args[1:]])
     said = capsys.readouterr()
     return code, (said.out + said.err).strip()
-
-
-def latest(inbox, after: float = 0.0, where=lambda s: True) -> TournamentState:
-    """The newest state received (waiting for one made after wall time ``after`` that ``where`` likes)."""
-    topic = tournament_topic("test", "main", "state")
-
-    def found():
-        states = [tournament_state_of(m.payload) for m in inbox.messages if m.topic == topic and m.payload]
-        states = [s for s in states if isinstance(s, TournamentState) and s.at_ms >= after * 1000 and where(s)]
-        return max(states, key=lambda s: s.seq) if states else None
-
-    return wait_until(found, what="the clock's state")
-
-
-def remaining_now(state: TournamentState) -> float:
-    return state.remaining - ((time.time() * 1000 - state.at_ms) / 1000 if state.running else 0.0)
 
 
 def test_the_floor_runs_the_clock_and_every_command_is_answered_in_one_line(venue, capsys):

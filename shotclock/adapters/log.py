@@ -48,7 +48,8 @@ SYNCHRONOUS = {
     **dict.fromkeys(("command", "seat", "bank", "top_up", "seats", "refused", "mark"), "FULL"),
     # the tournament level and its hand count: a restart counts on them (one a hand: a sync a minute or so)
     **dict.fromkeys(("level_set", "level", "level_restored"), "FULL"),
-    **dict.fromkeys(("beep", "edge", "input", "fault", "turn", "hand_over", "ignored", "session_taken"), "NORMAL"),
+    **dict.fromkeys(("beep", "edge", "input", "fault", "turn", "hand_over", "ignored", "session_taken",
+                     "tournament"), "NORMAL"),
 }
 DURABLE = frozenset(kind for kind, mode in SYNCHRONOUS.items() if mode == "FULL")
 

@@ -76,6 +76,7 @@ class MqttLink:
         s = settings
         self.topic = lambda leaf: topics.table_topic(s.venue, s.table, leaf)
         self._hand_for_hand = topics.hand_for_hand_root(s.venue)
+        self._tournaments = topics.tournament_topic(s.venue, "", "")[:-1]  # …/tournament/: a clock's state under it
         self.client = mqtt.Client(mqtt.CallbackAPIVersion.VERSION2, client_id=private_client_id(f"shotclock-{s.venue}-{s.table}", s.password),
                                   protocol=mqtt.MQTTv5)
         self._connecting = False  # set by the sender thread once the login could be read
@@ -144,7 +145,8 @@ class MqttLink:
         :param on_command: called on paho's thread with (payload bytes, MQTT properties) of each command.
         :param on_status_change: called from the link's threads when it connects, loses the broker, is
             refused or has caught up (the loop wakes to redraw the screen's network mark).
-        :param on_room_state: called on paho's thread with (topic, payload bytes) of each of the venue's
+        :param on_room_state: called on paho's thread with (topic, payload bytes) of each tournament clock's state
+            and each of the venue's
             hand-for-hand states (retained: every one at each connect, and each change).
         """
         self.take_callbacks(on_command, on_status_change, on_room_state)
@@ -233,7 +235,8 @@ class MqttLink:
                           (topics.collector_topic(s.venue), 1), (self.topic("stored"), 1),
                           (self.topic("status"), 1), (topics.command_topic(s.venue, s.table, "+"), 1),
                           (topics.command_topic(s.venue, None, "+"), 1), (topics.bridge_topic(s.venue, "+"), 1),
-                          (topics.hand_for_hand_topic(s.venue, "+", "+"), 1)])
+                          (topics.hand_for_hand_topic(s.venue, "+", "+"), 1),
+                          (topics.tournament_topic(s.venue, "+", "state"), 1)])
         client.publish(self.topic("status"), self.online_status(), qos=1, retain=True)
         log.info("connected to the broker %s:%d as %s", s.host, s.port, self.login)
         self.handover.signal("connected")
@@ -288,11 +291,12 @@ class MqttLink:
         if message.topic == topics.collector_topic(self.settings.venue):
             self.handover.signal("collector", message.payload)
             return
-        if message.topic.startswith(self._hand_for_hand):  # the venue's hand-for-hand state of a scope (retained)
+        if message.topic.startswith(self._hand_for_hand) or message.topic.startswith(self._tournaments):
+            # the venue's hand-for-hand state of a scope, or a tournament clock's state (both retained)
             try:
                 self._on_room_state(message.topic, message.payload)
             except Exception:
-                log.exception("a hand-for-hand state could not be handled")
+                log.exception("the room's state on %s could not be handled", message.topic)
             return
         payload = message.payload
         # The sender is the login the broker let publish on this topic (…/cmd/by/<user>: that user; a plain …/cmd:

@@ -243,6 +243,7 @@ class Snapshot:
     level: object = None  # a level was set: the table's shotclock.core.levels.LevelView (level, hand of the level)
     hand_for_hand: object = None  # a shotclock.core.handforhand.HandForHandView while the floor plays hand-for-hand
     rule_set: object = None  # a shotclock.core.rulesets.RuleSetView while a named rule set runs or waits
+    tournament_break: object = None  # a shotclock.core.following.BreakView while the tournament is on a break
 
     def remaining(self, now: float) -> float | None:
         """Seconds left to 0 at ``now`` (never negative), or None when no clock is on."""

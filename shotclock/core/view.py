@@ -306,6 +306,15 @@ def _view_at(state: Snapshot, now: float, display: Display, faults: Iterable[Fau
         return View("hand_for_hand", "paused", texts.text(lang, "hand_for_hand.wait"), display.table,
                     texts.text(lang, "reason.hand_for_hand_wait"), f"{info} · {hands}" if info else hands, None,
                     fault_texts)
+    on_break = state.tournament_break
+    if on_break is not None:
+        # The tournament's break: no clock can be called or started; the players see how long it lasts.
+        left = on_break.left(now)
+        big = texts.text(lang, "break.title") if left is None else _minutes(left)
+        sub = texts.text(lang, "break.paused" if left is None else "reason.tournament_break")
+        title = f"{texts.text(lang, 'break.title')} · {on_break.name}" if on_break.name else \
+            texts.text(lang, "break.title")
+        return View("break", "paused", big, title, sub, "", None, fault_texts)
     # A street, a new hand or the dealer's stop ending a clock shows nothing: only a clock that ended with a
     # ruling or the floor's cancel fills the screen with it (not the action that started the clock just ended).
     last = state.last_shown  # None once a street or a new hand moved the table on
@@ -352,7 +361,18 @@ def _hold_change(hold: Hold, now: float) -> float | None:
     return hold.since + k * step if k <= HOLD_STEPS else None
 
 
+def _minutes(seconds: float) -> str:
+    """A break's time left as a countdown shows it (``9:59``, ``1:02:00``): the second it is in."""
+    s = math.ceil(round(seconds, 6))
+    return f"{s // 3600}:{s // 60 % 60:02d}:{s % 60:02d}" if s >= 3600 else f"{s // 60}:{s % 60:02d}"
+
+
 def _next_change(state: Snapshot, now: float, display: Display) -> float | None:
+    on_break = state.tournament_break
+    if state.phase != RUNNING and on_break is not None and on_break.until is not None:
+        left = on_break.until - now
+        if left > 0:  # the next second of the break's countdown (and its end)
+            return on_break.until - (math.ceil(round(left, 6)) - 1)
     if state.phase == RUNNING:
         remaining = state.deadline - now
         if remaining <= 0:

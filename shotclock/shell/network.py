@@ -22,10 +22,11 @@ from shotclock import __version__
 from shotclock.core.engine import RUNNING
 from shotclock.core.flood import FloodGuard, RefusedRecord
 from shotclock.core.inbound import Refused
-from shotclock.core.inputs import RoomHandForHand
+from shotclock.core.inputs import RoomHandForHand, TournamentNews
 from shotclock.core.reasons import explain
 from shotclock.core.roomstate import room_state_of
-from shotclock.core.topics import hand_for_hand_scope
+from shotclock.core.tournament_state import tournament_state_of
+from shotclock.core.topics import hand_for_hand_scope, split_tournament_topic
 from shotclock.core.view import network_mark
 from shotclock.core.wire import (MALFORMED, RATE_LIMITED, RecentIds, Refusal, ack_message, check_command, dumps,
                                  in_scope, ms, state_key, state_message)
@@ -265,6 +266,10 @@ class CommandGate:
         dated at its arrival when the scope covers this table; one that cannot be read is said in the system log.
         A flood of them is held to the rate of a sender's commands."""
         t = self.clock()
+        clock = split_tournament_topic(topic)
+        if clock is not None and clock[2] == "state":
+            self.tournament_state(clock[1], payload, t)
+            return
         scope = hand_for_hand_scope(topic)
         if scope is None:
             return
@@ -277,6 +282,24 @@ class CommandGate:
             log.warning("refused the hand-for-hand state on %s (%s): %s", topic, state.reason, state.detail)
         elif state is not None and state.covers(*self.scope):
             self.post(RoomHandForHand(t, state.on, state.hands, state.minutes, state.seq, state.room, state.section))
+
+    def tournament_state(self, tournament: str, payload: bytes, t: float) -> None:
+        """A tournament clock's retained state (paho's thread): read by the core (bounded), and posted to the loop
+        dated at its arrival when the tournament's scope covers this table; one that cannot be read is said in the
+        system log. A flood of them is held to the rate of a sender's commands."""
+        with self._lock:
+            allowed = self.guard.allow(ROOM_STATE_SENDER, t)
+        if not allowed:
+            return
+        state = tournament_state_of(payload)
+        if isinstance(state, Refused) or (state is not None and state.id != tournament):
+            log.warning("refused tournament %s's state: %s", tournament,
+                        state.detail if isinstance(state, Refused) else "it names another tournament")
+        elif state is not None and state.scope.covers(self.table, *self.scope):
+            running = state.running and not state.paused
+            self.post(TournamentNews(t, state.id, state.seq, state.level, state.stage.hands, state.on_break,
+                                     state.remaining if state.on_break else None, not running,
+                                     state.stage.name if state.on_break else ""))
 
     def summary_notes(self, now: float, final: bool = False) -> list[dict]:
         """The ``refused`` records summarising commands over the rate, due at ``now`` (thread-safe)."""
