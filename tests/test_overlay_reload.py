@@ -27,6 +27,7 @@ from shotclock.web import web_dir
 
 WAIT = 30_000   # ms: only bounds a hang (a loaded 2-core machine takes seconds for what takes ms)
 DELAY_S = 10
+BOOT = "0123456789ab"
 
 # Each frame: what the overlay drew last (the moment it drew on the device's clock, and what a viewer saw).
 RECORDER = """
@@ -48,7 +49,7 @@ window.frames = [];
 
 @pytest.fixture(scope="module")
 def broker(tmp_path_factory):
-    b = MosquittoBroker(tmp_path_factory.mktemp("broker"), tables=["1"], pages=web_dir()).start()
+    b = MosquittoBroker(tmp_path_factory.mktemp("broker"), tables=["1", "2"], pages=web_dir()).start()
     yield b
     b.close()
 
@@ -56,6 +57,30 @@ def broker(tmp_path_factory):
 def overlay_url(broker, **params) -> str:
     query = "&".join(f"{k}={v}" for k, v in {"password": broker.passwords["overlay"], **params}.items())
     return f"http://127.0.0.1:{broker.ws_port}/overlay/?{query}"
+
+
+def start_collector(broker, folder):
+    archive = Archive(folder)
+    collector = Collector(archive, "127.0.0.1", broker.port, broker.venue, "collector", broker.passwords["collector"])
+    collector.start()
+    assert collector.connected.wait(60)
+    return archive, collector
+
+
+def notice_is(page, text: str) -> None:
+    page.wait_for_function("t => document.getElementById('notice').textContent === t", arg=text, timeout=WAIT)
+
+
+def running_table(broker):
+    """Table 2 spoken by the test with the table's own credential: a running clock, as a device says it."""
+    client = broker.client("table-2")
+    for leaf, message in (("status", {"online": True, "table": "2", "boot": BOOT, "name": "Tafel 2"}),
+                          ("state", {"table": "2", "boot": BOOT, "seq": 1, "t": time.monotonic(), "name": "Tafel 2",
+                                     "mode": "clock", "phase": "running", "facing_bet": True, "street": None,
+                                     "extensions": 0, "seconds": 600, "remaining_ms": 600_000, "countdown": 5,
+                                     "last_ruling": None, "faults": [], "network": {"outbox": 0}})):
+        client.publish(table_topic("test", "2", leaf), json.dumps(message), qos=1, retain=True).wait_for_publish(10)
+    return client
 
 
 def command(floor, name: str) -> None:
@@ -81,10 +106,7 @@ def at_device(frame: dict) -> float:
 
 def test_a_reloaded_delayed_overlay_shows_at_once_what_it_showed(broker, web, tmp_path):
     started = time.monotonic()
-    archive = Archive(tmp_path / "archive")
-    collector = Collector(archive, "127.0.0.1", broker.port, broker.venue, "collector", broker.passwords["collector"])
-    collector.start()
-    assert collector.connected.wait(60)
+    archive, collector = start_collector(broker, tmp_path / "archive")
     device = RunningDevice(network_config(broker, table="1", extra="[clock]\nseconds = 120\n"), tmp_path / "dev")
     floor = broker.client("floor")
     pages = {}
@@ -150,3 +172,53 @@ def test_a_reloaded_delayed_overlay_shows_at_once_what_it_showed(broker, web, tm
           f"{first:.0f} ms after the reload; the test took {time.monotonic() - started:.1f} s")
     assert compared > 200 and {"running", "paused", "acted"} <= seen, (compared, seen)
     assert worst < 17, worst  # within a frame at 60 Hz
+
+
+def test_with_no_archive_the_page_says_so_and_builds_its_delay_itself(broker, web):
+    running_table(broker)  # and no collector: nobody answers the page's question
+    page = web.page(1280, 720)
+    page.goto(overlay_url(broker, table="2", delay=7, language="en"))
+    notice_is(page, "Delay: fetching the last 0:07 from the archive…")
+    page.wait_for_function("(n => n.startsWith('Delay: nothing from the archive (no answer); the overlay builds it "
+                           "itself\\nBuilding delay, 0:0') && n.endsWith(' to go'))"
+                           "(document.getElementById('notice').textContent)", timeout=WAIT)
+    assert page.evaluate("window.shotclockOverlay.visible") is False
+    # As before the archive: once it has heard the delay's worth itself, the clock of then.
+    page.wait_for_function("window.shotclockOverlay.visible && window.shotclockOverlay.phase === 'running'",
+                           timeout=WAIT)
+    assert not page.is_visible("#notice")
+    page.context.close()
+
+
+def test_a_partial_history_is_said_a_changed_delay_is_asked_for_and_an_unknown_table_is_empty(broker, web, tmp_path):
+    archive, collector = start_collector(broker, tmp_path / "archive")
+    try:
+        running_table(broker)
+        started = time.monotonic()
+        time.sleep(1.5)  # the archive holds a second and a half of this table
+        page = web.page(1280, 720)
+        page.goto(overlay_url(broker, table="2", delay=30, language="en"))
+        page.wait_for_function("window.shotclockOverlay && window.shotclockOverlay.archive && "
+                               "window.shotclockOverlay.archive.state === 'done'", timeout=WAIT)
+        page.wait_for_function("document.getElementById('notice').textContent.includes('Building')", timeout=WAIT)
+        had, left = page.evaluate("""[window.shotclockOverlay.archive.covered,
+                                      window.shotclockDelay.toGo(performance.now())]""")
+        assert 1.5 <= had <= time.monotonic() - started and 30 - had - 3 < left / 1000 <= 30 - had, (had, left)
+        lines = page.text_content("#notice").split("\n")
+        assert lines[0] == "Delay: the archive had the last 0:0" + str(int(had) + (had % 1 > 0)), lines
+        assert lines[1].startswith("Building delay, 0:2") and lines[1].endswith(" to go"), lines
+        assert page.evaluate("window.shotclockOverlay.visible") is False
+        # The same page with a delay the archive holds whole: the clock at once, no delay built.
+        page.goto(overlay_url(broker, table="2", delay=1, language="en"))
+        page.wait_for_function("window.shotclockOverlay && window.shotclockOverlay.visible", timeout=WAIT)
+        assert page.evaluate("window.shotclockOverlay.archive") == {"state": "done", "covered": 1}
+        # A table the archive never heard of: nothing to show, and the page says which tables there are.
+        page.goto(overlay_url(broker, table="99", delay=1, language="en"))
+        page.wait_for_function("document.getElementById('notice').textContent.startsWith("
+                               "\"Overlay: no table '99' on the network (tables: \")", timeout=WAIT)
+        assert "2" in page.text_content("#notice").split("tables: ")[1]
+        assert page.evaluate("window.shotclockOverlay.archive") == {"state": "done", "covered": 1}
+        page.context.close()
+    finally:
+        collector.stop()
+        archive.close()

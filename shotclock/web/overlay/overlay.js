@@ -119,7 +119,7 @@
     var lines = [];
     if (badDelay) return [t("overlay.delay", {value: delayParam, max: DELAY_MAX_S})];
     var archive = delay && delay.archive;
-    if (archive && archive.state === "asking") return [t("overlay.history_asking", {span: clockText(delayMs)})];
+    if (delay && delay.held !== null) return [t("overlay.history_asking", {span: clockText(delayMs)})];
     if (delay && delay.toGo(now) > 0) {
       if (archive && archive.state === "failed") lines.push(t("overlay.history_failed", {reason: archive.reason}));
       if (archive && archive.state === "done" && archive.covered > 0) {
