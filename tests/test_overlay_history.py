@@ -187,3 +187,100 @@ def test_what_the_history_keeps_is_checked_as_the_pages_read_it():
     assert check_heard("table/7/cmd", b"{}").reason == "topic"
     assert check_heard("table/7/state", b'{"seq": 1, "seq": 2}').reason == "duplicate"
     assert check_heard("table/7/status", b'{"online": true}').table == "7"
+
+
+# -- through the broker: the collector keeps the history and answers the overlay's login ---------------------------
+
+
+def ask_on(broker, client, leaf: str, question: dict) -> dict | None:
+    """Ask the collector on ``…/archive/<leaf>`` as a page does (its answer on the matching reply topic): the answer,
+    or None when none came within a few seconds."""
+    from paho.mqtt.packettypes import PacketTypes
+    from paho.mqtt.properties import Properties
+
+    from mqtt_broker import Inbox
+
+    base = f"shotclock/v1/test/archive/{leaf.rsplit('get', 1)[0]}"
+    inbox = getattr(client, "inbox", None) or Inbox(client, f"{base}reply/{client._client_id.decode()}")
+    client.inbox = inbox
+    props = Properties(PacketTypes.PUBLISH)
+    props.ResponseTopic = f"{base}reply/{client._client_id.decode()}"
+    props.CorrelationData = token = f"q{time.monotonic_ns()}".encode()
+    client.publish(f"shotclock/v1/test/archive/{leaf}", json.dumps(question), qos=1, properties=props)
+    got = inbox.wait_for(lambda m: getattr(m.properties, "CorrelationData", None) == token, timeout=5)
+    return json.loads(got.payload) if got is not None else None
+
+
+def test_the_collector_keeps_the_overlays_history_and_answers_its_login_that_question_only(broker, tmp_path):
+    from helpers import wait_until
+    from mqtt_broker import Inbox
+    from shotclock.core.topics import feature_topic, table_topic
+    from shotclock.floor.collector import ONLY_HISTORY, Collector
+    from test_broker_config import NOT_AUTHORIZED, publish_rc
+
+    archive = Archive(tmp_path / "floor")
+    collector = Collector(archive, "127.0.0.1", broker.port, broker.venue, "collector", broker.passwords["collector"])
+    collector.start()
+    try:
+        assert collector.connected.wait(60)
+        since = collector.answerer.history_since_ms
+        assert since is not None and abs(since - time.time() * 1000) < 60_000
+        table, floor, overlay = broker.client("table-1"), broker.client("floor"), broker.client("overlay")
+        for n in (1, 2, 2):  # the second seq 2 again (QoS 1 may deliver twice): kept once
+            table.publish(table_topic("test", "1", "state"), state("1", n, float(n)), qos=1,
+                          retain=True).wait_for_publish(10)
+        table.publish(table_topic("test", "1", "state"), state("2", 3, 3.0), qos=1).wait_for_publish(10)  # forged
+        floor.publish(feature_topic("test"), b'{"table": "1"}', qos=1, retain=True).wait_for_publish(10)
+        rows = lambda: archive.db.execute("SELECT topic, seq FROM heard ORDER BY received_ms").fetchall()  # noqa
+        wait_until(lambda: len(rows()) == 3, what="the states and the feature table kept")
+        assert [tuple(r) for r in rows()] == [("table/1/state", 1), ("table/1/state", 2), ("feature", 0)]
+        wait_until(lambda: collector.refused["table"] == 1, what="the state naming another table refused")
+        # The overlay's login asks on its own topic and gets the table's history.
+        got = ask_on(broker, overlay, "history/get", {"what": "history", "delay": 60, "table": "1"})
+        assert got["ok"] and got["covered"] > 0 and got["tables"] == ["1"]
+        assert [(m["topic"], decode(m["payload"]).get("seq")) for m in got["messages"]] == [
+            ("table/1/state", 1), ("table/1/state", 2), ("feature", None)]
+        # Nothing else there: a rulings question on its topic is refused; the floor's topic it may not write, nor
+        # read the floor's answers.
+        assert ask_on(broker, overlay, "history/get", {"what": "rulings", "limit": 5}) == {"ok": False,
+                                                                                           "reason": ONLY_HISTORY}
+        assert publish_rc(overlay, "shotclock/v1/test/archive/get", b'{"what": "rulings"}') == NOT_AUTHORIZED
+        spy = Inbox(broker.client("overlay"), "shotclock/v1/test/archive/reply/#")
+        assert ask_on(broker, floor, "get", {"what": "rulings", "limit": 5})["ok"] is True
+        assert ask_on(broker, floor, "get", {"what": "history", "delay": 60, "table": "1"})["ok"] is True
+        time.sleep(0.5)
+        assert spy.messages == []
+        # A collector cut off from the broker keeps no history meanwhile: it is whole again from its return.
+        broker.stop()
+        wait_until(lambda: collector.answerer.history_since_ms is None, what="the gap seen")
+        broker.start()
+        assert collector.connected.wait(60)
+        wait_until(lambda: collector.answerer.history_since_ms is not None, what="the history whole again")
+        assert collector.answerer.history_since_ms > since
+    finally:
+        collector.stop()
+        archive.close()
+
+
+def test_the_collector_forgets_the_history_older_than_the_longest_delay(broker, tmp_path, monkeypatch):
+    from helpers import wait_until
+    from shotclock.core.topics import table_topic
+    from shotclock.floor import collector as collector_module
+
+    monkeypatch.setattr(collector_module, "FORGET_EVERY", 0.2)
+    monkeypatch.setattr(collector_module, "HEARD_KEPT_MS", 1000)
+    archive = Archive(tmp_path / "floor")
+    collector = collector_module.Collector(archive, "127.0.0.1", broker.port, broker.venue, "collector",
+                                           broker.passwords["collector"])
+    collector.start()
+    try:
+        assert collector.connected.wait(60)
+        table = broker.client("table-1")
+        for n in (1, 2, 3):
+            table.publish(table_topic("test", "1", "state"), state("1", n, float(n)), qos=1).wait_for_publish(10)
+            time.sleep(0.05)  # each in a millisecond of its own (two of the newest millisecond would both stay)
+        seqs = lambda: [r[0] for r in archive.db.execute("SELECT seq FROM heard ORDER BY seq")]  # noqa: E731
+        wait_until(lambda: seqs() == [3], what="the old states forgotten, the one in force kept")
+    finally:
+        collector.stop()
+        archive.close()
