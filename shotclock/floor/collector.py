@@ -114,9 +114,9 @@ class Collector:
         self._to_store: queue.Queue = queue.Queue(maxsize=WAITING)  # (message, table, event) checked, not stored
         self._storer: threading.Thread | None = None
         self._heard: queue.Queue = queue.Queue(maxsize=HEARD_WAITING)  # (Heard, received ms) for the overlay's history
-        self._last_heard: dict[str, object] = {}  # topic → the last kept (boot, seq), or payload: a repeat is not kept
+        self._last_heard: dict[str, object] = {}  # topic → the last kept (boot, seq) or payload: a repeat is not kept
         self._keeper: threading.Thread | None = None
-        self.heard_dropped = 0  # the overlay's messages not kept (the history's thread fell behind, or the store failed)
+        self.heard_dropped = 0  # the overlay's messages not kept (its thread fell behind, or the store failed)
         # One archive per venue: this collector is the active one, or stands by (see start()). A share group's
         # members on several machines name their one database alike (its id, whatever host name each reaches it by).
         self.instance = archive.db.instance()
@@ -595,7 +595,8 @@ class Collector:
         props = getattr(message, "properties", None)
         reply_to = getattr(props, "ResponseTopic", None)
         history = message.topic == archive_topic(self.venue, "history/get")
-        if not reply_to or not reply_to.startswith(archive_topic(self.venue, "history/reply/" if history else "reply/")):
+        answers_to = archive_topic(self.venue, "history/reply/" if history else "reply/")
+        if not reply_to or not reply_to.startswith(answers_to):
             return  # nowhere (or nowhere allowed) to answer
         question = read_question(message.payload)
         problem = question.detail if isinstance(question, Refused) else None

@@ -120,8 +120,9 @@ def records(db: Store, tables: list[str], after: int, until: int) -> tuple[list[
     if not tables:
         return [], True
     marks = ",".join("?" * len(tables))
-    rows = db.execute(f"SELECT table_id, boot, seq, t, type, data, received_utc FROM events WHERE table_id IN ({marks}) "
-                      "AND received_utc >= ? AND received_utc < ? ORDER BY received_utc, table_id, boot, seq LIMIT ?",
+    rows = db.execute("SELECT table_id, boot, seq, t, type, data, received_utc FROM events "
+                      f"WHERE table_id IN ({marks}) AND received_utc >= ? AND received_utc < ? "
+                      "ORDER BY received_utc, table_id, boot, seq LIMIT ?",
                       (*tables, _utc(after + 1), _utc(until + 1), MAX_ROWS + 1)).fetchall()
     out = []
     for table, boot, seq, t, kind, data, received in rows[:MAX_ROWS]:

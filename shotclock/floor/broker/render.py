@@ -64,8 +64,8 @@ def acl_text(venue: str, tables: list[str], floor: list[str] = (), room: str = "
     lines += [f"user {OVERLAY}", f"topic read {all_tables(venue, 'status')}", f"topic read {all_tables(venue, 'state')}",
               f"topic read {all_tables(venue, 'event')}", f"topic read {feature_topic(venue)}",
               f"topic read {bridge_topic(venue, '+')}", *clock_reads,
-              f"topic write {archive_topic(venue, 'history/get')}", f"topic read {archive_topic(venue, 'history/reply/+')}",
-              ""]
+              f"topic write {archive_topic(venue, 'history/get')}",
+              f"topic read {archive_topic(venue, 'history/reply/+')}", ""]
     lines += [f"user {COLLECTOR}", f"topic read {root}/#", f"topic write {archive_topic(venue, 'reply/#')}",
               f"topic write {archive_topic(venue, 'history/reply/#')}",
               f"topic write {all_tables(venue, 'stored')}", f"topic write {collector_topic(venue)}",
