@@ -143,3 +143,27 @@ def tournament_state_of(payload: bytes) -> TournamentState | Refused | None:
         if problem:
             return Refused("field", problem[1])
     return state
+
+
+def message_schemas() -> dict[str, dict]:
+    """docs/network.md's schemas of a tournament clock's messages, made from the Structs themselves (msgspec's JSON
+    Schema, without the docstrings): ``tournament`` (its state), ``tournament_command`` and ``tournament_ack``."""
+    from shotclock.core.tournament_wire import ClockAck, ClockCommand
+
+    out = {}
+    for name, cls in (("tournament", TournamentState), ("tournament_command", ClockCommand),
+                      ("tournament_ack", ClockAck)):
+        schema = _plain(msgspec.json.schema(cls))
+        out[name] = {"$schema": "https://json-schema.org/draft/2020-12/schema", "title": name, **schema}
+    return out
+
+
+def _plain(value, names: bool = False):
+    """A schema without msgspec's titles and docstring descriptions (the document says those in words); ``names``:
+    ``value`` maps names to schemas (``properties``, ``$defs``), where a key called ``title`` is a field's name."""
+    if isinstance(value, dict):
+        return {k: _plain(v, k in ("properties", "$defs") and not names) for k, v in value.items()
+                if names or k not in ("title", "description")}
+    if isinstance(value, list):
+        return [_plain(v) for v in value]
+    return value
