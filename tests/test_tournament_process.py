@@ -78,8 +78,11 @@ def test_the_floor_runs_the_clock_and_every_command_is_answered_in_one_line(venu
     state = latest(inbox, where=lambda s: s.stage.is_break)
     assert (state.stage.name, state.level, state.next_level, state.running) == ("dinner", None, 3, True)
     assert command(broker, capsys, "level", "x")[0] == 2  # plain digits, or one line and exit 2
+    assert command(broker, capsys, "players", "123") == (0, "tournament main: players: 123 players")
+    assert latest(inbox, where=lambda s: s.players == 123).players == 123
     code, said = command(broker, capsys, "status")
-    assert code == 0 and re.fullmatch(r"tournament main \(Sunday 250\): break: dinner, (30:00|29:\d\d) left, running",
+    assert code == 0 and re.fullmatch(r"tournament main \(Sunday 250\): break: dinner, (30:00|29:\d\d) left, running, "
+                                      r"123 players",
                                       said), said
 
 

@@ -262,6 +262,7 @@ TOURNAMENT_ACTIONS = {
     "next": "end the level or break in force now (a final table's level that ends by hands)",
     "keep": "keep the time as it is after the clock was away (a crash, a power cut); 'add' gives it back",
     "load": "load a structure FILE into a clock that has not started (.tdt, TD's rounds export, CSV, TOML)",
+    "players": "the players left N, for the room's screen (0: not shown)",
     "status": "print the clock's state from the broker (exit 1: its process is offline)",
 }
 
@@ -292,8 +293,8 @@ def tournament(add) -> None:
         a = sub.add_parser(name, help=text, description=text)
         add_broker_options(a, "a floor login's credentials (credentials/floor.toml from 'shotclock broker-config')")
         a.add_argument("--id", required=True, help="the tournament's id")
-        if name in ("add", "take", "level", "load"):
-            a.add_argument("value", metavar={"level": "N", "load": "FILE"}.get(name, "SECONDS"))
+        if name in ("add", "take", "level", "load", "players"):
+            a.add_argument("value", metavar={"level": "N", "load": "FILE", "players": "N"}.get(name, "SECONDS"))
             if name == "load":
                 a.add_argument("--encoding", metavar="NAME", help="the file's encoding (default: UTF-8, else cp1252)")
         else:

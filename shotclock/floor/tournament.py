@@ -55,6 +55,8 @@ class ClockProcess:
         self.away: float | None = None
         self.boot = journal.boot()
         self.scope = journal.scope() or Scope()
+        kept = journal.meta("players")
+        self.players = int(kept) if kept and kept.isdigit() and int(kept) else None
         structure = journal.structure()
         if structure is None:
             raise ShotclockError(f"{journal.path}: no structure yet: start it with --structure FILE")
@@ -157,6 +159,15 @@ class ClockProcess:
         t = self.now()
         if command.name == "load":
             return self._load(command, sender)
+        if command.name == "players":
+            if command.players is None:
+                self._ack(ClockAck(id=command.id, name="players", outcome="refused", reason="'players' needs 'players'"))
+                return False
+            self.players = command.players or None
+            self.journal.set_meta(players=str(command.players))
+            self._ack(ClockAck(id=command.id, name="players", outcome="done",
+                               said=f"{command.players} players" if command.players else "the players' count is off"))
+            return True
         event = command_event(command, t, sender)
         if event is None:  # keep: the floor keeps the time as it is after a restart
             self.away = None
@@ -219,7 +230,7 @@ class ClockProcess:
     def state(self) -> TournamentState:
         self.seq += 1
         return state_of(self.clock, self.now(), self.id, self.scope, seq=max(self.seq, self.wall_ms()),
-                        at_ms=self.wall_ms(), away_s=self.away)
+                        at_ms=self.wall_ms(), away_s=self.away, players=self.players)
 
     def publish_state(self) -> None:
         self.client.publish(self.topic("state"), self.state().encode(), qos=1, retain=True)
