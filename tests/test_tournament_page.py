@@ -120,3 +120,32 @@ def test_a_page_without_an_id_asks_for_one_when_the_broker_has_several(room, web
     page.goto(f"{floor.base}/tournament/?password={floor.passwords['overlay']}&language=en&id=side")
     page.wait_for_function("document.getElementById('title').textContent === 'Side event'", timeout=WAIT)
     page.context.close()
+
+
+def test_the_dashboard_runs_the_clock_and_shows_it_unreachable_when_it_is_gone(room, web, capsys):
+    floor, clock, inbox = room
+    floor.status("1", online=True, name="Tafel 1", room="Main")
+    floor.state("1", name="Tafel 1")
+    page = floor.dashboard(web)
+    page.wait_for_function("!document.getElementById('clock').hidden", timeout=WAIT)
+    assert "Sunday 250: level 1 · 1000/2000 (2000) · 40:00 left · not started" == text(page, "#tc-line")
+    page.click("#tc-start")
+    page.wait_for_function("document.getElementById('tc-answer').textContent.startsWith('Start: started: level 1')",
+                           timeout=WAIT)
+    page.click("#tc-take")
+    page.wait_for_function("/^−1 min: adjusted: level 1, (39:00|38:\\d\\d) left$/"
+                           ".test(document.getElementById('tc-answer').textContent)", timeout=WAIT)
+    page.fill("#tc-level", "2")
+    page.click("#tc-level-go")
+    page.wait_for_function("document.getElementById('tc-line').textContent.includes('level 2 · 1500/3000')",
+                           timeout=WAIT)
+    page.fill("#tc-players", "12x")
+    page.click("#tc-players-go")
+    assert text(page, "#tc-answer") == "a whole number, in digits"  # nothing sent
+    page.click("#tc-pause")
+    page.wait_for_function("document.getElementById('tc-line').textContent.endsWith('paused')", timeout=WAIT)
+    assert page.is_hidden("#tc-pause") and page.is_visible("#tc-resume")
+    clock.kill()
+    page.wait_for_function("document.getElementById('tc-line').textContent.includes('UNREACHABLE')", timeout=WAIT)
+    assert not web.errors, web.errors
+    page.context.close()
