@@ -33,6 +33,7 @@ from shotclock.core.tournament_wire import ClockAck, ClockCommand, command_event
 from shotclock.errors import ShotclockError
 
 log = logging.getLogger("shotclock.tournament")
+ALIVE_S = 1.0  # seconds between the journal's signs of life: the time away after a crash is stated to within this
 
 
 class ClockProcess:
@@ -92,11 +93,11 @@ class ClockProcess:
         client.on_connect = self._on_connect
         client.on_message = lambda c, u, m: self.inbox.put((m.topic, m.payload))
         self._connect(client)
-        next_beat = self._clock()
+        next_beat = next_alive = self._clock()
         self._republish()
         while not self.stopping.is_set():
             wake = self.clock.next_wake
-            timeout = next_beat - self._clock()
+            timeout = min(next_beat, next_alive) - self._clock()
             if wake is not None:
                 timeout = min(timeout, wake - self.now())
             try:
@@ -106,8 +107,10 @@ class ClockProcess:
             changed = self._advance()
             if item is not None:
                 changed = self._message(*item) or changed
-            if changed or self._clock() >= next_beat:
+            if changed or self._clock() >= next_alive:  # the time away after a crash is said to within this
                 self.journal.beat(self.now(), self.wall_ms())
+                next_alive = self._clock() + ALIVE_S
+            if changed or self._clock() >= next_beat:
                 self.publish_state()
                 next_beat = self._clock() + self.heartbeat
         client.publish(self.topic("status"), encode({"online": False, "id": self.id, "clean": True}), qos=1,
