@@ -19,6 +19,7 @@ import queue
 import signal
 import threading
 import time
+from pathlib import Path
 
 from shotclock.core import tournament as tc
 from shotclock.core.codec import JsonProblem, decode, encode
@@ -300,6 +301,8 @@ def cmd_tournament_run(args) -> int:
             problem = FIELDS[kind[2:]].problem(name)
             if problem or not name:
                 raise ShotclockError(f"{kind}: {problem or 'a name, not empty'}")
+    if not args.structure and not Path(args.journal).exists():
+        raise ShotclockError(f"--journal {args.journal}: no such journal yet: the first start needs --structure FILE")
     try:
         journal = ClockJournal(args.journal)
     except JournalError as exc:
