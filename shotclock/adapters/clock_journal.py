@@ -2,7 +2,7 @@
 
 The clock's process (``shotclock tournament run``) writes each event here and commits it (SQLite, ``synchronous =
 FULL``) before it answers the floor, so a crash or a power cut loses nothing the floor was told was done. A
-heartbeat row, rewritten every few seconds, says when the process was last alive: after a restart the time away is
+heartbeat row, rewritten every second, says when the process was last alive: after a restart the time away is
 the wall clock since then, and the clock's timeline goes on from there (docs/tournament.md, "Durable").
 
 The journal also keeps the tournament's id, scope and structure (``meta``), and each change the clock made, for the

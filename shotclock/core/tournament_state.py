@@ -76,6 +76,7 @@ class TournamentState(msgspec.Struct, frozen=True, kw_only=True):
         time is up.
     :param away_s: the clock's process was away this long (a crash, a power cut) and counted it as played; the floor
         may add it back (None: nothing to say).
+    :param players: the players left, as the floor typed it (None: not typed).
     :param heartbeat_s: the next message comes within this long while the clock runs.
     """
 
@@ -97,6 +98,7 @@ class TournamentState(msgspec.Struct, frozen=True, kw_only=True):
     hand_for_hand: bool
     finished: bool
     away_s: _Seconds | None = None
+    players: Annotated[int, msgspec.Meta(ge=0)] | None = None
     heartbeat_s: _Seconds = HEARTBEAT_S
 
     @property
@@ -110,7 +112,7 @@ class TournamentState(msgspec.Struct, frozen=True, kw_only=True):
 
 
 def state_of(clock: TournamentClock, t: float, id: str, scope: Scope, *, seq: int, at_ms: int, title: str | None = None,
-             away_s: float | None = None) -> TournamentState:
+             away_s: float | None = None, players: int | None = None) -> TournamentState:
     """The state message of ``clock`` at ``t`` (its timeline), made at wall time ``at_ms``."""
     view = clock.view(t)
     stages = clock.structure.stages
@@ -122,7 +124,7 @@ def state_of(clock: TournamentClock, t: float, id: str, scope: Scope, *, seq: in
         next_level=clock.structure.level_of(nxt) if nxt is not None else None,
         remaining=_rounded(view.remaining), to_break=_rounded(view.to_break), started=view.started,
         running=view.running, paused=view.paused, hand_for_hand=view.hand_for_hand, finished=view.finished,
-        away_s=_rounded(away_s))
+        away_s=_rounded(away_s), players=players or None)
 
 
 def _rounded(seconds: float | None) -> float | None:
@@ -143,3 +145,27 @@ def tournament_state_of(payload: bytes) -> TournamentState | Refused | None:
         if problem:
             return Refused("field", problem[1])
     return state
+
+
+def message_schemas() -> dict[str, dict]:
+    """docs/network.md's schemas of a tournament clock's messages, made from the Structs themselves (msgspec's JSON
+    Schema, without the docstrings): ``tournament`` (its state), ``tournament_command`` and ``tournament_ack``."""
+    from shotclock.core.tournament_wire import ClockAck, ClockCommand
+
+    out = {}
+    for name, cls in (("tournament", TournamentState), ("tournament_command", ClockCommand),
+                      ("tournament_ack", ClockAck)):
+        schema = _plain(msgspec.json.schema(cls))
+        out[name] = {"$schema": "https://json-schema.org/draft/2020-12/schema", "title": name, **schema}
+    return out
+
+
+def _plain(value, names: bool = False):
+    """A schema without msgspec's titles and docstring descriptions (the document says those in words); ``names``:
+    ``value`` maps names to schemas (``properties``, ``$defs``), where a key called ``title`` is a field's name."""
+    if isinstance(value, dict):
+        return {k: _plain(v, k in ("properties", "$defs") and not names) for k, v in value.items()
+                if names or k not in ("title", "description")}
+    if isinstance(value, list):
+        return [_plain(v) for v in value]
+    return value

@@ -19,6 +19,7 @@ import queue
 import signal
 import threading
 import time
+from pathlib import Path
 
 from shotclock.core import tournament as tc
 from shotclock.core.codec import JsonProblem, decode, encode
@@ -33,6 +34,7 @@ from shotclock.core.tournament_wire import ClockAck, ClockCommand, command_event
 from shotclock.errors import ShotclockError
 
 log = logging.getLogger("shotclock.tournament")
+ALIVE_S = 1.0  # seconds between the journal's signs of life: the time away after a crash is stated to within this
 
 
 class ClockProcess:
@@ -55,6 +57,8 @@ class ClockProcess:
         self.away: float | None = None
         self.boot = journal.boot()
         self.scope = journal.scope() or Scope()
+        kept = journal.meta("players")
+        self.players = int(kept) if kept and kept.isdigit() and int(kept) else None
         structure = journal.structure()
         if structure is None:
             raise ShotclockError(f"{journal.path}: no structure yet: start it with --structure FILE")
@@ -90,11 +94,11 @@ class ClockProcess:
         client.on_connect = self._on_connect
         client.on_message = lambda c, u, m: self.inbox.put((m.topic, m.payload))
         self._connect(client)
-        next_beat = self._clock()
+        next_beat = next_alive = self._clock()
         self._republish()
         while not self.stopping.is_set():
             wake = self.clock.next_wake
-            timeout = next_beat - self._clock()
+            timeout = min(next_beat, next_alive) - self._clock()
             if wake is not None:
                 timeout = min(timeout, wake - self.now())
             try:
@@ -104,8 +108,10 @@ class ClockProcess:
             changed = self._advance()
             if item is not None:
                 changed = self._message(*item) or changed
-            if changed or self._clock() >= next_beat:
+            if changed or self._clock() >= next_alive:  # the time away after a crash is said to within this
                 self.journal.beat(self.now(), self.wall_ms())
+                next_alive = self._clock() + ALIVE_S
+            if changed or self._clock() >= next_beat:
                 self.publish_state()
                 next_beat = self._clock() + self.heartbeat
         client.publish(self.topic("status"), encode({"online": False, "id": self.id, "clean": True}), qos=1,
@@ -157,6 +163,15 @@ class ClockProcess:
         t = self.now()
         if command.name == "load":
             return self._load(command, sender)
+        if command.name == "players":
+            if command.players is None:
+                self._ack(ClockAck(id=command.id, name="players", outcome="refused", reason="'players' needs 'players'"))
+                return False
+            self.players = command.players or None
+            self.journal.set_meta(players=str(command.players))
+            self._ack(ClockAck(id=command.id, name="players", outcome="done",
+                               said=f"{command.players} players" if command.players else "the players' count is off"))
+            return True
         event = command_event(command, t, sender)
         if event is None:  # keep: the floor keeps the time as it is after a restart
             self.away = None
@@ -219,7 +234,7 @@ class ClockProcess:
     def state(self) -> TournamentState:
         self.seq += 1
         return state_of(self.clock, self.now(), self.id, self.scope, seq=max(self.seq, self.wall_ms()),
-                        at_ms=self.wall_ms(), away_s=self.away)
+                        at_ms=self.wall_ms(), away_s=self.away, players=self.players)
 
     def publish_state(self) -> None:
         self.client.publish(self.topic("state"), self.state().encode(), qos=1, retain=True)
@@ -286,6 +301,8 @@ def cmd_tournament_run(args) -> int:
             problem = FIELDS[kind[2:]].problem(name)
             if problem or not name:
                 raise ShotclockError(f"{kind}: {problem or 'a name, not empty'}")
+    if not args.structure and not Path(args.journal).exists():
+        raise ShotclockError(f"--journal {args.journal}: no such journal yet: the first start needs --structure FILE")
     try:
         journal = ClockJournal(args.journal)
     except JournalError as exc:

@@ -61,6 +61,15 @@ def _command(args) -> ClockCommand:
         if args.value is None:
             raise ShotclockError("'tournament level' needs the level (for example: level 12)")
         fields["level"] = _level(args.value)
+    elif args.action == "players":
+        from shotclock.core.fields import as_whole
+        from shotclock.core.tournament_wire import PLAYERS_MAX
+
+        value = as_whole(args.value) if args.value is not None else None
+        if not isinstance(value, int) or not 0 <= value <= PLAYERS_MAX:
+            raise ShotclockError(f"'tournament players' needs the players left in plain digits, 0 to {PLAYERS_MAX} "
+                                 f"(0: not shown), not {args.value!r}")
+        fields["players"] = value
     elif args.action == "load":
         if args.value is None:
             raise ShotclockError("'tournament load' needs the structure's file (for example: load sunday.tdt)")
@@ -125,8 +134,9 @@ def state_line(state: TournamentState, now_ms: float, online: bool) -> str:
     how = "finished" if state.finished else "hand-for-hand (stopped)" if state.hand_for_hand else \
         "paused" if state.paused else "running" if state.running else "not started" if not state.started else \
         "waiting"
+    players = f", {state.players} players" if state.players else ""
     away = f"; was away {state.away_s:.0f} s (counted as played: 'add' it back or 'keep')" if state.away_s else ""
-    said = f"tournament {state.id} ({state.title}): {where}, {left}, {how}{away}"
+    said = f"tournament {state.id} ({state.title}): {where}, {left}, {how}{players}{away}"
     return said if online else said + "; UNREACHABLE: its clock's process is offline (this is its last state)"
 
 
