@@ -42,7 +42,8 @@ def ask(db, question: dict, since_ms: int | None = NOW - 3_600_000, now_ms: int 
     while "next_ms" in parts[-1]:
         assert len(parts) < 100
         parts.append(history.answer_history(db, dict(question, until_ms=parts[0]["until_ms"],
-                                                     after_ms=parts[-1]["next_ms"]), since_ms, clock=lambda: now_ms))
+                                                     after_ms=parts[-1]["next_ms"], skip=parts[-1]["skip"]),
+                                            since_ms, clock=lambda: now_ms))
     for part in parts:
         check("answer", part)
     return parts

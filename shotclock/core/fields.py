@@ -56,6 +56,7 @@ STAGE_MINUTES_MAX = 240  # minutes of one level or break: a Main Event level is 
 STAGE_NAME_MAX = 60  # characters of a break's name or a level's game ("Pot Limit Omaha Hi-Lo 8 or Better")
 TITLE_MAX = 100  # characters of a tournament's title
 DELAY_MAX = 3_600  # seconds a broadcast overlay may run late (30 minutes at WSOP); the archive keeps that much history
+HISTORY_SKIP_MAX = 100_000  # messages of one millisecond an overlay's history passes over: far more than one holds
 
 # Unicode categories no text from outside may hold: control and format characters (tab, newline, direction marks,
 # zero-width characters), line and paragraph separators, and surrogates (only ever alone in a Python string).
@@ -312,7 +313,10 @@ FIELDS: dict[str, Field] = {f.key: f for f in (
     Field("until_ms", "int64", INT64[0], INT64[1], "a whole number of milliseconds",
           "an archive history question: the end of its window (the collector's clock, Unix ms; the first part's)"),
     Field("after_ms", "int64", INT64[0], INT64[1], "a whole number of milliseconds",
-          "an archive history question: its next part begins after this (the last part's `next_ms`)"),
+          "an archive history question: its next part begins at this millisecond (the last part's `next_ms`)"),
+    Field("skip", "whole", 0, HISTORY_SKIP_MAX, "a number of messages",
+          "an archive history question: how many of that millisecond's messages the parts before gave (the last "
+          "part's `skip`)"),
 )}
 
 # What each input takes beyond its time (a replay line) or its id, name, sender and sent_ms (a command):

@@ -115,7 +115,7 @@ class Question(msgspec.Struct, frozen=True):
     """An archive question (docs/network.md, "archive"; :mod:`shotclock.floor.answers` says what each asks): ``what``
     (rulings, clock, report or history) and, as each asks, a table's id, a clock's id and one of its ``boot``s, a floor
     ``day``, a tournament ``level``, and a history's ``delay`` and the window and place of its next part (``until_ms``,
-    ``after_ms``) (their bounds the table of fields')."""
+    ``after_ms``, ``skip``) (their bounds the table of fields')."""
 
     what: Any = None  # named by the answer ("unknown question …"), as the number of rulings (``limit``) is
     limit: Any = None
@@ -127,6 +127,7 @@ class Question(msgspec.Struct, frozen=True):
     delay: FIELDS["delay"].typed() | None = None
     until_ms: FIELDS["until_ms"].typed() | None = None
     after_ms: FIELDS["after_ms"].typed() | None = None
+    skip: FIELDS["skip"].typed() | None = None
 
 
 def read_question(payload: bytes) -> dict | Refused:
@@ -165,7 +166,7 @@ def check_question(question) -> str | None:
     level = question.get("level")
     if level is not None and FIELDS["level"].problem(level):
         return f"a report question's {FIELDS['level'].problem(level)}"
-    for key in ("delay", "until_ms", "after_ms"):
+    for key in ("delay", "until_ms", "after_ms", "skip"):
         value = question.get(key)
         if value is not None and FIELDS[key].problem(value):
             return f"a history question's {FIELDS[key].problem(value)}"

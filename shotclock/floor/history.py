@@ -14,8 +14,9 @@ when the window began): the very messages, each with how long ago the collector 
 them where it would have and draws the same (docs/network.md, "archive: question and answer").
 
 The answer comes in parts, each inside the broker's 64 KiB packets: the first part's ``until_ms`` fixes the window
-(the collector's clock, Unix ms) and ``next_ms`` says where the next part begins; the page asks again with both
-(``until_ms``, ``after_ms``) until a part has no ``next_ms``. ``covered`` says how many of the seconds asked the
+(the collector's clock, Unix ms) and ``next_ms`` and ``skip`` say where the next part begins (a millisecond, and how
+many of its messages were given: a batch of records stored together shares one); the page asks again with them
+(``until_ms``, ``after_ms``, ``skip``) until a part has no ``next_ms``. ``covered`` says how many of the seconds asked the
 archive holds whole: since this collector began to keep the history (a page that gets less builds the rest itself).
 """
 
@@ -46,7 +47,8 @@ def answer_history(db: Store, question: dict, since_ms: int | None, clock: Calla
     """One part of the overlay's history (see the module's docstring).
 
     :param db: the archive, read-only, its venue's records only.
-    :param question: the question's fields (``delay``, and ``table``, ``until_ms``, ``after_ms`` when given).
+    :param question: the question's fields (``delay``, and ``table``, ``until_ms``, ``after_ms``, ``skip`` when
+        given).
     :param since_ms: since when the collector keeps the history whole (Unix ms), or None: it does not.
     :param clock: the collector's clock (Unix ms): the window ends when the first part is asked; each message's
         age is counted when its part is done, so the page dates it by when the part left, not by when it was asked.
@@ -58,22 +60,23 @@ def answer_history(db: Store, question: dict, since_ms: int | None, clock: Calla
     table = question.get("table")
     until = question.get("until_ms", clock())
     start = until - round(delay * 1000)
-    after = question.get("after_ms")
+    first = question.get("after_ms") is None
+    # Where this part begins: a millisecond, and how many of its messages the parts before gave.
+    cursor = (start + 1, 0) if first else (question["after_ms"], question.get("skip", 0))
     with db.reading():  # one snapshot: the tables followed and their messages agree
         tables = [table] if table else featured_tables(db, start, until)
         topics = ["feature"] + [f"table/{t}/{leaf}" for t in tables for leaf in ("state", "status")]
-        first = after is None
         found = in_force(db, topics, start) if first else []
-        window, complete = messages(db, topics, tables, start if first else after, until)
-    part, next_ms = fit(found, window, complete, start if first else after)
+        window, complete = messages(db, topics, tables, cursor, until)
+    part, next_cursor = fit(found, window, complete, cursor)
     covered = 0.0 if since_ms is None else max(0.0, min(float(delay), (until - since_ms) / 1000))
     now_ms = clock()
     answer = {"ok": True, "delay": delay, **({"table": table} if table else {}), "tables": tables,
               "until_ms": until, "covered": round(covered, 3),
               "messages": [{"topic": topic, "age_ms": max(0, now_ms - received), "payload": payload}
                            for received, topic, payload in part]}
-    if next_ms is not None:
-        answer["next_ms"] = next_ms
+    if next_cursor is not None:
+        answer["next_ms"], answer["skip"] = next_cursor
     return answer
 
 
@@ -103,62 +106,73 @@ def in_force(db: Store, topics: list[str], start: int, bridges: bool = True) -> 
     return [tuple(row) for row in rows]
 
 
-def heard(db: Store, topics: list[str], after: int, until: int, bridges: bool = True
+def heard(db: Store, topics: list[str], since: int, until: int, bridges: bool = True, more: int = 0
           ) -> tuple[list[tuple[int, str, str]], bool]:
-    """What was heard on ``topics`` (and the bridges) after ``after`` up to ``until``, oldest first, at most
-    :data:`MAX_ROWS`; and whether that is all of it."""
+    """What was heard on ``topics`` (and the bridges) from ``since`` up to ``until`` (ms, both included), oldest
+    first, at most :data:`MAX_ROWS` and ``more``; and whether that is all of it."""
     where, params = _topics(db, topics, bridges)
-    rows = db.execute(f"SELECT h.received_ms, h.topic, h.payload FROM heard h WHERE {where} AND h.received_ms > ? "
+    rows = db.execute(f"SELECT h.received_ms, h.topic, h.payload FROM heard h WHERE {where} AND h.received_ms >= ? "
                       f"AND h.received_ms <= ? ORDER BY h.received_ms, h.{_arrival(db)} LIMIT ?",
-                      (*params, after, until, MAX_ROWS + 1)).fetchall()
-    return [tuple(row) for row in rows[:MAX_ROWS]], len(rows) <= MAX_ROWS
+                      (*params, since, until, MAX_ROWS + more + 1)).fetchall()
+    return [tuple(row) for row in rows[:MAX_ROWS + more]], len(rows) <= MAX_ROWS + more
 
 
-def records(db: Store, tables: list[str], after: int, until: int) -> tuple[list[tuple[int, str, str]], bool]:
-    """The records of ``tables`` the archive received after ``after`` up to ``until`` (ms), as ``event`` messages
-    (without their ``log``), oldest first, at most :data:`MAX_ROWS`; and whether that is all of them."""
+def records(db: Store, tables: list[str], since: int, until: int, more: int = 0
+            ) -> tuple[list[tuple[int, str, str]], bool]:
+    """The records of ``tables`` the archive received from ``since`` up to ``until`` (ms, both included), as
+    ``event`` messages (without their ``log``), oldest first, at most :data:`MAX_ROWS` and ``more``; and whether
+    that is all of them."""
     if not tables:
         return [], True
     marks = ",".join("?" * len(tables))
     rows = db.execute("SELECT table_id, boot, seq, t, type, data, received_utc FROM events "
                       f"WHERE table_id IN ({marks}) AND received_utc >= ? AND received_utc < ? "
                       "ORDER BY received_utc, table_id, boot, seq LIMIT ?",
-                      (*tables, _utc(after + 1), _utc(until + 1), MAX_ROWS + 1)).fetchall()
+                      (*tables, _utc(since), _utc(until + 1), MAX_ROWS + more + 1)).fetchall()
     out = []
-    for table, boot, seq, t, kind, data, received in rows[:MAX_ROWS]:
+    for table, boot, seq, t, kind, data, received in rows[:MAX_ROWS + more]:
         message = {"table": table, "boot": boot, "seq": seq, "record": {"t": t, "type": kind, **decode(data)}}
         out.append((_ms(received), f"table/{table}/event", text(message)))
-    return out, len(rows) <= MAX_ROWS
+    return out, len(rows) <= MAX_ROWS + more
 
 
-def messages(db: Store, topics: list[str], tables: list[str], after: int, until: int
+def messages(db: Store, topics: list[str], tables: list[str], cursor: tuple[int, int], until: int
              ) -> tuple[list[tuple[int, str, str]], bool]:
-    """Every message after ``after`` up to ``until``, in the order received, as far as both sources were read whole:
-    (received ms, topic, payload); and whether that is all of the window."""
-    said, said_all = heard(db, topics, after, until)
-    logged, logged_all = records(db, tables, after, until)
-    both = sorted(said + logged, key=lambda m: m[0])  # stable: at one ms, what was heard before the records
-    cuts = []  # a source read in part is taken up to its last whole millisecond
-    for rows, whole in ((said, said_all), (logged, logged_all)):
-        if not whole:
-            cuts.append(rows[-1][0] - 1 if rows[0][0] < rows[-1][0] else rows[-1][0])
-    cut = min(cuts, default=until)
-    return [m for m in both if m[0] <= cut], said_all and logged_all
+    """The messages from ``cursor`` (a millisecond, and how many of its messages to pass over) up to ``until``, in
+    one order whatever part asks: by the millisecond received, what was heard before the records, each source in
+    its own order; as far as both sources were read: (received ms, topic, payload), and whether that is all."""
+    since, skip = cursor
+    sources = [heard(db, topics, since, until, more=skip), records(db, tables, since, until, more=skip)]
+    both = sorted(((m, rank, n) for rank, (rows, _) in enumerate(sources) for n, m in enumerate(rows)),
+                  key=lambda x: (x[0][0], x[1], x[2]))
+    # A source read in part: what follows its last row read may be preceded by its rows not read.
+    ends = [both.index((rows[-1], rank, len(rows) - 1)) for rank, (rows, whole) in enumerate(sources) if not whole]
+    window = [m for m, _, _ in both[:min(ends) + 1 if ends else len(both)]]
+    given = sum(1 for m in window[:skip] if m[0] == since)
+    return window[given:], not ends
 
 
-def fit(found: list, window: list, complete: bool, after: int) -> tuple[list, int | None]:
-    """What was in force (``found``, the first part's) and as many of ``window`` as fit in one part, never splitting a
-    millisecond between two parts; and where the next part begins (None: this is the last). A message too long for
-    any part (the broker's packets hold 64 KiB) is left out."""
-    part, size = list(found), sum(map(_size, found))
-    for n, message in enumerate(window):
-        size += _size(message)
-        if size > MAX_PART_BYTES:
-            taken = [m for m in window[:n] if m[0] != message[0]] or window[:n]
-            if not taken and not found:
-                return [], message[0]  # alone too long: the next part begins after it
-            return part + taken, taken[-1][0] if taken else after
-    return part + window, None if complete else (window[-1][0] if window else after)
+def fit(found: list, window: list, complete: bool, cursor: tuple[int, int]
+        ) -> tuple[list, tuple[int, int] | None]:
+    """What was in force (``found``, the first part's) and as many of ``window`` as fit in one part; and where the
+    next part begins (None: this is the last). A message too long for any part (the broker's packets hold 64 KiB)
+    is passed over."""
+    part, size, taken = list(found), sum(map(_size, found)), 0
+    for message in window:
+        length = _size(message)
+        if length <= MAX_PART_BYTES:
+            if size + length > MAX_PART_BYTES:
+                break
+            part.append(message)
+            size += length
+        taken += 1
+    if taken == len(window) and complete:
+        return part, None
+    if not taken:
+        return part, cursor
+    last = window[taken - 1][0]
+    given = sum(1 for m in window[:taken] if m[0] == last) + (cursor[1] if last == cursor[0] else 0)
+    return part, (last, given)
 
 
 def _size(message: tuple[int, str, str]) -> int:

@@ -143,7 +143,7 @@
    *  delay, table}) at `venue`, part after part, then resume() with it; or, when it does not come whole, with
    *  none. `this.archive` says how it stands. Resolves when done. */
   Delay.prototype.rebuild = function (link, venue, question) {
-    var self = this, items = [], since = null, parts = 0, after = null, enc = new TextEncoder();
+    var self = this, items = [], since = null, parts = 0, after = null, skip = 0, enc = new TextEncoder();
     this.hold();
     this.archive = {state: "asking"};
     function done(covered) {
@@ -172,11 +172,13 @@
         }
         parts += 1;
         if (typeof answer.next_ms !== "number") return done(covered);
-        if (parts >= MAX_PARTS || items.length > MAX_MESSAGES || (after !== null && answer.next_ms <= after)) {
+        var on = after === null || answer.next_ms > after || (answer.next_ms === after && answer.skip > skip);
+        if (parts >= MAX_PARTS || items.length > MAX_MESSAGES || !on || typeof answer.skip !== "number") {
           return failed("the archive's answer does not end");
         }
         after = answer.next_ms;
-        return part({until_ms: answer.until_ms, after_ms: after});
+        skip = answer.skip;
+        return part({until_ms: answer.until_ms, after_ms: after, skip: skip});
       });
     }
     return part({});
