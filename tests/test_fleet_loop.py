@@ -6,7 +6,7 @@ import socket
 import threading
 
 from helpers import wait_until
-from shotclock.floor.fleet_loop import TURN_SLICE, FleetLoop
+from shotclock.floor.fleet_loop import READ_PASSES, TURN_SLICE, FleetLoop
 
 
 def running_loop():
@@ -204,3 +204,36 @@ def test_a_connection_is_opened_on_a_connector_thread_and_the_loop_goes_on_meanw
         opened.set()
         loop.stop()
     assert not loop.thread.is_alive()
+
+
+def test_the_loop_keeps_reading_while_copies_keep_coming_before_it_works():
+    # The broker's fan-out: each copy arrives while the loop reads the one before. The loop reads them all (up to
+    # READ_PASSES rounds of reading in a row) before the work the first one asked for.
+    loop = running_loop()
+    pairs = [socket.socketpair() for _ in range(READ_PASSES)]
+    for near, _ in pairs:
+        near.setblocking(False)
+    order = []
+
+    def reader(n):
+        def read():
+            pairs[n][0].recv(100)
+            order.append(n)
+            if n == 0:
+                loop.call_soon(lambda: order.append("work"))
+            if n + 1 < len(pairs):
+                pairs[n + 1][1].sendall(b"copy")  # the next table's copy comes in now
+        return read
+
+    try:
+        added = threading.Event()
+        loop.call_soon(lambda: ([loop.add_reader(near, reader(n)) for n, (near, _) in enumerate(pairs)], added.set()))
+        assert added.wait(10)
+        pairs[0][1].sendall(b"copy")
+        wait_until(lambda: len(order) == READ_PASSES + 1, what="every copy read and the work done")
+        assert order == [*range(READ_PASSES), "work"]
+    finally:
+        loop.stop()
+        for pair in pairs:
+            for s in pair:
+                s.close()

@@ -10,7 +10,8 @@ dealer's pin edges, the log writer's written rows). What this module adds to asy
 work:
 
 * reading first: a call (a table's round, the work a command asked for) runs in the loop's next *turn*, after
-  the sockets that are ready by then are read, and a turn gives the sockets their turn again after
+  the sockets that are ready by then are read; while reading finds more (up to ``READ_PASSES`` times in a
+  row) the loop reads again before the turn, and a turn gives the sockets their turn again after
   ``TURN_SLICE`` seconds of work. A command to 500 tables reaches the last one as the broker's fan-out does,
   not after the work the first ones' copies asked for.
 * writes at the end of a turn: what a table's client queued during the turn leaves in one write.
@@ -40,6 +41,7 @@ import time
 
 log = logging.getLogger("shotclock.fleet")
 
+READ_PASSES = 8  # rounds of reading in a row, while each finds a socket to read, before a turn's work
 TURN_SLICE = 0.002  # seconds of calls in a turn before the loop reads the sockets that became ready meanwhile
 MISC_EVERY = 1.0  # seconds between the MQTT clients' keep-alive checks (paho's loop_misc), as paho's own loop
 CONNECTORS = 4  # threads that open connections (paho's reconnect waits for the handshake): handshakes at once
@@ -60,6 +62,8 @@ class FleetLoop:
         self._calls: collections.deque = collections.deque()  # appended by any thread, run by the loop's turns
         self._woken = False  # another thread asked for a turn that has not begun
         self._turn = None  # the next turn's handle (the loop's thread)
+        self._read = False  # a socket was read since the last turn
+        self._passes = 0  # turns put off in a row for reading
         self._writes: set = set()  # owners with bytes to write: their ``flush()`` ends the turn
         self.misc: set = set()  # owners whose ``misc`` is called every MISC_EVERY s (keep-alive)
         self.failures: collections.Counter = collections.Counter()  # where callbacks raised, and how often
@@ -139,7 +143,7 @@ class FleetLoop:
 
     def add_reader(self, sock, func) -> None:
         """Call ``func()`` whenever ``sock`` can be read."""
-        self.aio.add_reader(sock, self._guard, "reading a socket", func)
+        self.aio.add_reader(sock, self._reading, func)
 
     def add_writer(self, sock, func) -> None:
         """Call ``func()`` whenever ``sock`` can be written (until :meth:`remove_writer`)."""
@@ -171,8 +175,18 @@ class FleetLoop:
         if self._turn is None:
             self._turn = self.aio.call_at(self.aio.time(), self._run_turn)
 
+    def _reading(self, func) -> None:
+        self._read = True
+        self._guard("reading a socket", func)
+
     def _run_turn(self) -> None:
         self._turn = None
+        if self._read and self._passes < READ_PASSES:  # copies are coming in: read what came meanwhile first
+            self._read = False
+            self._passes += 1
+            self._schedule()
+            return
+        self._read, self._passes = False, 0
         self._woken = False  # before the calls are taken: a call handed over from now on asks for another turn
         self.turns += 1
         calls, clock = self._calls, self.clock
