@@ -66,6 +66,12 @@ def test_a_failing_callback_is_logged_once_and_the_loop_goes_on(caplog):
         assert loop.failures["a call"] == 3
         said = [r for r in caplog.records if "failed" in r.getMessage()]
         assert len(said) == 1 and "ZeroDivisionError" in said[0].exc_text
+        timed = threading.Event()
+        with caplog.at_level(logging.ERROR, logger="shotclock.fleet"):
+            loop.call_soon(lambda: (loop.call_later(0, lambda: {}["missing"]), loop.call_later(0.01, timed.set)))
+            assert timed.wait(10)
+        assert loop.failures["a timer or a socket's callback"] == 1
+        assert any(r.exc_text and "KeyError" in r.exc_text for r in caplog.records)
         assert loop.thread.is_alive()
     finally:
         loop.stop()

@@ -99,22 +99,31 @@ class LoopLink(MqttLink):
 
     def _round(self) -> None:
         self._round_wanted = False
-        if self._round_timer is not None:
-            self._round_timer.cancel()
-            self._round_timer = None
         sender = self.sender
         if sender is None or self._ending:
             return
         self._run_round()
 
+    def _timed_round(self) -> None:
+        self._round_timer = None  # it ran
+        self._round()
+
     def _run_round(self) -> None:
         sender = self.sender
         sender.guarded_round(0)
         wait = sender.next_wait(self.loop.clock())
+        timer = self._round_timer
         if wait is None:
+            if timer is not None:
+                timer.cancel()
             self._sender_done()
-        else:
-            self._round_timer = self.loop.call_later(wait, self._round)
+            return
+        when = self.loop.clock() + wait
+        if timer is not None and timer.when() <= when:
+            return  # a round that comes sooner than needed only waits again: the timer stands
+        if timer is not None:
+            timer.cancel()
+        self._round_timer = self.loop.call_at(when, self._timed_round)
 
     def connect(self, username: str, password: str, context: ssl.SSLContext | None) -> None:
         """The sender read the login: connect now (paho's reconnect on a connector thread, the rest on the loop)."""

@@ -42,7 +42,7 @@ import time
 log = logging.getLogger("shotclock.fleet")
 
 READ_PASSES = 8  # rounds of reading in a row, while each finds a socket to read, before a turn's work
-TURN_SLICE = 0.002  # seconds of calls in a turn before the loop reads the sockets that became ready meanwhile
+TURN_SLICE = 0.010  # seconds of calls in a turn before the loop reads the sockets that became ready meanwhile
 MISC_EVERY = 1.0  # seconds between the MQTT clients' keep-alive checks (paho's loop_misc), as paho's own loop
 CONNECTORS = 4  # threads that open connections (paho's reconnect waits for the handshake): handshakes at once
 
@@ -134,12 +134,13 @@ class FleetLoop:
     # -- the loop's thread ----------------------------------------------------------------------
 
     def call_at(self, when: float, func) -> asyncio.TimerHandle:
-        """Run ``func()`` at monotonic time ``when``; its :meth:`~asyncio.TimerHandle.cancel` keeps it from it."""
-        return self.aio.call_at(when, self._guard, "a timer", func)
+        """Run ``func()`` at monotonic time ``when``; its :meth:`~asyncio.TimerHandle.cancel` keeps it from it.
+        (What it raises reaches asyncio's exception handler: counted and logged like the rest.)"""
+        return self.aio.call_at(when, func)
 
     def call_later(self, delay: float, func) -> asyncio.TimerHandle:
         """Run ``func()`` ``delay`` seconds from now."""
-        return self.aio.call_later(delay, self._guard, "a timer", func)
+        return self.aio.call_later(delay, func)
 
     def add_reader(self, sock, func) -> None:
         """Call ``func()`` whenever ``sock`` can be read."""
@@ -147,7 +148,7 @@ class FleetLoop:
 
     def add_writer(self, sock, func) -> None:
         """Call ``func()`` whenever ``sock`` can be written (until :meth:`remove_writer`)."""
-        self.aio.add_writer(sock, self._guard, "writing a socket", func)
+        self.aio.add_writer(sock, func)
 
     def remove_reader(self, sock) -> None:
         """Stop watching ``sock`` for reading (it is being closed, or was)."""
@@ -177,7 +178,10 @@ class FleetLoop:
 
     def _reading(self, func) -> None:
         self._read = True
-        self._guard("reading a socket", func)
+        try:
+            func()
+        except Exception:
+            self._failed("reading a socket")
 
     def _run_turn(self) -> None:
         self._turn = None
@@ -191,7 +195,7 @@ class FleetLoop:
         self.turns += 1
         calls, clock = self._calls, self.clock
         end = clock() + TURN_SLICE
-        while calls:
+        for _ in range(len(calls)):  # what was asked before the turn: what these calls ask waits for the next
             self._guard("a call", calls.popleft())
             if clock() >= end:
                 break
@@ -210,17 +214,20 @@ class FleetLoop:
         try:
             func(*args)
         except Exception:
-            self.failures[where] += 1
-            if self.failures[where] == 1 or self.failures[where] % 1000 == 0:
-                log.exception("the fleet loop: %s failed (%d times so far); it goes on", where, self.failures[where])
+            self._failed(where)
+
+    def _failed(self, where: str, error: BaseException | None = None, what: str = "") -> None:
+        """Count a failure at ``where``; log it the first time and every 1,000th (with the traceback)."""
+        self.failures[where] += 1
+        n = self.failures[where]
+        if n == 1 or n % 1000 == 0:
+            log.error("the fleet loop: %s failed%s (%d times so far); it goes on", where, what, n,
+                      exc_info=error or True)
 
     def _unhandled(self, aio, context) -> None:
-        """What asyncio itself caught (the guards catch the callbacks' own errors): counted and logged the same way."""
-        where = "the event loop"
-        self.failures[where] += 1
-        if self.failures[where] == 1 or self.failures[where] % 1000 == 0:
-            log.error("the fleet loop: %s (%d times so far); it goes on", context.get("message"),
-                      self.failures[where], exc_info=context.get("exception"))
+        """asyncio's exception handler: a timer or a writer that raised (the loop's other callbacks catch their
+        own), counted and logged like the rest."""
+        self._failed("a timer or a socket's callback", context.get("exception"), f": {context.get('message')}")
 
     def _run(self) -> None:
         self._ident = threading.get_ident()
