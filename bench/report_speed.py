@@ -9,7 +9,6 @@ archive) and the dashboard's report question (the same, then asked again with no
 from __future__ import annotations
 
 import json
-import sqlite3
 import sys
 import tempfile
 import time
@@ -17,7 +16,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from shotclock.adapters.archive import SCHEMA, archive_path  # noqa: E402
+from shotclock.adapters.archive import EVENT_COLUMNS, open_store  # noqa: E402
 from shotclock.floor.report import answer_report, archive_report  # noqa: E402
 
 DECISIONS_A_DAY = 1500
@@ -25,8 +24,7 @@ DECISIONS_A_DAY = 1500
 
 def build(folder: Path, tables: int, days: int) -> int:
     """The archive's events, written straight into SQLite (the collector's table); returns how many."""
-    db = sqlite3.connect(archive_path(folder))
-    db.executescript(SCHEMA)
+    store = open_store(folder)  # a new archive, its schema made as the collector makes it
     rows = []
     for table in range(1, tables + 1):
         seq = 0
@@ -52,9 +50,9 @@ def build(folder: Path, tables: int, days: int) -> int:
                 add("checkpoint", {"remaining": 10}, start, day, n)
                 add("decision", {"outcome": "acted", "remaining": n % 29, "at_zero": False, "seat": seat}, start,
                     day, n)
-    db.executemany("INSERT INTO events VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", rows)
-    db.commit()
-    db.close()
+    with store.transaction():
+        store.db.executemany(f"INSERT INTO events ({EVENT_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", rows)
+    store.close()
     return len(rows)
 
 
@@ -62,7 +60,7 @@ def main() -> None:
     tables, days = (int(a) for a in sys.argv[1:3]) if len(sys.argv) > 2 else (20, 3)
     with tempfile.TemporaryDirectory() as folder:
         events = build(Path(folder), tables, days)
-        db = sqlite3.connect(f"file:{archive_path(folder)}?mode=ro", uri=True)
+        db = open_store(folder, readonly=True)
         began = time.perf_counter()
         result = archive_report(db)
         cold = time.perf_counter() - began

@@ -8,6 +8,7 @@ same run, so machine noise hits both. Prints a table; writes ``bench/latest.json
     ./dev bench            # the full run, a few minutes
     ./dev bench --quick    # a smoke run of a few clocks (the test suite runs this)
     ./dev bench --replay   # only the two replay figures, with the machine's load (bench/latest.json untouched)
+    ./dev bench --structure  # only the structure reader's figures (bench/latest.json untouched)
 """
 
 from __future__ import annotations
@@ -47,6 +48,9 @@ GOALS = {  # key: (goal, "max" or "min", unit)
     # Seat tracking (issue 19): the same goals with seats on.
     "expiry_late_ms_p99_seats": (2.0, "max", "ms"),
     "replay_seats_events_per_s": (100_000, "min", "/s"),
+    # A tournament's structure (issue 35): TD's saved tournament read, checked and loaded (shotclock structure).
+    "structure_tdt_200kb_ms": (250.0, "max", "ms"),
+    "structure_tdt_4mb_ms": (None, "max", "ms"),
 }
 
 
@@ -306,6 +310,66 @@ def bench_replay_seats(tmp: Path, events: int, runs: int = 5) -> dict:
     return {"replay_seats_events_per_s": statistics.median(rates), "replay_seats_events_per_s_best": max(rates)}
 
 
+def tdt_file(size: int) -> str:
+    """A TD saved tournament of about ``size`` characters on one line, as TD 3.7 writes one: 30 levels and 3
+    breaks, then as many players (each with a buy-in and escaped text) and history items as make up the size."""
+    token = "Tokens: new TokenOverrides({Tokens: Map.from([])})"
+    levels = []
+    for n in range(1, 31):
+        blind = 25 * n
+        levels.append(f'new GameRound({{Minutes: 20, SmallBlind: {blind}, BigBlind: {2 * blind}, Ante: {2 * blind}, '
+                      f'BigBlindAnte: true, GameType: 2, GameName: "Texas Hold \'Em", {token}}})')
+        if n % 10 == 0:
+            levels.append('new GameBreak({Minutes: 10, Name: "color-up", ColorUp: true})')
+    player = ('new GamePlayer({{UUID: "{0:032x}", Nickname: "Player \\"{0}\\" \\u00e9", Firstname: "A", '
+              'Notes: "line one\\nline two", Buyins: [new GameBuyin({{Amount: 250, Chips: 20000, '
+              'ProfileName: "Standard", Time: 1760027747661}})], Seat: -1, Points: 12.75}})')
+    item = 'new GameHistoryItem({{Time: {0}, Text: "Start of round {1}", Source: 0}})'
+    head = '{ V: "3.7.2", T: new Tournament({Title: "Bench", Levels: [' + ", ".join(levels) + "], "
+    players, history, n, length = [], [], 0, len(head) + 200
+    while length < size:
+        players.append(f'["{n:032x}", {player.format(n)}]')
+        history.append(item.format(1760027747661 + n * 1000, n % 30 + 1))
+        length += len(players[-1]) + len(history[-1]) + 4  # and the two ", " between entries
+        n += 1
+    return (head + "Players: new GamePlayers({Players: Map.from([" + ", ".join(players) + "])}), "
+            "History: new GameHistory({History: [" + ", ".join(history) + "]}) }) }")
+
+
+def bench_structure(tmp: Path, runs: int = 5) -> dict:
+    """``load_structure`` (read, decode, parse, check) on a one-line TD file of 200 kB, as floors have, and of
+    4 MB, the most it reads: the median of ``runs``."""
+    sys.path.insert(0, str(ROOT))
+    from shotclock.shell.structurecmd import FILE_MAX, load_structure
+
+    results = {}
+    for key, size in (("structure_tdt_200kb_ms", 200_000), ("structure_tdt_4mb_ms", FILE_MAX - 1000)):
+        path = tmp / f"{size}.tdt"
+        path.write_text(tdt_file(size), encoding="utf-8")
+        times = []
+        for _ in range(runs):
+            start = time.perf_counter()
+            structure = load_structure(path)
+            times.append((time.perf_counter() - start) * 1000)
+        assert len(structure.stages) == 33
+        results[key] = statistics.median(times)
+        results[key.removesuffix("_ms") + "_bytes"] = path.stat().st_size
+    return results
+
+
+def structure_only(runs: int) -> int:
+    """``--structure``: the structure reader's figures and their goals, with the load before and after."""
+    load = os.getloadavg()[0]
+    with tempfile.TemporaryDirectory() as tmp:
+        results = bench_structure(Path(tmp), runs)
+    print(f"structure reader on {machine()}, load average {load:.2f} before, {os.getloadavg()[0]:.2f} after")
+    for key in ("structure_tdt_200kb_ms", "structure_tdt_4mb_ms"):
+        goal = GOALS[key][0]
+        verdict = "reference" if goal is None else f"goal ≤ {goal:g} ms: {'met' if results[key] <= goal else 'MISSED'}"
+        print(f"{key}: {results[key]:.1f} ms for {results[key.removesuffix('_ms') + '_bytes']:,} bytes ({verdict})")
+    return 0
+
+
 def machine() -> str:
     model = ""
     try:
@@ -347,6 +411,9 @@ WHAT = {
     "expiry_late_ms_p99_seats": "ruling lateness p99 as above, with seat tracking on (seats.track)",
     "replay_seats_events_per_s": "`shotclock replay` with seats on: 100,000 events of six-handed hands with folds, "
                                  "all-ins and time banks (median of 5 runs)",
+    "structure_tdt_200kb_ms": "`load_structure` on TD's saved tournament, one line of 200 kB: read, parsed, checked "
+                              "(median of 5)",
+    "structure_tdt_4mb_ms": "the same on a 4 MB file, the most it reads (median of 5)",
 }
 
 
@@ -383,12 +450,16 @@ def main(argv=None) -> int:
     parser.add_argument("--replay", action="store_true",
                         help="only the replay figures (bare and with seats), printed with the load average; "
                              "writes no file")
+    parser.add_argument("--structure", action="store_true",
+                        help="only the structure reader's figures, printed with the load average; writes no file")
     args = parser.parse_args(argv)
     if args.markdown:
         print(markdown(json.loads(Path(args.out).read_text())))
         return 0
     if args.replay:
         return replay_only(2_000 if args.quick else 100_000, 1 if args.quick else 5)
+    if args.structure:
+        return structure_only(1 if args.quick else 5)
     global QUICK
     QUICK = args.quick
     # bench/network.py does 'from run import …': run as a script, this module is __main__, and without
@@ -409,6 +480,7 @@ def main(argv=None) -> int:
                  ("startup", lambda: bench_startup(tmp, startups)), ("replay", lambda: bench_replay(tmp, events, 1 if args.quick else 5)),
                  ("timing, seats on", lambda: bench_timing_seats(tmp, clocks)),
                  ("replay, seats on", lambda: bench_replay_seats(tmp, events, 1 if args.quick else 5)),
+                 ("structure", lambda: bench_structure(tmp, 1 if args.quick else 5)),
                  ("network", lambda: network.bench_network(tmp, args.quick)),
                  ("bridge", lambda: bridge.bench_bridge(tmp, args.quick)),
                  ("floor pages", lambda: floor_pages.run(args.quick))]

@@ -12,6 +12,9 @@
 #                                             # read-only root: see "A read-only root" in hardware/README.md)
 #   sudo sh hardware/install.sh --key FILE    # check a signed bundle against the project's public key
 #                                             # FILE (signify), and keep it for later bundles
+#   sudo sh /opt/shotclock/current/hardware/install.sh --bundle FILE.tar.gz   # an update: the installed
+#                                             # install.sh unpacks and checks the new bundle before any
+#                                             # file of it runs, then runs its install.sh (--prepare, ...)
 #   sudo sh hardware/install.sh --uninstall   # remove the service and /opt/shotclock; keep the
 #                                             # decision log (/var/lib/shotclock) and the config
 #   sudo sh hardware/install.sh --uninstall --purge   # ... and the log, the config and the user
@@ -27,14 +30,21 @@
 # (shotclock-firstboot.service: takes a table's file from the SD card's boot partition), time sync,
 # runs the self-test on the idle hardware, then (re)starts the systemd service.
 #
-# A bundle is checked before anything is changed: every file against its SHA256SUMS, and nothing beside
-# them; when a public key is given (--key) or kept from an earlier install (/etc/shotclock/release.pub),
-# SHA256SUMS must carry a valid signature by it (SHA256SUMS.sig, signify). After a restart (an install, an
-# update, --switch, --rollback) it waits for the service's READY and goes back to the version that ran
-# before when READY does not come.
+# A bundle is checked before anything is changed (--switch too: it installs the bundle's unit files):
+# every entry of it, whatever its kind, against its SHA256SUMS. Only the regular files listed there, and the
+# folders that hold them, may be in it: a symbolic link, a FIFO, a device, an unlisted file or folder is
+# refused, and the version installed is the newest shotclock wheel SHA256SUMS lists. When a public key is
+# given (--key) or kept from an earlier install (/etc/shotclock/release.pub), SHA256SUMS must carry a valid
+# signature by it (SHA256SUMS.sig, signify). A bundle's own install.sh checks the bundle it comes in, so it
+# proves nothing against someone who changed that install.sh: with --bundle the installed install.sh (each
+# version keeps one in /opt/shotclock/<version>/hardware/) unpacks the archive into a fresh folder, refusing
+# any member that is not a plain file or folder inside its one folder, and checks it before any of its files
+# runs. After a restart (an install, an update, --switch, --rollback) it waits for the service's READY and
+# goes back to the version that ran before when READY does not come.
 #
 # Exit codes: 0 done; 1 a step failed (the message names it); 2 wrong options; 3 the bundle failed its
-# check (nothing was changed); 4 the new version did not become ready (the one before it runs again).
+# check, in one line naming the entry (nothing was changed); 4 the new version did not become ready (the
+# one before it runs again).
 set -eu
 
 SRC="$(cd "$(dirname "$0")/.." && pwd)"
@@ -78,6 +88,7 @@ want_version=""
 time_server=""
 data_partition=""
 key=""
+bundle_file=""
 while [ $# -gt 0 ]; do
     case "$1" in
         --uninstall) uninstall=1 ;;
@@ -85,17 +96,18 @@ while [ $# -gt 0 ]; do
         --rollback) rollback=1 ;;
         --prepare) stage=prepare ;;
         --switch) stage=switch ;;
-        --version|--time-server|--data-partition|--key)
+        --version|--time-server|--data-partition|--key|--bundle)
             [ $# -ge 2 ] && [ -n "$2" ] || { echo "install: $1 needs a value" >&2; exit 2; }
             case "$1" in
                 --version) want_version="$2" ;;
                 --time-server) time_server="$2" ;;
                 --key) key="$2" ;;
+                --bundle) bundle_file="$2" ;;
                 *) data_partition="$2" ;;
             esac
             shift ;;
         -h|--help) sed -n '2,/^set -eu$/p' "$0" | sed '$d; s/^# \{0,1\}//'; exit 0 ;;
-        *) echo "install: unknown option '$1' (use --version, --prepare, --switch, --rollback, --key, --time-server, --data-partition, --uninstall, --purge or --help)" >&2
+        *) echo "install: unknown option '$1' (use --version, --prepare, --switch, --rollback, --key, --bundle, --time-server, --data-partition, --uninstall, --purge or --help)" >&2
            exit 2 ;;
     esac
     shift
@@ -104,7 +116,7 @@ if [ -n "$purge" ] && [ -z "$uninstall" ]; then
     echo "install: --purge goes with --uninstall" >&2
     exit 2
 fi
-if [ -n "$rollback" ] && { [ -n "$uninstall" ] || [ -n "$want_version" ] || [ "$stage" != full ]; }; then
+if [ -n "$rollback" ] && { [ -n "$uninstall" ] || [ -n "$want_version" ] || [ "$stage" != full ] || [ -n "$bundle_file" ]; }; then
     echo "install: --rollback goes alone" >&2
     exit 2
 fi
@@ -112,11 +124,23 @@ if [ "$stage" != full ] && [ -n "$uninstall" ]; then
     echo "install: --$stage does not go with --uninstall" >&2
     exit 2
 fi
+if [ -n "$bundle_file" ] && [ -n "$uninstall" ]; then
+    echo "install: --bundle does not go with --uninstall" >&2
+    exit 2
+fi
+case "$want_version" in *[!0-9A-Za-z.+_]*|.*)  # it names a folder under $PREFIX
+    echo "install: --version $want_version is not a version (such as 0.3.0)" >&2
+    exit 2 ;;
+esac
+if [ -n "$bundle_file" ] && [ ! -e "$bundle_file" ] && [ ! -L "$bundle_file" ]; then
+    echo "install: --bundle $bundle_file: no such file (a bundle from './dev bundle': shotclock-<version>-<cpu>.tar.gz)" >&2
+    exit 2
+fi
 if [ -n "$data_partition" ] && { [ -n "$uninstall" ] || [ -n "$rollback" ] || [ "$stage" != full ]; }; then
     echo "install: --data-partition goes with a full install" >&2
     exit 2
 fi
-if [ -n "$key" ] && [ ! -r "$key" ]; then
+if [ -n "$key" ] && { [ ! -f "$key" ] || [ ! -r "$key" ]; }; then  # a FIFO would hang signify
     echo "install: --key $key: no such file (the project's public key, e.g. shotclock-release.pub)" >&2
     exit 2
 fi
@@ -124,20 +148,15 @@ if [ -z "$DRY_RUN" ] && [ "$(id -u)" != 0 ]; then
     die "run as root: sudo sh $0 $*"
 fi
 
-# Where the release comes from: an offline bundle (wheels/ beside hardware/) or a checkout.
+# Where the release comes from: an offline bundle (wheels/ and SHA256SUMS beside hardware/; either makes it one,
+# so taking one away makes no checkout of it) or a checkout. A bundle's version is read from its SHA256SUMS once
+# that is checked (bundle_version), never from a listing of its folder.
 WHEELS=""
-if [ -d "$SRC/wheels" ]; then
+if [ -d "$SRC/wheels" ] || [ -L "$SRC/wheels" ] || [ -e "$SRC/SHA256SUMS" ] || [ -L "$SRC/SHA256SUMS" ]; then
     WHEELS="$SRC/wheels"
-    if [ -z "$want_version" ]; then
-        # The newest shotclock wheel in the bundle (normally the only one).
-        want_version="$(ls "$WHEELS" | sed -n 's/^shotclock-\([^-]*\)-py3-none-any\.whl$/\1/p' | sort -V | tail -1)"
-        [ -n "$want_version" ] || die "the bundle's wheels/ holds no shotclock wheel"
-    elif [ ! -e "$WHEELS/shotclock-$want_version-py3-none-any.whl" ]; then
-        die "the bundle has no shotclock $want_version (it has: $(ls "$WHEELS" | sed -n 's/^shotclock-\([^-]*\)-.*/\1/p' | tr '\n' ' ' | sed 's/ $//'))"
-    fi
-else
-    checkout_version="$(sed -n 's/^__version__ = "\([^"]*\)".*/\1/p' "$SRC/shotclock/__init__.py")"
-    [ -n "$checkout_version" ] || die "cannot read the version from $SRC/shotclock/__init__.py"
+elif [ -z "$bundle_file" ] && [ -z "$uninstall" ] && [ -z "$rollback" ]; then
+    checkout_version="$(sed -n 's/^__version__ = "\([^"]*\)".*/\1/p' "$SRC/shotclock/__init__.py" 2>/dev/null)" || true
+    [ -n "$checkout_version" ] || die "cannot read the version from $SRC/shotclock/__init__.py (run install.sh from a checkout or an unpacked bundle, or give --bundle FILE)"
     if [ -n "$want_version" ] && [ "$want_version" != "$checkout_version" ]; then
         die "this checkout is shotclock $checkout_version, not $want_version (check out that release, or use its bundle)"
     fi
@@ -145,9 +164,29 @@ else
 fi
 
 # The bundle's check, before anything is changed (and in a dry run too: it only reads).
-refuse() { echo "install: $*: not installing" >&2; exit 3; }
+# One line, whatever a name in the bundle holds: a control character (a terminal's escape) is shown as '?'.
+refuse() { printf 'install: %s: not installing\n' "$*" | LC_ALL=C tr -c '[:print:]\n' '?' >&2; exit 3; }
+# A name in the bundle: folders and files of letters, digits and ._+@=,- (none begins with a dot, so no '..'),
+# as './dev bundle' writes them (tools/bundle.py's PLAIN_NAME: tests/test_bundle.py holds the two equal).
+PLAIN_NAME='[A-Za-z0-9_+@=,-][A-Za-z0-9._+@=,-]*(/[A-Za-z0-9_+@=,-][A-Za-z0-9._+@=,-]*)*'
+SUMS_MAX=1048576  # bytes: a bundle's SHA256SUMS is a few kB
+kind_of() {  # find's %y letter, in words
+    case "$1" in
+        l) echo "a symbolic link" ;; p) echo "a FIFO" ;; s) echo "a socket" ;; c) echo "a character device" ;;
+        b) echo "a block device" ;; d) echo "a folder" ;; f) echo "a file" ;; *) echo "not a file" ;;
+    esac
+}
 verify_bundle() {
+    # Every entry first, before anything in it is read: regular files and folders only (a link may point out
+    # of the bundle, and sha256sum and pip follow it; a FIFO or a device hangs its reader), no line break in a
+    # name (each check below reads names a line each).
+    broken="$(cd "$SRC" && find . -mindepth 1 -name '*
+*' -printf '%P' -quit | tr '\n' '?')"
+    [ -z "$broken" ] || refuse "the bundle holds a name with a line break in it ($broken)"
+    odd="$(cd "$SRC" && find . -mindepth 1 ! -type f ! -type d -printf '%y %P\n' -quit)"
+    [ -z "$odd" ] || refuse "the bundle's ${odd#? } is $(kind_of "${odd%% *}"), not a file (its SHA256SUMS lists files only)"
     [ -e "$SRC/SHA256SUMS" ] || refuse "the bundle has no SHA256SUMS, so it cannot be checked (make bundles with './dev bundle')"
+    [ "$(wc -c <"$SRC/SHA256SUMS")" -le "$SUMS_MAX" ] || refuse "the bundle's SHA256SUMS is over $SUMS_MAX bytes: not a bundle's"
     use_key="$key"
     [ -n "$use_key" ] || [ ! -e "$RELEASE_KEY" ] || use_key="$RELEASE_KEY"
     if [ -n "$use_key" ]; then
@@ -165,17 +204,33 @@ verify_bundle() {
     fi
     listed="$(sed -n 's/^[0-9a-f]\{64\}  //p' "$SRC/SHA256SUMS")"
     [ -n "$listed" ] || refuse "the bundle's SHA256SUMS lists no file"
+    # A listed name outside the bundle (../x, /etc/x) would be read, and trusted, where it lies; every line is
+    # SUM, two spaces, NAME, as './dev bundle' writes it (sha256sum would read a '*NAME' or '\\NAME' line too).
+    bad_name="$(echo "$listed" | LC_ALL=C grep -v -x -E "$PLAIN_NAME" | head -1)" || true
+    [ -z "$bad_name" ] || refuse "the bundle's SHA256SUMS names $bad_name: not a plain name inside the bundle"
+    bad_line="$(LC_ALL=C grep -v -x -E "[0-9a-f]{64}  $PLAIN_NAME" "$SRC/SHA256SUMS" | head -1)" || true
+    [ -z "$bad_line" ] || refuse "the bundle's SHA256SUMS has a line that is not 'SUM  NAME': $bad_line"
     missing_file="$(cd "$SRC" && echo "$listed" | while IFS= read -r f; do [ -f "$f" ] || { echo "$f"; break; }; done)"
     [ -z "$missing_file" ] || refuse "the bundle's $missing_file (in its SHA256SUMS) is missing"
     bad="$(cd "$SRC" && LC_ALL=C sha256sum --strict -c SHA256SUMS 2>/dev/null | sed -n 's/: FAILED$//p' | head -1)" || true
     [ -z "$bad" ] || refuse "the bundle's $bad does not match its SHA256SUMS (changed after the bundle was made)"
     (cd "$SRC" && sha256sum --strict --status -c SHA256SUMS 2>/dev/null) || refuse "the bundle's SHA256SUMS is malformed"
+    # Nothing beside them: each file one it lists, each folder one that holds a file it lists.
     names="$(mktemp)"
     echo "$listed" >"$names"
-    extra="$(cd "$SRC" && find . -type f ! -name SHA256SUMS ! -name SHA256SUMS.sig | sed 's|^\./||' |
-        awk 'NR == FNR { seen[$0] = 1; next } !($0 in seen) { print; exit }' "$names" -)"
+    extra="$(cd "$SRC" && find . -mindepth 1 ! -path ./SHA256SUMS ! -path ./SHA256SUMS.sig -printf '%y %P\n' |
+        awk 'NR == FNR { files[$0] = 1; n = split($0, part, "/"); folder = part[1]
+                         for (i = 2; i <= n; i++) { folders[folder] = 1; folder = folder "/" part[i] }
+                         next }
+             { name = substr($0, 3) }
+             /^f / && !(name in files) { print "f " name; exit }
+             /^d / && !(name in folders) { print "d " name; exit }' "$names" -)"
     rm -f "$names"
-    [ -z "$extra" ] || refuse "the bundle's $extra is not in its SHA256SUMS (added after the bundle was made)"
+    case "$extra" in
+        "") ;;
+        "f "*) refuse "the bundle's ${extra#f } is not in its SHA256SUMS (added after the bundle was made)" ;;
+        *) refuse "the bundle's ${extra#d } is a folder that holds no file its SHA256SUMS lists (added after the bundle was made)" ;;
+    esac
     if [ -n "$use_key" ]; then
         say "bundle checked: SHA256SUMS signed by $use_key, every file matches"
         if [ -n "$key" ] && ! cmp -s "$key" "$RELEASE_KEY" 2>/dev/null; then
@@ -189,8 +244,104 @@ verify_bundle() {
         say "bundle checked against its SHA256SUMS (not signed)"
     fi
 }
-if [ -n "$WHEELS" ] && [ -z "$uninstall" ] && [ -z "$rollback" ] && [ "$stage" != switch ]; then
+# The version a checked bundle installs: --version if its SHA256SUMS lists that shotclock wheel, else the
+# newest it lists (normally the only one).
+bundle_version() {
+    versions="$(sed -n 's/^[0-9a-f]\{64\}  wheels\/shotclock-\([0-9A-Za-z.+_]*\)-py3-none-any\.whl$/\1/p' \
+        "$SRC/SHA256SUMS" | sort -V)"
+    [ -n "$versions" ] || refuse "the bundle's SHA256SUMS lists no shotclock wheel (wheels/shotclock-<version>-py3-none-any.whl)"
+    if [ -z "$want_version" ]; then
+        echo "$versions" | tail -1
+    elif echo "$versions" | grep -q -x -F "$want_version"; then
+        echo "$want_version"
+    else
+        die "the bundle has no shotclock $want_version (it has: $(echo "$versions" | tr '\n' ' ' | sed 's/ $//'))"
+    fi
+}
+
+# --bundle FILE: this install.sh (the one installed, trusted) unpacks the archive into a fresh folder: every
+# member a regular file or a folder under one folder shotclock-<version>/, no absolute name, no '..', none twice,
+# no more than UNPACK_MAX bytes. It checks that as any bundle, and only then runs its install.sh.
+UNPACK_MAX=268435456  # bytes (256 MB; /tmp may be in RAM): a bundle unpacks to about 40 MB
+UNPACK_FILES="${SHOTCLOCK_UNPACK_FILES:-10000}"  # members: a bundle has about 100 (the tests lower it)
+if [ -n "$bundle_file" ]; then
+    [ -f "$bundle_file" ] && [ ! -L "$bundle_file" ] ||
+        refuse "the bundle $bundle_file is $(kind_of "$(find "$bundle_file" -maxdepth 0 -printf '%y')"), not an archive"
+    command -v python3 >/dev/null || die "--bundle needs python3 to unpack the archive (Raspberry Pi OS has it)"
+    UNPACKED="$(mktemp -d)"
+    trap 'rm -rf "$UNPACKED"' EXIT
+    top="$(python3 - "$bundle_file" "$UNPACKED" "$UNPACK_MAX" "$UNPACK_FILES" <<'PY'
+import os, re, shutil, sys, tarfile, zlib
+
+archive, dest, limit, most = sys.argv[1], sys.argv[2], int(sys.argv[3]), int(sys.argv[4])
+KINDS = {tarfile.SYMTYPE: "a symbolic link", tarfile.LNKTYPE: "a hard link", tarfile.FIFOTYPE: "a FIFO",
+         tarfile.CHRTYPE: "a character device", tarfile.BLKTYPE: "a block device"}
+PART = re.compile(r"[A-Za-z0-9_+@=,-][A-Za-z0-9._+@=,-]*")  # install.sh's PLAIN_NAME, one part of it
+
+
+def refuse(why):
+    line = f"install: the bundle {archive}: {why}: not installing"
+    print("".join(c if c.isprintable() else "?" for c in line), file=sys.stderr)
+    sys.exit(3)
+
+
+top, total, count = None, 0, 0
+try:
+    with tarfile.open(archive, "r:gz") as tar:
+        for member in tar:
+            name = member.name
+            count += 1
+            if count > most:
+                refuse(f"it holds more than {most} members")
+            parts = name.rstrip("/").split("/")
+            if name.startswith("/") or not all(PART.fullmatch(p) for p in parts):
+                refuse(f"its member {name!r} is not a plain path inside one folder")
+            if not (member.isreg() or member.isdir()):
+                refuse(f"its member {name} is {KINDS.get(member.type, 'not a file or a folder')}")
+            top = top or parts[0]
+            if parts[0] != top or not re.fullmatch(r"shotclock-[0-9A-Za-z.+_]+", top):
+                refuse(f"its member {name} lies outside its folder (shotclock-<version>/)")
+            total += member.size
+            if total > limit:
+                refuse(f"it unpacks to more than {limit // 2**20} MB")
+            path = os.path.join(dest, *parts)
+            if member.isdir():
+                os.makedirs(path, 0o755, exist_ok=True)
+                continue
+            os.makedirs(os.path.dirname(path), 0o755, exist_ok=True)
+            try:
+                out = open(path, "xb")  # never over an entry already there, so never through a link
+            except (FileExistsError, IsADirectoryError):
+                refuse(f"its member {name} is in it twice")
+            with out, tar.extractfile(member) as data:
+                shutil.copyfileobj(data, out)
+            os.chmod(path, 0o755 if member.mode & 0o100 else 0o644)
+except (OSError, EOFError, zlib.error, tarfile.TarError) as exc:
+    refuse(f"not a .tar.gz archive, or a damaged one ({exc})")
+if top is None:
+    refuse("it holds nothing")
+print(top)
+PY
+)" || exit $?
+    SRC="$UNPACKED/$top"
+    [ -d "$SRC/wheels" ] || refuse "the bundle $bundle_file has no wheels/ folder: not a bundle from './dev bundle'"
     verify_bundle
+    bundle_version >/dev/null
+    say "unpacked $bundle_file into $SRC and checked it: running its install.sh"
+    set --
+    [ "$stage" = full ] || set -- "$@" "--$stage"
+    [ -z "$want_version" ] || set -- "$@" --version "$want_version"
+    [ -z "$key" ] || set -- "$@" --key "$key"
+    [ -z "$time_server" ] || set -- "$@" --time-server "$time_server"
+    [ -z "$data_partition" ] || set -- "$@" --data-partition "$data_partition"
+    status=0
+    sh "$SRC/hardware/install.sh" "$@" || status=$?
+    exit "$status"
+fi
+
+if [ -n "$WHEELS" ] && [ -z "$uninstall" ] && [ -z "$rollback" ]; then
+    verify_bundle
+    want_version="$(bundle_version)" || exit 1
 fi
 
 # After a restart: READY (active, running: Type=notify) within READY_TIMEOUT s, and still up with the same
@@ -463,6 +614,8 @@ run env LG_WD=/tmp "$VENV/bin/python" -c "import lgpio" || die "the environment 
 installed="$(run "$VENV/bin/shotclock" --version)" || die "the new environment's shotclock does not start"
 say "installed: $installed"
 run install -m 0644 "$SRC/README.md" "$VDIR/README.md"
+# This install.sh stays with the version: the next update runs it (--bundle FILE) to check the new bundle.
+run install -D -m 0644 "$SRC/hardware/install.sh" "$VDIR/hardware/install.sh"
 if [ -e "$SRC/CHANGELOG.md" ]; then run install -m 0644 "$SRC/CHANGELOG.md" "$VDIR/CHANGELOG.md"; fi
 if [ "$stage" = prepare ]; then
     say "prepared shotclock $want_version in $VDIR; ${cur:+shotclock $cur still runs. }Start it with: sudo sh $0 --switch"

@@ -34,7 +34,9 @@ def build_parser() -> Parser:
                         help="print the release (as in CHANGELOG.md and the device's status) and exit")
     shared_options(parser, state_dir=True)
     parser.set_defaults(verbose=False, config=None, state_dir=None)
-    sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
+    # Not required here: argparse would then name the missing COMMAND before an unknown option (``shotclock
+    # --bogus``); main() asks for the command once every word is known.
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND")
 
     def add(name, func, help_text, *, config=True, state_dir=False):
         p = sub.add_parser(name, help=help_text, description=help_text)
@@ -51,6 +53,8 @@ def main(argv: list[str] | None = None) -> int:
     """Entry point of the ``shotclock`` console script: exit 0 ok, 1 a check failed, 2 a usage or input error."""
     parser = build_parser()
     args = parser.parse_args(argv)
+    if args.command is None:
+        parser.error("the following arguments are required: COMMAND")
     logging.basicConfig(level=logging.DEBUG if args.verbose else logging.INFO,
                         format="%(name)s: %(message)s", stream=sys.stderr)
     func = args.func

@@ -60,6 +60,16 @@ class ReplayFormatError(ShotclockError):
         super().__init__(f"line {line}: {problem}")
 
 
+class StructureError(ShotclockError):
+    """A tournament's structure that cannot be read or holds a bad stage: ``where`` (a file, its line or level and
+    field, or "" for the whole) and the ``problem`` (one line naming the field)."""
+
+    def __init__(self, where: str, problem: str):
+        self.where = where
+        self.problem = problem
+        super().__init__(f"{where}: {problem}" if where else problem)
+
+
 class HardwareError(ShotclockError):
     """A pin, display or audio device could not be set up."""
 

@@ -85,6 +85,33 @@ def broker(tmp_path):
 
 
 @pytest.fixture(scope="session")
+def postgres_server():
+    """One PostgreSQL server (Debian's) for the whole run, its cluster in a temporary folder; see
+    tests/postgres_server.py. A test that kills it starts it again."""
+    from postgres_server import PostgresServer, require_postgres
+
+    require_postgres()
+    with PostgresServer() as server:
+        yield server
+
+
+@pytest.fixture
+def postgres(postgres_server):
+    """A new empty database of its own on the run's PostgreSQL server: its ``postgresql://`` URL."""
+    if not postgres_server.running:  # a test before this one killed it
+        postgres_server.start()
+    return postgres_server.database()
+
+
+@pytest.fixture(params=["sqlite", "postgresql"])
+def archive_spec(request, tmp_path):
+    """Where an archive goes, in each store: a folder (SQLite), then a new PostgreSQL database."""
+    if request.param == "sqlite":
+        return str(tmp_path / "archive")
+    return request.getfixturevalue("postgres")
+
+
+@pytest.fixture(scope="session")
 def web():
     """One headless Debian chromium (Playwright) for the session's browser tests; see tests/web_browser.py."""
     from web_browser import Browser, require_chromium

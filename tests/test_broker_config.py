@@ -7,7 +7,7 @@ import threading
 import paho.mqtt.client as mqtt
 import pytest
 
-from mqtt_broker import Inbox, mosquitto_path
+from mqtt_broker import Inbox, MosquittoBroker, mosquitto_path
 from shotclock.core.topics import feature_topic, table_topic
 from shotclock.floor.broker_config import (BrokerPlan, Endpoint, check_password, conf_text, hash_password, parse_tables,
                                            write_broker_config)
@@ -125,6 +125,20 @@ def test_floor_commands_and_sets_the_feature_table(broker):
     assert publish_rc(floor, table_topic("test", "2", "cmd"), b"c") == OK
     assert publish_rc(floor, feature_topic("test"), b'{"table":"2"}', retain=True) == OK
     assert publish_rc(floor, table_topic("test", "2", "state")) == NOT_AUTHORIZED  # cannot pose as a table
+
+
+def test_only_the_floor_keeps_a_rooms_hand_for_hand_state_and_the_tables_read_it(tmp_path):
+    from shotclock.core.topics import hand_for_hand_topic
+
+    with MosquittoBroker(tmp_path / "b", venue="test", tables=["1"], floor=["anna"], websockets=False) as broker:
+        t1, overlay = broker.client("table-1"), broker.client("overlay")
+        inbox = Inbox(t1, hand_for_hand_topic("test", "+", "+"))
+        room = hand_for_hand_topic("test", "Zaal 1/B")
+        for user in ("floor", "floor-anna"):
+            assert publish_rc(broker.client(user), room, f'"{user}"'.encode(), retain=True) == OK, user
+        assert publish_rc(t1, room, b'"forged"', retain=True) == NOT_AUTHORIZED  # a table cannot set its room's
+        assert publish_rc(overlay, room, b'"forged"', retain=True) == NOT_AUTHORIZED
+        assert inbox.wait_for(lambda m: m.payload == b'"floor-anna"') is not None
 
 
 def test_websockets_listener_serves_browsers(broker):

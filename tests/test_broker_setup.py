@@ -4,8 +4,10 @@ written unit (or the printed command) says, from another folder, as root, agains
 The floor's tablets reach the TLS listeners on every interface; the test only connects over loopback.
 """
 
+import getpass
 import os
 import shlex
+import shutil
 import ssl
 import subprocess
 import tempfile
@@ -25,11 +27,24 @@ from shotclock.adapters.mqtt_login import read_credentials
 AS_ROOT = pytest.mark.skipif(os.geteuid() != 0, reason="starts mosquitto as root, as systemd does")
 
 
-def venue_folder() -> Path:
-    """A folder mosquitto's own user can reach (pytest's tmp_path lies under a 0700 folder of root's)."""
+@pytest.fixture
+def venue_folder():
+    """A folder mosquitto's own user can reach (pytest's tmp_path lies under a 0700 folder of root's), removed after."""
     folder = Path(tempfile.mkdtemp(prefix="shotclock-venue-"))
     os.chmod(folder, 0o755)
-    return folder / "broker"
+    yield folder / "broker"
+    shutil.rmtree(folder)
+
+
+def pages_in(folder: Path, monkeypatch) -> Path:
+    """The pages copied into ``folder``, and broker-config pointed at them: the checkout may lie where mosquitto cannot
+    enter (under root's home), and the broker serves them from where they are."""
+    from shotclock.web import web_dir
+
+    pages = folder / "pages"
+    shutil.copytree(web_dir(), pages)
+    monkeypatch.setattr("shotclock.floor.broker_config.web_dir", lambda: pages)
+    return pages
 
 
 def unit_command(unit: Path) -> tuple[str, list[str]]:
@@ -54,9 +69,10 @@ def tls_client(port: int, ca: Path, user: str, password: str, client_id: str):
 
 @AS_ROOT
 @pytest.mark.parametrize("how", ["unit", "printed command as root"])
-def test_the_guides_broker_starts_from_any_folder_and_serves_tables_and_tablets(capsys, how):
+def test_the_guides_broker_starts_from_any_folder_and_serves_tables_and_tablets(capsys, monkeypatch, venue_folder, how):
     binary = require_mosquitto()
-    folder = venue_folder()
+    folder = venue_folder
+    pages_in(folder.parent, monkeypatch)  # wherever this checkout lies
     mqtt_port, ws_port, local = free_port(), free_port(), free_port()
     cwd = os.getcwd()
     os.chdir(folder.parent)  # relative paths, as a person types them
@@ -66,7 +82,8 @@ def test_the_guides_broker_starts_from_any_folder_and_serves_tables_and_tablets(
                      "--make-certs", "floor.local,127.0.0.1"]) == 0
     finally:
         os.chdir(cwd)
-    out = capsys.readouterr().out
+    out, err = capsys.readouterr()
+    assert "warning" not in err, err
     conf = (folder / "mosquitto.conf").read_text()
     for line in conf.splitlines():
         if line.split(" ")[0] in ("certfile", "keyfile", "password_file", "acl_file", "plugin_opt_config_file"):
@@ -124,11 +141,37 @@ def test_wrong_broker_setup_options_get_one_line(tmp_path, capsys, args, message
     assert message in err and "Traceback" not in err and len(err.strip().splitlines()) == 1
 
 
-def test_without_the_plugin_here_the_config_is_written_with_a_warning(tmp_path, capsys, monkeypatch):
+def test_without_the_plugin_here_the_config_is_written_with_a_warning(capsys, monkeypatch, venue_folder):
     # broker-config may run on a laptop without mosquitto (the appliance test's guest does).
     monkeypatch.setattr("shotclock.floor.broker.plan.DYNSEC_PLUGIN_GLOBS", ())
     monkeypatch.setattr("shotclock.floor.broker_config.find_dynsec_plugin", lambda: None)
-    assert main(["broker-config", str(tmp_path), "--venue", "v", "--tables", "1"]) == 0
+    folder = venue_folder  # one mosquitto can enter: else that is said too
+    assert main(["broker-config", str(folder), "--venue", "v", "--tables", "1"]) == 0
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and "will not tie each table's login to its client id" in err
-    assert "plugin " not in (tmp_path / "mosquitto.conf").read_text()
+    assert "plugin " not in (folder / "mosquitto.conf").read_text()
+
+
+def test_a_folder_the_brokers_user_cannot_enter_is_said_when_written(capsys, monkeypatch, venue_folder):
+    # Before: written without a word under root's home (0700); the printed command then failed with mosquitto's
+    # "Unable to open config file".
+    home = venue_folder.parent / "root-home"
+    home.mkdir(mode=0o700)
+    pages_in(venue_folder.parent, monkeypatch)
+    assert main(["broker-config", str(home / "broker"), "--venue", "v", "--tables", "1", "--run-as", "nobody"]) == 0
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and err.startswith("warning: ")
+    assert f"user nobody cannot enter the folder {home} (owner {getpass.getuser()}, mode 0700)" in err
+    assert f"cannot read {home / 'broker' / 'mosquitto.conf'}" in err and (home / "broker" / "mosquitto.conf").exists()
+
+
+def test_pages_the_brokers_user_cannot_read_are_said(capsys, monkeypatch, venue_folder):
+    closed = venue_folder.parent / "closed"
+    closed.mkdir(mode=0o700)
+    pages = pages_in(closed, monkeypatch)
+    assert main(["broker-config", str(venue_folder), "--venue", "v", "--tables", "1", "--run-as", "nobody"]) == 0
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and f"cannot enter the folder {closed}" in err and f"serve the pages in {pages}" in err
+    assert main(["broker-config", str(venue_folder), "--venue", "v", "--tables", "1", "--run-as", "nobody",
+                 "--no-pages"]) == 0
+    assert "cannot" not in capsys.readouterr().err

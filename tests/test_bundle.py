@@ -8,6 +8,8 @@ from __future__ import annotations
 
 import hashlib
 import importlib.util
+import os
+import re
 import subprocess
 import sys
 import tarfile
@@ -104,3 +106,26 @@ def test_a_linked_folder_brings_its_files_and_a_link_outside_is_left(tmp_path):
     (tmp_path / "p.png").write_bytes(b"png")
     assert [str(p) for p in bundle.linked_files(tmp_path, ["README.md"])] == ["README.md", "ex/a.jsonl", "g.md",
                                                                                 "p.png"]
+
+
+def test_the_bundles_plain_names_are_the_ones_install_sh_takes():
+    install = (ROOT / "hardware" / "install.sh").read_text()
+    assert f"PLAIN_NAME='{bundle.PLAIN_NAME}'" in install
+    part = bundle.PLAIN_NAME.split("(")[0]
+    assert f'PART = re.compile(r"{part}")' in install  # the archive's members, one part at a time
+    assert all(re.fullmatch(bundle.PLAIN_NAME, str(p)) for p in bundle.linked_files())
+
+
+@pytest.mark.parametrize("make, words", [
+    (lambda top: (top / "docs" / "link.md").symlink_to("/etc/passwd"), "docs/link.md is not a regular file"),
+    (lambda top: os.mkfifo(top / "docs" / "fifo"), "docs/fifo is not a regular file"),
+    (lambda top: (top / "docs" / "a b.md").write_text("x"), "'docs/a b.md' is not a plain name"),
+    (lambda top: (top / "docs" / ".hidden").write_text("x"), "'docs/.hidden' is not a plain name"),
+])
+def test_a_bundle_install_sh_would_refuse_is_not_made(tmp_path, make, words):
+    (tmp_path / "docs").mkdir()
+    (tmp_path / "docs" / "rules.md").write_text("# rules\n")
+    make(tmp_path)
+    with pytest.raises(bundle.Fail, match=re.escape(words)):
+        bundle.write_sums(tmp_path)
+    assert not (tmp_path / "SHA256SUMS").exists()

@@ -100,6 +100,10 @@ def bad_arguments(tmp: Path, state: str):
         # seating (issue 19): a bad line, a missing file, a folder, binary bytes
         (["seating", bad_events], 2), (["seating", tmp / "nope.csv"], 2), (["seating", tmp], 2),
         (["seating", binary], 2), (["seating"], 2),
+        # structure (issue 35): no file, a missing one, a folder, one it does not read, a bad encoding, binary bytes
+        (["structure"], 2), (["structure", tmp / "nope.tdt"], 2), (["structure", tmp], 2),
+        (["structure", events], 2), (["structure", binary], 2), (["structure", bad_events, "--encoding", "x"], 2),
+        (["structure", "/dev/zero"], 2),
         # config
         (["config", "--check"], 2), (["config", "--check", tmp / "nope.toml"], 2), (["config", "--check", tmp], 2),
         (["config", "--check", inf_config], 2), (["config", "--check", binary], 2), (["config", "--frob"], 2),
@@ -109,6 +113,8 @@ def bad_arguments(tmp: Path, state: str):
         (["run", "--pins", "mock", "--headless", "--script", huge_t], 2),
         (["run", "--pins", "mock", "--headless", "--script", huge_hold], 2),
         (["run", "--pins", "mock", "--headless", "--script", tmp / "nope.jsonl"], 2),
+        (["run", "--pins", "mock", "--headless", "--script", binary, "--no-log"], 2),
+        (["run", "--pins", "mock", "--headless", "--script", "/dev/zero", "--no-log"], 2),
         (["run", "--pins", "mock", "--headless", "--script", script, "--state-dir", state, "--report", db], 2),
         (["run", "--pins", "mock", "--headless", "--script", script, "--report", script, "--no-log"], 2),
         (["run", "--pins", "mock", "--headless", "--script", script, "--report", missing / "r.jsonl", "--no-log"], 2),
@@ -160,6 +166,8 @@ def bad_arguments(tmp: Path, state: str):
         (["levels", tmp, "--check", "--venue", "v", "--credentials", tmp], 2),
         (["floor-demo", "--tables", "0"], 2), (["floor-demo", "--tables", "x"], 2),
         (["floor-demo", "--dir", missing / "x" / "\0"], 2), (["floor-demo", "--venue", "bad venue"], 2),
+        (["floor-demo", "--seconds", "nan"], 2), (["floor-demo", "--seconds", "-1"], 2),
+        (["floor-demo", "--seconds", "0"], 2),
     ]
 
 
@@ -430,3 +438,12 @@ def test_a_new_log_is_set_up_without_a_word_at_info_level(tmp_path, caplog):
     with caplog.at_level(logging.INFO, logger="shotclock.log"):
         DecisionLog(tmp_path / "state")
     assert caplog.records == []  # "schema migrated" on a first run is noise for a newcomer
+
+
+@pytest.mark.parametrize("args, named", [(["--bogus"], "unrecognized arguments: --bogus"),
+                                         (["-x", "--frob"], "unrecognized arguments: -x --frob"),
+                                         ([], "required: COMMAND"), (["-v"], "required: COMMAND")])
+def test_an_unknown_option_alone_is_named_not_a_missing_command(capsys, args, named):
+    # Before: 'shotclock --bogus' said "the following arguments are required: COMMAND".
+    code, out, err = cli(capsys, *args)
+    assert code == 2 and not out and err.count("\n") == 1 and named in err, err

@@ -73,18 +73,18 @@ def chained_events(count):
     return events
 
 
-def test_archive_drops_duplicates_and_verify_names_a_gap(tmp_path, capsys):
-    archive = Archive(tmp_path)
+def test_archive_drops_duplicates_and_verify_names_a_gap(archive_spec, capsys):
+    archive = Archive(archive_spec)
     e = chained_events(4)
     assert [archive.add(x) for x in (e[0], e[1], e[1], e[3])] == [True, True, False, True]
     assert archive.duplicates == 1 and archive.count() == 3
     archive.close()
-    assert main(["log", "verify", "--collected", str(tmp_path), "--table", "7"]) == 1
+    assert main(["log", "verify", "--collected", archive_spec, "--table", "7"]) == 1
     assert "record 3 was removed" in capsys.readouterr().out
-    archive = Archive(tmp_path)
+    archive = Archive(archive_spec)
     archive.add(e[2])  # the late one arrives: the chain is whole
     archive.close()
-    assert main(["log", "verify", "--collected", str(tmp_path), "--table", "7"]) == 0
+    assert main(["log", "verify", "--collected", archive_spec, "--table", "7"]) == 0
     assert "chain intact" in capsys.readouterr().out
 
 
@@ -143,11 +143,19 @@ def cli(capsys, *args):
     return code, captured.out + captured.err
 
 
-def test_a_replaced_device_or_a_wiped_log_starts_a_new_chain_and_every_clock_keeps_its_number(tmp_path, capsys):
+def named(spec):
+    """How messages name the archive ``spec``: the SQLite file, or the database's URL without a password."""
+    from shotclock.adapters.archive_store import is_database_url, shown_url
+
+    return shown_url(spec) if is_database_url(spec) else f"{spec}/collected.db"
+
+
+def test_a_replaced_device_or_a_wiped_log_starts_a_new_chain_and_every_clock_keeps_its_number(tmp_path, capsys,
+                                                                                              archive_spec):
     # Issue 17: after './dev floor' ran twice on one folder, '--table 8 verify' said "record 1 is out of order
     # (inserted)" (exit 1), and '--table 8 show 3' showed another clock than the list had printed.
     first, restart = device_run(tmp_path / "a", "a1", 2), device_run(tmp_path / "a", "a2", 1, t0=100)
-    folder = archived(tmp_path / "floor", first, restart)
+    folder = archived(archive_spec, first, restart)
     assert restart[0]["seq"] == 6  # a restart goes on with the device's log
     code, before = cli(capsys, "--collected", folder, "--table", "8", "show", 3)
     assert code == 0 and "remaining=28 s" in before and "started 2026-12-01 2" in before
@@ -155,7 +163,7 @@ def test_a_replaced_device_or_a_wiped_log_starts_a_new_chain_and_every_clock_kee
     assert replaced[0]["seq"] == 1
     archived(folder, replaced)
     code, out = cli(capsys, "--collected", folder, "--table", "8", "verify")
-    assert code == 0 and out.startswith(f"{folder}/collected.db: OK: 2 chains"), out
+    assert code == 0 and out.startswith(f"{named(folder)}: OK: 2 chains"), out
     assert "chain 1 (records 1 to 8, since " in out and "chain 2 (records 1 to 5, since " in out
     assert cli(capsys, "--collected", folder, "--table", "8", "show", 3) == (0, before)  # the same clock
     code, listing = cli(capsys, "--collected", folder, "--table", "8")
@@ -175,25 +183,30 @@ def test_a_replaced_device_or_a_wiped_log_starts_a_new_chain_and_every_clock_kee
     assert code == 0 and "#10 " in out and "chain 1" not in out
 
 
-def tampered(tmp_path, change):
-    """An archive of two device logs for table 8, changed by ``change(db)``: verify's exit code and message."""
-    folder = tmp_path / "floor"
-    archived(folder, device_run(tmp_path / "a", "a1", 2), device_run(tmp_path / "a", "a2", 2, t0=100),
+def tampered(tmp_path, spec, change):
+    """An archive of two device logs for table 8 at ``spec``, changed by ``change(store)``: verify's exit code."""
+    from shotclock.adapters.archive_store import open_store
+
+    archived(spec, device_run(tmp_path / "a", "a1", 2), device_run(tmp_path / "a", "a2", 2, t0=100),
              device_run(tmp_path / "a", "a3", 2, t0=200), device_run(tmp_path / "b", "b1", 2, t0=500))
-    db = sqlite3.connect(folder / "collected.db")
+    db = open_store(spec)
     change(db)
-    db.commit()
     db.close()
-    return main(["log", "--collected", str(folder), "--table", "8", "verify"])
+    return main(["log", "--collected", spec, "--table", "8", "verify"])
 
 
-def test_a_genuine_tamper_inside_a_chain_still_fails_verify(tmp_path, capsys):
+@pytest.mark.parametrize("store", ["sqlite", "postgresql"])
+def test_a_genuine_tamper_inside_a_chain_still_fails_verify(tmp_path, capsys, store, request):
+    from shotclock.adapters.archive import EVENT_COLUMNS
     from shotclock.adapters.log import GENESIS, record_hash
+
+    server = request.getfixturevalue("postgres_server") if store == "postgresql" else None
+    where = lambda name: server.database() if server else str(tmp_path / name / "floor")
 
     def forged(db):  # a record 4 of a made-up boot, hashed right, from the genesis hash
         row = {"id": 4, "session": 1, "clock": 2, "type": "decision", "t": 5.0, "utc": "2026-12-01T20:00:05.000000Z",
                "data": '{"outcome":"hand_dead"}', "prev": GENESIS}
-        db.execute("INSERT INTO events VALUES ('8', 'ffff', 4, 1, 2, 'decision', 5.0, ?, ?, ?, ?, ?)",
+        db.execute(f"INSERT INTO events ({EVENT_COLUMNS}) VALUES ('8', 'ffff', 4, 1, 2, 'decision', 5.0, ?, ?, ?, ?, ?)",
                    (row["utc"], row["data"], GENESIS, record_hash(row), row["utc"]))
 
     cases = [
@@ -206,19 +219,19 @@ def test_a_genuine_tamper_inside_a_chain_still_fails_verify(tmp_path, capsys):
         (forged, "chain", "record 4 is out of order (inserted)"),
     ]
     for n, (change, chain, words) in enumerate(cases):
-        assert tampered(tmp_path / str(n), change) == 1, words
+        assert tampered(tmp_path / str(n), where(str(n)), change) == 1, words
         out = capsys.readouterr().out
         assert "FAIL: " in out and chain in out and words in out, (words, out)
-    assert tampered(tmp_path / "none", lambda db: None) == 0
+    assert tampered(tmp_path / "none", where("none"), lambda db: None) == 0
     assert "OK: 2 chains" in capsys.readouterr().out
 
 
-def test_the_dashboards_clock_question_names_the_device_log_by_a_boot(tmp_path):
+def test_the_dashboards_clock_question_names_the_device_log_by_a_boot(tmp_path, archive_spec):
     from shotclock.floor.answers import answer
     from shotclock.adapters.archive import Archive
 
-    archived(tmp_path, device_run(tmp_path / "a", "a1", 2), device_run(tmp_path / "b", "b1", 2, t0=500))
-    archive = Archive(tmp_path)
+    archived(archive_spec, device_run(tmp_path / "a", "a1", 2), device_run(tmp_path / "b", "b1", 2, t0=500))
+    archive = Archive(archive_spec)
     # Clock 2 (the start record's id) is in both device logs: the ruling's boot tells which.
     old = answer(archive.db, {"what": "clock", "table": "8", "clock": 2, "boot": "a1"})
     new = answer(archive.db, {"what": "clock", "table": "8", "clock": 2, "boot": "b1"})
@@ -358,15 +371,15 @@ def test_poisoned_events_and_questions_never_stop_the_archive(broker, tmp_path):
 def test_a_full_disk_is_retried_and_nothing_is_lost(broker, tmp_path, monkeypatch):
     # A fault of the archive's disk is not the message's: it is retried (with backoff), never acknowledged unstored.
     archive, collector = start_collector(broker, tmp_path / "floor")
-    real_add, failures = archive.add, []
+    real_add, failures = archive.add_many, []
 
-    def flaky_add(event):
+    def flaky_add(events):
         if len(failures) < 3:
-            failures.append(event["seq"])
+            failures.append(events[0]["seq"])
             raise sqlite3.OperationalError("database or disk is full")
-        return real_add(event)
+        return real_add(events)
 
-    monkeypatch.setattr(archive, "add", flaky_add)
+    monkeypatch.setattr(archive, "add_many", flaky_add)
     try:
         publish_all(broker.client("table-2"), table_topic("test", "2", "event"), events_of("2", 3))
         wait_until(lambda: len(stored(archive, "2")) == 3, what="every record stored once the disk is back")

@@ -113,3 +113,17 @@ def test_a_rule_set_for_the_room_shows_who_runs_it_who_waits_and_who_refused_why
     wait_text(page, "article.table[data-table='2'] .tour", "from the next hand: bubble")
     page.click("#language")  # the refusal in the page's own language, from the device's words (core/texts.py)
     wait_text(page, "#rule-set-refused li", "Tafel 3: deze tafel kent geen regelset 'bubble' (wel: none)")
+
+
+def test_no_time_off_is_0_00_never_minus_0_00(page, floor):
+    # Before: "toernooiklok −0:00" as hand-for-hand began (no hand released yet), and 59.6 s was "−0:60".
+    floor.state("5", name="Tafel 5", hand_for_hand={"waiting": False, "hands": 0, "minutes": 2, "time_off_s": 0})
+    try:  # a room whose hand-for-hand has just begun: no hand released, nothing off the clock yet
+        page.evaluate("location.hash = '#room=Salon'")
+        wait_text(page, "#h4h-clock", "hands: 0 · tournament clock 0:00 (2 min a hand)")
+    finally:
+        floor.state("5", name="Tafel 5")
+    values = "[0, -0, 0.4, -0.4, -3, 59.4, 59.6, 240, 3599.5, NaN, Infinity, '60', null]"
+    assert page.evaluate(f"{values}.map(Shotclock.timeOffText)") == [
+        "0:00", "0:00", "0:00", "0:00", "0:00", "\u22120:59", "\u22121:00", "\u22124:00", "\u221260:00",
+        "0:00", "0:00", "0:00", "0:00"]

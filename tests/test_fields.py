@@ -134,4 +134,79 @@ def test_a_replay_headers_table_name_follows_the_text_rule(tmp_path, capsys):
     path = tmp_path / "h.jsonl"
     path.write_text('{"config":{"table":"M\\udcf6ller"}}\n{"t":0,"event":"call"}\n')
     assert main(["replay", str(path)]) == 2
-    assert "'table' must be valid Unicode (a lone surrogate" in capsys.readouterr().err
+    assert "'table': a table's name must be valid Unicode (a lone surrogate" in capsys.readouterr().err
+
+
+# -- issue 36.5: numbers from outside are plain ASCII digits by one rule; a seating file is one clear line ----------
+
+SEATING_PROBLEMS = [
+    ("seat,name\n1²,Ana\n", "line 2: the seat must be a number in plain digits (0-9), not '1²'"),  # a traceback
+    ("\u0661,Ana\n", "line 1: the seat must be a number in plain digits (0-9), not '١'"),  # was seat 1
+    ("\uff15,Ana\n", "line 1: the seat must be a number in plain digits (0-9), not '５'"),
+    ("+1,Ana\n", "line 1: the seat must be a number in plain digits (0-9), not '+1'"),
+    ("1,Ana Costa\n2,ana costa\n", "line 2: 'ana costa' is seated twice (seat 2, and seat 1 on line 1)"),  # silent
+]
+
+
+@pytest.mark.parametrize("text, problem", SEATING_PROBLEMS)
+def test_a_seating_export_with_an_odd_seat_or_a_name_twice_is_one_line(tmp_path, capsys, text, problem):
+    path = tmp_path / "s.csv"
+    path.write_text(text, encoding="utf-8")
+    assert main(["seating", str(path)]) == 2
+    out, err = capsys.readouterr()
+    assert (out, err.strip()) == ("", f"shotclock: {path}: {problem}")
+
+
+@pytest.mark.parametrize("path, problem", [("/dev/zero", "more than 100,000 bytes: is it a seating export?"),
+                                           ("/tmp", "a folder, not a seating export")])
+def test_a_seating_file_that_is_no_file_is_refused_not_read_forever(capsys, path, problem):
+    assert main(["seating", path]) == 2  # /dev/zero hung both commands
+    assert capsys.readouterr().err.strip() == f"shotclock: {path}: {problem}"
+
+
+def test_a_seating_file_too_big_to_be_one_is_refused(tmp_path, capsys):
+    path = tmp_path / "big.csv"
+    path.write_bytes(b"1,Ana\n" * 20_000)
+    assert main(["seating", str(path)]) == 2
+    assert capsys.readouterr().err.strip() == f"shotclock: {path}: more than 100,000 bytes: is it a seating export?"
+
+
+@pytest.fixture
+def send_base(tmp_path):
+    creds = tmp_path / "c.toml"
+    creds.write_text('username = "floor"\npassword = "x"\n')
+    return ["send", "--venue", "test", "--credentials", str(creds), "--table", "1", "--broker", "127.0.0.1:1"]
+
+
+@pytest.mark.parametrize("args", [["level", "--level", "\u0661"], ["level", "--level", "1_0"],
+                                  ["level", "--level", "\uff15"], ["level", "--level", " 7"],
+                                  ["mark", "--seat", "\u0661", "--mark", "warning"],
+                                  ["top_up", "--seconds", "1e309"], ["top_up", "--seconds", "nan"],
+                                  ["top_up", "--seconds", "-0"], ["hand_for_hand", "--minutes", "\u0662"],
+                                  ["pause", "--wait", "inf"]])
+def test_send_takes_numbers_in_plain_digits_only(send_base, capsys, args):
+    # they were sent as 1, 10, 5 and 1 (the level files refuse these spellings)
+    with pytest.raises(SystemExit) as caught:
+        main(send_base + args)
+    assert caught.value.code == 2
+    err = capsys.readouterr().err.strip()
+    assert len(err.splitlines()) == 1 and f"argument {args[-2] if args[0] != 'mark' else '--seat'}: " in err
+    assert "in plain digits" in err, err
+
+
+def test_send_seating_reads_the_file_by_the_same_rules(send_base, tmp_path, capsys):
+    for text, problem in SEATING_PROBLEMS:
+        path = tmp_path / "s.csv"
+        path.write_text(text, encoding="utf-8")
+        assert main(send_base + ["seating", "--seating", str(path)]) == 2
+        assert capsys.readouterr().err.strip() == f"shotclock: {path}: {problem}"
+    assert main(send_base + ["seating", "--seating", "/dev/zero"]) == 2
+    assert "more than 100,000 bytes" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("args", [["log", "show", "\u0661"], ["screenshot", "--at", "\u0661"],
+                                  ["floor", "report", "--archive", "/nonexistent", "--level", "\u0661"]])
+def test_every_number_the_command_line_takes_is_plain_digits(capsys, args):
+    with pytest.raises(SystemExit) as caught:
+        main(args)
+    assert caught.value.code == 2 and "plain digits" in capsys.readouterr().err

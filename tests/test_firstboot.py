@@ -66,6 +66,7 @@ def test_provision_writes_one_secret_file_per_table_with_the_brokers_password(tm
 def test_provision_needs_the_brokers_credentials_first(tmp_path, capsys):
     broker = make_broker(tmp_path, tables="1")
     (broker / "credentials" / "table-1.toml").unlink()
+    capsys.readouterr()  # broker-config's own words (tmp_path lies where mosquitto cannot enter: it says so)
     code = main(["provision", str(tmp_path / "out"), "--broker-dir", str(broker), "--venue", "casino",
                  "--tables", "1", "--broker", "floor.local:8883"])
     err = capsys.readouterr().err
@@ -148,6 +149,16 @@ def test_render_and_parse_round_trip_with_quotes_and_config():
     assert parse(render(fb), "t") == fb
 
 
+def test_a_template_with_top_level_keys_and_sections_makes_a_file_first_boot_can_read():
+    # Before: keys sorted by name put 'preset' after [config.pins], so [config] came twice: not TOML, and every
+    # table of a template with a preset and its pins (or a room) refused its first-boot file.
+    config = {"language": "en", "pins.floor": 4, "preset": "tda-2024", "network.room": "Main", "sound.volume": 0.6}
+    fb = FirstBoot(table_id="7", name="Tafel 7", venue="v", host="h", port=8883, username="table-7", password="p",
+                   config=config, check=firstboot.credential_check("v", "7", "p"))
+    text = render(fb)
+    assert text.count("[config]") == 1 and parse(text, "t") == fb
+
+
 def test_hostnames_are_valid_for_any_table_id():
     assert firstboot.hostname_for("Feature_1") == "shotclock-feature-1"
     with pytest.raises(ShotclockError, match="hostname"):
@@ -209,6 +220,7 @@ def test_the_same_table_again_needs_no_word(tmp_path):
 def test_a_credential_of_another_table_is_refused_at_first_boot(tmp_path, capsys, what):
     # Issue 30, 3: id "1" with table 2's credential was taken; the broker then refused everything.
     out = provisioned(tmp_path)
+    capsys.readouterr()
     path = out / "1" / FILENAME
     swap_identity(path, out / "2" / FILENAME)
     if what == "password":  # a hand-edited username: the check value still tells

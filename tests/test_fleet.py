@@ -370,3 +370,35 @@ def test_a_dealer_whose_table_waits_for_the_floor_deals_once_it_is_released():
     table.waiting = False
     dealer._act(table, 0, "deal", 101.0)
     assert (101.3, 0, "call") in dealer._queue  # dealt: the clock is called next
+
+
+def test_fleet_tables_take_the_venues_hand_for_hand_state_when_they_connect(tmp_path):
+    # Issue 36, 3: the simulated tables are the device's Table and link: one that connects while its room plays
+    # hand-for-hand joins it at the room's count, and leaves it when the room's state says it ended.
+    from shotclock.core.roomstate import next_room_state
+    from shotclock.core.topics import hand_for_hand_topic
+
+    with MosquittoBroker(tmp_path / "broker", tables=["1", "2"], websockets=False) as broker:
+        floor = broker.client("floor")
+        inbox = Inbox(floor, all_tables("test", "state"), all_tables("test", "status"))
+        on = next_room_state(None, "hand_for_hand", None, None, minutes=3, by="floor", now_ms=1_000)
+        released = next_room_state(on, "release_hand", None, None, by="floor", now_ms=2_000)
+        floor.publish(hand_for_hand_topic("test"), released.encode(), qos=1, retain=True).wait_for_publish(30)
+        tables = start_fleet(2, "127.0.0.1", broker.port, "test", broker.folder / "credentials", tmp_path / "fleet",
+                             extra=FAST)
+
+        def hand_for_hand(table: str):
+            states = [json.loads(m.payload) for m in list(inbox.messages) if m.topic.endswith(f"/table/{table}/state")]
+            return states[-1].get("hand_for_hand") if states else "none yet"
+
+        try:
+            for t in ("1", "2"):
+                wait_until(lambda t=t: hand_for_hand(t) == {"waiting": False, "hands": 1, "minutes": 3,
+                                                           "time_off_s": 180}, what=f"table {t} in hand-for-hand")
+            ended = next_room_state(released, "end_hand_for_hand", None, None, by="floor", now_ms=3_000)
+            floor.publish(hand_for_hand_topic("test"), ended.encode(), qos=1, retain=True).wait_for_publish(30)
+            for t in ("1", "2"):
+                wait_until(lambda t=t: hand_for_hand(t) is None, what=f"table {t} out of hand-for-hand")
+        finally:
+            for table in tables:
+                table.stop()

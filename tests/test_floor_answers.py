@@ -12,8 +12,8 @@ def event(table, seq, clock, t, kind, utc, **fields):
             "log": {"session": 1, "clock": clock, "utc": utc, "prev": "0" * 64, "hash": "1" * 64}}
 
 
-def archive_with_two_clocks(tmp_path):
-    archive = Archive(tmp_path)
+def archive_with_two_clocks(spec):
+    archive = Archive(spec)
     for e in [
         event("7", 10, 10, 100.0, "start", "2026-11-30T21:00:00.000000Z", seconds=30),
         event("7", 11, 10, 125.0, "beep", "2026-11-30T21:00:25.000000Z", remaining=5),
@@ -27,8 +27,8 @@ def archive_with_two_clocks(tmp_path):
     return archive
 
 
-def test_recent_rulings_newest_first_without_duplicates(tmp_path):
-    archive = archive_with_two_clocks(tmp_path)
+def test_recent_rulings_newest_first_without_duplicates(archive_spec):
+    archive = archive_with_two_clocks(archive_spec)
     got = answer(archive.db, {"what": "rulings", "limit": 10})
     assert got == {"ok": True, "rulings": [
         {"table": "3", "boot": BOOT, "seq": 41, "clock": 38, "utc": "2026-11-30T21:01:12.250000Z",
@@ -39,8 +39,8 @@ def test_recent_rulings_newest_first_without_duplicates(tmp_path):
     check("answer", got)
 
 
-def test_a_clocks_timeline_in_the_devices_order(tmp_path):
-    archive = archive_with_two_clocks(tmp_path)
+def test_a_clocks_timeline_in_the_devices_order(archive_spec):
+    archive = archive_with_two_clocks(archive_spec)
     got = answer(archive.db, {"what": "clock", "table": "7", "clock": 10})
     assert got["ok"] and [r["record"]["type"] for r in got["records"]] == ["start", "beep", "decision"]
     check("answer", got)
@@ -48,8 +48,8 @@ def test_a_clocks_timeline_in_the_devices_order(tmp_path):
                                  "record": {"t": 125.0, "type": "beep", "remaining": 5}}
 
 
-def test_bad_questions_get_a_reason_not_an_exception(tmp_path):
-    archive = archive_with_two_clocks(tmp_path)
+def test_bad_questions_get_a_reason_not_an_exception(archive_spec):
+    archive = archive_with_two_clocks(archive_spec)
     for question, words in [(None, "JSON object"), ({"what": "everything"}, "unknown question"),
                             ({"what": "rulings", "limit": 0}, "limit"), ({"what": "rulings", "limit": True}, "limit"),
                             ({"what": "clock", "table": 7, "clock": 10}, "names a table"),
@@ -59,18 +59,18 @@ def test_bad_questions_get_a_reason_not_an_exception(tmp_path):
         check("answer", got)
 
 
-def test_a_clocks_number_is_the_one_the_log_command_shows(tmp_path):
+def test_a_clocks_number_is_the_one_the_log_command_shows(archive_spec):
     # The dashboard's timeline tells the floor `shotclock log --collected DIR --table 7 show N`: N must be
     # the log command's 1, 2, 3... numbering of the table's clocks, not the device's id (its start's seq).
     from shotclock.adapters.archive import table_log
     from shotclock.shell.logcmd import _clocks
 
-    archive = archive_with_two_clocks(tmp_path)
+    archive = archive_with_two_clocks(archive_spec)
     for e in [event("7", 30, 30, 200.0, "start", "2026-11-30T21:05:00.000000Z", seconds=30),
               event("7", 31, 30, 212.0, "decision", "2026-11-30T21:05:12.000000Z", outcome="acted",
                     remaining=18.0, at_zero=False)]:
         archive.add(e)
-    logged = {c.id: c.number for c in _clocks(table_log(tmp_path, "7"))[0]}
+    logged = {c.id: c.number for c in _clocks(table_log(archive_spec, "7"))[0]}
     assert logged == {10: 1, 30: 2}
     for clock, number in logged.items():
         got = answer(archive.db, {"what": "clock", "table": "7", "clock": clock})
@@ -78,9 +78,9 @@ def test_a_clocks_number_is_the_one_the_log_command_shows(tmp_path):
         check("answer", got)
 
 
-def test_a_ruling_says_who_on_the_floor_commanded_its_clock(tmp_path):
+def test_a_ruling_says_who_on_the_floor_commanded_its_clock(archive_spec):
     # Issue 18, 9: the rulings feed records the name the broker proved (the command's sender as the device logged it).
-    archive = Archive(tmp_path)
+    archive = Archive(archive_spec)
     for e in [
         event("5", 19, None, 99.0, "input", "2026-11-30T21:00:00.000000Z", command="call", id="c1",
               sender="floor-anna"),

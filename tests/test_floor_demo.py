@@ -59,7 +59,7 @@ def test_the_demo_starts_everything_prints_the_addresses_and_stops(tmp_path):
 def test_bad_arguments_get_one_line_and_exit_2(tmp_path):
     for args, words in [(["--tables", "0"], "--tables must be from 1 to 500"),
                         (["--dir", "/proc/no/such"], "--dir '/proc/no/such': cannot make the folder"),
-                        (["--tables", "x"], "invalid int value"),
+                        (["--tables", "x"], "'x' is not a whole number in plain digits (0-9)"),
                         (["--tables", "2", "--shot", "3"], "--shot must be from 0 to the number of tables (2)")]:
         proc = subprocess.run([sys.executable, "-m", "shotclock", "floor-demo", *args], capture_output=True,
                               text=True, timeout=30)

@@ -346,3 +346,84 @@ def test_fuzz_oracle_can_fail():
     assert oracle(b'{"t":0,"event":"call"}\n', Config())[0] == "ok"
     with pytest.raises(ConfigError):
         parse_config("[clock]\nseconds = nan\n")
+
+
+# -- a tournament's structure (docs/structure.md) ---------------------------------------------------------
+
+STRUCTURES = Path(__file__).parent / "fixtures" / "structures"
+SUNDAY = (STRUCTURES / "sunday.tdt").read_text(encoding="utf-8")
+# What a mutation puts in: JavaScript's punctuation, operators, quotes and escapes, and TD's own words.
+JS_BITS = st.sampled_from(list("{}[]():,.;'\"`\\/*+-=!?0159eExu\n\t ") + [
+    "new ", "Map.from(", "new Map(", "GameRound({", "GameBreak({", "Minutes: ", "SmallBlind: ", "BigBlind: ",
+    "-25", "1e999", "0x1F", "NaN", "eval(", "//", "/*", "*/", "\\u00", "\\x4", "\\u{110000}", "${x}", "undefined",
+    "true", "null", "Levels: [", "T: new Tournament({", "\ud800", "é", "]})"])
+
+
+@st.composite
+def mutated_tdt(draw):
+    """TD's saved tournament with a few bytes cut, doubled, swapped or put in."""
+    text = SUNDAY
+    for _ in range(draw(st.integers(1, 6))):
+        at = draw(st.integers(0, len(text)))
+        how = draw(st.sampled_from(["cut", "insert", "replace", "repeat"]))
+        if how == "cut":
+            text = text[:at] + text[at + draw(st.integers(1, 60)):]
+        elif how == "insert":
+            text = text[:at] + draw(JS_BITS) + text[at:]
+        elif how == "replace":
+            text = text[:at] + draw(JS_BITS) + text[at + 1:]
+        else:
+            text = text[:at] + text[at:at + draw(st.integers(1, 200))] * draw(st.integers(2, 40)) + text[at:]
+    return text
+
+
+def read_or_refuse(reader, text):
+    """``reader`` on ``text``: a checked structure, or a StructureError of one line; nothing else, within the limit."""
+    from shotclock.core.structure import structure_problem
+    from shotclock.errors import StructureError
+
+    with time_limit():
+        try:
+            structure = reader(text, [])
+        except StructureError as exc:
+            assert "\n" not in exc.where and exc.problem.strip(), str(exc)
+            return None
+    assert structure_problem(structure) is None and structure.stages
+    return structure
+
+
+@FUZZ
+@given(text=mutated_tdt())
+def test_fuzz_tdt_mutations(text):
+    from shotclock.core.structure_formats import read_tdt
+
+    read_or_refuse(read_tdt, text)
+
+
+@FUZZ
+@given(data=st.binary(max_size=2000), suffix=st.sampled_from([".tdt", ".csv", ".toml"]))
+def test_fuzz_structure_files_of_random_bytes(data, suffix, tmp_path_factory, capsys):
+    path = tmp_path_factory.mktemp("structure") / f"s{suffix}"
+    path.write_bytes(data)
+    code, out, err = cli(capsys, ["structure", path])
+    assert "Traceback" not in err
+    assert code == 2 and out == "" and len(err.splitlines()) == 1 and err.startswith("shotclock: "), (code, err)
+
+
+CSV_BITS = st.sampled_from(list("sb,;\t\n\"0123456789:/ -.") + ["small_blind", "big_blind", "minutes", "break",
+                                                                 "Level", "Small Blind", "dinner", "Break", "yes"])
+
+
+@FUZZ
+@given(text=st.lists(CSV_BITS, max_size=120).map("".join))
+def test_fuzz_csv_text(text):
+    from shotclock.core.structure_formats import read_csv
+
+    read_or_refuse(read_csv, text)
+
+
+def test_fuzz_tdt_mutations_keep_the_file_readable_at_first():
+    """The mutations start from a file the reader takes whole (a refused start would test nothing)."""
+    from shotclock.core.structure_formats import read_tdt
+
+    assert len(read_or_refuse(read_tdt, SUNDAY).stages) == 9

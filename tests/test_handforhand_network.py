@@ -124,11 +124,18 @@ def test_send_all_prints_each_tables_answer_and_exits_1_when_one_did_not_take_it
     base = ["send", "--broker", f"127.0.0.1:{broker.port}", "--venue", "test", "--credentials",
             str(broker.credentials_file("floor")), "--all"]
     assert main(base + ["hand_for_hand", "--room", "Main", "--minutes", "3"]) == 0
-    assert capsys.readouterr().out == "table 1: ok: hand_for_hand: hand_for_hand (why started, on True, waiting " \
-                                      "False, hands 0, minutes 3)\n"
+    said = capsys.readouterr()
+    assert said.out == "table 1: hand-for-hand started (3 min off the tournament clock a hand)\n"
+    assert said.err == ("1 of 1 tables in room 'Main' took it\n"
+                        "kept on the broker for the tables in room 'Main': hand-for-hand started (3 min off the "
+                        "tournament clock a hand)\n")
     assert main(base + ["release_hand"]) == 1
-    out = sorted(capsys.readouterr().out.splitlines())  # (as the answers came)
-    assert out == ["table 1: refused: release_hand: this table is still playing its hand",
-                   "table 2: refused: release_hand: this table is not in hand-for-hand"]
+    said = capsys.readouterr()
+    assert sorted(said.out.splitlines()) == [  # (as the answers came)
+        "table 1: refused: release_hand: this table is still playing its hand",
+        "table 2: refused: release_hand: this table is not in hand-for-hand"]
+    assert said.err == ("0 of 2 tables took it; 2 did not:\n"
+                        "  table 1: refused: this table is still playing its hand\n"
+                        "  table 2: refused: this table is not in hand-for-hand\n")
     assert main(base + ["hand_for_hand", "--minutes", "4"]) == 2
     assert capsys.readouterr().err == "shotclock: --minutes: must be a number of minutes from 0 to 3, not 4.0\n"

@@ -1,5 +1,7 @@
 """The time ledger per seat and player, from the log's rows (pure) and from a device's log (the CLI)."""
 
+import msgspec
+
 from shotclock.core.ledger import ledger
 
 
@@ -26,7 +28,7 @@ def rows():
 
 
 def test_the_ledger_counts_each_players_decisions_times_extensions_bank_and_rulings():
-    lines = [e.record() for e in ledger(rows())]
+    lines = [msgspec.structs.asdict(e.line()) for e in ledger(rows())]
     assert lines == [
         {"seat": 4, "player": "", "decisions": 1, "median_s": 1.0, "p95_s": 1.0, "max_s": 1.0, "clocks_called": 1,
          "extensions": 0, "bank_used_s": 0.0, "rulings_against": 0},
@@ -38,6 +40,6 @@ def test_the_ledger_counts_each_players_decisions_times_extensions_bank_and_ruli
 
 
 def test_by_name_a_player_keeps_one_line_across_seats():
-    lines = [e.record() for e in ledger(rows(), by_name=True)]
+    lines = [msgspec.structs.asdict(e.line()) for e in ledger(rows(), by_name=True)]
     ana = next(line for line in lines if line["player"] == "Ana")
     assert ana["decisions"] == 4 and ana["seat"] == 0

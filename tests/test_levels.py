@@ -210,3 +210,58 @@ def test_a_layer_without_a_level_retunes_the_next_hand_and_counts_nothing():
     assert [o.record() for o in r.outputs] == [{"t": 4, "type": "start", "seconds": 30, "street": "preflop"}]
     new_hand(table, 5.0)
     assert table.engine.mode == "shot"  # the layer stays on from hand to hand
+
+
+TOP_UP_AT_3 = parse_config('preset = "tempo"\n[levels.3]\ntop_up.seconds = 30\n[levels.5]\ntop_up.seconds = 15\n')
+
+
+def test_a_correction_never_gives_a_levels_top_up_twice():
+    # Issue 36, 4: the floor sends level 3, then level 2 (a correction), then level 3 again.
+    table = Table(TOP_UP_AT_3.settings)
+    given = []
+    for t, n in ((0.0, 2), (10.0, 3), (20.0, 2), (30.0, 3)):
+        table.feed([level(t, n)], now=t)
+        r = new_hand(table, t + 1)
+        given += [(n, o.seconds) for o in r.outputs if o.TYPE == "top_up"]
+    assert given == [(3, 30)] and table.state.seats.bank(1) == 330
+    # Passing level 3 again on the way up to 5 gives level 5's only.
+    table.feed([level(40.0, 5)], now=40.0)
+    r = new_hand(table, 41.0)
+    assert [o.seconds for o in r.outputs if o.TYPE == "top_up"] == [15] and table.state.seats.bank(1) == 345
+
+
+def test_level_1_begins_a_new_tournament_whose_top_ups_are_given_again():
+    table = Table(TOP_UP_AT_3.settings)
+    given = []
+    for t, n in ((0.0, 1), (10.0, 3), (20.0, 1), (30.0, 4)):  # the next event on the same table starts at 1
+        table.feed([level(t, n)], now=t)
+        r = new_hand(table, t + 1)
+        given += [(n, o.seconds) for o in r.outputs if o.TYPE == "top_up"]
+    assert given == [(3, 30), (4, 30)] and table.state.seats.bank(1) == 360  # (level 3 passed on the way to 4)
+
+
+def test_the_levels_given_are_in_the_level_record_and_come_back_after_a_restart():
+    table = Table(TOP_UP_AT_3.settings)
+    table.feed([level(0.0, 3)], now=0.0)
+    r = new_hand(table, 1.0)
+    [record] = [o.record() for o in r.outputs if o.TYPE == "level"]
+    assert record["topped_up"] == (3,)
+    table.feed([level(5.0, 2)], now=5.0)
+    r = new_hand(table, 6.0)
+    records = [o.record() for o in r.outputs if o.TYPE == "level"]
+    current, pending = rhythm_from_records(json.loads(json.dumps(records)))
+    assert (current.level, current.topped_up, pending) == (2, (3,), None)
+    again = Table(TOP_UP_AT_3.settings)  # a restart: the level and the levels given come back from the log
+    assert again.restore_levels(restored_record(current, pending))
+    assert restored_record(current, pending)["current"]["topped_up"] == [3]
+    again.feed([level(10.0, 3)], now=10.0)
+    r = new_hand(again, 11.0)
+    assert [o.TYPE for o in r.outputs if o.TYPE == "top_up"] == []
+
+
+def test_replay_gives_a_levels_top_up_once_as_the_table_does():
+    lines = ['{"t":0,"event":"seat","seat":1,"name":"Ana"}', '{"t":1,"event":"level","level":3,"by":"floor"}',
+             '{"t":2,"event":"hand"}', '{"t":3,"event":"level","level":2,"by":"floor"}', '{"t":4,"event":"hand"}',
+             '{"t":5,"event":"level","level":3,"by":"floor"}', '{"t":6,"event":"hand"}', '{"t":7,"event":"end"}']
+    out = [o.record() for o in replay(parse_events(lines), TOP_UP_AT_3.settings)]
+    assert [(o["t"], o.get("seconds")) for o in out if o["type"] == "top_up"] == [(2, 30)]

@@ -43,10 +43,9 @@ def test_a_level_for_a_room_reaches_its_tables_only_and_applies_from_each_ones_n
             wait_until(lambda: (latest_state(states, "2") or {}).get("phase") == "running", what="table 2's clock")
             code, out, err = send_all(capsys, broker, "--room", "East", "level", "--level", "11", "--hands", "12")
             assert code == 0, (out, err)
-            assert sorted(out.splitlines()) == [
-                "table 1: ok: level: level_set (level 11, hands 12, by floor-anna)",
-                "table 2: ok: level: level_set (level 11, hands 12, by floor-anna)"]
-            assert err.strip() == "2 tables answered, 2 took it"
+            assert sorted(out.splitlines()) == ["table 1: level 11 from the next hand, 12 hands a level",
+                                                "table 2: level 11 from the next hand, 12 hands a level"]
+            assert err == "2 of 2 tables in room 'East' took it\n"
             # Nothing changes before the next hand: table 2's called clock runs on in clock mode.
             wait_until(lambda: (latest_state(states, "2") or {}).get("level", {}).get("next_level") == 11,
                        what="table 2 says level 11 waits")
@@ -60,7 +59,7 @@ def test_a_level_for_a_room_reaches_its_tables_only_and_applies_from_each_ones_n
                 "level": 11, "hand": 1, "hands": 12, "last_hand": False, "next_level": None, "next_hands": None}
             assert "level" not in (latest_state(states, "3") or {})  # West never took it
             code, out, err = send_all(capsys, broker, "--room", "East", "--section", "B", "level", "--level", "12")
-            assert code == 0 and out.splitlines() == ["table 2: ok: level: level_set (level 12, by floor-anna)"]
+            assert code == 0 and out.splitlines() == ["table 2: level 12 from the next hand"]
             code, out, err = send_all(capsys, broker, "hands", "--hands", "999")
             assert code == 2 and err == "shotclock: --hands: must be a number of hands from 0 to 100, not 999\n"
         finally:

@@ -8,7 +8,8 @@ import pytest
 
 from network_schemas import DOC, check, schemas
 
-EXPECTED = {"status", "state", "event", "command", "ack", "feature", "question", "answer", "stored", "collector"}
+EXPECTED = {"status", "state", "event", "command", "ack", "feature", "question", "answer", "stored", "collector",
+            "hand_for_hand"}
 
 
 def examples() -> dict[str, dict]:
@@ -32,6 +33,20 @@ def test_every_message_has_a_schema():
 @pytest.mark.parametrize("name", sorted(EXPECTED - {"feature"}))
 def test_examples_follow_their_schema(name):
     check(name, examples()[name])
+
+
+def test_the_hand_for_hand_schema_holds_the_field_tables_bounds_and_what_a_sender_keeps():
+    from shotclock.core.fields import FIELDS
+    from shotclock.core.roomstate import next_room_state
+
+    props = schemas()["hand_for_hand"]["properties"]
+    for key, field in (("hands", "hand_for_hand.hands"), ("minutes", "minutes"), ("seq", "hand_for_hand.seq")):
+        assert (props[key]["minimum"], props[key]["maximum"]) == (FIELDS[field].low, FIELDS[field].high), key
+    for key, field in (("room", "room"), ("section", "section"), ("by", "sender")):
+        assert props[key]["maxLength"] == FIELDS[field].high, key
+    on = next_room_state(None, "hand_for_hand", "Zaal 1/B", None, by="floor-anna", now_ms=1796072400000)
+    for state in (on, next_room_state(on, "release_hand", "Zaal 1/B", None, now_ms=1796072500000)):
+        check("hand_for_hand", state.encode())
 
 
 def test_schema_refuses_a_bad_command():

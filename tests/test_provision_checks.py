@@ -90,3 +90,21 @@ def test_an_old_broker_folder_is_named(tmp_path, capsys):
     (tmp_path / "credentials").mkdir()
     assert provision(tmp_path, tmp_path / "cards") == 2
     assert "no broker.toml" in capsys.readouterr().err
+
+
+def test_the_guides_template_example_is_a_template_provision_takes(broker, tmp_path, capsys):
+    # Before: the guide named 'table.toml' and said nothing of what goes in it.
+    import re
+    import tomllib
+
+    from shotclock.shell.firstboot import _flatten, parse
+
+    guide = (Path(__file__).parent.parent / "hardware" / "README.md").read_text()
+    blocks = re.findall(r"```toml\n(.*?)```", guide, re.S)
+    example = next((b for b in blocks if "--template table.toml" in b.splitlines()[0]), None)
+    assert example is not None, "hardware/README.md shows no table.toml for provision --template"
+    template = tmp_path / "table.toml"
+    template.write_text("\n".join(line.removeprefix("   ") for line in example.splitlines()) + "\n")
+    assert provision(broker, tmp_path / "cards", "--template", str(template), tables="7") == 0, capsys.readouterr()
+    path = tmp_path / "cards" / "7" / FILENAME
+    assert parse(path.read_text(), str(path)).config == _flatten(tomllib.loads(template.read_text()))

@@ -544,3 +544,33 @@ def test_a_clock_under_a_rule_set_exports_its_rules_and_a_restart_in_hand_for_ha
     assert d2.table.state.seconds == 30
     for session in sorted(rec2.log.sessions()):
         assert main(["log", "--state-dir", state_dir, "replay", str(session), "--check"]) == 0, capsys.readouterr()
+
+
+def test_a_clock_the_floor_cancels_by_holding_its_button_counts_no_pause(table, capsys):
+    # Before: the hold's press paused the clock first (as it must: the floor's hand is on the clock), and the log
+    # counted that pause as one the floor made ("pauses 1" for a clock nobody paused).
+    d, rec = table()
+    press(d, "floor")            # call
+    wait(d, 3)
+    press(d, "floor", hold=2.5)  # paused at the press, cancelled 2 s later
+    press(d, "floor")            # a new clock
+    wait(d, 3)
+    press(d, "floor")            # paused by a tap: a pause of its own
+    wait(d, 1)
+    press(d, "floor", hold=2.5)  # the hold of a press on the paused clock cancels it
+    first, second = clocks_from(rec.log.rows())
+    assert (first.outcome, first.by, first.pauses) == ("cancelled", "floor", 0)
+    cancel = next(r for r in first.records if r["type"] == "input" and r["event"] == "cancel")
+    pause = next(r for r in first.records if r["type"] == "pause")
+    assert cancel["pressed"] == pytest.approx(pause["t"], abs=1e-6) and first.cancel_pause == pause["id"]
+    assert (second.outcome, second.pauses, second.cancel_pause) == ("cancelled", 1, None)
+    state = str(rec.log.path.parent)
+    assert main(["log", "show", "1", "--state-dir", state]) == 0
+    shown = capsys.readouterr().out
+    assert "pauses 0" in shown and "pressed=" in shown
+    line = next(line for line in shown.splitlines() if f"#{pause['id']} " in line)
+    assert "the press of the floor's hold that cancelled the clock: not counted as a pause" in line
+    assert main(["log", "export", "--csv", "--state-dir", state]) == 0
+    import csv
+
+    assert [row["pauses"] for row in csv.DictReader(io.StringIO(capsys.readouterr().out))] == ["0", "1"]

@@ -166,20 +166,6 @@ def test_events_and_outputs_are_immutable():
         assert hash(record) == hash(type(record)(**{k: getattr(record, k) for k in record.__struct_fields__}))
 
 
-def test_every_line_is_read_by_the_one_checker(monkeypatch):
-    """No line passes by parse_event, which checks it against the table of fields: there is no second reader."""
-    from shotclock.core import replay
-
-    seen = []
-    checked = replay.parse_event
-    monkeypatch.setattr(replay, "parse_event", lambda obj, line, previous=None: seen.append(line) or
-                        checked(obj, line, previous))
-    lines = ['{"t":0,"event":"call"}', '{"t":0.5,"event":"bet","facing_bet":false}', "",
-             '{"t":1,"event":"extend","seat":3}', '{"t":2.25,"event":"action"}']
-    assert len(replay.parse_events(lines)) == 4
-    assert seen == [1, 2, 4, 5]
-
-
 def test_a_line_with_two_problems_names_the_same_one_on_every_run():
     """The first wrong field in the line's order, the required fields in their documented order (not in the
     order of a set, which changes with the string hash seed from run to run)."""

@@ -13,12 +13,13 @@ from shotclock.cli import main
 
 
 @pytest.fixture
-def archive(tmp_path, monkeypatch):
+def archive(tmp_path, monkeypatch, archive_spec):
+    """The report's archive, in each store (SQLite, PostgreSQL): the same report from both."""
     monkeypatch.setenv("TZ", "UTC")  # the floor day is read in local time
     import time
 
     time.tzset()
-    yield build_archive(tmp_path / "floor", tmp_path)
+    yield build_archive(archive_spec, tmp_path)
     monkeypatch.delenv("TZ")
     time.tzset()
 
@@ -109,13 +110,12 @@ def test_a_missing_archive_is_one_line_and_exit_2(tmp_path, capsys):
 
 
 def test_the_dashboards_report_question_answers_from_the_archive(archive):
-    import sqlite3
-
     from shotclock.floor.answers import answer
+    from shotclock.floor.report import open_archive
 
     from network_schemas import check
 
-    db = sqlite3.connect(f"{archive}/collected.db")
+    db = open_archive(archive)
     got = answer(db, {"what": "report"})
     check("answer", got)  # as docs/network.md says
     check("answer", answer(db, {"what": "report", "day": "2026-12-01", "table": "1"}))
@@ -150,7 +150,7 @@ def test_a_report_answer_fits_one_message_and_says_how_many_players_it_left_out(
     db = floor_report.open_archive(tmp_path)
     got = floor_report.answer_report(db, {"what": "report", "table": "1"})
     db.close()
-    body = json.dumps(got, ensure_ascii=False).encode()
+    body = json.dumps(got, ensure_ascii=False, separators=(",", ":")).encode()  # as the collector sends it
     assert got["total"] == 2000 and 300 < len(got["players"]) < 2000 and len(body) < 65_536 - 1024
     assert got["players"][0][3] == 30.0  # the slowest are the ones kept
     assert check_question({"what": "report", "day": "1.12.2026"}) == "a report question's day is a date as YYYY-MM-DD"

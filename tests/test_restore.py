@@ -4,6 +4,7 @@ Driven in pure code with virtual time: the table, the record builder, the writer
 and the restore read back from the records, compared with the same table run without the stop.
 """
 
+import msgspec
 import pytest
 from hypothesis import given, settings, strategies as st
 
@@ -12,7 +13,7 @@ from shotclock.config import parse_config
 from shotclock.core.clocks import clocks_from
 from shotclock.core.inputs import Command
 from shotclock.core.records import RecordBuilder
-from shotclock.core.restore import (HEARTBEAT, HOW_LOST, HOW_PAUSED, HOW_POWER_CUT, HOW_STOPPED, ClockAtStop,
+from shotclock.core.restore import (HEARTBEAT, HOW_LOST, HOW_PAUSED, HOW_POWER_CUT, HOW_STOPPED, ClockAtStop, Interrupted,
                                     at_stop, plan_recovery)
 from shotclock.core.table import Table
 
@@ -133,14 +134,14 @@ def test_a_graceful_stop_and_a_restore_that_was_left_paused_keep_their_exact_tim
     assert (point.remaining, point.how, point.cause) == (pytest.approx(22.5), HOW_STOPPED, "stop")
     # The restart records it; a second stop before the floor resumed it keeps the same time.
     again = rows + [{"id": len(rows) + 1, "session": 2, "clock": rows[0]["clock"] or open_clock(rows).id,
-                     "type": "interrupted", "t": 3.0, "utc": "", **point.record(), "restored": True}]
+                     "type": "interrupted", "t": 3.0, "utc": "", **msgspec.to_builtins(point), "restored": True}]
     assert at_stop(open_clock(again).records).remaining == pytest.approx(22.5)
 
 
 def test_the_interrupted_record_holds_everything_the_restore_needs():
     point = ClockAtStop(remaining=41.2, seconds=90, extensions=2, facing_bet=True, street="turn", how=HOW_LOST,
                         cause="crash")
-    assert ClockAtStop.from_record(point.record()) == point
+    assert ClockAtStop.from_record(msgspec.to_builtins(point)) == point
     old = {"remaining": 12.5, "facing_bet": True, "street": None, "how": "exact: same boot"}  # an older record
     assert ClockAtStop.from_record(old).seconds == 12.5 and ClockAtStop.from_record(old).extensions == 0
 
@@ -152,7 +153,7 @@ def test_a_clock_is_restored_only_on_its_own_table_and_mode():
     clock.mode = "shot"
     assert plan_recovery(clock, "Tafel 1", "Tafel 1", "shot").restored
     other = plan_recovery(clock, "Tafel 2", "Tafel 1", "shot")
-    assert (other.restored, other.record()["table"]) == (False, "Tafel 2")
+    assert (other.restored, Interrupted.of(other)["table"]) == (False, "Tafel 2")
     assert not plan_recovery(clock, "Tafel 1", "Tafel 1", "clock").restored
 
 

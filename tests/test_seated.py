@@ -326,7 +326,7 @@ def test_the_seating_csv_command_checks_every_line_first(tmp_path, capsys):
     assert main(["seating", str(good), "--at", "5"]) == 0
     assert json.loads(capsys.readouterr().out) == {"t": 5, "event": "seating", "players": [[1, "Ana Costa"], [4, "Okafor, Ben"]]}
     for text, problem in [("1,Ana\n1,Bo\n", "line 2: seat 1 is given twice (line 1 too)"),
-                          ("1,Ana\nx,Bo\n", "line 2: the seat must be a number, not 'x'"),
+                          ("1,Ana\nx,Bo\n", "line 2: the seat must be a number in plain digits (0-9), not 'x'"),
                           ("1,Ana,9\n", "line 1: expected 'seat,name' (2 fields), got 3"),
                           ("10,Ana\n", "line 1: seat 10 is not a seat of this table (1 to 9)"),
                           ("2,\n", "line 1: a name must not be empty")]:

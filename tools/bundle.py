@@ -10,9 +10,12 @@ The archive holds ``shotclock-<version>/`` with the project's wheel and every wh
 Python (Raspberry Pi OS bookworm has 3.11, trixie 3.13) on the chosen CPU, ``hardware/install.sh``
 with the unit files and the example configuration, README.md, CHANGELOG.md, the hardware guide, every document
 and picture those link to (so the bundle's guide reads whole offline) and SHA256SUMS (with ``--sign``,
-SHA256SUMS.sig beside it). install.sh sees the ``wheels/`` folder, checks every file against SHA256SUMS (and
+SHA256SUMS.sig beside it). install.sh sees the ``wheels/`` folder, checks every entry against SHA256SUMS (and
 the signature against the project's public key, when it has one), and installs from it alone
-(``pip install --no-index``).
+(``pip install --no-index``). A table updates with its installed install.sh, which unpacks the archive itself
+and checks it before any of its files runs::
+
+    sudo sh /opt/shotclock/current/hardware/install.sh --bundle shotclock-<version>-aarch64.tar.gz
 
 Exit 0 with the archive's path; 2 when pip cannot fetch or build a wheel (the message names it).
 Standard library only: it runs before any environment exists.
@@ -37,6 +40,8 @@ GLIBC = {"3.11": 36, "3.13": 41}
 HARDWARE_FILES = ["install.sh", "shotclock.service", "shotclock-firstboot.service", "config.example.toml"]
 GUIDES = ["README.md", "CHANGELOG.md", "hardware/README.md"]  # the bundle's documents; what they link to follows
 LINK = re.compile(r"!?\[[^\]]*\]\(([^)\s]+)\)")
+# A name install.sh takes (its PLAIN_NAME): letters, digits and ._+@=,- in each part, none beginning with a dot.
+PLAIN_NAME = r"[A-Za-z0-9_+@=,-][A-Za-z0-9._+@=,-]*(/[A-Za-z0-9_+@=,-][A-Za-z0-9._+@=,-]*)*"
 
 
 class Fail(Exception):
@@ -106,9 +111,17 @@ def copy_documents(top: Path, root: Path = ROOT) -> None:
 
 
 def write_sums(top: Path) -> Path:
-    """Write ``top/SHA256SUMS`` (``sha256sum``'s format) for every file under ``top``; return its path."""
-    sums = [f"{hashlib.sha256(p.read_bytes()).hexdigest()}  {p.relative_to(top)}"
-            for p in sorted(top.rglob("*")) if p.is_file() and p.name not in ("SHA256SUMS", "SHA256SUMS.sig")]
+    """Write ``top/SHA256SUMS`` (``sha256sum``'s format) for every file under ``top``; return its path.
+
+    Raises :class:`Fail` for an entry install.sh would refuse: a link, a FIFO or a device, a name not plain."""
+    entries = [p for p in sorted(top.rglob("*")) if str(p.relative_to(top)) not in ("SHA256SUMS", "SHA256SUMS.sig")]
+    for p in entries:
+        rel = str(p.relative_to(top))
+        if p.is_symlink() or not (p.is_file() or p.is_dir()):
+            raise Fail(f"{rel} is not a regular file or a folder: install.sh would refuse the bundle")
+        if not re.fullmatch(PLAIN_NAME, rel):
+            raise Fail(f"{rel!r} is not a plain name (letters, digits, ._+@=,-): install.sh would refuse the bundle")
+    sums = [f"{hashlib.sha256(p.read_bytes()).hexdigest()}  {p.relative_to(top)}" for p in entries if p.is_file()]
     path = top / "SHA256SUMS"
     path.write_text("\n".join(sums) + "\n")
     return path

@@ -1,5 +1,7 @@
-"""The floor's archive: every table's records in one SQLite file, deduplicated on (table, boot, seq).
+"""The floor's archive: every table's records in one store, deduplicated on (table, boot, seq).
 
+The store is an SQLite file on the collector's machine, or a PostgreSQL database that collectors on several
+machines write together (:mod:`shotclock.adapters.archive_store`, the one place their SQL differs).
 The collector writes it (:mod:`shotclock.floor.collector`); ``shotclock log --collected DIR
 --table ID`` reads one table of it (:class:`CollectedLog`) through a read-only
 :class:`~shotclock.adapters.log.DecisionLog` per chain, so list, show, export, stats and verify
@@ -17,104 +19,62 @@ start records arrived, so a clock keeps its number whatever arrives later (:func
 
 from __future__ import annotations
 
+import contextlib
 import json
 import sqlite3
 import threading
-import time
 from dataclasses import dataclass
 from datetime import datetime, timezone
 from pathlib import Path
 
+from shotclock.adapters.archive_store import (ARCHIVE_NAME, NETWORK_LOCK, Store, archive_path, is_database_url,
+                                              open_store)
 from shotclock.adapters.log import GENESIS, DecisionLog, utc_iso
 from shotclock.core.wire import row_of_event
 from shotclock.errors import LogError
 
-ARCHIVE_NAME = "collected.db"
+__all__ = ["ARCHIVE_NAME", "EVENT_COLUMNS", "Archive", "Chain", "CollectedLog", "Store", "archive_path", "chains",
+           "clock_numbers", "is_database_url", "open_store", "table_log", "tables", "venues"]
 CHECKPOINT_EVERY = 2.0  # seconds between two checkpoints of the archive's WAL, off the collector's thread
-BUSY_TIMEOUT = 30.0  # seconds a write waits for another collector's (a share group's members share the file)
-SCHEMA = """
-CREATE TABLE IF NOT EXISTS events (
-    table_id TEXT NOT NULL,
-    boot TEXT NOT NULL,
-    seq INTEGER NOT NULL,
-    session INTEGER,
-    clock INTEGER,
-    type TEXT NOT NULL,
-    t REAL NOT NULL,
-    utc TEXT NOT NULL,
-    data TEXT NOT NULL,
-    prev TEXT NOT NULL,
-    hash TEXT NOT NULL,
-    received_utc TEXT NOT NULL,
-    PRIMARY KEY (table_id, boot, seq)
-);
-CREATE INDEX IF NOT EXISTS events_table_seq ON events (table_id, seq);
-CREATE TABLE IF NOT EXISTS network (
-    kind TEXT NOT NULL,
-    name TEXT NOT NULL,
-    up INTEGER NOT NULL,
-    utc TEXT NOT NULL,
-    detail TEXT NOT NULL
-);
-"""
-
-
-def archive_path(folder: str | Path) -> Path:
-    """The archive's file in ``folder``."""
-    return Path(folder) / ARCHIVE_NAME
+EVENT_COLUMNS = "table_id, boot, seq, session, clock, type, t, utc, data, prev, hash, received_utc"
 
 
 class Archive:
     """The archive, open for writing (the collector's).
 
-    :param folder: where ``collected.db`` lives (created if missing).
+    :param spec: a folder (``collected.db`` there, created if missing) or a ``postgresql://`` database
+        (:mod:`shotclock.adapters.archive_store`). ``db`` is its :class:`~shotclock.adapters.archive_store.Store`;
+        ``name`` names it in messages; ``path`` is the SQLite file (None in PostgreSQL).
+    :param venue: the venue whose records these are (a tour's database holds several; see :meth:`adopt`).
     """
 
-    def __init__(self, folder: str | Path):
-        self.path = archive_path(folder)
-        try:
-            self.path.parent.mkdir(parents=True, exist_ok=True)
-            # Collectors of one share group write this file together: one waits for the other's commit.
-            self.db = sqlite3.connect(self.path, isolation_level=None, check_same_thread=False,
-                                      timeout=BUSY_TIMEOUT)
-            self._set_up()
-        except (sqlite3.Error, OSError) as exc:
-            raise LogError(f"cannot open the archive {self.path}: {exc}") from None
+    def __init__(self, spec: str | Path, venue: str = ""):
+        self.db: Store = open_store(spec)
+        self.venue = venue
+        self.name = self.db.name
+        self.path: Path | None = getattr(self.db, "path", None)
         self.added = 0
         self.duplicates = 0
+        self._lock = threading.Lock()  # the collector's threads take turns: a transaction is never shared
         self._checkpoints: threading.Thread | None = None
         self._stop_checkpoints = threading.Event()
 
-    def _set_up(self) -> None:
-        """WAL, the sync level and the tables. Two members of a share group that start together on a new file
-        both switch it to WAL, and SQLite answers the second "locked" at once, without waiting its busy timeout
-        (a rollback journal's lock cannot wait there): so that is tried again, up to the busy timeout."""
-        end = time.monotonic() + BUSY_TIMEOUT
-        while True:
-            try:
-                self.db.execute("PRAGMA journal_mode=WAL")
-                self.db.execute("PRAGMA synchronous=NORMAL")
-                self.db.executescript(SCHEMA)
-                return
-            except sqlite3.OperationalError as exc:
-                if "locked" not in str(exc) or time.monotonic() > end:
-                    raise
-                time.sleep(0.05)
-
     def checkpoint_apart(self, every: float = CHECKPOINT_EVERY) -> None:
-        """Copy the WAL into the file from a thread of its own, every ``every`` s, instead of inside a store.
+        """Copy SQLite's WAL into the file from a thread of its own, every ``every`` s, instead of inside a store.
 
         SQLite's own checkpoint runs in the commit that fills the WAL past 1000 pages: it writes them all into
         the file and syncs it while that store waits -- and with it the collector's one message thread and
         every event behind it (100-odd ms on a small machine's disk: the archive latency's p99 of 149 ms
         against a median of 3 ms). A passive checkpoint on another connection never blocks a store.
+        (PostgreSQL checkpoints in a process of its own.)
         """
-        if self._checkpoints is not None:
+        if self._checkpoints is not None or self.path is None:
             return
         self.db.execute("PRAGMA wal_autocheckpoint=0")
+        path = self.path
 
         def run():
-            db = sqlite3.connect(self.path, timeout=BUSY_TIMEOUT, check_same_thread=False)
+            db = sqlite3.connect(path, timeout=30.0, check_same_thread=False)
             try:
                 while not self._stop_checkpoints.wait(every):
                     try:
@@ -127,57 +87,99 @@ class Archive:
         self._checkpoints = threading.Thread(target=run, name="archive-checkpoint", daemon=True)
         self._checkpoints.start()
 
+    def adopt(self, venue: str) -> None:
+        """Store records as ``venue``'s from now on; records kept before the archive knew venues (an SQLite archive
+        from before schema 3, one venue's) become this venue's too."""
+        self.venue = venue
+        try:
+            with self._lock:
+                self.db.execute("UPDATE events SET venue = ? WHERE venue = ''", (venue,))
+                self.db.execute("UPDATE network SET venue = ? WHERE venue = ''", (venue,))
+        except self.db.errors as exc:
+            raise LogError(f"cannot write the archive {self.name}: {exc}") from None
+
     def add(self, message: dict, received: datetime | None = None) -> bool:
-        """Store one ``event`` message; False when (table, boot, seq) was already there."""
+        """Store one ``event`` message, committed when this returns; False when (table, boot, seq) was there
+        already. Any record type is stored the same way (its fields are ``data``)."""
+        return self.add_many([message], received)[0]
+
+    def add_many(self, messages: list[dict], received: datetime | None = None) -> list[bool]:
+        """Store ``event`` messages in one transaction, all committed when this returns (one commit, and in
+        PostgreSQL one sync, for them all), or none when it raises; for each, False when it was there already."""
+        received = utc_iso(received or datetime.now(timezone.utc))
+        rows = [self._row(message, received) for message in messages]
+        insert = (f"INSERT INTO events ({EVENT_COLUMNS}, venue) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) "
+                  "ON CONFLICT (table_id, boot, seq) DO NOTHING")
+        with self._lock, (self.db.transaction() if len(rows) > 1 else contextlib.nullcontext()):
+            stored = [self.db.execute(insert, row).rowcount > 0 for row in rows]  # one alone commits on its own
+        self.added += sum(stored)
+        self.duplicates += len(stored) - sum(stored)
+        return stored
+
+    def _row(self, message: dict, received: str) -> tuple:
         row = row_of_event(message)
         chain = message.get("log") or {}
-        received = utc_iso(received or datetime.now(timezone.utc))
-        cursor = self.db.execute(
-            "INSERT OR IGNORE INTO events VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-            (message["table"], message["boot"], message["seq"], chain.get("session"), chain.get("clock"),
-             row["type"], row["t"], chain.get("utc") or received,
-             json.dumps(row["data"], sort_keys=True, separators=(",", ":"), ensure_ascii=False),
-             chain.get("prev", ""), chain.get("hash", ""), received))
-        if cursor.rowcount:
-            self.added += 1
-            return True
-        self.duplicates += 1
-        return False
+        return (message["table"], message["boot"], message["seq"], chain.get("session"), chain.get("clock"),
+                row["type"], row["t"], chain.get("utc") or received,
+                json.dumps(row["data"], sort_keys=True, separators=(",", ":"), ensure_ascii=False),
+                chain.get("prev", ""), chain.get("hash", ""), received, self.venue)
 
     def note(self, kind: str, name: str, up: bool, detail: str = "", when: datetime | None = None) -> bool:
         """Record that a part of the floor network went down or came back: ``kind`` ``bridge`` (a room broker's
         bridge, ``name`` its room; ``detail`` the tables it hides) or ``member`` (a share group's member,
         ``group/member``). Only a change is kept: False when the last row for it says ``up`` already (the members
-        of a share group all see it; one statement, so two of them cannot both add it)."""
-        cursor = self.db.execute(
-            "INSERT INTO network (kind, name, up, utc, detail) SELECT ?, ?, ?, ?, ? WHERE coalesce((SELECT up FROM "
-            "network WHERE kind = ? AND name = ? ORDER BY rowid DESC LIMIT 1), -1) != ?",
-            (kind, name, int(up), utc_iso(when or datetime.now(timezone.utc)), detail, kind, name, int(up)))
-        return cursor.rowcount > 0
+        of a share group all see it; they take turns, so two of them cannot both add it)."""
+        with self._lock, self.db.exclusive(NETWORK_LOCK):
+            cursor = self.db.execute(
+                "INSERT INTO network (kind, name, up, utc, detail, venue) SELECT ?, ?, ?, ?, ?, ? WHERE coalesce(("
+                f"SELECT up FROM network WHERE kind = ? AND name = ? AND venue = ? ORDER BY {self.db.arrival} DESC "
+                "LIMIT 1), -1) != ?",
+                (kind, name, int(up), utc_iso(when or datetime.now(timezone.utc)), detail, self.venue, kind, name,
+                 self.venue, int(up)))
+            return cursor.rowcount > 0
 
     def network(self) -> list[tuple[str, str, bool, str, str]]:
-        """Every change :meth:`note` kept, oldest first: (kind, name, up, utc, detail)."""
-        return [(k, n, bool(u), t, d) for k, n, u, t, d in
-                self.db.execute("SELECT kind, name, up, utc, detail FROM network ORDER BY rowid")]
+        """Every change :meth:`note` kept for this venue, oldest first: (kind, name, up, utc, detail)."""
+        with self._lock:
+            rows = self.db.execute(f"SELECT kind, name, up, utc, detail FROM network WHERE venue = ? "
+                                   f"ORDER BY {self.db.arrival}", (self.venue,)).fetchall()
+        return [(k, n, bool(u), t, d) for k, n, u, t, d in rows]
 
     def count(self) -> int:
         """Records stored."""
-        return self.db.execute("SELECT COUNT(*) FROM events").fetchone()[0]
+        with self._lock:
+            return self.db.execute("SELECT COUNT(*) FROM events").fetchone()[0]
 
     def close(self) -> None:
-        """Close the file (after the checkpoint thread, if any)."""
+        """Close the archive (after the checkpoint thread, if any)."""
         if self._checkpoints is not None:
             self._stop_checkpoints.set()
             self._checkpoints.join(5)
         self.db.close()
 
 
-def tables(folder: str | Path) -> list[tuple[str, int, str, str]]:
-    """(table id, records, first utc, last utc) for every table in the archive at ``folder``."""
-    db = _connect_readonly(archive_path(folder))
+def tables(spec: str | Path, venue: str | None = None) -> list[tuple[str, int, str, str]]:
+    """(table id, records, first utc, last utc) for every table in the archive ``spec`` names (a folder, its file
+    or a ``postgresql://`` database); ``venue``'s only when given."""
+    db = open_store(spec, readonly=True, venue=venue)
     try:
-        return list(db.execute("SELECT table_id, COUNT(*), MIN(utc), MAX(utc) FROM events GROUP BY table_id "
-                               "ORDER BY table_id"))
+        return [tuple(row) for row in db.execute("SELECT table_id, COUNT(*), MIN(utc), MAX(utc) FROM events "
+                                                 "GROUP BY table_id ORDER BY table_id")]
+    except db.errors as exc:
+        raise LogError(f"cannot read the archive {db.name}: {exc}") from None
+    finally:
+        db.close()
+
+
+def venues(spec: str | Path) -> list[str]:
+    """The venues whose records the archive ``spec`` names holds (one, unless it is a tour's database)."""
+    db = open_store(spec, readonly=True)
+    try:
+        if db.version() < 3:
+            return [""]  # from before venues: one venue's
+        return [row[0] for row in db.execute("SELECT DISTINCT venue FROM events ORDER BY venue")]
+    except db.errors as exc:
+        raise LogError(f"cannot read the archive {db.name}: {exc}") from None
     finally:
         db.close()
 
@@ -200,7 +202,7 @@ class Chain:
     new_log: bool
 
 
-def chains(db: sqlite3.Connection, table: str) -> list[Chain]:
+def chains(db: Store, table: str) -> list[Chain]:
     """The chains of ``table`` in the archive's ``events``, oldest first (see the module's docstring).
 
     A boot whose first record follows no record the archive holds (a record lost, removed, changed, or
@@ -208,8 +210,8 @@ def chains(db: sqlite3.Connection, table: str) -> list[Chain]:
     fails there and names what is wrong; only when no chain arrived before it does it start one of its
     own, from its first record (the collector started after the device).
     """
-    boots = list(db.execute("SELECT boot, MIN(rowid), MIN(seq), MAX(seq), COUNT(*), MIN(utc), MAX(utc) "
-                            "FROM events WHERE table_id = ? GROUP BY boot ORDER BY MIN(rowid)", (table,)))
+    boots = list(db.execute(f"SELECT boot, MIN({db.arrival}), MIN(seq), MAX(seq), COUNT(*), MIN(utc), MAX(utc) "
+                            f"FROM events WHERE table_id = ? GROUP BY boot ORDER BY MIN({db.arrival})", (table,)))
     parent = {boot: boot for boot, *_ in boots}
 
     def root(boot: str) -> str:
@@ -255,13 +257,13 @@ def chains(db: sqlite3.Connection, table: str) -> list[Chain]:
     return out
 
 
-def clock_numbers(db: sqlite3.Connection, table: str, table_chains: list[Chain]) -> dict[tuple[int, int], int]:
+def clock_numbers(db: Store, table: str, table_chains: list[Chain]) -> dict[tuple[int, int], int]:
     """Every clock of ``table`` by (chain number, its id in the device's log) → its number, 1, 2, 3... in the
     order the start records arrived: what ``shotclock log --collected DIR --table ID`` lists and ``show N`` takes.
     A clock's number never changes, whatever arrives after it (another device's clocks included)."""
     chain_of = {boot: chain.number for chain in table_chains for boot in chain.boots}
     starts = db.execute("SELECT boot, seq FROM events WHERE table_id = ? AND type = 'start' AND clock = seq "
-                        "ORDER BY rowid", (table,))
+                        f"ORDER BY {db.arrival}", (table,))
     return {(chain_of[boot], seq): number for number, (boot, seq) in enumerate(starts, start=1)}
 
 
@@ -282,7 +284,7 @@ class CollectedLog:
     (what ``log replay`` replays).
     """
 
-    def __init__(self, path: Path, table: str, table_chains: list[Chain], logs: list[DecisionLog],
+    def __init__(self, path: Path | str, table: str, table_chains: list[Chain], logs: list[DecisionLog],
                  numbers: dict[tuple[int, int], int]):
         self.path = path
         self.table = table
@@ -314,7 +316,8 @@ class CollectedLog:
         return f"chain {chain.number} (records {start} to {chain.last}, since {since_text})"
 
     def integrity(self) -> str:
-        """SQLite's own integrity check of the archive file."""
+        """The store's own check: SQLite's integrity check of the archive file (PostgreSQL checks its pages itself,
+        and the chain's records are read into one in memory)."""
         return self.logs[0].integrity()
 
     def anchor(self) -> None:
@@ -335,43 +338,31 @@ class CollectedLog:
             log.close()
 
 
-def table_log(folder: str | Path, table: str) -> CollectedLog:
-    """One table of the archive as a read-only :class:`CollectedLog` (records by the device's ids)."""
-    path = archive_path(folder)
-    db = _connect_readonly(path)
+def table_log(spec: str | Path, table: str, venue: str | None = None) -> CollectedLog:
+    """One table of the archive ``spec`` names as a read-only :class:`CollectedLog` (records by the device's ids);
+    with ``venue``, that venue's table of that name (a tour's database may hold a table 7 of several venues)."""
+    db = open_store(spec, readonly=True, venue=venue)
     try:
-        known = [r[0] for r in db.execute("SELECT DISTINCT table_id FROM events ORDER BY table_id")]
-        if table not in known:
-            raise LogError(f"no table {table!r} in the archive {path} (tables: {', '.join(known) or 'none'})")
-        table_chains = chains(db, table)
-        numbers = clock_numbers(db, table, table_chains)
+        with db.reading():  # one snapshot: the chains and the records they hold agree
+            known = [r[0] for r in db.execute("SELECT DISTINCT table_id FROM events ORDER BY table_id")]
+            if table not in known:
+                raise LogError(f"no table {table!r} in the archive {db.name} (tables: {', '.join(known) or 'none'})")
+            table_chains = chains(db, table)
+            numbers = clock_numbers(db, table, table_chains)
+            logs = [_chain_log(db, table, chain) for chain in table_chains]
+    except db.errors as exc:
+        raise LogError(f"cannot read the archive {db.name}: {exc}") from None
     finally:
         db.close()
-    logs = [_chain_log(path, table, chain) for chain in table_chains]
-    return CollectedLog(path, table, table_chains, logs, numbers)
+    return CollectedLog(db.name, table, table_chains, logs, numbers)
 
 
-def _chain_log(path: Path, table: str, chain: Chain) -> DecisionLog:
-    """A read-only DecisionLog over one chain, on a connection of its own (its ``records`` view)."""
-    db = _connect_readonly(path)
-    boots = ", ".join(_quote(boot) for boot in chain.boots)
-    db.execute("CREATE TEMP VIEW records AS SELECT seq AS id, session, clock, type, t, utc, data, prev, hash "
-               f"FROM events WHERE table_id = {_quote(table)} AND boot IN ({boots})")
-    db.execute("CREATE TEMP TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL)")
+def _chain_log(store: Store, table: str, chain: Chain) -> DecisionLog:
+    """A read-only DecisionLog over one chain, on a connection of its own (its ``records``)."""
+    db = store.chain_db(table, chain.boots)
     if not chain.new_log:  # verify() starts the chain at the first record the archive holds, as after an archiving
         (prev,) = db.execute("SELECT prev FROM records WHERE id = ? LIMIT 1", (chain.first,)).fetchone()
         db.execute("INSERT INTO meta VALUES ('anchor', ?)", (f"{chain.first - 1}:{prev}",))
-    return _ChainLog.over(db, path)
-
-
-def _quote(text: str) -> str:
-    return "'" + text.replace("'", "''") + "'"
-
-
-def _connect_readonly(path: Path) -> sqlite3.Connection:
-    if not path.exists():
-        raise LogError(f"no archive at {path} (see 'shotclock floor collect')")
-    try:
-        return sqlite3.connect(f"file:{path}?mode=ro", uri=True, isolation_level=None)
-    except sqlite3.Error as exc:
-        raise LogError(f"cannot open the archive {path}: {exc}") from None
+    log = _ChainLog.over(db, Path("."))
+    log.path = store.name  # a file's path, or a database's URL without its password (messages only)
+    return log

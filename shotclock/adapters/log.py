@@ -24,6 +24,7 @@ import sqlite3
 from datetime import datetime, timedelta, timezone
 from pathlib import Path
 
+from shotclock.core.codec import decode, text as json_text
 from shotclock.errors import LogError
 
 log = logging.getLogger("shotclock.log")
@@ -276,7 +277,7 @@ class DecisionLog:
         out = []
         for r in self.db.execute(f"SELECT * FROM records {where} ORDER BY id", params):
             try:
-                row = json.loads(r["data"])
+                row = decode(r["data"])
             except (ValueError, TypeError):
                 row = None
             if not isinstance(row, dict):
@@ -425,7 +426,7 @@ class DecisionLog:
         path = folder / f"records-{first}-{last}.jsonl.gz"
         with gzip.open(path, "wt", encoding="utf-8") as f:
             for r in self.db.execute("SELECT * FROM records WHERE id <= ? ORDER BY id", (last,)):
-                f.write(json.dumps(dict(r), separators=(",", ":"), ensure_ascii=False) + "\n")
+                f.write(json_text(dict(r)) + "\n")
         anchor_hash = self.db.execute("SELECT hash FROM records WHERE id = ?", (last,)).fetchone()[0]
         self.db.execute("BEGIN IMMEDIATE")
         self.db.execute("DELETE FROM records WHERE id <= ?", (last,))
@@ -446,7 +447,7 @@ def verify_archive(path: str | Path, first_prev: str | None = None) -> tuple[boo
     """
     try:
         with gzip.open(path, "rt", encoding="utf-8") as f:
-            rows = [json.loads(line) for line in f]
+            rows = [decode(line) for line in f]
         if not rows:
             return False, f"{path} holds no records", None
         for row in rows:

@@ -33,7 +33,6 @@ device's clock, so that the next start gives the player back the time the clock 
 
 from __future__ import annotations
 
-import json
 import logging
 import os
 import signal
@@ -45,7 +44,10 @@ from collections import deque
 from datetime import datetime, timedelta, timezone
 from pathlib import Path
 
+import msgspec
+
 from shotclock.adapters.log import utc_iso
+from shotclock.core.codec import decode, encode, text
 from shotclock.core.restore import HEARTBEAT
 
 log = logging.getLogger("shotclock.logwriter")
@@ -144,15 +146,25 @@ def _line(message: dict) -> bytes:
     """One message as a line of the writer's pipe (UTF-8 JSON). Text that is not valid Unicode (a lone surrogate:
     the edge refuses it, core/fields.py) is written with "?" in its place and said once, never raised: one bad
     field must not cost the round's other records, a decision among them."""
-    text = json.dumps(message, separators=(",", ":"), ensure_ascii=False)
     try:
-        return text.encode() + b"\n"
+        return encode(message) + b"\n"
     except UnicodeEncodeError:
         if not getattr(_line, "said", False):
             _line.said = True
             log.error("a %s record held text that is not valid Unicode; written with '?' in its place",
                       message.get("type", message.get("control", "")))
-        return text.encode("utf-8", "replace") + b"\n"
+        return encode(_replaced(msgspec.to_builtins(message))) + b"\n"
+
+
+def _replaced(value):
+    """``value`` with each string's lone surrogates as "?" (what the encoder cannot write as UTF-8)."""
+    if isinstance(value, str):
+        return value.encode("utf-8", "replace").decode()
+    if isinstance(value, dict):
+        return {_replaced(k): _replaced(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_replaced(v) for v in value]
+    return value
 
 
 class WriterProcess:
@@ -211,7 +223,7 @@ class WriterProcess:
     def _read_status(self) -> None:
         for line in self.proc.stdout:
             try:
-                status = json.loads(line)
+                status = decode(line)
             except ValueError:
                 continue
             self.on_status(status)
@@ -259,7 +271,7 @@ class _Inbox:
     def _read(self, stream) -> None:
         for line in stream:
             try:
-                msg = json.loads(line)
+                msg = decode(line)
             except ValueError:
                 log.error("log writer: a damaged message was skipped: %r", line[:120])
                 continue
@@ -372,8 +384,7 @@ class _Writer:
                  "session_id": self.stream.session_id if self.stream else None,
                  "session_message": self.stream.session_message if self.stream else None,
                  "ids_lost": self.stream.ids_lost if self.stream else False}
-        lines = [json.dumps({"stream": state}, separators=(",", ":"))]
-        lines += [json.dumps(m, separators=(",", ":"), ensure_ascii=False) for m in pending]
+        lines = [text({"stream": state})] + [_line(m).decode().rstrip("\n") for m in pending]
         try:
             path.write_text("\n".join(lines) + "\n", encoding="utf-8")
             log.error("log writer: %d records could not be written; kept in %s for the next start",
@@ -394,7 +405,7 @@ def writer_main(state_dir: str, lock_fd: str = "-", rows: str = "") -> int:
 
     def report(status: dict) -> None:
         try:
-            sys.stdout.write(json.dumps(status) + "\n")
+            sys.stdout.write(text(status) + "\n")
             sys.stdout.flush()
         except OSError:
             pass  # the device is gone: nobody to tell
@@ -424,7 +435,7 @@ def import_pending(decision_log) -> int:
     total = 0
     for path in sorted(decision_log.path.parent.glob(PENDING_GLOB)):
         try:
-            lines = [json.loads(x) for x in path.read_text(encoding="utf-8").splitlines() if x.strip()]
+            lines = [decode(x) for x in path.read_text(encoding="utf-8").splitlines() if x.strip()]
             state = lines[0]["stream"]
         except (OSError, ValueError, KeyError, IndexError, TypeError) as exc:
             log.error("cannot read %s (%s); left in place", path, exc)

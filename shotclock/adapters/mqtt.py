@@ -64,6 +64,7 @@ class MqttLink:
         self.handover = Handover()
         self._status = LinkStatus(False, 0)  # replaced, never changed, by the sender thread
         self._on_command = lambda payload, props: None
+        self._on_room_state = lambda topic, payload: None
         self._on_status_change = lambda: None
         self._thread: threading.Thread | None = None
         self._unreachable_since: float | None = None  # paho's thread only
@@ -72,6 +73,7 @@ class MqttLink:
         self.bridge = ""  # the room broker's bridge this table reaches the venue through (paho's thread writes it)
         s = settings
         self.topic = lambda leaf: topics.table_topic(s.venue, s.table, leaf)
+        self._hand_for_hand = topics.hand_for_hand_root(s.venue)
         # paho's client, made once the login is read (:meth:`set_login`): its client id comes from the password.
         self.client = None
         self.client_id = ""  # the client id it connects with (set with the client)
@@ -134,8 +136,10 @@ class MqttLink:
         return dumps(status_message(self.settings.table, self.boot, True, **extra))
 
     def offline_status(self) -> bytes:
-        """The retained status of a clean stop: offline, where the table stands."""
-        return dumps(status_message(self.settings.table, self.boot, False, clean=True, **self.place()))
+        """The retained status of a clean stop: offline since now (wall clock, ms: the floor's tools say since when),
+        where the table stands."""
+        return dumps(status_message(self.settings.table, self.boot, False, clean=True,
+                                    since_ms=int(time.time() * 1000), **self.place()))
 
     def place(self) -> dict:
         """Where the table stands (room, section), also in its offline status: a page that opens while the
@@ -144,7 +148,7 @@ class MqttLink:
 
     # -- lifecycle -----------------------------------------------------------------------------
 
-    def start(self, outbox, on_command=None, on_status_change=None) -> None:
+    def start(self, outbox, on_command=None, on_status_change=None, on_room_state=None) -> None:
         """Connect in the background and start sending; returns at once.
 
         :param outbox: a :class:`~shotclock.adapters.outbox.LogOutbox` or ``MemoryOutbox``; from now
@@ -152,16 +156,24 @@ class MqttLink:
         :param on_command: called on paho's thread with (payload bytes, MQTT properties) of each command.
         :param on_status_change: called from the link's threads when it connects, loses the broker, is
             refused or has caught up (the loop wakes to redraw the screen's network mark).
+        :param on_room_state: called on paho's thread with (topic, payload bytes) of each of the venue's
+            hand-for-hand states (retained: every one at each connect, and each change).
         """
-        if on_command is not None:
-            self._on_command = on_command
-        if on_status_change is not None:
-            self._on_status_change = on_status_change
+        self.take_callbacks(on_command, on_status_change, on_room_state)
         from shotclock.adapters.sender import Sender
 
         sender = Sender(self, outbox)
         self._thread = threading.Thread(target=sender.run, name="shotclock-mqtt-sender", daemon=True)
         self._thread.start()  # it reads the login and connects (a missing file is retried there, not raised here)
+
+    def take_callbacks(self, on_command=None, on_status_change=None, on_room_state=None) -> None:
+        """Keep :meth:`start`'s callbacks (those given)."""
+        if on_command is not None:
+            self._on_command = on_command
+        if on_status_change is not None:
+            self._on_status_change = on_status_change
+        if on_room_state is not None:
+            self._on_room_state = on_room_state
 
     def connect(self, username: str, password: str, context: ssl.SSLContext | None) -> None:
         """Start connecting in the background with this login (the sender thread, once)."""
@@ -234,7 +246,8 @@ class MqttLink:
         client.subscribe([(self.topic("cmd"), 1), (topics.venue_cmd_topic(s.venue), 1),
                           (topics.collector_topic(s.venue), 1), (self.topic("stored"), 1),
                           (self.topic("status"), 1), (topics.command_topic(s.venue, s.table, "+"), 1),
-                          (topics.command_topic(s.venue, None, "+"), 1), (topics.bridge_topic(s.venue, "+"), 1)])
+                          (topics.command_topic(s.venue, None, "+"), 1), (topics.bridge_topic(s.venue, "+"), 1),
+                          (topics.hand_for_hand_topic(s.venue, "+", "+"), 1)])
         client.publish(self.topic("status"), self.online_status(), qos=1, retain=True)
         log.info("connected to the broker %s:%d as %s", s.host, s.port, self.login)
         self.handover.signal("connected")
@@ -284,6 +297,12 @@ class MqttLink:
             return
         if message.topic == topics.collector_topic(self.settings.venue):
             self.handover.signal("collector", message.payload)
+            return
+        if message.topic.startswith(self._hand_for_hand):  # the venue's hand-for-hand state of a scope (retained)
+            try:
+                self._on_room_state(message.topic, message.payload)
+            except Exception:
+                log.exception("a hand-for-hand state could not be handled")
             return
         payload = message.payload
         # The sender is the login the broker let publish on this topic (…/cmd/by/<user>: that user; a plain …/cmd:

@@ -11,6 +11,7 @@ import uuid
 from dataclasses import dataclass
 from pathlib import Path
 
+from shotclock.config import read_input_text
 from shotclock.errors import ShotclockError
 
 
@@ -45,7 +46,7 @@ def private_client_id(prefix: str, password: str) -> str:
 def read_credentials(path: str | Path) -> tuple[str, str]:
     """(username, password) from a credentials file written by ``shotclock broker-config``."""
     try:
-        data = tomllib.loads(Path(path).read_text(encoding="utf-8"))
+        data = tomllib.loads(read_input_text(path))
     except OSError as exc:
         raise ShotclockError(f"cannot read the credentials file {path}: {exc.strerror}") from None
     except UnicodeDecodeError:

@@ -9,13 +9,13 @@ these methods (SQLite connections are opened in that thread).
 from __future__ import annotations
 
 import collections
-import json
 import logging
 import os
 import sqlite3
 from pathlib import Path
 
 from shotclock.adapters.log import DB_NAME
+from shotclock.core.codec import decode
 
 OUTBOX_NAME = "outbox.db"
 BUSY_TIMEOUT = 0.5  # seconds SQLite waits for a lock: a lock held longer is a failure the sender retries later,
@@ -64,7 +64,7 @@ class LogOutbox:
         for r in self._log.execute("SELECT id, session, clock, type, t, utc, data, prev, hash FROM records "
                                    "WHERE id > ? ORDER BY id LIMIT ?", (record_id, limit)):
             row = dict(zip(("id", "session", "clock", "type", "t", "utc", "data", "prev", "hash"), r))
-            row["data"] = json.loads(row["data"])
+            row["data"] = decode(row["data"])
             if row["type"] == "session" and "boot" in row["data"]:
                 self._boots[row["id"]] = row["data"]["boot"]
             row["boot"] = self.boot_of(row["session"])
@@ -80,7 +80,7 @@ class LogOutbox:
         """The boot id of a session (from its session record; a made-up one for logs older than the network)."""
         if session not in self._boots:
             row = self._log.execute("SELECT data FROM records WHERE id = ?", (session,)).fetchone()
-            data = json.loads(row[0]) if row else {}
+            data = decode(row[0]) if row else {}
             self._boots[session] = data.get("boot") or f"{session:012x}"[-12:]
         return self._boots[session]
 

@@ -13,6 +13,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 
 from shotclock.core.events import ACTED, CANCELLED, EVENT_TYPES, QUIET_ENDS
+from shotclock.core.fields import FIELDS
 from shotclock.core.restore import CAUSES
 from shotclock.core.settings import STREETS, Settings
 from shotclock.core.table import SEAT_FIELDS
@@ -41,6 +42,9 @@ class Clock:
     decided_utc: str | None = None
     pauses: int = 0
     extensions: int = 0
+    cancel_pause: int | None = None
+    """The pause record that the press of the floor's cancelling hold made (the press pauses at once; held 2 s, it
+    cancels): part of the cancel, not counted in ``pauses``."""
     interrupted: bool = False
     running_seconds: float = 0.0
     records: list[dict] = field(default_factory=list)
@@ -95,7 +99,7 @@ def clocks_from(rows: list[dict]) -> list[Clock]:
 
 def _seat_of(row: dict) -> int | None:
     seat = row.get("seat")
-    return seat if seat.__class__ is int and 1 <= seat <= 10 else None
+    return seat if FIELDS["seat"].fits(seat) else None
 
 
 def players_at_start(rows: list[dict]) -> dict[int, str]:
@@ -134,6 +138,8 @@ def _add(clock: Clock, row: dict) -> None:
     """One record's effect on its clock's summary."""
     clock.records.append(row)
     kind = row["type"]
+    if kind == "input" and row.get("event") == "cancel" and row.get("gesture") == "hold":
+        _cancel_by_hold(clock, row)
     if kind == "pause":
         clock.pauses += 1
     elif kind == "extended":
@@ -152,6 +158,22 @@ def _add(clock: Clock, row: dict) -> None:
         clock.decided_t, clock.decided_utc = row["t"], row["utc"]
         if clock.outcome in ("hand_dead", "check"):
             clock.facing_bet = clock.outcome == "hand_dead"
+
+
+def _cancel_by_hold(clock: Clock, cancel: dict) -> None:
+    """The floor's hold that cancels a clock paused it at its press first (docs/rules.md): when the pause this
+    clock had last from the floor button is that press's (its ``t`` is the hold's ``pressed``), it is the cancel's."""
+    press = next((r for r in reversed(clock.records) if r["type"] == "input" and r.get("button") == cancel.get("button")
+                  and r.get("gesture") == "press"), None)
+    if (press is None or press.get("event") != "pause" or press["t"] != cancel.get("pressed")
+            or press.get("session") != cancel.get("session")):
+        return
+    at = round(press["t"] * US)  # the engine's outputs are dated to the microsecond, inputs as they were given
+    pause = next((r for r in clock.records if r["type"] == "pause" and r["id"] > press["id"]
+                  and round(r["t"] * US) == at), None)
+    if pause is not None:
+        clock.cancel_pause = pause["id"]
+        clock.pauses -= 1
 
 
 def _running_seconds(records: list[dict]) -> float:

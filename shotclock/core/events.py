@@ -10,7 +10,19 @@ and :meth:`Event.record` give their JSON form as a dict, :func:`json_lines` writ
 
 from __future__ import annotations
 
+from typing import Annotated
+
 import msgspec
+
+from shotclock.core.codec import ENCODER
+from shotclock.core.fields import FIELDS, T_LIMIT
+
+# Each field's type and bounds as the replay reader's decoder checks them: from the table of fields.
+_Time = Annotated[float, msgspec.Meta(ge=0, lt=T_LIMIT)]
+_Seat, _Name, _By = FIELDS["seat"].typed(), FIELDS["name"].typed(), FIELDS["by"].typed()
+_Bank, _Chips, _Seconds = FIELDS["bank"].typed(), FIELDS["chips"].typed(), FIELDS["seconds"].typed()
+_Mark, _MarkSeconds, _Players = FIELDS["mark"].typed(), FIELDS["mark_seconds"].typed(), FIELDS["players"].typed()
+_Level, _Hands = FIELDS["level"].typed(), FIELDS["hands"].typed()
 
 
 class _Tag:
@@ -21,10 +33,10 @@ class _Tag:
         return cls.__struct_config__.tag
 
 
-class Event(msgspec.Struct, frozen=True, tag_field="event", tag="", omit_defaults=True):
+class Event(msgspec.Struct, frozen=True, tag_field="event", tag="", omit_defaults=True, forbid_unknown_fields=True):
     """Something that happened at the table at time ``t`` (seconds)."""
 
-    t: float
+    t: _Time
     NAME = _Tag()  # "call", "bet", …
 
     def record(self) -> dict:
@@ -83,7 +95,7 @@ class Stop(Event, tag="stop"):
 class Extend(Event, tag="extend"):
     """Shot mode: the player uses one time-extension chip; ``seat`` (1-10) when known, for the allowance."""
 
-    seat: int | None = None
+    seat: _Seat | None = None
 
 
 class Undo(Event, tag="undo"):
@@ -100,36 +112,36 @@ class ResetChips(Event, tag="reset_chips"):
 class SeatPlayer(Event, tag="seat"):
     """The floor seats a player at ``seat``, optionally with their ``name`` (1-40 characters)."""
 
-    seat: int
-    name: str | None = None
-    bank: float | None = None  # seconds of time bank the player brings (a table move); None: the preset's
-    chips: int | None = None  # extension chips the player brings (a table move); None: the allowance
-    mark: str | None = None  # the floor's mark the player brings (a table move): ``warning`` or ``clock``
-    mark_seconds: float | None = None  # a ``clock`` mark's own clock (seconds)
+    seat: _Seat
+    name: _Name | None = None
+    bank: _Bank | None = None  # seconds of time bank the player brings (a table move); None: the preset's
+    chips: _Chips | None = None  # extension chips the player brings (a table move); None: the allowance
+    mark: _Mark | None = None  # the floor's mark the player brings (a table move): ``warning`` or ``clock``
+    mark_seconds: _MarkSeconds | None = None  # a ``clock`` mark's own clock (seconds)
 
 
 class EmptySeat(Event, tag="empty"):
     """The floor empties ``seat`` (the player busted or moved)."""
 
-    seat: int
+    seat: _Seat
 
 
 class SetButton(Event, tag="button"):
     """The floor puts the dealer button at ``seat``; the next hand is dealt from it as it is."""
 
-    seat: int
+    seat: _Seat
 
 
 class Fold(Event, tag="fold"):
     """The dealer: the player on turn folded (a decision); with ``seat``, that seat is out of the hand."""
 
-    seat: int | None = None
+    seat: _Seat | None = None
 
 
 class AllIn(Event, tag="all_in"):
     """The dealer: the player on turn went all-in (a decision); with ``seat``, that seat is all-in."""
 
-    seat: int | None = None
+    seat: _Seat | None = None
 
 
 class TurnBack(Event, tag="turn_back"):
@@ -144,22 +156,22 @@ class TopUp(Event, tag="top_up"):
     """The floor tops up every seated player: ``chips`` more extension chips, ``seconds`` more time bank
     (a new day or stage: "+4 on Day 2")."""
 
-    chips: int | None = None
-    seconds: float | None = None
+    chips: _Chips | None = None
+    seconds: _Seconds | None = None
 
 
 class Seating(Event, tag="seating"):
     """The floor seats the whole table at once (a tournament program's seating export): ``players`` is
     ``((seat, name), …)``; every other seat is emptied. All or nothing: one bad entry changes nothing."""
 
-    players: tuple
+    players: _Players
 
 
 class Rename(Event, tag="rename"):
     """The floor names (or renames) the player at ``seat``."""
 
-    seat: int
-    name: str
+    seat: _Seat
+    name: _Name
 
 
 class End(Event, tag="end"):
@@ -171,18 +183,18 @@ class Mark(Event, tag="mark"):
     clock of ``mark_seconds`` on every decision. The mark is the player's (it leaves with them); ``by`` is who
     marked (a floor command's proven sender). It replaces a mark they had, and never changes a running clock."""
 
-    seat: int
-    mark: str
-    mark_seconds: float | None = None
-    by: str | None = None
+    seat: _Seat
+    mark: _Mark
+    mark_seconds: _MarkSeconds | None = None
+    by: _By | None = None
 
 
 class Unmark(Event, tag="unmark"):
     """The floor takes the mark off the player at ``seat`` (``by``: who); the table's rule is theirs again from the
     next clock on them, never during one."""
 
-    seat: int
-    by: str | None = None
+    seat: _Seat
+    by: _By | None = None
 
 
 SEAT_EVENTS: tuple[type[Event], ...] = (SeatPlayer, Rename, EmptySeat, SetButton, Fold, AllIn, TurnBack, TurnForward,
@@ -197,16 +209,16 @@ class Level(Event, tag="level"):
     """The floor sets the tournament ``level`` (and, with ``hands``, the hands per level) from the next hand;
     ``by``: who set it (the floor login the broker proved)."""
 
-    level: int
-    hands: int | None = None
-    by: str | None = None
+    level: _Level
+    hands: _Hands | None = None
+    by: _By | None = None
 
 
 class Hands(Event, tag="hands"):
     """The floor sets the hands per level (0: not counted) from the next hand; the level's count goes on."""
 
-    hands: int
-    by: str | None = None
+    hands: _Hands
+    by: _By | None = None
 
 
 RHYTHM_EVENTS: tuple[type[Event], ...] = (Level, Hands)
@@ -228,13 +240,25 @@ class EndHandForHand(Event, tag="end_hand_for_hand"):
     """The floor ends hand-for-hand: the tables play on as before."""
 
 
+class RoomHandForHand(Event, tag="room_hand_for_hand"):
+    """The venue's retained hand-for-hand state of a scope that covers this table (docs/network.md,
+    "hand-for-hand"), dated when it reached the table: ``on``, the room's ``hands`` released so far, the ``minutes``
+    each takes off the tournament clock and its sequence number ``seq`` (the table takes only a newer one). A table
+    that missed a command (offline, a bridge down) is put where the room is (:mod:`shotclock.core.handforhand`)."""
+
+    on: bool
+    hands: int
+    minutes: float
+    seq: int
+
+
 class UseRuleSet(Event, tag="rule_set"):
     """The floor puts the table on the named rule set from its next hand ("": back to its own rules)."""
 
     rule_set: str = ""
 
 
-FLOOR_EVENTS: tuple[type[Event], ...] = (HandForHand, ReleaseHand, EndHandForHand, UseRuleSet)
+FLOOR_EVENTS: tuple[type[Event], ...] = (HandForHand, ReleaseHand, EndHandForHand, RoomHandForHand, UseRuleSet)
 
 
 EVENT_TYPES: dict[str, type[Event]] = {
@@ -419,25 +443,29 @@ class LevelSet(Output, tag="level_set"):
 class LevelHand(Output, tag="level"):
     """A hand began at ``level``: its number ``hand`` in the level and the ``hands`` per level (None: not counted).
     The first hand of a level says ``by`` whom it was set (the floor's login, or ``hands``: the table moved up
-    after its hands per level); ``changed`` lists the rule keys the level changed for this hand."""
+    after its hands per level); ``changed`` lists the rule keys the level changed for this hand; ``topped_up`` the
+    levels whose top-up the table has given in this tournament (each once: a restart reads them back)."""
 
     level: int
     hand: int
     hands: int | None = None
     by: str | None = None
     changed: tuple | None = None
+    topped_up: tuple | None = None
 
 
 class HandForHandChanged(Output, tag="hand_for_hand"):
-    """Hand-for-hand on this table changed (``why``: started, done, released, ended, restored): ``on``, whether
-    it ``waiting`` for the floor's release, the hand-for-hand ``hands`` released so far and the ``minutes``
-    each takes off the tournament clock."""
+    """Hand-for-hand on this table changed (``why``: started, done, released, ended, restored, or counted: the
+    room's count or minutes taken from its state): ``on``, whether it ``waiting`` for the floor's release, the
+    hand-for-hand ``hands`` released so far (the room's count) and the ``minutes`` each takes off the tournament
+    clock; ``seq``: the room's state taken last (None: none yet)."""
 
     why: str
     on: bool
     waiting: bool
     hands: int
     minutes: float
+    seq: int | None = None
 
 
 class RuleSetChanged(Output, tag="rule_set"):
@@ -456,7 +484,7 @@ class Ignored(Output, tag="ignored"):
     reason: str
 
 
-_encoder = msgspec.json.Encoder()
+_encoder = ENCODER  # the one encoder of every edge (core/codec.py)
 _encode = _encoder.encode
 
 

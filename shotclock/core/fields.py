@@ -26,9 +26,14 @@ Example::
 from __future__ import annotations
 
 import json
+import re
 import unicodedata
 from dataclasses import dataclass
+from typing import Annotated, Literal, Union
 
+import msgspec
+
+from shotclock.core.codec import text as json_text
 from shotclock.errors import shown as quoted  # a key as a message names it ('seat')
 
 MIN_SEATS, MAX_SEATS = 2, 10  # a poker table seats at most ten
@@ -42,7 +47,14 @@ BANK_MAX = 36_000  # seconds of time bank (ten hours, more than any tournament d
 MARKS = ("warning", "clock")  # what the floor marks a player with (TDA 2024 Rules 70 and 71; docs/rules.md, "Marks")
 MARK_SECONDS = (5, 300)  # a marked player's own clock: at least a countdown's 5 s, at most five minutes
 RP8_MINUTES_MAX = 3  # minutes: the most RP-8 takes off the tournament clock for one hand-for-hand hand
+HAND_FOR_HAND_HANDS_MAX = 1000  # hand-for-hand hands a room plays (a bubble takes a few dozen at most)
+SEQ_MAX = 2 ** 53 - 1  # a hand-for-hand state's sequence number: a whole number a page's JavaScript holds exactly
 INT64 = (-(2 ** 63), 2 ** 63 - 1)
+T_LIMIT = 1_000_000_000  # an event's time: seconds from 0 up to (not including) 10^9, about 31 years
+BLIND_MAX = 1_000_000_000  # chips: fifty times a Main Event's last blinds; a time in ms (13 digits) is not a blind
+STAGE_MINUTES_MAX = 240  # minutes of one level or break: a Main Event level is 120; 300 and more is seconds
+STAGE_NAME_MAX = 60  # characters of a break's name or a level's game ("Pot Limit Omaha Hi-Lo 8 or Better")
+TITLE_MAX = 100  # characters of a tournament's title
 
 # Unicode categories no text from outside may hold: control and format characters (tab, newline, direction marks,
 # zero-width characters), line and paragraph separators, and surrogates (only ever alone in a Python string).
@@ -74,17 +86,43 @@ def text_problem(value: object, longest: int, what: str = "a name", empty: bool 
     return None
 
 
+_DECIMAL = re.compile(r"[0-9]+(\.[0-9]+)?", re.ASCII)
+
+
 def as_whole(value):
     """The whole number a text of ASCII digits spells; any other value as it is, for a field's check to name.
     Python's ``int`` also reads ``1_0``, ``+1``, `` 1 `` and other scripts' digits, and ``str.isdigit`` passes
-    ``²``, which ``int`` then refuses: text from outside is a number here only as plain digits.
+    ``²``, which ``int`` then refuses: text from outside (argv, a CSV, a schedule) is a number here only as plain
+    digits, and this is the one rule that says so.
 
-    >>> as_whole("12"), as_whole("1_0"), as_whole("1²"), as_whole("\u0661"), as_whole(7)
-    (12, '1_0', '1²', '١', 7)
+    >>> as_whole("12"), as_whole("1_0"), as_whole("1²"), as_whole("\u0661"), as_whole("\uff15"), as_whole(7)
+    (12, '1_0', '1²', '١', '５', 7)
     """
     if isinstance(value, str) and value.isascii() and value.isdigit():
         return int(value)
     return value
+
+
+def as_decimal(value):
+    """:func:`as_whole` for a number of seconds or minutes: plain ASCII digits with at most one decimal point
+    (``12``, ``2.5``); any other value as it is (``1e309``, ``nan``, ``-0``, ``٢``), for a field's check to name.
+
+    >>> as_decimal("12"), as_decimal("2.5"), as_decimal("1e3"), as_decimal("nan"), as_decimal(".5")
+    (12, 2.5, '1e3', 'nan', '.5')
+    """
+    if isinstance(value, str) and _DECIMAL.fullmatch(value):
+        return int(value) if value.isdigit() else float(value)
+    return value
+
+
+def json_problem(problem) -> str:
+    """A :class:`~shotclock.core.codec.JsonProblem`'s line, naming the field by its own rule where the codec found
+    which one broke it (a lone surrogate, refused while decoding, in a ``name``: "'name': a name must be valid
+    Unicode …")."""
+    field = FIELDS.get(problem.key) if problem.key is not None and problem.reason == "text" else None
+    if field is None:
+        return problem.detail
+    return field.problem("\udcf6") if field.kind == "text" else f"'{field.key}': {problem.detail}"
 
 
 def name_problem(name: object) -> str | None:
@@ -101,8 +139,8 @@ def name_problem(name: object) -> str | None:
 def shown(value) -> str:
     """A value as the JSON it came as (``4.0``, ``true``, ``"x"``), cut short when long."""
     try:
-        text = json.dumps(value, ensure_ascii=False)
-    except (TypeError, ValueError):
+        text = json_text(value)
+    except (TypeError, ValueError, OverflowError):
         text = repr(value)
     return text if len(text) <= 40 else text[:37] + "..."
 
@@ -113,8 +151,8 @@ class Field:
 
     :param key: the field's key (``"seat"``); a player's name is ``name`` in the replay format and ``player`` on
         the wire (where ``name`` names the command): two fields of one rule.
-    :param kind: ``seat``, ``whole``, ``seconds``, ``flag``, ``text``, ``players``, ``int64`` or ``choice`` (one of
-        ``choices``).
+    :param kind: ``seat``, ``whole``, ``seconds``, ``minutes``, ``flag``, ``text``, ``players``, ``int64`` or
+        ``choice`` (one of ``choices``).
     :param low: the least value (a number) or length (text).
     :param high: the greatest value (a number) or length (text).
     :param what: the field in words, for a message (``"a seat number"``).
@@ -159,7 +197,7 @@ class Field:
         """True when ``value`` is a number of this field's kind within its bounds (the replay's hot path asks)."""
         if value.__class__ is int:
             return self.low <= value <= self.high
-        if value.__class__ is float and self.kind == "seconds":
+        if value.__class__ is float and self.kind in ("seconds", "minutes"):
             return self.low <= value <= self.high
         return False
 
@@ -179,8 +217,28 @@ class Field:
                     "items": {"type": "array", "prefixItems": [FIELDS["seat"].schema(plain=True),
                                                                {"type": "string", "maxLength": name.high}],
                               "minItems": 2, "maxItems": 2}, **doc}
-        number = "number" if self.kind == "seconds" else "integer"
+        number = "number" if self.kind in ("seconds", "minutes") else "integer"
         return {"type": number, "minimum": self.low, "maximum": self.high, **doc}
+
+    def typed(self):
+        """This field as msgspec checks it while a message is decoded (:mod:`shotclock.core.codec`): its type and
+        bounds. Text is bounded in length here; the rest of the text rule (:func:`text_problem`) is the reader's."""
+        kind = self.kind
+        if kind == "flag":
+            return bool
+        if kind in ("seat", "whole", "int64"):
+            return Annotated[int, msgspec.Meta(ge=self.low, le=self.high)]
+        if kind in ("seconds", "minutes"):  # a whole number stays one (``5``), as the JSON gave it
+            bounds = msgspec.Meta(ge=self.low, le=self.high)
+            return Union[Annotated[int, bounds], Annotated[float, bounds]]
+        if kind == "text":
+            return Annotated[str, msgspec.Meta(min_length=self.low, max_length=self.high)]
+        if kind == "choice":
+            return Literal[self.choices]
+        if kind == "players":
+            pair = tuple[FIELDS["seat"].typed(), Annotated[str, msgspec.Meta(max_length=NAME_MAX)]]
+            return Annotated[tuple[pair, ...], msgspec.Meta(max_length=self.high)]
+        raise ValueError(f"no type for the field kind {kind!r}")
 
     def bounds(self) -> dict:
         """The bounds the pages check a form's value against (``lib/device-rules.js``)."""
@@ -226,9 +284,28 @@ FIELDS: dict[str, Field] = {f.key: f for f in (
     Field("minutes", "seconds", 0, RP8_MINUTES_MAX, "a number of minutes",
           "hand_for_hand: the minutes each hand-for-hand hand takes off the tournament clock (TDA RP-8; "
           "default 2)"),
+    Field("hand_for_hand.hands", "whole", 0, HAND_FOR_HAND_HANDS_MAX, "a number of hands",
+          "the venue's retained hand-for-hand state (docs/network.md, 'hand-for-hand'): the hands released so far, "
+          "the room's count"),
+    Field("hand_for_hand.seq", "whole", 1, SEQ_MAX, "a sequence number",
+          "the venue's retained hand-for-hand state: grows with every change; a table takes the newest"),
     Field("rule_set", "text", 0, PLACE_MAX, "a rule set's name",
           "rule_set: the named rule set (`[rule_sets.NAME]` in the tables' configuration) from the next hand; "
           "empty: back to the table's own rules"),
+    # A tournament's structure (core/structure.py, docs/structure.md): what its readers take from a file.
+    Field("small_blind", "whole", 1, BLIND_MAX, "a whole number of chips", "a structure's level: its small blind"),
+    Field("big_blind", "whole", 1, BLIND_MAX, "a whole number of chips",
+          "a structure's level: its big blind (not less than the small blind)"),
+    Field("ante", "whole", 0, BLIND_MAX, "a whole number of chips",
+          "a structure's level: its ante (0: none); with `big_blind_ante` the big blind pays it for the table"),
+    Field("big_blind_ante", "flag", 0, 1, "true or false", "a structure's level: the ante is a big-blind ante"),
+    Field("level_minutes", "minutes", 1, STAGE_MINUTES_MAX, "a number of minutes",
+          "a structure's level: how long it lasts (a level that ends after `hands`: 0)"),
+    Field("break_minutes", "minutes", 1, STAGE_MINUTES_MAX, "a number of minutes",
+          "a structure's break: how long it lasts"),
+    Field("stage_name", "text", 0, STAGE_NAME_MAX, "a name",
+          "a structure's break: its name (dinner, color-up); a level: its game"),
+    Field("title", "text", 0, TITLE_MAX, "a title", "a structure's title: the tournament's name"),
 )}
 
 # What each input takes beyond its time (a replay line) or its id, name, sender and sent_ms (a command):
@@ -325,7 +402,7 @@ def command_schema(commands) -> dict:
 def command_schema_text(commands) -> str:
     """:func:`command_schema` as docs/network.md shows it (the body of its ```json schema=command block)."""
     schema = command_schema(commands)
-    line = lambda value: json.dumps(value, ensure_ascii=False)  # noqa: E731
+    line = lambda value: json.dumps(value, ensure_ascii=False)  # noqa: E731 (the docs' spacing, not an edge)
     head = [f"  {line(k)}: {line(v)}," for k, v in schema.items() if k not in ("properties", "allOf")]
     properties = ",\n".join(f"    {line(k)}: {line(v)}" for k, v in schema["properties"].items())
     per_command = ",\n".join(f"    {line(v)}" for v in schema["allOf"])
@@ -334,7 +411,8 @@ def command_schema_text(commands) -> str:
 
 def fields_table() -> str:
     """docs/fields.md's table of every field (Markdown), from :data:`FIELDS`."""
-    kinds = {"seat": "whole number", "whole": "whole number", "seconds": "number (seconds)", "flag": "true or false",
+    kinds = {"seat": "whole number", "whole": "whole number", "seconds": "number (seconds)",
+             "minutes": "number (minutes)", "flag": "true or false",
              "text": "text (the text rule)", "players": "list of [seat, name]", "int64": "whole number",
              "choice": "one word"}
     rows = ["| field | type | bounds | carries |", "|---|---|---|---|"]
@@ -358,4 +436,4 @@ def fields_table() -> str:
 def page_bounds() -> dict:
     """The bounds the dashboard's seat and level forms use (``Shotclock.DEVICE_RULES.fields``)."""
     return {key: FIELDS[key].bounds() for key in ("seat", "chips", "bank", "seconds", "player", "mark", "mark_seconds",
-                                                  "level", "hands")}
+                                                  "level", "hands", "rule_set")}

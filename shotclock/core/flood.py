@@ -10,6 +10,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+import msgspec
+
 
 @dataclass
 class _Bucket:
@@ -28,11 +30,25 @@ class Summary:
     since: float
     until: float
 
-    def record(self) -> dict:
-        """The ``refused`` record's data for this summary."""
-        return {"id": "", "sender": self.sender, "command": "", "reason": "rate_limited", "count": self.count,
-                "detail": f"{self.count} commands over the rate in {self.until - self.since:.1f} s, refused "
-                          "and acked, not logged one by one"}
+
+class RefusedRecord(msgspec.Struct, frozen=True, kw_only=True, omit_defaults=True):
+    """The decision log's ``refused`` record: a floor command the device did not take (its ``id``, ``sender`` and
+    ``command`` as given, the ``reason`` word and the ``detail``), or a summary of ``count`` commands over a sender's
+    rate."""
+
+    id: str
+    sender: str
+    command: str
+    reason: str
+    count: int | None = None
+    detail: str
+
+    @classmethod
+    def of(cls, summary: Summary) -> "RefusedRecord":
+        """The record summing up ``summary``."""
+        return cls(id="", sender=summary.sender, command="", reason="rate_limited", count=summary.count,
+                   detail=f"{summary.count} commands over the rate in {summary.until - summary.since:.1f} s, "
+                          "refused and acked, not logged one by one")
 
 
 class FloodGuard:

@@ -1,9 +1,9 @@
 """Checks for what comes off the floor network, before anything else touches it (pure, no I/O).
 
 Nothing a table or a page publishes is trusted: a payload may be any bytes. :func:`parse_json`
-reads one payload within bounds (size, nesting depth, UTF-8 without surrogates, integers within
-64 bits, finite numbers), so SQLite, ``json.dumps`` and the pages never meet a value they cannot
-take. :func:`check_event` checks one ``event`` against its schema (docs/network.md) and takes
+reads one payload by the one codec (:func:`shotclock.core.codec.decode`: size, nesting depth, UTF-8 without
+surrogates, finite numbers, no key given twice) and bounds what no type declares (integers within 64 bits,
+strings of at most 4,096 characters), so SQLite, the encoder and the pages never meet a value they cannot take. :func:`check_event` checks one ``event`` against its schema (docs/network.md) and takes
 the table from the **topic**, which the broker's ACL ties to the credential that published it:
 a payload that names another table is refused, never filed under that table.
 
@@ -22,14 +22,16 @@ Example::
 
 from __future__ import annotations
 
-import json
-import math
 import re
 from dataclasses import dataclass
+from typing import Annotated, Any
 
+import msgspec
+
+from shotclock.core.codec import JsonProblem, decode, integers_problem
 from shotclock.core.fields import FIELDS
 from shotclock.core.slowplay import DAY
-from shotclock.core.topics import check_name
+from shotclock.core.topics import ID_MAX, NAME, check_name
 
 MAX_PAYLOAD = 65_536  # the broker's max_packet_size: nothing larger can arrive
 MAX_DEPTH = 8  # an event's record is flat; a question is one level
@@ -55,23 +57,13 @@ def parse_json(payload: bytes, max_bytes: int = MAX_PAYLOAD, max_depth: int = MA
     {'a': [1, 2.5, 'x']}
     >>> parse_json(b'[' * 50 + b']' * 50).reason, parse_json(b'"\\\\ud800"').reason, parse_json(b'NaN').reason
     ('depth', 'text', 'number')
+    >>> parse_json(b'{"seq": 1, "seq": 2}')
+    Refused(reason='duplicate', detail="the key 'seq' is given twice")
     """
-    if not isinstance(payload, (bytes, bytearray)):
-        return Refused("malformed", "not bytes")
-    if len(payload) > max_bytes:
-        return Refused("size", f"{len(payload)} bytes (at most {max_bytes})")
     try:
-        text = bytes(payload).decode("utf-8")
-    except UnicodeDecodeError as exc:
-        return Refused("text", f"not UTF-8 ({exc.reason} at byte {exc.start})")
-    if _depth_over(text, max_depth):  # before parsing: deep nesting would exhaust Python's recursion
-        return Refused("depth", f"nested deeper than {max_depth}")
-    try:
-        value = json.loads(text, parse_constant=_no_constant)
-    except _Constant:
-        return Refused("number", "NaN or Infinity")
-    except (ValueError, RecursionError) as exc:
-        return Refused("malformed", f"not JSON ({str(exc).splitlines()[0][:80]})")
+        value = decode(payload, max_bytes=max_bytes, max_depth=max_depth)
+    except JsonProblem as exc:
+        return Refused(exc.reason, exc.detail)
     problem = _value_problem(value)
     return problem if problem else value
 
@@ -113,18 +105,42 @@ def event_id(payload: bytes) -> tuple[str, int] | None:
     (('0123456789ab', 7), None)
     """
     try:  # only boot and seq are read, and checked: whatever else the payload holds does not matter here
-        text = bytes(payload).decode("utf-8")
-        if len(payload) > MAX_PAYLOAD or _depth_over(text, 64):
-            return None
-        message = json.loads(text, parse_constant=_no_constant)
-    except (ValueError, RecursionError, TypeError):
+        message = decode(payload, _EventId, max_bytes=MAX_PAYLOAD, max_depth=64)
+    except JsonProblem:
         return None
-    if not isinstance(message, dict):
-        return None
-    boot, seq = message.get("boot"), message.get("seq")
-    if isinstance(boot, str) and BOOT.fullmatch(boot) and _whole(seq) and 1 <= seq <= INT_MAX:
-        return boot, seq
-    return None
+    return message.boot, message.seq
+
+
+class Question(msgspec.Struct, frozen=True):
+    """An archive question (docs/network.md, "archive"; :mod:`shotclock.floor.answers` says what each asks): ``what``
+    (rulings, clock or report) and, as each asks, a table's id, a clock's id and one of its ``boot``s, a floor ``day``
+    and a tournament ``level`` (its bounds the table of fields')."""
+
+    what: Any = None  # named by the answer ("unknown question …"), as the number of rulings (``limit``) is
+    limit: Any = None
+    table: Annotated[str, msgspec.Meta(pattern=rf"\A{NAME.pattern}\Z")] | None = None
+    clock: Annotated[int, msgspec.Meta(ge=1, le=INT_MAX)] | None = None
+    boot: Annotated[str, msgspec.Meta(pattern=rf"\A{BOOT.pattern}\Z")] | None = None
+    day: Annotated[str, msgspec.Meta(pattern=rf"\A{DAY.pattern}\Z")] | None = None
+    level: FIELDS["level"].typed() | None = None
+
+
+def read_question(payload: bytes) -> dict | Refused:
+    """One archive question, decoded by the one codec into a :class:`Question` (its fields given, for the answer),
+    or :class:`Refused` naming the first field out of bounds (:func:`check_question`'s words)."""
+    def named(value):
+        problem = _value_problem(value) or check_question(value)
+        return problem if isinstance(problem, Refused) else \
+            Refused("question", problem or "a question's field is out of its bounds")
+
+    try:
+        question = decode(payload, Question, max_bytes=MAX_PAYLOAD, max_depth=MAX_DEPTH, plain=named)
+    except JsonProblem as exc:
+        return Refused(exc.reason, exc.detail)
+    if isinstance(question, Refused):
+        return question
+    fields = {k: v for k, v in msgspec.structs.asdict(question).items() if v is not None}
+    return _value_problem(fields) or fields
 
 
 def check_question(question) -> str | None:
@@ -134,7 +150,7 @@ def check_question(question) -> str | None:
         return "a question is a JSON object"
     table, clock, boot = question.get("table"), question.get("clock"), question.get("boot")
     if table is not None and check_name("table", table):  # a table id, as the topics have it
-        return "a question's table is a table id (1 to 32 letters, digits, '-' or '_')"
+        return f"a question's table is a table id (1 to {ID_MAX} letters, digits, '-' or '_')"
     if clock is not None and not (_whole(clock) and clock >= 1):
         return "a question's clock is a whole number from 1 (a clock's id in the table's log)"
     if boot is not None and (not isinstance(boot, str) or not BOOT.fullmatch(boot)):
@@ -151,61 +167,27 @@ def check_question(question) -> str | None:
 # -- inside ---------------------------------------------------------------------------------------------
 
 
-class _Constant(ValueError):
-    pass
+class _EventId(msgspec.Struct, frozen=True):
+    """An event's ``boot`` and ``seq`` (its other fields are not read)."""
 
-
-def _no_constant(name):
-    raise _Constant(name)
-
-
-def _depth_over(text: str, max_depth: int) -> bool:
-    """True when brackets outside strings nest deeper than ``max_depth`` (a scan, no recursion)."""
-    depth, in_string, escaped = 0, False, False
-    for ch in text:
-        if in_string:
-            if escaped:
-                escaped = False
-            elif ch == "\\":
-                escaped = True
-            elif ch == '"':
-                in_string = False
-        elif ch == '"':
-            in_string = True
-        elif ch in "[{":
-            depth += 1
-            if depth > max_depth:
-                return True
-        elif ch in "]}":
-            depth -= 1
-    return False
+    boot: Annotated[str, msgspec.Meta(pattern=rf"\A{BOOT.pattern}\Z")]
+    seq: Annotated[int, msgspec.Meta(ge=1, le=INT_MAX)]
 
 
 def _value_problem(value) -> Refused | None:
-    """Every string UTF-8 without surrogates and short, every whole number within 64 bits, every number finite."""
+    """Every string at most MAX_TEXT characters, every whole number within 64 bits (the codec refused the rest)."""
     stack = [value]
     while stack:
         v = stack.pop()
-        if isinstance(v, dict):
+        if v.__class__ is dict:
             stack.extend(v.keys())
             stack.extend(v.values())
-        elif isinstance(v, list):
+        elif v.__class__ is list:
             stack.extend(v)
-        elif isinstance(v, str):
-            if len(v) > MAX_TEXT:
-                return Refused("size", f"a string of {len(v)} characters (at most {MAX_TEXT})")
-            try:
-                v.encode("utf-8")
-            except UnicodeEncodeError:
-                return Refused("text", "a string holds a lone surrogate (not UTF-8)")
-        elif isinstance(v, bool) or v is None:
-            pass
-        elif isinstance(v, int):
-            if not INT_MIN <= v <= INT_MAX:
-                return Refused("number", "a whole number beyond 64 bits")
-        elif isinstance(v, float) and not math.isfinite(v):
-            return Refused("number", "a number too large")
-    return None
+        elif v.__class__ is str and len(v) > MAX_TEXT:
+            return Refused("size", f"a string of {len(v)} characters (at most {MAX_TEXT})")
+    problem = integers_problem(value, INT_MIN, INT_MAX)
+    return Refused("number", problem) if problem else None
 
 
 def _whole(v) -> bool:

@@ -96,3 +96,32 @@ class Command(CommandArgs):
     name: str
     id: str
     sender: str
+
+
+@dataclass(frozen=True)
+class RoomHandForHand:
+    """The venue's retained hand-for-hand state of a scope this table stands in (docs/network.md,
+    "hand-for-hand"), dated when it reached the device: what the table takes to be where its room is after a
+    command it missed (:mod:`shotclock.core.roomstate`).
+
+    :param t: monotonic seconds of arrival at the device.
+    :param on: the scope plays hand-for-hand.
+    :param hands: the hand-for-hand hands released so far (the room's count).
+    :param minutes: what each takes off the tournament clock.
+    :param seq: the state's sequence number (a table takes only a newer one).
+    :param room: the scope's room (None: every room), for the log.
+    :param section: the scope's section (None: every section), for the log.
+
+    Example::
+
+        >>> RoomHandForHand(40.5, True, 3, 2, 17, room="East").hands
+        3
+    """
+
+    t: float
+    on: bool
+    hands: int
+    minutes: float
+    seq: int
+    room: str | None = None
+    section: str | None = None

@@ -26,9 +26,11 @@ from __future__ import annotations
 import statistics
 from dataclasses import dataclass, field
 
+import msgspec
+
 from shotclock.core.clocks import _percentile
 from shotclock.core.events import NOBODYS
-from shotclock.core.fields import as_whole
+from shotclock.core.fields import MAX_SEATS, as_whole
 
 RULINGS_AGAINST = ("hand_dead", "check")
 COLUMNS = ("seat", "player", "decisions", "median_s", "p95_s", "max_s", "clocks_called", "extensions",
@@ -50,21 +52,33 @@ class Entry:
     hands_dead: int = 0  # the rulings against them, by kind
     checks: int = 0
 
-    def record(self) -> dict:
-        """The line as plain values (seconds rounded to the millisecond; None where there is no time)."""
+    def line(self) -> "LedgerLine":
+        """The line as it is shown and written (seconds rounded to the millisecond; None where there is no time)."""
         times = sorted(self.times)
-        r = lambda v: None if v is None else round(v, 3)
-        return {"seat": self.seat, "player": self.player, "decisions": self.decisions,
-                "median_s": r(statistics.median(times)) if times else None,
-                "p95_s": r(_percentile(times, 0.95)) if times else None,
-                "max_s": r(times[-1]) if times else None, "clocks_called": self.clocks_called,
-                "extensions": self.extensions, "bank_used_s": r(self.bank_used),
-                "rulings_against": self.rulings_against}
+        r = lambda v: None if v is None else round(v, 3)  # noqa: E731
+        return LedgerLine(self.seat, self.player, self.decisions, r(statistics.median(times)) if times else None,
+                          r(_percentile(times, 0.95)) if times else None, r(times[-1]) if times else None,
+                          self.clocks_called, self.extensions, r(self.bank_used), self.rulings_against)
+
+
+class LedgerLine(msgspec.Struct, frozen=True):
+    """One line of the ledger as ``log ledger`` prints it (:data:`COLUMNS`, in order)."""
+
+    seat: int
+    player: str
+    decisions: int
+    median_s: float | None
+    p95_s: float | None
+    max_s: float | None
+    clocks_called: int
+    extensions: int
+    bank_used_s: float
+    rulings_against: int
 
 
 def _seat(value) -> int | None:
     value = as_whole(value)
-    return value if value.__class__ is int and 1 <= value <= 10 else None
+    return value if value.__class__ is int and 1 <= value <= MAX_SEATS else None
 
 
 def _charge(entry, clock: dict) -> Entry:

@@ -9,7 +9,9 @@
 * a ``hand`` the engine takes (a street button held, seat tracking's new hand) brings them in
   (:meth:`~shotclock.core.rhythm.NextHand.at_hand`): the engine is retuned with the level's rules, a ``level``
   output names the level, the hand's number in it and the hands per level ("hand 7 of 12"), and a level reached
-  on the way up tops the seated players up as its ``[levels.N]`` section says. After its hands per level the
+  on the way up for the first time in the tournament tops the seated players up as its ``[levels.N]`` section says
+  (once: a correction, 3 then 2 then 3 again, gives it once; the ``level`` record keeps the levels given, as
+  ``topped_up``, so a restart knows them; back at level 1 a new tournament begins). After its hands per level the
   table moves one level up by itself (EPT's final tables: a fixed number of hands per level).
 * a table no level was ever set on gives no such output: its records stay what they were before levels existed.
 
@@ -22,9 +24,9 @@ from dataclasses import dataclass, replace
 from typing import Iterable
 
 from shotclock.core import events as ev
-from shotclock.core.fields import LEVEL_MAX
+from shotclock.core.fields import FIELDS, LEVEL_MAX
 from shotclock.core.reasons import reason
-from shotclock.core.rhythm import NextHand, Rhythm, level_changes, rule_value, top_ups
+from shotclock.core.rhythm import NextHand, Rhythm, level_changes, rule_value, top_up_amounts
 from shotclock.core.settings import Settings
 
 # The log's records a restart reads the rhythm from (the outputs' types, and the record a restart writes).
@@ -117,11 +119,11 @@ class TableLevels:
             by = after.by or None
             keys = level_changes(self.next.base, before.level).keys() | level_changes(self.next.base, after.level).keys()
             changed = tuple(sorted(k for k in keys if rule_value(played, k) != rule_value(start.settings, k))) or None
-        out.append(ev.LevelHand(event.t, after.level, after.hand, after.hands or None, by, changed))
-        if start.level_changed:
-            chips, seconds = top_ups(self.next.base, before.level, after.level)
-            if chips or seconds:
-                out += engine.handle(ev.TopUp(event.t, chips, seconds))
+        out.append(ev.LevelHand(event.t, after.level, after.hand, after.hands or None, by, changed,
+                                after.topped_up or None))
+        if start.top_up:  # a level reached for the first time in the tournament: its top-up, once
+            chips, seconds = top_up_amounts(self.next.base, start.top_up)
+            out += engine.handle(ev.TopUp(event.t, chips, seconds))
         return out
 
     def restore(self, current: Rhythm, pending: Rhythm | None = None) -> None:
@@ -143,7 +145,7 @@ def rhythm_from_records(records: Iterable[dict]) -> tuple[Rhythm, Rhythm | None]
 
         >>> rhythm_from_records([{"type": "level", "level": 11, "hand": 7, "hands": 12, "by": "floor-anna"},
         ...                      {"type": "level_set", "level": 12, "by": "floor-ben"}])
-        (Rhythm(level=11, hand=7, hands=12, by='floor-anna', layers=()), Rhythm(level=12, hand=0, hands=12, by='floor-ben', layers=()))
+        (Rhythm(level=11, hand=7, hands=12, by='floor-anna', layers=(), topped_up=()), Rhythm(level=12, hand=0, hands=12, by='floor-ben', layers=(), topped_up=()))
     """
     current: Rhythm | None = None
     pending: Rhythm | None = None
@@ -152,7 +154,8 @@ def rhythm_from_records(records: Iterable[dict]) -> tuple[Rhythm, Rhythm | None]
         if kind == LEVEL:
             level = int(r["level"])
             by = r.get("by") or (current.by if current is not None and current.level == level else "")
-            current, pending = Rhythm(level, int(r.get("hand") or 0), int(r.get("hands") or 0), by), None
+            current, pending = Rhythm(level, int(r.get("hand") or 0), int(r.get("hands") or 0), by,
+                                      topped_up=_levels(r.get("topped_up"))), None
         elif kind == LEVEL_SET:
             upcoming = pending or current or Rhythm()
             if r.get("level") is not None:
@@ -170,11 +173,23 @@ def rhythm_from_records(records: Iterable[dict]) -> tuple[Rhythm, Rhythm | None]
 
 def _rhythm(d: dict) -> Rhythm:
     return Rhythm(None if d.get("level") is None else int(d["level"]), int(d.get("hand") or 0),
-                  int(d.get("hands") or 0), str(d.get("by") or ""))
+                  int(d.get("hands") or 0), str(d.get("by") or ""), topped_up=_levels(d.get("topped_up")))
+
+
+def _levels(value) -> tuple[int, ...]:
+    """The ``topped_up`` of a record: the levels whose top-up was given (a damaged one raises ValueError)."""
+    if value is None:
+        return ()
+    if not isinstance(value, list) or any(FIELDS["level"].problem(n) for n in value):
+        raise ValueError(f"'topped_up' must be a list of levels, not {value!r:.40}")
+    return tuple(sorted(set(value)))
 
 
 def restored_record(current: Rhythm, pending: Rhythm | None) -> dict:
-    """The ``level_restored`` record's fields (``log replay`` and the next restart read them)."""
-    plain = lambda r: {"level": r.level, "hand": r.hand, "hands": r.hands, "by": r.by}  # noqa: E731
+    """The ``level_restored`` record's fields (``log replay`` and the next restart read them); the levels whose top-up
+    was given as ``topped_up``, when there are any."""
+    def plain(r: Rhythm) -> dict:
+        return {"level": r.level, "hand": r.hand, "hands": r.hands, "by": r.by,
+                **({"topped_up": list(r.topped_up)} if r.topped_up else {})}
     return {"current": plain(current) if current.level is not None else None,
             "next": plain(pending) if pending is not None else None}

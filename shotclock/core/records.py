@@ -1,7 +1,7 @@
 """What the decision log gets for each round: records built in pure code, with virtual time.
 
 :class:`RecordBuilder` turns every :class:`~shotclock.core.table.Round` into the log's records
-(raw edges and commands, inputs, outputs, button faults), numbers the clocks (a record refers
+(raw edges, commands and the room's hand-for-hand states, inputs, outputs, button faults), numbers the clocks (a record refers
 to its clock by the stream number, ``seq``, of the clock's start record, or by the record id of
 a clock already in the log), and decides when a running clock needs a ``checkpoint`` (the
 power-cut bound) and when the device tells its log writer it is alive (the crash bound, see
@@ -31,7 +31,7 @@ from typing import Callable
 from shotclock.core.engine import PAUSED, RUNNING, Snapshot
 from shotclock.core.events import Decision, Started
 from shotclock.core.fields import SEAT_FIELDS
-from shotclock.core.inputs import Command, Edge
+from shotclock.core.inputs import Command, Edge, RoomHandForHand
 from shotclock.core.restore import CHECKPOINT_SECONDS, HEARTBEAT
 from shotclock.core.table import Input, Round
 
@@ -138,6 +138,10 @@ class RecordBuilder:
                     extra["players"] = [list(p) for p in extra["players"]]
                 add(None, "command", item.t, {"name": item.name, "id": item.id, "sender": item.sender,
                                               "facing_bet": item.facing_bet, **seat, **extra, **where})
+            elif isinstance(item, RoomHandForHand):  # the room's hand-for-hand state, as it arrived
+                add(None, "room_state", item.t, {"on": item.on, "hands": item.hands, "minutes": item.minutes,
+                                                 "seq": item.seq, "room": item.room, "section": item.section,
+                                                 **where})
         sequence = round.sequence
         for index, item in enumerate(sequence):
             data = item.record()

@@ -4,8 +4,10 @@ Pure: :class:`ReplayInput` turns the bytes of a replay file into events, one lin
 (memory stays bounded however long the file), and :func:`replay` runs them through an
 :class:`~shotclock.core.engine.Engine` with no real time at all. The caller does the reading.
 
-Every line is decoded on its own, as strict JSON (no NaN or Infinity), and checked by one function,
-:func:`parse_event`, against the table of fields (:mod:`shotclock.core.fields`); each error names its line.
+Every line is decoded on its own by the one codec (:func:`shotclock.core.codec.decode`: strict JSON, no key given
+twice) straight into its event, whose fields' types and bounds come from the table of fields
+(:mod:`shotclock.core.fields`); a line the event refuses is named by :func:`parse_event`, from the same table, and
+each error names its line.
 An optional first line ``{"config": {...}}`` (a *header*) carries the rule settings the events were recorded
 with, so an exported clock replays with no other file.
 """
@@ -13,19 +15,20 @@ with, so an exported clock replays with no other file.
 from __future__ import annotations
 
 import difflib
-import json
 from collections.abc import Iterable, Iterator
+from typing import Union
+
+import msgspec
 
 from shotclock.core import events as ev
+from shotclock.core.codec import JsonProblem, decode
 from shotclock.core.engine import MODE_EVENTS
 from shotclock.core.levels import TableLevels
 from shotclock.core.seated import make_engine
-from shotclock.core.fields import FIELDS, INPUT_FIELDS, missing, unexpected
+from shotclock.core.fields import FIELDS, INPUT_FIELDS, T_LIMIT, json_problem, missing, unexpected
 from shotclock.core.settings import Settings
 from shotclock.errors import ReplayFormatError, shown
 
-T_LIMIT = 1_000_000_000
-"""Times are seconds from 0 up to (not including) 10^9, about 31 years: far from float trouble."""
 MAX_LINE = 64 * 1024
 """The longest line read, in bytes (characters once decoded); a replay line is under 100 bytes."""
 
@@ -36,38 +39,21 @@ _FIELDS = {name: set(required + optional) for name, (required, optional) in _EVE
 _REQUIRED = {name: required for name, (required, _) in _EVENTS.items() if required}
 _BARE = frozenset({"t", "event"})
 _HEADER_FIELDS = {"config", "source", "level"}  # level: the tournament level the exported clock was played at
-
-
-def _no_constant(name: str):
-    raise ValueError(f"{name} is not a JSON number")
+_LINE = msgspec.json.Decoder(Union[tuple(ev.EVENT_TYPES.values())])  # a replay line: an event, by its "event" tag
+_TEXT = {cls: tuple(k for k in ("name", "by", "players") if k in cls.__struct_fields__)
+         for cls in ev.EVENT_TYPES.values()}  # the events that carry text, and where: the text rule is checked here
+_TEXT = {cls: keys for cls, keys in _TEXT.items() if keys}
 
 
 def _js(value) -> str:
     """A value as the JSON it came from (``true``, ``5``, ``null``), cut short when huge; strings as before."""
     if value is None or isinstance(value, bool):
-        return json.dumps(value)
+        return {None: "null", True: "true", False: "false"}[value]
     if isinstance(value, (int, float)):
         value = ev.number(value)
         if isinstance(value, float) and value.is_integer():  # 1e10: written out, as JSON would
             value = int(value)
     return shown(value)
-
-
-def _duplicates_refused(pairs):
-    """A JSON object's pairs as a dict; a key given twice is an error (else the last would silently win)."""
-    obj = dict(pairs)
-    if len(obj) != len(pairs):
-        seen = set()
-        key = next(k for k, _ in pairs if k in seen or seen.add(k))
-        raise _DuplicateKey(f"the key {shown(key)} is given twice")
-    return obj
-
-
-class _DuplicateKey(ValueError):
-    pass
-
-
-_decode = json.JSONDecoder(parse_constant=_no_constant, object_pairs_hook=_duplicates_refused).decode
 
 
 def parse_event(obj: object, line: int, previous_t: float | None = None) -> ev.Event:
@@ -84,7 +70,7 @@ def parse_event(obj: object, line: int, previous_t: float | None = None) -> ev.E
     if previous_t is not None and t < previous_t:
         raise ReplayFormatError(line, f"'t' goes backwards ({_js(t)} after {_js(previous_t)}); "
                                       "times must not decrease")
-    t = float(t)  # seconds, as the engine counts them (a whole number given as 3 is 3.0)
+    t = float(t) + 0.0  # seconds, as the engine counts them (a whole number given as 3 is 3.0; -0 is 0)
     name = obj.get("event")
     if not isinstance(name, str) or name not in ev.EVENT_TYPES:
         known = ", ".join(ev.EVENT_TYPES)
@@ -167,7 +153,7 @@ class ReplayInput:
             for number, text in enumerate(lines, start):
                 if not text or text.isspace():
                     continue
-                event = parse_event(decode_line(number, text), number, previous)
+                event = read_event(number, text, previous)
                 if event.NAME in foreign and self.foreign is None:
                     self.foreign = (number, event.NAME)
                 previous = event.t
@@ -245,19 +231,43 @@ def _checked_lines(data: bytes, number: int) -> Iterator[tuple[int, list[str]]]:
 
 
 def decode_line(number: int, text: str):
-    """One line of JSON Lines, decoded strictly (no NaN or Infinity); errors name the line ``number``."""
+    """One line of JSON Lines as plain JSON values, by the one codec (strict JSON, no key given twice); errors name
+    the line ``number``."""
     try:
-        return _decode(text)
-    except json.JSONDecodeError as exc:
-        raise ReplayFormatError(number, f"not valid JSON ({exc.msg} at column {exc.colno})") from None
-    except RecursionError:
-        raise ReplayFormatError(number, "not valid JSON (nested too deeply)") from None
-    except _DuplicateKey as exc:
-        raise ReplayFormatError(number, str(exc)) from None
-    except ValueError as exc:  # NaN or Infinity; an integer of more than 4300 digits
-        if "digits" in str(exc):
-            raise ReplayFormatError(number, "a number with more digits than any time or seat needs") from None
-        raise ReplayFormatError(number, f"not valid JSON ({exc})") from None
+        return decode(text)
+    except JsonProblem as exc:
+        raise ReplayFormatError(number, _line_problem(exc)) from None
+
+
+def read_event(number: int, text: str, previous_t: float | None = None) -> ev.Event:
+    """One replay line (``text``, line ``number``) as its event: decoded straight into the event's struct, whose
+    fields' bounds come from the table of fields; a line that struct refuses is named by :func:`parse_event`."""
+    try:
+        event = decode(text, _LINE, nulls=False, plain=lambda obj: parse_event(obj, number, previous_t))
+    except JsonProblem as exc:
+        raise ReplayFormatError(number, _line_problem(exc)) from None
+    cls = event.__class__
+    if cls in _TEXT and any(FIELDS[k].problem(_plain(getattr(event, k))) for k in _TEXT[cls]
+                            if getattr(event, k) is not None):
+        parse_event(decode(text), number, previous_t)  # names the text the rule refuses
+    t = event.t
+    if previous_t is not None and t < previous_t:
+        raise ReplayFormatError(number, f"'t' goes backwards ({_js(t)} after {_js(previous_t)}); "
+                                        "times must not decrease")
+    if not t and str(t)[0] == "-":  # -0 is 0
+        event = msgspec.structs.replace(event, t=0.0)
+    return event
+
+
+def _plain(value):
+    """A decoded field as the table of fields checks it (players as lists, as the JSON had them)."""
+    return [list(pair) for pair in value] if value.__class__ is tuple else value
+
+
+def _line_problem(exc: JsonProblem) -> str:
+    if exc.reason == "number" and "digits" in exc.detail:
+        return "a number with more digits than any time or seat needs"
+    return json_problem(exc)
 
 
 def parse_events(lines: Iterable[str]) -> list[ev.Event]:

@@ -27,7 +27,7 @@ Example::
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+import msgspec
 
 US = 1_000_000
 HEARTBEAT = 0.25  # while a clock runs, the device tells its log writer it is alive at least this often
@@ -47,8 +47,7 @@ CAUSES = {"stop": "a stop of the device (a quit or a service stop)", "crash": "a
 _CARRY_REMAINING = ("beep", "extended", "undo", "resume", "pause", "checkpoint", "shutdown", "interrupted", "top_up")
 
 
-@dataclass(frozen=True)
-class ClockAtStop:
+class ClockAtStop(msgspec.Struct, frozen=True):
     """Everything a restore needs of a clock the device stopped on: what an ``interrupted`` record holds.
 
     :param remaining: seconds left when the device stopped.
@@ -58,20 +57,18 @@ class ClockAtStop:
     :param street: the street (shot mode), or None.
     :param how: how the time left was known (one of the ``HOW_*`` sentences).
     :param cause: ``stop`` (a deliberate stop), ``crash`` (the process died) or ``power_cut``.
+
+    As it is written (``msgspec.to_builtins``): the fields an ``interrupted`` record stores (``log replay`` restores
+    from them alone).
     """
 
     remaining: float
     seconds: float
-    extensions: int = 0
-    facing_bet: bool = False
-    street: str | None = None
-    how: str = HOW_STOPPED
-    cause: str = "stop"
-
-    def record(self) -> dict:
-        """The fields an ``interrupted`` record stores (``log replay`` restores from them alone)."""
-        return {"remaining": self.remaining, "seconds": self.seconds, "extensions": self.extensions,
-                "facing_bet": self.facing_bet, "street": self.street, "how": self.how, "cause": self.cause}
+    extensions: int
+    facing_bet: bool
+    street: str | None
+    how: str
+    cause: str
 
     @classmethod
     def from_record(cls, row: dict) -> "ClockAtStop":
@@ -157,8 +154,7 @@ def at_stop(records: list[dict]) -> ClockAtStop:
                        facing_bet=facing_bet, street=street, how=how, cause=cause)
 
 
-@dataclass(frozen=True)
-class Recovery:
+class Recovery(msgspec.Struct, frozen=True):
     """What a start does with the clock the last stop left open: restore it here, or leave it be.
 
     :param clock_id: the open clock (its start record's id).
@@ -172,12 +168,19 @@ class Recovery:
     restored: bool
     other_table: str | None = None
 
-    def record(self) -> dict:
-        """The ``interrupted`` record's fields."""
-        data = {**self.point.record(), "restored": self.restored}
-        if self.other_table is not None:
-            data["table"] = self.other_table
-        return data
+
+class Interrupted(ClockAtStop, frozen=True, kw_only=True, omit_defaults=True):
+    """The ``interrupted`` record: the clock at the stop (each of :class:`ClockAtStop`'s fields), whether this start
+    restored it, and the ``table`` it belongs to when that is another (absent otherwise)."""
+
+    restored: bool
+    table: str | None = None
+
+    @classmethod
+    def of(cls, recovery: Recovery) -> dict:
+        """The record's data for ``recovery``, as the log stores it."""
+        return msgspec.to_builtins(cls(**msgspec.structs.asdict(recovery.point), restored=recovery.restored,
+                                       table=recovery.other_table))
 
 
 def plan_recovery(clock, started_on: str | None, table: str, mode: str) -> Recovery | None:

@@ -35,6 +35,7 @@ from shotclock.core.settings import Settings
 
 Changes = tuple[tuple[str, object], ...]  # dotted rule keys and their values, in order
 AUTO = "hands"  # the ``by`` of a level the table moved to itself: its hands per level were played
+FIRST_LEVEL = 1  # a table set back to it from a higher level begins a new tournament: its top-ups are given again
 
 
 def with_rules(settings: Settings, changes: Mapping[str, object] | Iterable[tuple[str, object]]) -> Settings:
@@ -86,15 +87,38 @@ def settings_for_hand(base: Settings, level: int | None, layers: Iterable[tuple[
     return with_rules(base, changes) if changes else base
 
 
-def top_ups(base: Settings, before: int | None, after: int | None) -> tuple[int | None, float | None]:
-    """(chips, seconds) every seated player gets as the table goes from level ``before`` to ``after``: the top-ups
-    of every level passed on the way up (``before`` < N <= ``after``); from no level, the new level's own only; none
-    going down or staying. (None, None) when there is nothing to give."""
+def top_up_levels(base: Settings, before: int | None, after: int | None, given: Iterable[int] = ()) -> tuple[int, ...]:
+    """The levels whose top-up the table gives as it goes from level ``before`` to ``after``: every level with a
+    top-up passed on the way up (``before`` < N <= ``after``); from no level (a tournament's first level set, or
+    level 1: a new tournament), the new level's own only; none going down or staying. A level in ``given`` (its
+    top-up was given in this tournament) is never given again: a correction (3, then 2, then 3 again) gives once.
+
+        >>> from shotclock.core.settings import LevelRule
+        >>> base = Settings(levels=(LevelRule(3, (), top_up_seconds=30), LevelRule(5, (), top_up_chips=2)))
+        >>> top_up_levels(base, 2, 5), top_up_levels(base, 2, 5, given=(3,)), top_up_levels(base, 5, 2)
+        ((3, 5), (5,), ())
+    """
     if after is None or (before is not None and after <= before):
-        return None, None
+        return ()
+    done = set(given)
+    return tuple(sorted(rule.level for rule in base.levels
+                        if (rule.top_up_chips or rule.top_up_seconds) and rule.level not in done
+                        and ((rule.level == after) if before is None else (before < rule.level <= after))))
+
+
+def top_ups(base: Settings, before: int | None, after: int | None,
+            given: Iterable[int] = ()) -> tuple[int | None, float | None]:
+    """(chips, seconds) every seated player gets as the table goes from level ``before`` to ``after``: the top-ups of
+    :func:`top_up_levels`. (None, None) when there is nothing to give."""
+    return top_up_amounts(base, top_up_levels(base, before, after, given))
+
+
+def top_up_amounts(base: Settings, levels: Iterable[int]) -> tuple[int | None, float | None]:
+    """(chips, seconds): the top-ups of ``levels`` together ([levels.N] top_up.chips, top_up.seconds); None for none."""
     chips = seconds = None
+    levels = set(levels)
     for rule in base.levels:
-        if (rule.level == after) if before is None else (before < rule.level <= after):
+        if rule.level in levels:
             if rule.top_up_chips:
                 chips = (chips or 0) + rule.top_up_chips
             if rule.top_up_seconds:
@@ -107,13 +131,15 @@ class Rhythm:
     """Where the table is in the tournament: ``level`` (None: none set), ``hand`` (hands played at this level, the
     one in play included; 0 before its first), ``hands`` (hands per level, 0: the level runs on the tournament's
     clock, not counted), ``by`` (who set the level: the floor login the broker proved, or :data:`AUTO`),
-    ``layers`` (named rule sets on top of the level's rules, as :func:`settings_for_hand` takes them)."""
+    ``layers`` (named rule sets on top of the level's rules, as :func:`settings_for_hand` takes them),
+    ``topped_up`` (the levels whose top-up the table gave in this tournament, in order: each is given once)."""
 
     level: int | None = None
     hand: int = 0
     hands: int = 0
     by: str = ""
     layers: tuple[tuple[str, Changes], ...] = ()
+    topped_up: tuple[int, ...] = ()
 
     @property
     def last_hand(self) -> bool:
@@ -129,6 +155,7 @@ class HandStart:
     after: Rhythm
     settings: Settings
     retuned: bool  # the settings differ from the last hand's
+    top_up: tuple[int, ...] = ()  # the levels whose top-up this hand gives (each once in a tournament)
 
     @property
     def level_changed(self) -> bool:
@@ -169,7 +196,8 @@ class NextHand:
     def at_hand(self) -> HandStart:
         """A hand began (the engine took a ``hand``): the waiting rhythm moves in, the hand is counted, and a level
         whose hands per level were all played moves one up (unless the floor set one). Returns the hand's
-        settings; the caller retunes the engine with them (idle: a new hand ended every clock)."""
+        settings and the levels whose top-up it gives (:func:`top_up_levels`, noted in ``topped_up``); the caller
+        retunes the engine with them (idle: a new hand ended every clock) and gives the top-up."""
         before = self.current
         state = self.upcoming
         fresh = self.pending is not None and self.pending.hand == 0
@@ -177,8 +205,15 @@ class NextHand:
                 and state.level < self.level_max:
             state = replace(state, level=state.level + 1, hand=0, by=AUTO)
         after = replace(state, hand=state.hand + 1) if state.level is not None else state
+        top_up: tuple[int, ...] = ()
+        if after.hand == 1 and after.level is not None:  # a level begins: its top-up, unless given already
+            since, given = before.level, before.topped_up
+            if after.level == FIRST_LEVEL and since is not None and since > FIRST_LEVEL:
+                since, given = None, ()  # back at level 1: a new tournament
+            top_up = top_up_levels(self.base, since, after.level, given)
+            after = replace(after, topped_up=tuple(sorted({*given, *top_up})))
         self.current, self.pending = after, None
         settings = settings_for_hand(self.base, after.level, after.layers)
         retuned = settings != self.settings
         self.settings = settings
-        return HandStart(before, after, settings, retuned)
+        return HandStart(before, after, settings, retuned, top_up)

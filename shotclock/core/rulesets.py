@@ -24,7 +24,9 @@ Example::
 
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
+from dataclasses import replace
+
+import msgspec
 
 from shotclock.core import events as ev
 from shotclock.core.reasons import reason
@@ -33,16 +35,12 @@ from shotclock.core.rhythm import Changes, NextHand, Rhythm
 OWN = ""  # the table's own rules (its configuration without a rule set)
 
 
-@dataclass(frozen=True)
-class RuleSetView:
-    """The rule set as the screen, the state message and the dashboard show it."""
+class RuleSetView(msgspec.Struct, frozen=True):
+    """The rule set as the screen, the state message and the dashboard show it; as it is written, the state
+    message's ``rule_set`` (docs/network.md): ``name`` in force, ``next`` waiting or null."""
 
-    rule_set: str  # in force ("": the table's own rules)
-    next: str | None  # taken at the next hand (None: no change waiting)
-
-    def record(self) -> dict:
-        """The state message's ``rule_set`` (docs/network.md): ``name`` in force, ``next`` waiting or null."""
-        return {"name": self.rule_set, "next": self.next}
+    rule_set: str = msgspec.field(name="name")  # in force ("": the table's own rules)
+    next: str | None = None  # taken at the next hand (None: no change waiting)
 
 
 def name_of(rhythm: Rhythm) -> str:

@@ -378,6 +378,7 @@ def parse_seating(lines, count: int) -> list[tuple[int, str]]:
     """
     out: list[tuple[int, str]] = []
     seen: dict[int, int] = {}
+    names: dict[str, tuple[int, int]] = {}  # a name (casefolded) → its seat and line
     for number, row in enumerate(csv.reader(lines), 1):
         if not row or all(not cell.strip() for cell in row):
             continue
@@ -386,9 +387,9 @@ def parse_seating(lines, count: int) -> list[tuple[int, str]]:
         if len(row) != 2:
             raise SeatError(f"line {number}: expected 'seat,name' (2 fields), got {len(row)}")
         text, name = row[0].strip(), row[1].strip()
-        if not text.isdigit():
-            raise SeatError(f"line {number}: the seat must be a number, not {text!r}")
-        seat = int(text)
+        seat = as_whole(text)  # plain digits only: '1²' and '١' are no seat numbers
+        if seat.__class__ is not int:
+            raise SeatError(f"line {number}: the seat must be a number in plain digits (0-9), not {text!r}")
         if not 1 <= seat <= count:
             raise SeatError(f"line {number}: seat {seat} is not a seat of this table (1 to {count})")
         if seat in seen:
@@ -396,6 +397,10 @@ def parse_seating(lines, count: int) -> list[tuple[int, str]]:
         problem = name_problem(name)
         if problem:
             raise SeatError(f"line {number}: {problem}")
+        if name.casefold() in names:  # one player, one seat (a name given twice is a mistake in the export)
+            other, line = names[name.casefold()]
+            raise SeatError(f"line {number}: {name!r} is seated twice (seat {seat}, and seat {other} on line {line})")
+        names[name.casefold()] = (seat, number)
         seen[seat] = number
         out.append((seat, name))
     if not out:

@@ -43,6 +43,8 @@ import re
 from dataclasses import dataclass
 from typing import Callable
 
+import msgspec
+
 from shotclock.core.ledger import Entry, ledger
 
 COLUMNS = ("player", "tables", "decisions", "median_s", "p95_s", "max_s", "clocks_called", "extensions",
@@ -50,7 +52,7 @@ COLUMNS = ("player", "tables", "decisions", "median_s", "p95_s", "max_s", "clock
 TEXT_COLUMNS = ("player", "tables", "marks")  # sorted A to Z; the others are numbers
 CLOCK_RECORDS = ("start", "extended", "undo", "top_up", "decision")  # the day filter keeps or drops them by clock
 RECORDS = CLOCK_RECORDS + ("seat", "seats", "seats_restored", "mark", "level", "level_restored")  # every one it reads
-DAY = re.compile(r"\d{4}-\d{2}-\d{2}")  # a floor day as the filters name it: YYYY-MM-DD
+DAY = re.compile(r"[0-9]{4}-[0-9]{2}-[0-9]{2}")  # a floor day as the filters name it: YYYY-MM-DD, plain digits
 DAY_TURNS_AT_HOUR = 6  # local time: a floor day runs from 06:00 to 06:00
 DEFAULT_SORT = "median_s"
 
@@ -165,7 +167,7 @@ def _add_mark(into: dict, row: dict, time_of: Callable[[str], str]) -> None:
 
 
 def _line(entry: Entry, tables: set[str], marks: dict | None = None) -> dict:
-    values = entry.record()
+    values = msgspec.structs.asdict(entry.line())
     values.pop("seat")
     marks = marks or {"warnings": 0, "clock_marks": 0, "said": []}
     return {"player": entry.player, "tables": ", ".join(sorted(tables, key=_table_order)), **values,

@@ -49,7 +49,7 @@ from shotclock.core.engine import Phase, Snapshot
 from shotclock.core.faults import Fault, StuckButton
 from shotclock.core.gestures import HOLD, PRESS, Hold, chord_event, gesture_event, hold_event
 from shotclock.core.handforhand import HandForHandState
-from shotclock.core.inputs import COMMANDS, Command, Edge
+from shotclock.core.inputs import COMMANDS, Command, Edge, RoomHandForHand
 from shotclock.core.levels import RHYTHM, TableLevels
 from shotclock.core.restore import ClockAtStop
 from shotclock.core.rhythm import Changes
@@ -101,22 +101,24 @@ assert set(COMMAND_EVENTS) == set(COMMANDS)
 
 # The event fields an input record keeps (a seat event's, a mark's, the rhythm's): its replay line is rebuilt from them.
 SEAT_FIELDS = ("seat", "name", "bank", "chips", "seconds", "players", "mark", "mark_seconds", "by", "level", "hands")
-FLOOR_FIELDS = ("minutes", "rule_set")  # and the tournament commands' (no replay line: they never touch a clock)
+FLOOR_FIELDS = ("minutes", "rule_set", "on", "seq")  # and the tournament's (no replay line: they never touch a clock)
 
 
 @dataclass(frozen=True)
 class Input:
-    """An input the table took: its ``source`` (a gesture or a command), the engine event it
-    became (None for a command the table does not know), and the bet state and street just after.
+    """An input the table took: its ``source`` (a gesture, a command or the room's hand-for-hand state), the engine
+    event it became (None for a command the table does not know), and the bet state and street just after.
 
     The event's ``t`` is the time it was given: its press edge or arrival, or the engine's
-    clock if it reached the table after the engine had moved on.
+    clock if it reached the table after the engine had moved on. A hold is dated when it is reached;
+    ``pressed`` is when its press was taken (the floor's hold that cancels a clock paused it there first).
     """
 
-    source: Gesture | Command
+    source: Gesture | Command | RoomHandForHand
     event: ev.Event | None
     facing_bet: bool | None = None
     street: str | None = None
+    pressed: float | None = None
 
     @property
     def t(self) -> float:
@@ -135,13 +137,18 @@ class Input:
 
     def record(self) -> dict:
         """The JSON form: ``{"t", "type": "input", "event", …}`` with ``button`` and ``gesture``
-        for a button, ``command``, ``id`` and ``sender`` for a floor command."""
+        for a button (and ``pressed`` for a hold), ``command``, ``id`` and ``sender`` for a floor command, ``room``
+        and ``section`` for the room's hand-for-hand state (its scope)."""
         src = self.source
         rec = {"t": self.t, "type": "input", "event": self.event.NAME if self.event is not None else src.name}
         if isinstance(src, Command):
             rec.update(command=src.name, id=src.id, sender=src.sender)
+        elif isinstance(src, RoomHandForHand):
+            rec.update(room=src.room, section=src.section)
         else:
             rec.update(button=src.button, gesture=src.kind)
+            if self.pressed is not None:
+                rec["pressed"] = self.pressed
         if getattr(self.event, "facing_bet", None) is not None:
             rec["set_bet"] = self.event.facing_bet
         for name in SEAT_FIELDS + FLOOR_FIELDS:  # a seat event's own fields: its replay line is rebuilt from them
@@ -184,7 +191,7 @@ class Round:
     faults: tuple[Fault, ...] = ()
     holds: tuple[Hold, ...] = ()  # buttons held now, and what their hold will do
     acks: list[Ack] = field(default_factory=list)
-    arrivals: list = field(default_factory=list)  # the edges and commands taken, as they arrived, in time order
+    arrivals: list = field(default_factory=list)  # the edges, commands and room states taken, as they arrived, in order
     held_at_start: list[tuple[float, str]] = field(default_factory=list)  # (t, button) found pressed at start
     after: float | None = None  # the ``now`` of the round before (with ``now``, a replay feeds this round alike)
     acted_at: float = 0.0  # set by the shell: when the round was done on its clock
@@ -234,6 +241,7 @@ class Table:
         self.edge_grace = edge_grace
         self._faults: dict[object, Fault] = {}
         self._phase_at_press: dict[str, Phase] = {}
+        self._pressed_at: dict[str, float] = {}  # when each button's last press was taken (a hold's input says it)
         self._held_at_start: list[ButtonFault] = []
         self._chorded: set[str] = set()  # buttons of a chord (seat tracking) whose own tap or hold is dropped
         self.start = start
@@ -317,7 +325,7 @@ class Table:
             self.engine.retune(self.levels.settings)  # (a clock brought back runs on; the next hand retunes)
         return True
 
-    def feed(self, inputs: Iterable[Edge | Command], now: float) -> Round:
+    def feed(self, inputs: Iterable[Edge | Command | RoomHandForHand], now: float) -> Round:
         """Take ``inputs`` (in any order) and let time pass to ``now``; return what happened."""
         round = Round(now=now, after=self._last_now)
         self._last_now = now
@@ -332,7 +340,10 @@ class Table:
                 self._take(self.reader.edge(item if t == item.t else replace(item, t=t)), round)
             else:
                 self._take(self.reader.advance(t), round)
-                self._command(item, t, round)
+                if isinstance(item, Command):
+                    self._command(item, t, round)
+                else:
+                    self._room(item, t, round)
         self._take(self.reader.advance(now), round)
         # A press seen inside a bounce window (or waiting for its minimum press time) counts later,
         # dated at its edge; a tap is known at the release but dated at its press edge. The engine's
@@ -393,14 +404,17 @@ class Table:
         state = self.engine.state
         if state.seats is not None and self._chord(gesture, t, round):
             return
+        pressed = None
         if gesture.kind == PRESS:
             self._phase_at_press[gesture.button] = state.phase
+            self._pressed_at[gesture.button] = t
             phase = state.phase
         else:  # a tap or a hold means what it meant when the button went down
             phase = self._phase_at_press.pop(gesture.button, state.phase)
+            pressed = self._pressed_at.pop(gesture.button, None) if gesture.kind == HOLD else None
         event = gesture_event(gesture if t == gesture.t else replace(gesture, t=t), state, phase)
         if event is not None:
-            self._handle(event, gesture, round)
+            self._handle(event, gesture, round, pressed)
 
     def _chord(self, gesture: Gesture, t: float, round: Round) -> bool:
         """Seat tracking: a press while another button is held is a chord (:data:`~shotclock.core.gestures.CHORDS`);
@@ -409,6 +423,7 @@ class Table:
             if gesture.button in self._chorded:
                 self._chorded.discard(gesture.button)
                 self._phase_at_press.pop(gesture.button, None)
+                self._pressed_at.pop(gesture.button, None)
                 return True
             return False
         for held, since in self.reader.holding():
@@ -433,7 +448,12 @@ class Table:
             outputs = self._handle(make(t, self.engine.state, command), command, round)
         round.acks.append(Ack(command, tuple(outputs)))
 
-    def _handle(self, event: ev.Event, source, round: Round) -> list[ev.Output]:
+    def _room(self, state: RoomHandForHand, t: float, round: Round) -> None:
+        """The room's hand-for-hand state (no ack: nobody waits for one): taken by hand-for-hand, beside the engine."""
+        t = self._at(t, round)
+        self._handle(ev.RoomHandForHand(t, state.on, state.hands, state.minutes, state.seq), state, round)
+
+    def _handle(self, event: ev.Event, source, round: Round, pressed: float | None = None) -> list[ev.Output]:
         cls, before = event.__class__, name_of(self.levels.next.current)
         if cls is ev.UseRuleSet:  # the tournament's commands: beside the engine, never touching its clock
             outputs = self.rules.handle(event, self.levels.next)
@@ -443,7 +463,7 @@ class Table:
             outputs = [blocked]
         else:  # a level, the hands per level, and a new hand (which brings in what waits for it) go by the levels
             outputs = self.levels.take(event, self.engine) if cls in RHYTHM else self.engine.handle(event)
-        round.add_input(Input(source, event, self.engine.facing_bet, self.engine.street))
+        round.add_input(Input(source, event, self.engine.facing_bet, self.engine.street, pressed))
         round.add_outputs(outputs)
         if cls is ev.Hand and not any(o.__class__ is ev.Ignored for o in outputs):
             outputs = outputs + self._new_hand(event.t, before, round)

@@ -10,10 +10,11 @@ from __future__ import annotations
 import re
 
 PREFIX = "shotclock/v1"
-NAME = re.compile(r"[A-Za-z0-9_-]{1,32}")
+ID_MAX = 32  # characters of a venue's or a table's id in the topics
+NAME = re.compile(rf"[A-Za-z0-9_-]{{1,{ID_MAX}}}")
 # Per table: what it publishes, and what it reads.
 TABLE_PUBLISHES = ("status", "state", "event", "cmd/ack")
-TABLE_READS = ("cmd", "cmd/by/+", "stored", "status")
+TABLE_READS = ("cmd", "cmd/by/+", "stored", "status")  # and the venue's hand-for-hand states (hand_for_hand_topic)
 # The shared floor login: the only one the generated ACL lets write a plain ``…/cmd`` topic, so a command
 # there is this login's, whatever ``sender`` its payload claims.
 SHARED_FLOOR = "floor"
@@ -23,7 +24,7 @@ def check_name(kind: str, value: str) -> str | None:
     """None when ``value`` is a valid venue or table id, else the problem in one line."""
     if isinstance(value, str) and NAME.fullmatch(value):
         return None
-    return f"{kind} {value!r} must be 1 to 32 letters, digits, '-' or '_'"
+    return f"{kind} {value!r} must be 1 to {ID_MAX} letters, digits, '-' or '_'"
 
 
 def venue_root(venue: str) -> str:
@@ -101,6 +102,95 @@ def archive_topic(venue: str, leaf: str) -> str:
     """The collector's archive questions (``get``) and answers (``reply/<client id>``): the dashboard's
     rulings feed and timelines (MQTT 5 request/response, see docs/network.md)."""
     return f"{PREFIX}/{venue}/archive/{leaf}"
+
+
+ANY_PLACE = "*"  # a hand-for-hand scope's level for "any room" (or section): the command named none
+NO_PLACE = "_"  # the level for the empty name: the tables with no room (or section) set
+PLACE_SAFE = frozenset(b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-.")
+
+
+def place_level(name: str | None) -> str:
+    """A room's or section's name as one topic level: ``*`` for none named (any), ``_`` for the empty name, else its
+    UTF-8 with every byte but ASCII letters, digits, ``-`` and ``.`` as ``%XX`` (so no name holds a ``/``, ``+``,
+    ``#``, ``*`` or ``_`` of its own). ``lib/link.js`` writes it the same way.
+
+        >>> place_level(None), place_level(""), place_level("East"), place_level("Zaal 1/B"), place_level("Café")
+        ('*', '_', 'East', 'Zaal%201%2FB', 'Caf%C3%A9')
+    """
+    if name is None:
+        return ANY_PLACE
+    if name == "":
+        return NO_PLACE
+    return "".join(chr(b) if b in PLACE_SAFE else f"%{b:02X}" for b in name.encode("utf-8"))
+
+
+def place_name(level: str) -> str | None:
+    """The room or section a topic level names (:func:`place_level` read back); raises ValueError for a level no
+    name gives.
+
+        >>> place_name("*"), place_name("_"), place_name("Zaal%201%2FB"), place_name("Caf%C3%A9")
+        (None, '', 'Zaal 1/B', 'Café')
+    """
+    if level == ANY_PLACE:
+        return None
+    if level == NO_PLACE:
+        return ""
+    out, i = bytearray(), 0
+    while i < len(level):
+        c = level[i]
+        if c == "%" and len(level) >= i + 3 and all(h in "0123456789ABCDEF" for h in level[i + 1:i + 3]):
+            byte = int(level[i + 1:i + 3], 16)
+            if byte in PLACE_SAFE:
+                raise ValueError(f"{level[i:i + 3]} spells a character that is written as itself")
+            out.append(byte)
+            i += 3
+        elif c.isascii() and ord(c) in PLACE_SAFE:
+            out.append(ord(c))
+            i += 1
+        else:
+            raise ValueError(f"{c!r} is not written so in a place's topic level")
+    if not out:
+        raise ValueError("an empty topic level")
+    return out.decode("utf-8")  # (a UnicodeDecodeError is a ValueError)
+
+
+def hand_for_hand_topic(venue: str, room: str | None = None, section: str | None = None) -> str:
+    """The retained hand-for-hand state of one scope: ``shotclock/v1/<venue>/handforhand/<room>/<section>``, each
+    level a :func:`place_level` (``*``: any). ``room`` and ``section`` ``"+"`` subscribe to every scope.
+
+        >>> hand_for_hand_topic("casino"), hand_for_hand_topic("casino", "East", "A")
+        ('shotclock/v1/casino/handforhand/*/*', 'shotclock/v1/casino/handforhand/East/A')
+    """
+    levels = [name if name == "+" else place_level(name) for name in (room, section)]
+    return f"{hand_for_hand_root(venue)}{levels[0]}/{levels[1]}"
+
+
+def every_hand_for_hand(venue: str) -> str:
+    """Every scope's hand-for-hand state of the venue (``…/handforhand/#``: the ACL's and a reader's filter)."""
+    return hand_for_hand_root(venue) + "#"
+
+
+def hand_for_hand_root(venue: str) -> str:
+    """What every hand-for-hand state's topic of the venue begins with (``shotclock/v1/<venue>/handforhand/``)."""
+    return f"{PREFIX}/{venue}/handforhand/"
+
+
+def hand_for_hand_scope(topic: str) -> tuple[str, str | None, str | None] | None:
+    """(venue, room, section) of a hand-for-hand state's topic (None: any), or None for any other topic or a level
+    no name gives.
+
+        >>> hand_for_hand_scope("shotclock/v1/casino/handforhand/East/*")
+        ('casino', 'East', None)
+        >>> hand_for_hand_scope("shotclock/v1/casino/cmd") is None
+        True
+    """
+    parts = topic.split("/")
+    if len(parts) != 6 or "/".join(parts[:2]) != PREFIX or parts[3] != "handforhand" or not NAME.fullmatch(parts[2]):
+        return None
+    try:
+        return parts[2], place_name(parts[4]), place_name(parts[5])
+    except ValueError:
+        return None
 
 
 def all_tables(venue: str, leaf: str) -> str:

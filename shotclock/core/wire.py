@@ -6,15 +6,18 @@ The device's MQTT adapter sends what these functions build and hands incoming co
 
 from __future__ import annotations
 
-import json
 from collections import OrderedDict
 from dataclasses import dataclass
-from typing import Iterable
+from typing import Iterable, Literal
 
+import msgspec
+
+from shotclock.core.codec import JsonProblem, decode, encode, head
 from shotclock.core.engine import IDLE, RUNNING
 from shotclock.core.faults import Fault
-from shotclock.core.fields import COMMAND_FIELDS, COMMAND_HEAD, FIELDS, input_fields, missing, text_problem, unexpected
-from shotclock.core.inputs import COMMANDS, CommandArgs  # noqa: F401 (one list of commands, in the core; re-exported)
+from shotclock.core.fields import (COMMAND_FIELDS, COMMAND_HEAD, FIELDS, SCOPE, input_fields, json_problem, missing,
+                                   text_problem, unexpected)
+from shotclock.core.inputs import ARGS, COMMANDS, CommandArgs  # noqa: F401 (one list of commands, in the core)
 
 # Refusal reasons (the ack's ``reason`` when ``outcome`` is ``refused``).
 EXPIRED, REPLAYED, MALFORMED, UNKNOWN = "expired", "replayed", "malformed", "unknown"
@@ -26,18 +29,35 @@ def ms(seconds: float | None) -> int | None:
     return None if seconds is None else int(round(seconds * 1000))
 
 
-def dumps(message: dict) -> bytes:
-    """A message as compact UTF-8 JSON."""
-    return json.dumps(message, separators=(",", ":"), ensure_ascii=False).encode()
+def dumps(message) -> bytes:
+    """A message (a Struct below, or a dict) as compact UTF-8 JSON, by the one encoder
+    (:data:`shotclock.core.codec.ENCODER`)."""
+    return encode(message)
 
 
-def status_message(table: str, boot: str, online: bool, clean: bool | None = None, **extra) -> dict:
-    """The retained ``status``: online, or offline with ``clean`` (False in the Last Will)."""
-    message = {"online": online, "table": table, "boot": boot}
-    if not online:
-        message["clean"] = bool(clean)
-    message.update(extra)
-    return message
+class Status(msgspec.Struct, frozen=True, omit_defaults=True):
+    """The retained ``status`` (docs/network.md, "status"): online, or offline with ``clean`` (False in the Last
+    Will); where the table stands and what it runs."""
+
+    online: bool
+    table: str
+    boot: str
+    clean: bool | None = None
+    degraded: str | None = None
+    name: str | None = None
+    room: str | None = None
+    section: str | None = None
+    bridge: str | None = None
+    mode: str | None = None
+    version: str | None = None
+    rule_sets: tuple[str, ...] | None = None
+    since_ms: int | None = None  # a clean stop: when it went offline (wall clock; the Last Will cannot say)
+
+
+def status_message(table: str, boot: str, online: bool, clean: bool | None = None, **extra) -> Status:
+    """The retained ``status``: online, or offline with ``clean`` (False in the Last Will); ``extra``: the fields
+    of :class:`Status` the table adds (name, mode, version, room…)."""
+    return Status(online, table, boot, None if online else bool(clean), **extra)
 
 
 def state_message(snapshot, now: float, table: str, boot: str, seq: int, name: str, faults: Iterable[Fault],
@@ -61,7 +81,7 @@ def state_message(snapshot, now: float, table: str, boot: str, seq: int, name: s
         "facing_bet": bool(snapshot.facing_bet), "street": snapshot.street, "extensions": snapshot.extensions,
         "seconds": None if snapshot.phase == IDLE else snapshot.seconds,
         "remaining_ms": ms(remaining), "countdown": snapshot.countdown, "last_ruling": last_ruling,
-        "faults": sorted((f.to_dict() for f in faults), key=lambda f: json.dumps(f, sort_keys=True)),
+        "faults": sorted((f.to_dict() for f in faults), key=lambda f: repr(sorted(f.items()))),
         "network": network,
     }
     if language:
@@ -76,10 +96,10 @@ def state_message(snapshot, now: float, table: str, boot: str, seq: int, name: s
     level = getattr(snapshot, "level", None)
     if level is not None:  # a level was set (core/levels.py): the level, "hand 7 of 12", what waits for the next hand
         message["level"] = level.message()
-    for key in ("hand_for_hand", "rule_set"):  # the tournament's, while the floor has either on
+    for key in ("hand_for_hand", "rule_set"):  # the tournament's, while the floor has either on: a Struct each
         view = getattr(snapshot, key, None)
         if view is not None:
-            message[key] = view.record()
+            message[key] = view
     return message
 
 
@@ -132,19 +152,15 @@ def row_of_event(message: dict) -> dict:
     return row
 
 
-@dataclass(frozen=True)
-class CommandRequest(CommandArgs):
-    """A command as it came off the wire, before the engine saw it: its head, the command's own fields
-    (:class:`~shotclock.core.inputs.CommandArgs`) and the scope."""
-
-    id: str
-    name: str
-    sender: str
-    sent_ms: int
-    room: str | None = None  # the scope: only the tables of this room (and section) take it
-    section: str | None = None
-
-
+CommandRequest = msgspec.defstruct(
+    "CommandRequest",
+    [(key, Literal[COMMANDS] if key == "name" else FIELDS[key].typed()) for key in COMMAND_HEAD]
+    + [(key, FIELDS[key].typed() | None, None) for key in ARGS + SCOPE],
+    frozen=True, forbid_unknown_fields=True, module=__name__)
+CommandRequest.__doc__ = """A command as it came off the wire, before the engine saw it: its head (``id``, ``name``,
+``sender``, ``sent_ms``), the command's own fields (:class:`~shotclock.core.inputs.CommandArgs`) and the scope
+(``room``, ``section``: only the tables there take it). Each field's type and bounds are the table of fields'
+(core/fields.py): a command is decoded straight into it (docs/network.md, "command")."""
 def in_scope(request: CommandRequest, room: str, section: str) -> bool:
     """Whether a table standing in ``room`` and ``section`` (its ``network.room`` and ``network.section``) takes
     ``request``: a command naming a room or a section is for the tables there only (docs/network.md, "Scope").
@@ -195,9 +211,6 @@ class RecentIds:
 # Bounds on what a command may hold (docs/network.md, "command"): nothing from the network is
 # trusted to be small, shallow, encodable or to fit a 64-bit integer.
 MAX_COMMAND_BYTES = 4096  # a seating of ten 40-character names fits
-MAX_DIGITS = 20  # a JSON integer longer than this cannot be a 64-bit one
-
-
 def clean_text(value, longest: int = 64) -> str | None:
     """``value`` when it is text of 1 to ``longest`` characters by the one rule for text from outside
     (:func:`shotclock.core.fields.text_problem`: valid Unicode, no control characters), else None.
@@ -208,63 +221,6 @@ def clean_text(value, longest: int = 64) -> str | None:
         ('floor/anna', None, None, None)
     """
     return None if text_problem(value, longest, "it") else value
-
-
-def _depth(payload: bytes) -> int:
-    """The deepest nesting of ``[`` and ``{`` in a JSON text, outside strings (a cheap look before parsing)."""
-    depth = deepest = 0
-    in_string = escaped = False
-    for byte in payload:
-        if in_string:
-            if escaped:
-                escaped = False
-            elif byte == 0x5C:  # backslash
-                escaped = True
-            elif byte == 0x22:
-                in_string = False
-        elif byte == 0x22:
-            in_string = True
-        elif byte in (0x5B, 0x7B):
-            depth += 1
-            deepest = max(deepest, depth)
-        elif byte in (0x5D, 0x7D):
-            depth -= 1
-    return deepest
-
-
-def _small_int(text: str) -> int:
-    if len(text.lstrip("-")) > MAX_DIGITS:
-        raise ValueError("an integer longer than 64 bits")
-    return int(text)
-
-
-def parse_json_object(payload: bytes, max_bytes: int, max_depth: int) -> dict | str:
-    """A JSON object from the network, or why not (a short reason). Bounded before anything is
-    parsed: size, nesting depth, UTF-8; integers longer than 20 digits are refused while parsing.
-
-    Example::
-
-        >>> parse_json_object(b'{"a": 1}', 100, 1), parse_json_object(b'[[[]]]', 100, 2)
-        ({'a': 1}, 'nested 3 deep (at most 2)')
-    """
-    if not isinstance(payload, (bytes, bytearray)):
-        return "not bytes"
-    if len(payload) > max_bytes:
-        return f"{len(payload)} bytes (at most {max_bytes})"
-    depth = _depth(payload)
-    if depth > max_depth:
-        return f"nested {depth} deep (at most {max_depth})"
-    try:
-        text = bytes(payload).decode("utf-8")
-    except UnicodeDecodeError:
-        return "not UTF-8"
-    try:
-        message = json.loads(text, parse_int=_small_int)
-    except (ValueError, RecursionError):
-        return "not JSON"
-    if not isinstance(message, dict):
-        return "not a JSON object"
-    return message
 
 
 def check_command(payload: bytes, now: float, recent: RecentIds) -> CommandRequest | Refusal:
@@ -278,21 +234,37 @@ def check_command(payload: bytes, now: float, recent: RecentIds) -> CommandReque
     :param now: the device's monotonic time (seconds), for the replay memory.
     :param recent: the replay memory.
     """
-    message = parse_json_object(payload, MAX_COMMAND_BYTES, 3)  # 3: a seating's [[seat, name], …]
-    if isinstance(message, str):
-        return Refusal(MALFORMED, message)
-    ident, sender, name = message.get("id"), message.get("sender"), message.get("name")
-    who = {"id": clean_text(ident) or "", "sender": clean_text(sender) or "",
-           "name": name if name in COMMANDS else ""}
+    try:  # 3 deep: a seating's [[seat, name], …]
+        request = decode(payload, CommandRequest, max_bytes=MAX_COMMAND_BYTES, max_depth=3, nulls=False,
+                         plain=lambda message: message)
+    except JsonProblem as exc:
+        return Refusal(MALFORMED, json_problem(exc), **_who(head(payload, ("id", "sender", "name"))))
+    if request.__class__ is dict:
+        message = request
+    elif isinstance(request, CommandRequest):  # as the table of fields reads it: players as [seat, name] lists
+        message = {k: [list(p) for p in v] if k == "players" else v
+                   for k in COMMAND_FIELDS if (v := getattr(request, k)) is not None}
+    else:
+        return Refusal(MALFORMED, "not a JSON object")
+    who = _who(message)
     problem = command_problem(message)
+    if problem and request.__class__ is not dict:  # named in the message's own order: its first problem
+        problem = command_problem(decode(payload))
     if problem:
         return Refusal(UNKNOWN if problem.startswith("unknown") else MALFORMED, problem, **who)
+    if request.__class__ is dict:  # the struct refused what the table of fields takes: never, if they agree
+        return Refusal(MALFORMED, "a field out of its bounds", **who)
+    ident = request.id
     if recent.seen(ident, now):
         return Refusal(REPLAYED, f"command id {ident!r} was already received", **who)
-    fields = {key: message[key] for key in COMMAND_FIELDS if key in message}
-    if "players" in fields:
-        fields["players"] = tuple((s, n) for s, n in fields["players"])
-    return CommandRequest(**fields)
+    return request
+
+
+def _who(message: dict) -> dict:
+    """The id, sender and command name a refusal's ack names: each as given where it is readable, else ""."""
+    name = message.get("name")
+    return {"id": clean_text(message.get("id")) or "", "sender": clean_text(message.get("sender")) or "",
+            "name": name if name in COMMANDS else ""}
 
 
 def command_problem(message: dict) -> str | None:
@@ -326,15 +298,28 @@ def command_problem(message: dict) -> str | None:
     return None
 
 
+class Ack(msgspec.Struct, frozen=True, omit_defaults=True):
+    """The ``cmd/ack`` (docs/network.md, "ack"): the command's id, sender and name as it gave them, the outcome
+    (``done``, ``ignored``, ``refused``), why (``reason``; ``code`` and ``params`` for a page to say it in its own
+    language), what it did (``outputs``) and the ``state_seq`` that shows it."""
+
+    id: str
+    table: str
+    boot: str
+    sender: str
+    name: str
+    outcome: str
+    reason: str = ""
+    code: str | None = None
+    params: dict | None = None
+    outputs: tuple = ()
+    state_seq: int | None = None
+
+
 def ack_message(table: str, boot: str, request, outcome: str, reason: str = "", outputs=(),
-                state_seq: int | None = None) -> dict:
-    """The ``cmd/ack`` for a :class:`CommandRequest` or :class:`Refusal`."""
-    message = {"id": request.id, "table": table, "boot": boot, "sender": request.sender, "name": request.name,
-               "outcome": outcome}
-    if reason:
-        message["reason"] = reason
-    if outputs:
-        message["outputs"] = list(outputs)
-    if state_seq is not None:
-        message["state_seq"] = state_seq
-    return message
+                state_seq: int | None = None, explained: tuple[str, dict] | None = None) -> Ack:
+    """The ``cmd/ack`` for a :class:`CommandRequest` or :class:`Refusal` (``outputs``: the engine's output
+    records; ``explained``: the reason's code and parameters)."""
+    code, params = explained or (None, None)
+    return Ack(request.id, table, boot, request.sender, request.name, outcome, reason, code, params, tuple(outputs),
+               state_seq)

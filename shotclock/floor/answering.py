@@ -3,18 +3,18 @@
 A question (the report over a week's archive, a clock's records) can take seconds to answer. Answered on
 the collector's network thread, it held every table's records back for as long: the archive's latency tail.
 Here questions wait in a short queue and one thread answers them from its own read-only connection (SQLite's
-WAL lets it read while the collector writes), so storing never waits for a question.
+WAL, or PostgreSQL, lets it read while the collector writes), so storing never waits for a question.
 """
 
 from __future__ import annotations
 
 import logging
 import queue
-import sqlite3
 import threading
 from pathlib import Path
 from typing import Callable
 
+from shotclock.adapters.archive import Store, open_store
 from shotclock.floor import answers
 
 log = logging.getLogger("shotclock.collector")
@@ -27,13 +27,16 @@ Reply = Callable[[dict], None]
 class Answerer:
     """Answers questions on its own thread; :meth:`ask` never blocks the caller.
 
-    :param path: the archive's file (opened read-only here).
+    :param spec: the archive: its SQLite file or its ``postgresql://`` database (opened read-only here).
+    :param venue: answer from this venue's records only (a tour's database holds several venues').
     :param answer: the question → answer function (default :func:`shotclock.floor.answers.answer`, looked up
         at each question).
     """
 
-    def __init__(self, path: Path, answer: Callable[[sqlite3.Connection, object], dict] | None = None):
-        self.path = Path(path)
+    def __init__(self, spec: Path | str, answer: Callable[[Store, object], dict] | None = None,
+                 venue: str | None = None):
+        self.spec = spec
+        self.venue = venue
         self._answer = answer or (lambda db, question: answers.answer(db, question))
         self._questions: queue.Queue = queue.Queue(maxsize=WAITING)
         self._thread: threading.Thread | None = None
@@ -78,8 +81,7 @@ class Answerer:
             question, reply = item
             try:
                 if db is None:
-                    db = sqlite3.connect(f"file:{self.path}?mode=ro", uri=True, isolation_level=None,
-                                         timeout=5.0)
+                    db = open_store(self.spec, readonly=True, venue=self.venue)
                 result = self._answer(db, question)
             except Exception as exc:
                 log.exception("cannot answer an archive question")

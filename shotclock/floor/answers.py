@@ -25,17 +25,15 @@ Anything else gets ``{"ok": false, "reason": "…"}``.
 
 from __future__ import annotations
 
-import json
-import sqlite3
-
-from shotclock.adapters.archive import Chain, chains, clock_numbers
+from shotclock.adapters.archive import Chain, Store, chains, clock_numbers
+from shotclock.core.codec import decode
 
 MAX_RULINGS = 200
 MAX_RECORDS = 300  # a clock has a few dozen records; this keeps an answer inside the broker's 64 KiB packets
 
 
-def answer(db: sqlite3.Connection, question) -> dict:
-    """The answer to one question, read from the archive's ``events`` table."""
+def answer(db: Store, question) -> dict:
+    """The answer to one question, read from the archive's ``events`` table (SQLite or PostgreSQL)."""
     if not isinstance(question, dict):
         return {"ok": False, "reason": "a question is a JSON object"}
     what = question.get("what")
@@ -43,19 +41,21 @@ def answer(db: sqlite3.Connection, question) -> dict:
         limit = question.get("limit", 50)
         if not isinstance(limit, int) or isinstance(limit, bool) or not 1 <= limit <= MAX_RULINGS:
             return {"ok": False, "reason": f"limit must be a whole number from 1 to {MAX_RULINGS}"}
-        return {"ok": True, "rulings": rulings(db, limit)}
+        with db.reading():
+            return {"ok": True, "rulings": rulings(db, limit)}
     if what == "clock":
         table, clock, boot = question.get("table"), question.get("clock"), question.get("boot")
         if not isinstance(table, str) or not isinstance(clock, int) or isinstance(clock, bool):
             return {"ok": False, "reason": "a clock question names a table (text) and a clock (number)"}
         if boot is not None and not isinstance(boot, str):
             return {"ok": False, "reason": "a clock question's boot is text (a ruling's boot)"}
-        table_chains = chains(db, table)
-        chain = clock_chain(db, table, clock, boot, table_chains)
-        records = clock_records(db, table, clock, chain)
-        if not records:
-            return {"ok": False, "reason": f"no clock {clock} of table {table} in the archive"}
-        number = clock_numbers(db, table, table_chains).get((chain.number, clock))
+        with db.reading():  # one snapshot: the chains and the clock's records agree
+            table_chains = chains(db, table)
+            chain = clock_chain(db, table, clock, boot, table_chains)
+            records = clock_records(db, table, clock, chain)
+            if not records:
+                return {"ok": False, "reason": f"no clock {clock} of table {table} in the archive"}
+            number = clock_numbers(db, table, table_chains).get((chain.number, clock))
         return {"ok": True, "table": table, "clock": clock, **({"number": number} if number else {}),
                 "records": records}
     if what == "report":
@@ -65,13 +65,13 @@ def answer(db: sqlite3.Connection, question) -> dict:
     return {"ok": False, "reason": f"unknown question {what!r} (rulings, clock or report)"}
 
 
-def rulings(db: sqlite3.Connection, limit: int) -> list[dict]:
+def rulings(db: Store, limit: int) -> list[dict]:
     """The latest ``limit`` decisions across tables, newest first."""
     out = []
     for table, boot, seq, clock, utc, data in db.execute(
             "SELECT table_id, boot, seq, clock, utc, data FROM events WHERE type = 'decision' "
             "ORDER BY utc DESC LIMIT ?", (limit,)).fetchall():
-        fields = json.loads(data)
+        fields = decode(data)
         ruling = {"table": table, "boot": boot, "seq": seq, "clock": clock, "utc": utc,
                   "outcome": fields.get("outcome"), "remaining": fields.get("remaining"),
                   "at_zero": fields.get("at_zero")}
@@ -82,7 +82,7 @@ def rulings(db: sqlite3.Connection, limit: int) -> list[dict]:
     return out
 
 
-def floor_senders(db: sqlite3.Connection, table: str, boot: str, clock: int | None, seq: int) -> list[str]:
+def floor_senders(db: Store, table: str, boot: str, clock: int | None, seq: int) -> list[str]:
     """Who on the floor commanded this clock before its ruling ``seq`` (the senders of its command inputs, in
     order, each once): with a floor person's own login, the name the broker proved (docs/network.md)."""
     if clock is None:
@@ -90,29 +90,29 @@ def floor_senders(db: sqlite3.Connection, table: str, boot: str, clock: int | No
     senders: list[str] = []
     for (data,) in db.execute("SELECT data FROM events WHERE table_id = ? AND boot = ? AND type = 'input' "
                               "AND seq BETWEEN ? AND ? ORDER BY seq", (table, boot, clock - 1, seq)):
-        sender = json.loads(data).get("sender")
+        sender = decode(data).get("sender")
         if isinstance(sender, str) and sender not in senders:
             senders.append(sender)
     return senders
 
 
-def clock_chain(db: sqlite3.Connection, table: str, clock: int, boot: str | None, table_chains: list[Chain]
+def clock_chain(db: Store, table: str, clock: int, boot: str | None, table_chains: list[Chain]
                 ) -> Chain | None:
     """The chain (device log) of ``table`` that holds clock ``clock``: the one with ``boot`` when given, else the
     one a record of that clock arrived in last; None when there is no such clock."""
     if boot is not None:
         return next((c for c in table_chains if boot in c.boots), None)
-    row = db.execute("SELECT boot FROM events WHERE table_id = ? AND clock = ? ORDER BY rowid DESC LIMIT 1",
+    row = db.execute(f"SELECT boot FROM events WHERE table_id = ? AND clock = ? ORDER BY {db.arrival} DESC LIMIT 1",
                      (table, clock)).fetchone()
     return next((c for c in table_chains if row and row[0] in c.boots), None)
 
 
-def clock_records(db: sqlite3.Connection, table: str, clock: int, chain: Chain | None) -> list[dict]:
+def clock_records(db: Store, table: str, clock: int, chain: Chain | None) -> list[dict]:
     """Every record of one clock of one table's device log (``chain``), in the device's order."""
     if chain is None:
         return []
     marks = ",".join("?" * len(chain.boots))
-    return [{"seq": seq, "utc": utc, "record": {"t": t, "type": kind, **json.loads(data)}}
+    return [{"seq": seq, "utc": utc, "record": {"t": t, "type": kind, **decode(data)}}
             for seq, utc, t, kind, data in db.execute(
                 f"SELECT seq, utc, t, type, data FROM events WHERE table_id = ? AND clock = ? AND boot IN ({marks}) "
                 "ORDER BY seq LIMIT ?", (table, clock, *chain.boots, MAX_RECORDS))]

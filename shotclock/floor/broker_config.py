@@ -96,6 +96,7 @@ def cmd_broker_config(args) -> int:
               f"(reload the venue's broker; restart it for the bridge's client-id binding)")
     user, _ = broker_user(plan)
     folder = out.resolve()
+    _warn_if_closed(folder, plan, user)
     if not give_to_broker(folder, user) and user != "root" and os.geteuid() != 0:
         print(f"as root, give the broker its files: chgrp {user} {folder}/{{passwd,acl,{DYNSEC_FILE}}} "
               f"&& chown -R {user}: {folder}/data" + (f" && chgrp {user} {folder}/tls/server.key" if args.make_certs
@@ -107,6 +108,22 @@ def cmd_broker_config(args) -> int:
     print("a running broker reads passwd and acl again on SIGHUP (systemctl reload shotclock-broker: a table "
           "removed or a password changed); a new table's client-id binding needs a restart")
     return 0
+
+
+def _warn_if_closed(folder: Path, plan: BrokerPlan, user: str) -> None:
+    """One warning line when the broker's user cannot get into the folder just written, or to the pages it serves:
+    mosquitto would say only "Unable to open config file" (a folder under root's home, mode 0700). A warning, not a
+    refusal: the folder is written whole, and may be meant for another machine; moving it is the cure."""
+    from shotclock.shell.files import closed_folder
+
+    closed = closed_folder(folder / "mosquitto.conf", user)
+    if closed is not None:
+        print(f"warning: {closed}: the broker cannot read {folder / 'mosquitto.conf'} (mosquitto says 'Unable to "
+              f"open config file'); write the folder where {user} can reach it, such as /etc/shotclock-broker",
+              file=sys.stderr)
+    elif plan.pages and (closed := closed_folder(Path(plan.pages) / "dashboard" / "index.html", user)) is not None:
+        print(f"warning: {closed}: the broker cannot serve the pages in {plan.pages} (the dashboard answers 404); "
+              f"install shotclock where {user} can read it, or give --no-pages", file=sys.stderr)
 
 
 def parse_bridge(args) -> Bridge:

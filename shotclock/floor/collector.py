@@ -2,8 +2,10 @@
 
 The collector keeps a persistent MQTT session (the broker queues events while it is away)
 and acknowledges each event only after it is stored (paho's manual acks), so a crash of the
-collector loses nothing either; then it tells the table (``…/table/<id>/stored``), which keeps
-the record in its outbox until then, so a crash of the broker loses nothing. Duplicates -- a
+collector loses nothing either. The network thread checks each event and hands it to the store
+thread, which commits what arrived meanwhile in one transaction (one sync for them all: what makes
+PostgreSQL's commits affordable), then tells each table (``…/table/<id>/stored``), which keeps the
+record in its outbox until then, so a crash of the broker loses nothing, and acknowledges each. Duplicates -- a
 device resends what it cannot know was delivered -- are dropped on (table, boot, seq).
 
 Nothing from the network is trusted (docs/network.md, threat model): the table is the one the
@@ -12,10 +14,10 @@ topic names (the ACL ties it to the credential), every field is checked
 left to block the queue or end a thread. One collector per venue is active; a second one with
 another archive stands by (:meth:`Collector.start`).
 
-Past what one collector can store, several share the load: the members of one MQTT 5 shared
-subscription group (``$share/<group>/…``) each receive a part of the events, and all write the
-same archive file (SQLite in WAL mode, one writer at a time, each waiting its turn). Each member
-has its own session (``member``), so what the broker gave a member that is away a moment waits
+Collectors on several machines share the load: the members of one MQTT 5 shared subscription group
+(``$share/<group>/…``) each receive a part of the events, and all write the same PostgreSQL database
+(``--archive postgresql://…``; an SQLite file has one writer at a time, so a share group needs PostgreSQL).
+Each member has its own session (``member``), so what the broker gave a member that is away a moment waits
 for it. Mosquitto deals a group's messages out in turn to every member whose session exists,
 connected or not, and drops what a session holds when it ends: so a member's session ends
 ``member_expiry`` seconds after it is gone (stopped or killed: a quick restart keeps its share), and
@@ -32,22 +34,22 @@ logged and kept in the archive's ``network`` table (:meth:`Archive.note`).
 from __future__ import annotations
 
 import collections
-import json
 import logging
 import os
+import queue
 import signal
-import socket
-import sqlite3
 import threading
 import time
 from datetime import datetime, timezone
 
 from shotclock.adapters.mqtt_login import no_delay, private_client_id
-from shotclock.core.inbound import Refused, check_event, check_question, event_id, parse_json
+from shotclock.core.codec import encode, text
+from shotclock.core.inbound import Refused, check_event, event_id, parse_json, read_question
 from shotclock.core.topics import (all_tables, archive_topic, bridge_room, bridge_topic, check_name,
                                    collector_topic, member_topic, split_table_topic, table_topic)
 from shotclock.floor.answering import Answerer
-from shotclock.adapters.archive import Archive
+from shotclock.adapters.archive import Archive, is_database_url
+from shotclock.errors import ShotclockError
 
 log = logging.getLogger("shotclock.collector")
 ACTIVE, STANDBY = "active", "standby"
@@ -55,6 +57,10 @@ SESSION_TAKEN_OVER = 0x8E  # MQTT 5 reason code: another client connected with t
 LOG_EVERY = 60.0  # seconds between two log lines about one table's refused messages of one kind
 DISCONNECT_WITH_WILL = 0x04  # MQTT 5 DISCONNECT reason code: keep the Will (sent after its delay)
 MEMBER_EXPIRY = 30  # seconds a share group member may be away before the broker ends its session (its share)
+BATCH = 100  # events committed in one transaction at most (those that arrived while the last one was stored)
+WAITING = 1000  # checked events waiting for the store thread; past that the network thread waits (backpressure)
+SHARE_NEEDS_POSTGRESQL = ("--share needs an archive in PostgreSQL (--archive postgresql://…): collectors sharing one "
+                          "SQLite file wait for its one writer and store no more than one alone (docs/network.md)")
 
 
 class Collector:
@@ -66,7 +72,7 @@ class Collector:
     :param username: :param password: the collector's credential.
     :param tls: use TLS (with ``ca_file``, or the system's CAs).
     :param share: an MQTT 5 shared-subscription group: this collector gets a part of the events, the
-        group's other members (same archive) the rest; ``member`` names this one (its session).
+        group's other members (same archive, in PostgreSQL) the rest; ``member`` names this one (its session).
     :param member_expiry: seconds a member's session outlives it (a quick restart keeps its share).
     """
 
@@ -77,18 +83,26 @@ class Collector:
         from paho.mqtt.packettypes import PacketTypes
         from paho.mqtt.properties import Properties
 
+        if share and archive.db.kind == "sqlite":
+            raise ShotclockError(SHARE_NEEDS_POSTGRESQL)
         self.archive = archive
-        self.answerer = Answerer(archive.path)  # questions never hold the records back (answering.py)
-        archive.checkpoint_apart()  # no store waits for the WAL to be copied into the file
+        archive.adopt(venue)  # its records are this venue's (one database may hold a tour's venues)
+        # Questions never hold the records back (answering.py); a page hears of its own venue's records only.
+        self.answerer = Answerer(archive.db.spec, venue=venue)
+        archive.checkpoint_apart()  # no store waits for SQLite's WAL to be copied into the file
         self.venue = venue
         self.host, self.port = host, port
         self.connected = threading.Event()
         self.refused: collections.Counter[str] = collections.Counter()  # reason → messages refused
         self.storage_fault = ""  # the archive's last error while it cannot store
         self._said: dict[tuple[str, str], float] = {}
+        self._refused_lock = threading.Lock()  # both threads count refusals
         self._stopping = threading.Event()
-        # One archive per venue: this collector is the active one, or stands by (see start()).
-        self.instance = f"{socket.gethostname()}:{archive.path.resolve()}"
+        self._to_store: queue.Queue = queue.Queue(maxsize=WAITING)  # (message, table, event) checked, not stored
+        self._storer: threading.Thread | None = None
+        # One archive per venue: this collector is the active one, or stands by (see start()). A share group's
+        # members on several machines name their one database alike (its id, whatever host name each reaches it by).
+        self.instance = archive.db.instance()
         self.role = ""  # ACTIVE or STANDBY once known
         self.standing_by = threading.Event()
         self.watcher = None
@@ -138,6 +152,7 @@ class Collector:
         """
         import paho.mqtt.client as mqtt
 
+        self._start_storer()
         self.watcher = mqtt.Client(mqtt.CallbackAPIVersion.VERSION2, protocol=mqtt.MQTTv5,
                                    client_id=private_client_id(f"shotclock-collector-{self.venue}-watch-{os.getpid()}",
                                                                 self._login[1]))
@@ -235,7 +250,7 @@ class Collector:
     def _note(self, kind: str, name: str, up: bool, detail: str) -> None:
         try:
             self.archive.note(kind, name, up, detail)
-        except sqlite3.Error as exc:
+        except self.archive.db.errors as exc:
             log.error("cannot note in the archive that %s %s is %s: %s", kind, name, "up" if up else "down", exc)
 
     def _member_status(self, online: bool, clean: bool = False) -> str:
@@ -243,7 +258,7 @@ class Collector:
                   "since": datetime.now(timezone.utc).isoformat(timespec="seconds")}
         if not online:
             status["clean"] = clean
-        return json.dumps(status, separators=(",", ":"))
+        return text(status)
 
     def _on_collector_status(self, client, userdata, message):
         status = parse_json(message.payload) if message.payload else None
@@ -258,7 +273,7 @@ class Collector:
         if still_here and not self._stopping.is_set():
             self.client.publish(collector_topic(self.venue), self._status(True), qos=1, retain=True)
         if take_over and not self._stopping.is_set():
-            log.warning("the active collector went offline: this one takes over (archive %s)", self.archive.path)
+            log.warning("the active collector went offline: this one takes over (archive %s)", self.archive.name)
             self._activate()
 
     def _activate(self) -> None:
@@ -283,10 +298,10 @@ class Collector:
                     "venue)", why)
 
     def _status(self, online: bool, clean: bool = False) -> str:
-        status = {"online": online, "instance": self.instance, "archive": str(self.archive.path)}
+        status = {"online": online, "instance": self.instance, "archive": str(self.archive.name)}
         if not online:
             status["clean"] = clean
-        return json.dumps(status, separators=(",", ":"))
+        return text(status)
 
     def stop(self) -> None:
         """Disconnect; the broker keeps the session and queues events until the next start. A share group's
@@ -311,6 +326,8 @@ class Collector:
                     pass
         self.client.disconnect(reasoncode=end)
         self.client.loop_stop()
+        if self._storer is not None:  # it ends within a moment: it waits on nothing longer than 0.5 s
+            self._storer.join(10)
         self.answerer.stop()
         if self.watcher is not None:
             self.watcher.disconnect()
@@ -319,6 +336,9 @@ class Collector:
     def check_threads(self) -> None:
         """Restart a network thread that ended (it should not: every callback catches its errors), saying so."""
         self.answerer.check()
+        if self._storer is not None and not self._storer.is_alive() and not self._stopping.is_set():
+            log.error("the collector's store thread ended; starting it again")
+            self._start_storer()
         for name, client, wanted in (("collector", self.client, self.role == ACTIVE), ("watcher", self.watcher, True)):
             thread = self.loops.get(client)
             if wanted and thread is not None and not thread.is_alive() and not self._stopping.is_set():
@@ -361,27 +381,33 @@ class Collector:
         self.connected.set()  # only now does the broker queue the tables' events for this session
 
     def _on_message(self, client, userdata, message):
-        # Whatever a message holds, it is answered or refused, acknowledged, and this thread goes on:
+        # Whatever a message holds, it is answered, refused or handed to the store thread, and this thread goes on:
         # paho's network thread is the collector's only reader (an exception here would end it).
         try:
             if message.topic == archive_topic(self.venue, "get"):
                 self._answer(message)
-            elif not self._collect(message):
-                return  # not stored and not refused: the broker sends it again after a reconnect
+            else:
+                checked = self._check(message)
+                if checked is not None:
+                    self._queue(message, *checked)
+                    return  # acknowledged by the store thread once committed
         except Exception:
             log.exception("a message on %s could not be handled; acknowledged and skipped", message.topic)
             self._refuse("?", "error", "could not be handled")
+        self._ack(message)
+
+    def _ack(self, message) -> None:
         try:
-            client.ack(message.mid, message.qos)
+            self.client.ack(message.mid, message.qos)
         except Exception:
             log.exception("cannot acknowledge a message on %s", message.topic)
 
-    def _collect(self, message) -> bool:
-        """Store one event, or refuse it; False only when the collector stops before it could be stored."""
+    def _check(self, message) -> tuple[str, dict] | None:
+        """(table, event) for an event to store; None when it is refused (counted, and the table told)."""
         where = split_table_topic(message.topic)
         if where is None or where[0] != self.venue or where[2] != "event":
             self._refuse("?", "topic", f"not a table's event topic: {message.topic[:80]!r}")
-            return True
+            return None
         table = where[1]
         event = check_event(message.payload, table)
         if isinstance(event, Refused):
@@ -389,47 +415,90 @@ class Collector:
             known = event_id(message.payload)
             if known:  # dealt with (refused, counted): the table's outbox need not hold it up for ever
                 self._tell(table, {"boot": known[0], "seq": known[1], "refused": event.reason})
-            return True
-        if not self._store(table, event):
-            return False
-        # The archive's word to the table (end to end): only now is the record delivered, so a broker that
-        # crashed before saving it cannot lose it (the device keeps it until this arrives).
-        self._tell(table, {"boot": event["boot"], "seq": event["seq"]})
-        return True
+            return None
+        return table, event
+
+    def _queue(self, message, table: str, event: dict) -> None:
+        """Hand a checked event to the store thread, waiting while it has :data:`WAITING` (the broker then holds the
+        rest); a collector that stops meanwhile leaves it unacknowledged (the broker sends it again)."""
+        while not self._stopping.is_set():
+            try:
+                self._to_store.put((message, table, event), timeout=0.5)
+                return
+            except queue.Full:
+                continue
+
+    def _start_storer(self) -> None:
+        self._storer = threading.Thread(target=self._store_loop, name="collector-store", daemon=True)
+        self._storer.start()
+
+    def _store_loop(self) -> None:
+        """The store thread: what waits (up to :data:`BATCH` events) is stored in one transaction, then each event's
+        table is told and the broker acknowledged. Nothing that goes wrong ends this thread."""
+        while not self._stopping.is_set():
+            try:
+                batch = [self._to_store.get(timeout=0.5)]
+            except queue.Empty:
+                continue
+            while len(batch) < BATCH:
+                try:
+                    batch.append(self._to_store.get_nowait())
+                except queue.Empty:
+                    break
+            try:
+                if not self._store([event for _, _, event in batch]):
+                    return  # stopping: none acknowledged, the broker sends them again
+                for message, table, event in batch:
+                    # The archive's word to the table (end to end): only now is the record delivered, so a broker
+                    # that crashed before saving it cannot lose it (the device keeps it until this arrives).
+                    self._tell(table, {"boot": event["boot"], "seq": event["seq"]})
+                    self._ack(message)
+            except Exception:
+                log.exception("%d events could not be handled; acknowledged and skipped", len(batch))
+                for message, table, _ in batch:
+                    self._refuse(table, "error", "could not be handled")
+                    self._ack(message)
 
     def _tell(self, table: str, word: dict) -> None:
         """The archive's word about one event, on the table's own ``stored`` topic (docs/network.md, stored)."""
-        self.client.publish(table_topic(self.venue, table, "stored"), json.dumps(word, separators=(",", ":")), qos=1)
+        self.client.publish(table_topic(self.venue, table, "stored"), encode(word), qos=1)
 
-    def _store(self, table: str, event: dict) -> bool:
-        """Add ``event`` to the archive; a fault of the disk (full, locked) is retried with backoff until it
-        goes or the collector stops, and a value SQLite will not take is refused."""
+    def _store(self, events: list[dict]) -> bool:
+        """Add ``events`` to the archive, committed together when this returns; a fault of the store (a full or
+        locked disk, a database server gone) is retried with backoff until it goes or the collector stops (False),
+        and a value the store will not take is refused, that event alone."""
         delay = 0.1
+        refusals = self.archive.db.refusals + (OverflowError, ValueError, TypeError, KeyError)
+        faults = self.archive.db.errors + (OSError,)
         while True:
             try:
-                self.archive.add(event)
+                self.archive.add_many(events)
                 if self.storage_fault:
                     log.info("storing again (after: %s)", self.storage_fault)
                     self.storage_fault = ""
                 return True
-            except (sqlite3.DataError, sqlite3.IntegrityError, sqlite3.InterfaceError, OverflowError,
-                    ValueError, TypeError, KeyError) as exc:
-                self._refuse(table, "storage", f"the archive cannot take it: {exc}")
+            except refusals as exc:
+                if len(events) > 1:  # one of them: each alone, so the others are kept
+                    return all(self._store([event]) for event in events)
+                self._refuse(events[0].get("table", "?"), "storage", f"the archive cannot take it: {exc}")
                 return True
-            except (sqlite3.Error, OSError) as exc:
+            except faults as exc:
                 self.storage_fault = str(exc)
-                log.error("cannot store an event of table %s (%s); retrying in %.1f s", table, exc, delay)
+                log.error("cannot store %d events (%s); retrying in %.1f s", len(events), exc, delay)
                 if self._stopping.wait(delay):
                     return False
                 delay = min(delay * 2, 5.0)
 
     def _refuse(self, table: str, reason: str, detail: str) -> None:
         """Count a refused message; say so in the log at most once a minute per table and reason."""
-        self.refused[reason] += 1
-        key = (table, reason)
-        now = time.monotonic()
-        if now - self._said.get(key, -LOG_EVERY) >= LOG_EVERY:
-            self._said[key] = now
+        with self._refused_lock:
+            self.refused[reason] += 1
+            key = (table, reason)
+            now = time.monotonic()
+            said = now - self._said.get(key, -LOG_EVERY) >= LOG_EVERY
+            if said:
+                self._said[key] = now
+        if said:
             log.warning("refused a message of table %s (%s): %s (%d refused so far)", table, reason, detail,
                         sum(self.refused.values()))
 
@@ -440,12 +509,12 @@ class Collector:
         reply_to = getattr(props, "ResponseTopic", None)
         if not reply_to or not reply_to.startswith(archive_topic(self.venue, "reply/")):
             return  # nowhere (or nowhere allowed) to answer
-        question = parse_json(message.payload)
-        problem = question.detail if isinstance(question, Refused) else check_question(question)
+        question = read_question(message.payload)
+        problem = question.detail if isinstance(question, Refused) else None
         reply = self._reply_properties(getattr(props, "CorrelationData", None))
 
         def send(result: dict) -> None:
-            body = json.dumps(result, ensure_ascii=False, separators=(",", ":"))
+            body = encode(result)
             self.client.publish(reply_to, body, qos=1, properties=reply)
 
         if problem:
@@ -469,7 +538,6 @@ def cmd_collect(args) -> int:
     """``shotclock floor collect``: run until interrupted."""
     from shotclock.adapters.mqtt_login import read_credentials
     from shotclock.floor.broker_config import parse_endpoint
-    from shotclock.errors import ShotclockError
 
     problem = check_name("venue", args.venue)
     if problem:
@@ -481,6 +549,8 @@ def cmd_collect(args) -> int:
             raise ShotclockError(problem)
     if bool(share) != bool(member):
         raise ShotclockError("--share GROUP and --member NAME go together (each member its own session)")
+    if share and not is_database_url(args.archive):
+        raise ShotclockError(SHARE_NEEDS_POSTGRESQL)
     expiry = getattr(args, "member_expiry", MEMBER_EXPIRY)
     if not 1 <= expiry <= 24 * 3600:
         raise ShotclockError(f"--member-expiry must be from 1 to 86400 seconds, not {expiry}")
@@ -493,7 +563,7 @@ def cmd_collect(args) -> int:
     for s in (signal.SIGTERM, signal.SIGINT):
         signal.signal(s, lambda *a: stop.set())
     collector.start()
-    log.info("archive: %s", archive.path)
+    log.info("archive: %s", archive.name)
     while not stop.wait(60):
         collector.check_threads()
         log.info("%s: %d events stored, %d duplicates dropped, %d messages refused%s", collector.role or "starting",

@@ -8,6 +8,8 @@ from __future__ import annotations
 
 import argparse
 
+from shotclock.shell.args import decimal, whole
+
 
 def broker_config(add) -> None:
     p = add("broker-config", "shotclock.floor.broker_config:cmd_broker_config",
@@ -82,17 +84,21 @@ def floor(add) -> None:
     p = add("floor", "shotclock.floor.collector:cmd_collect", "the floor's tools: collect every table's rulings",
             config=False)
     sub = p.add_subparsers(dest="floor_command", required=True, metavar="{collect,idle,status}")
-    c = sub.add_parser("collect", help="keep every table's records in one archive (SQLite), deduplicated",
-                       description="subscribe to every table's events and keep them in DIR/collected.db; "
-                                   "read it with 'shotclock log --collected DIR --table ID'")
+    c = sub.add_parser("collect", help="keep every table's records in one archive (SQLite or PostgreSQL), "
+                                       "deduplicated",
+                       description="subscribe to every table's events and keep them in DIR/collected.db (SQLite) or "
+                                   "in a PostgreSQL database; read it with 'shotclock log --collected DIR --table ID'")
     add_broker_options(c, "the collector's credentials (credentials/collector.toml from 'shotclock broker-config')")
-    c.add_argument("--archive", required=True, metavar="DIR", help="where the archive (collected.db) lives")
+    c.add_argument("--archive", required=True, metavar="DIR|URL",
+                   help="where the archive lives: a folder (collected.db, SQLite) or a PostgreSQL database "
+                        "(postgresql://USER@HOST/DB; its password in ~/.pgpass, not on the command line)")
     c.add_argument("--share", metavar="GROUP",
                    help="split the events among the collectors of this MQTT 5 shared-subscription group "
-                        "($share/GROUP/…), all writing the same --archive on this machine; needs --member")
+                        "($share/GROUP/…), on one machine or several, all writing the same --archive "
+                        "postgresql://… database; needs --member")
     c.add_argument("--member", metavar="NAME",
                    help="this collector's name in its --share group (its own persistent session): 1, 2, …")
-    c.add_argument("--member-expiry", type=int, default=30, metavar="SECONDS",
+    c.add_argument("--member-expiry", type=whole, default=30, metavar="SECONDS",
                    help="with --share: how long a member may be away before the broker gives its share of the "
                         "events to the group's others (default 30)")
     i = sub.add_parser("idle", help="wait until a table is online with no clock open (a fleet update's step)",
@@ -103,14 +109,14 @@ def floor(add) -> None:
     add_broker_options(i, "the floor's credentials (credentials/floor.toml from 'shotclock broker-config')")
     i.add_argument("--table", required=True, metavar="ID", help="the table's id")
     i.add_argument("--version", metavar="V", help="also wait until the table runs this version")
-    i.add_argument("--wait", type=float, default=600, metavar="SECONDS", help="how long to wait (default 600)")
+    i.add_argument("--wait", type=decimal, default=600, metavar="SECONDS", help="how long to wait (default 600)")
     s = sub.add_parser("status", help="the floor network itself: collectors, share group members, bridged rooms",
                        description="print the collector's status, each share group member (online or gone), each "
                                    "bridged room (connected or not, with the tables it hides) and the tables' counts, "
                                    "from the broker's retained messages; exit 0 when all is up, 1 when a part is down")
     s.set_defaults(func="shotclock.floor.status:cmd_status")
     add_broker_options(s, "the floor's credentials (credentials/floor.toml from 'shotclock broker-config')")
-    s.add_argument("--wait", type=float, default=10, metavar="SECONDS",
+    s.add_argument("--wait", type=decimal, default=10, metavar="SECONDS",
                    help="how long to wait for the broker (default 10)")
 
 
@@ -125,10 +131,13 @@ def report(sub) -> None:
                                    "used, rulings against them (docs/report.md). Exit 2: no archive, a bad --day or "
                                    "--level, an unknown --table.")
     r.set_defaults(func="shotclock.floor.report:cmd_report")
-    r.add_argument("--archive", required=True, metavar="DIR", help="the collector's archive (its folder, or collected.db)")
+    r.add_argument("--archive", required=True, metavar="DIR|URL",
+                   help="the collector's archive (its folder, collected.db, or its postgresql:// database)")
+    r.add_argument("--venue", metavar="NAME", help="one venue's records (a tour's database holds several venues'; "
+                                                   "default: every venue's)")
     r.add_argument("--day", metavar="YYYY-MM-DD", help="one floor day (06:00 to 06:00 local time)")
     r.add_argument("--table", metavar="ID", help="one table")
-    r.add_argument("--level", type=int, metavar="N", help=f"one tournament level: the clocks started at it "
+    r.add_argument("--level", type=whole, metavar="N", help=f"one tournament level: the clocks started at it "
                                                           f"({bounds('level')})")
     r.add_argument("--sort", choices=COLUMNS, default=DEFAULT_SORT, metavar="COLUMN",
                    help=f"sort by this column, largest first (default {DEFAULT_SORT}; one of {', '.join(COLUMNS)})")
@@ -140,12 +149,12 @@ def report(sub) -> None:
 def fleet(add) -> None:
     p = add("fleet", "shotclock.floor.fleet:cmd_fleet",
             "run N simulated tables against a broker (tests, benchmarks, a dashboard demo)", config=False)
-    p.add_argument("--tables", type=int, required=True, metavar="N", help="how many tables (1 to 2000)")
-    p.add_argument("--first", type=int, default=1, metavar="ID", help="the first table id (default 1)")
+    p.add_argument("--tables", type=whole, required=True, metavar="N", help="how many tables (1 to 2000)")
+    p.add_argument("--first", type=whole, default=1, metavar="ID", help="the first table id (default 1)")
     add_broker_options(p, "the folder of table credentials (credentials/ from 'shotclock broker-config')", "DIR")
-    p.add_argument("--duration", type=float, metavar="SECONDS", help="stop after this long (default: until Ctrl-C)")
-    p.add_argument("--pace", type=float, default=1.0, help="scale the pauses between hands (0.2: five times busier)")
-    p.add_argument("--seed", type=int, help="seed the dealer's random choices")
+    p.add_argument("--duration", type=decimal, metavar="SECONDS", help="stop after this long (default: until Ctrl-C)")
+    p.add_argument("--pace", type=decimal, default=1.0, help="scale the pauses between hands (0.2: five times busier)")
+    p.add_argument("--seed", type=whole, help="seed the dealer's random choices")
     p.add_argument("--idle", action="store_true",
                    help="no dealer: the tables only do what the floor commands (browser tests, screenshots)")
     p.add_argument("--deal", action="store_true",
@@ -154,7 +163,7 @@ def fleet(add) -> None:
     p.add_argument("--arrivals", metavar="FILE",
                    help="append a JSON line for each floor command each table read (table, command id, "
                         "CLOCK_MONOTONIC seconds) when the fleet stops: when the command reached the tables")
-    p.add_argument("--shot", type=int, default=0, metavar="N",
+    p.add_argument("--shot", type=whole, default=0, metavar="N",
                    help="the last N tables run the shot clock (preset shot-15-20-30); the rest the clock call")
     p.add_argument("--state-dir", metavar="DIR", default=argparse.SUPPRESS,  # keeps a --state-dir given before 'fleet'
                    help="keep the tables' decision logs here (default: a temporary folder in memory, /dev/shm)")
@@ -164,13 +173,13 @@ def floor_demo(add) -> None:
     p = add("floor-demo", "shotclock.floor.demo:cmd_floor_demo",
             "a whole floor network on this machine: broker with the web pages, collector, simulated tables",
             config=False)
-    p.add_argument("--tables", type=int, default=8, help="how many simulated tables (default 8)")
+    p.add_argument("--tables", type=whole, default=8, help="how many simulated tables (default 8)")
     p.add_argument("--venue", default="demo", help="the venue's name in the topics (default demo)")
     p.add_argument("--dir", default=".floor", help="where configuration, archive and logs go (default .floor)")
-    p.add_argument("--seconds", type=float, help="stop after this long (default: run until Ctrl-C)")
+    p.add_argument("--seconds", type=decimal, help="stop after this long (default: run until Ctrl-C)")
     p.add_argument("--quiet", action="store_true",
                    help="the simulated tables press nothing: only what you command from the dashboard happens")
-    p.add_argument("--shot", type=int, metavar="N",
+    p.add_argument("--shot", type=whole, metavar="N",
                    help="the last N tables run the shot clock (default: a quarter of them, at least one of two)")
     p.add_argument("--no-feature", action="store_true",
                    help="no feature table (by default one more table, a real device with seat tracking and a time "
@@ -194,13 +203,15 @@ def choices(key: str) -> tuple[str, ...]:
 def send(add) -> None:
     p = add("send", "shotclock.floor.send:cmd_send",
             "send one floor command to a table over the network and print its acknowledgement (exit 0: done; "
-            "1: ignored or refused, with the reason; 2: a usage error or no answer)", config=False)
+            "1: ignored or refused, with the reason, or with --all a table there that did not take it; 2: a usage "
+            "error, a table or room the venue does not know, or no answer)", config=False)
     add_broker_options(p, "the floor's credentials (credentials/floor.toml from 'shotclock broker-config')")
     where = p.add_mutually_exclusive_group(required=True)
     where.add_argument("--table", metavar="ID", help="the table's id")
     where.add_argument("--all", action="store_true",
                        help="every table of the venue (with --room, --section: the tables there); prints each "
-                            "table's answer, waiting for every table online there")
+                            "table's answer, waiting for every table online there, then names every table there "
+                            "that did not take it and why")
     p.add_argument("--room", metavar="NAME", help=f"only the tables of this room (network.room; {bounds('room')} "
                    "characters)")
     p.add_argument("--section", metavar="NAME", help="only the tables of this section (network.section)")
@@ -208,34 +219,36 @@ def send(add) -> None:
                    help="call, pause, resume, cancel, …; the seat commands: seat, rename, empty, button, top_up, "
                         "seating, fold, all_in, turn_back, turn_forward, mark, unmark; the tournament's: level, "
                         "hands, hand_for_hand, release_hand, end_hand_for_hand, rule_set (docs/network.md)")
-    p.add_argument("--level", type=int, metavar="N",
+    p.add_argument("--level", type=whole, metavar="N",
                    help=f"level: the tournament level from each table's next hand ({bounds('level')})")
-    p.add_argument("--hands", type=int, metavar="N",
+    p.add_argument("--hands", type=whole, metavar="N",
                    help=f"level, hands: hands per level from the next hand ({bounds('hands')}; 0: not counted)")
-    p.add_argument("--minutes", type=float, metavar="M", help=f"hand_for_hand: the minutes each hand-for-hand hand "
+    p.add_argument("--minutes", type=decimal, metavar="M", help=f"hand_for_hand: the minutes each hand-for-hand hand "
                    f"takes off the tournament clock ({bounds('minutes')}; default 2, TDA RP-8)")
     p.add_argument("--rule-set", metavar="NAME", help="rule_set: the named rule set from each table's next hand "
                    "([rule_sets.NAME] in the tables' configuration); \"\": back to the tables' own rules")
-    p.add_argument("--seat", type=int, metavar="N", help=f"the seat ({bounds('seat')})")
+    p.add_argument("--seat", type=whole, metavar="N", help=f"the seat ({bounds('seat')})")
     p.add_argument("--player", metavar="NAME", help="seat, rename: the player's name")
-    p.add_argument("--bank", type=float, metavar="SECONDS",
+    p.add_argument("--bank", type=decimal, metavar="SECONDS",
                    help=f"seat: the time bank a moved player brings ({bounds('bank')})")
-    p.add_argument("--chips", type=int, metavar="N",
+    p.add_argument("--chips", type=whole, metavar="N",
                    help=f"seat: the chips a moved player brings; top_up: more each ({bounds('chips')})")
-    p.add_argument("--seconds", type=float, metavar="S", help=f"top_up: more time bank each ({bounds('seconds')})")
+    p.add_argument("--seconds", type=decimal, metavar="S", help=f"top_up: more time bank each ({bounds('seconds')})")
     p.add_argument("--mark", choices=choices("mark"),
                    help="mark: a warning, or the player's own clock on every decision; seat: the mark a moved player "
                         "brings")
-    p.add_argument("--mark-seconds", type=float, metavar="S",
+    p.add_argument("--mark-seconds", type=decimal, metavar="S",
                    help=f"mark, seat: the own clock's length with --mark clock ({bounds('mark_seconds')} s)")
     p.add_argument("--seating", metavar="FILE.csv", help="seating: the table's seating export (seat,name a line)")
     p.add_argument("--encoding", default="utf-8", metavar="NAME",
                    help="with --seating: the file's encoding (default utf-8; an older program's export: cp1252)")
     p.add_argument("--facing-bet", choices=("true", "false"), help="call, bet: the bet state")
-    p.add_argument("--seats", type=int, default=10, metavar="N",
+    p.add_argument("--seats", type=whole, default=10, metavar="N",
                    help="with --seating: the table's seats, to check the file against (default 10)")
-    p.add_argument("--wait", type=float, default=5.0, metavar="SECONDS", help="how long to wait for the answer")
+    p.add_argument("--wait", type=decimal, default=5.0, metavar="SECONDS", help="how long to wait for the answer")
     p.add_argument("--json", action="store_true", help="print the table's ack as JSON (docs/network.md, 'ack')")
+    p.add_argument("--broker-dir", metavar="DIR", help="the broker's folder from 'shotclock broker-config': a --table "
+                   "not among its tables is said at once (without it: a table the broker holds no status of)")
 
 
 def levels(add) -> None:
@@ -247,7 +260,7 @@ def levels(add) -> None:
     p.add_argument("--check", action="store_true", help="check the file and print the plan; send nothing")
     add_broker_options(p, "the floor's credentials (credentials/floor.toml from 'shotclock broker-config'; not "
                           "needed with --check)", required=False)
-    p.add_argument("--wait", type=float, default=5.0, metavar="SECONDS",
+    p.add_argument("--wait", type=decimal, default=5.0, metavar="SECONDS",
                    help="how long to wait for the tables' answers to each level (default 5)")
 
 

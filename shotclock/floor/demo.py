@@ -8,6 +8,7 @@ dashboard's and the overlay's addresses with their credentials, and runs until C
 
 from __future__ import annotations
 
+import math
 import os
 import shlex
 import shutil
@@ -18,6 +19,7 @@ import sys
 import time
 from pathlib import Path
 
+from shotclock.core.codec import text as json_text
 from shotclock.core.topics import check_name
 from shotclock.errors import ShotclockError
 from shotclock.floor.broker_config import FLOOR, OVERLAY, BrokerPlan, Endpoint, write_broker_config
@@ -278,7 +280,6 @@ class Floor:
 def feature_script(seconds: float) -> str:
     """The feature table's dealer for ``seconds``: :data:`FEATURE_HAND` over and over, as a script of presses
     (``shotclock run --script``)."""
-    import json
 
     lines, t = [], 0.0
     while True:
@@ -286,7 +287,7 @@ def feature_script(seconds: float) -> str:
             t = round(t + pause, 3)
             if t > seconds:
                 return "".join(lines)
-            lines.append(json.dumps({"t": t, "button": button, "hold": hold}) + "\n")
+            lines.append(json_text({"t": t, "button": button, "hold": hold}) + "\n")
             t += hold
 
 
@@ -309,6 +310,8 @@ def cmd_floor_demo(args) -> int:
     problem = check_name("venue", args.venue)
     if problem:
         raise ShotclockError(problem)
+    if args.seconds is not None and not (math.isfinite(args.seconds) and args.seconds > 0):
+        raise ShotclockError(f"--seconds must be more than 0 (leave it out to run until Ctrl-C), not {args.seconds:g}")
     shot = args.shot if args.shot is not None else ((args.tables + 3) // 4 if args.tables > 1 else 0)
     if not 0 <= shot <= args.tables:
         raise ShotclockError(f"--shot must be from 0 to the number of tables ({args.tables}), not {shot}")

@@ -64,14 +64,11 @@ class LoopLink(MqttLink):
 
     # -- any thread ---------------------------------------------------------------------------
 
-    def start(self, outbox, on_command=None, on_status_change=None) -> None:
+    def start(self, outbox, on_command=None, on_status_change=None, on_room_state=None) -> None:
         """Start sending (and, once the login is read, connecting) on the loop; returns at once."""
         from shotclock.adapters.sender import Sender
 
-        if on_command is not None:
-            self._on_command = on_command
-        if on_status_change is not None:
-            self._on_status_change = on_status_change
+        self.take_callbacks(on_command, on_status_change, on_room_state)
         self.sender = Sender(self, outbox)
         self._wanted()
 

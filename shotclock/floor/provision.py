@@ -19,7 +19,7 @@ import subprocess
 import tomllib
 from pathlib import Path
 
-from shotclock.config import KEYS, config_from, is_key
+from shotclock.config import KEYS, config_from, is_key, read_input_text
 from shotclock.core.topics import check_name
 from shotclock.errors import ConfigError, ShotclockError
 from shotclock.floor.broker.passwords import check_password
@@ -41,9 +41,11 @@ def template_keys(path: str | None, keep_own: bool = False) -> dict:
     if not path:
         return {}
     try:
-        data = tomllib.loads(Path(path).read_text(encoding="utf-8"))
+        data = tomllib.loads(read_input_text(path))
     except OSError as exc:
         raise ShotclockError(f"cannot read the template {path}: {exc.strerror}") from None
+    except UnicodeDecodeError as exc:
+        raise ShotclockError(f"the template {path} is not UTF-8 text (byte {exc.start})") from None
     except tomllib.TOMLDecodeError as exc:
         raise ShotclockError(f"the template {path} is not valid TOML: {exc}") from None
     flat: dict = {}
@@ -73,9 +75,9 @@ def table_password(broker_dir: Path, table: str) -> tuple[str, str]:
     """(username, password) of ``table`` from broker-config's credentials/; ShotclockError when missing."""
     path = broker_dir / "credentials" / f"{table_user(table)}.toml"
     try:
-        data = tomllib.loads(path.read_text(encoding="utf-8"))
+        data = tomllib.loads(read_input_text(path))
         return data["username"], data["password"]
-    except (OSError, KeyError, tomllib.TOMLDecodeError):
+    except (OSError, KeyError, UnicodeDecodeError, tomllib.TOMLDecodeError):
         raise ShotclockError(f"no credential for table {table} in {path.parent}: run 'shotclock broker-config' "
                              f"with this table in --tables first") from None
 
@@ -92,7 +94,7 @@ class BrokerFolder:
         self.path = path
         summary = path / SUMMARY_FILE
         try:
-            data = tomllib.loads(summary.read_text(encoding="utf-8"))
+            data = tomllib.loads(read_input_text(summary))
         except FileNotFoundError:
             raise ShotclockError(f"--broker-dir {path}: no {SUMMARY_FILE} there: not a folder 'shotclock broker-config' "
                                  "wrote (an older one: run broker-config again, it keeps every password)") from None
@@ -105,11 +107,13 @@ class BrokerFolder:
         self.certfile = Path(data["certfile"]) if data.get("certfile") else None
         self.hashes = {}
         try:
-            for line in (path / "passwd").read_text(encoding="utf-8").splitlines():
+            for line in read_input_text(path / "passwd").splitlines():
                 user, _, hashed = line.partition(":")
                 self.hashes[user] = hashed
         except OSError as exc:
             raise ShotclockError(f"cannot read {path / 'passwd'}: {exc.strerror}") from None
+        except UnicodeDecodeError:
+            raise ShotclockError(f"cannot read {path / 'passwd'}: not UTF-8 text") from None
 
     def check_venue_and_tables(self, venue: str, tables: list[str]) -> None:
         """ShotclockError when the folder is another venue's, or lacks one of ``tables``."""
@@ -163,16 +167,31 @@ class BrokerFolder:
 
 
 def write_files(out: Path, tables: list[FirstBoot]) -> list[Path]:
-    """Write each table's first-boot file into ``out/<id>/`` (mode 0600); return the paths."""
+    """Write each table's first-boot file into ``out/<id>/`` (mode 0600); return the paths.
+
+    Never through a link: provision runs as root (it reads the broker's folder), and a link planted at
+    ``out/7`` or at its file would have it write a table's password over any file. Checked for every table
+    before the first is written; ShotclockError naming the entry."""
+    for fb in tables:
+        folder, file = out / fb.table_id, out / fb.table_id / FILENAME
+        for path, what, fits in ((folder, "a folder", Path.is_dir), (file, "a file", Path.is_file)):
+            problem = ("a symbolic link" if path.is_symlink() else
+                       f"not {what}" if os.path.lexists(path) and not fits(path) else None)
+            if problem:
+                raise ShotclockError(f"{path} is {problem}: provision writes no first-boot file through it (remove "
+                                     "it, or give another folder)")
     paths = []
     for fb in tables:
         folder = out / fb.table_id
         folder.mkdir(parents=True, exist_ok=True)
         path = folder / FILENAME
-        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+        try:
+            fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_NOFOLLOW, 0o600)
+        except OSError as exc:
+            raise ShotclockError(f"cannot write {path}: {exc.strerror}") from None
         with os.fdopen(fd, "w", encoding="utf-8") as f:
+            os.fchmod(f.fileno(), 0o600)
             f.write(render(fb))
-        os.chmod(path, 0o600)
         paths.append(path)
     return paths
 
@@ -196,7 +215,7 @@ def plan(args) -> list[FirstBoot]:
     ca_path = Path(args.ca_file) if args.ca_file else folder.default_ca()
     if ca_path is not None:
         try:
-            ca = ca_path.read_text(encoding="utf-8")
+            ca = read_input_text(ca_path)
         except (OSError, UnicodeDecodeError) as exc:
             raise ShotclockError(f"cannot read the CA certificate {ca_path}: "
                                  f"{getattr(exc, 'strerror', None) or 'not UTF-8 text'}") from None

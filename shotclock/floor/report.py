@@ -1,6 +1,7 @@
 """``shotclock floor report``: the slow-play report from the floor's archive, for the tournament director.
 
-Reads the collector's archive (``collected.db``, :mod:`shotclock.adapters.archive`) read-only, table by table
+Reads the collector's archive (``collected.db``, or its PostgreSQL database: :mod:`shotclock.adapters.archive`)
+read-only, table by table
 and device log (chain) by device log in the device's own order, and hands the records to the pure report
 (:mod:`shotclock.core.slowplay`). The same function answers the dashboard's ``report`` question
 (:mod:`shotclock.floor.answers`), so the CSV, the terminal and the page show the same numbers.
@@ -11,14 +12,14 @@ A floor day is read in this machine's local time (the venue's): it runs from 06:
 from __future__ import annotations
 
 import csv
-import json
-import sqlite3
 import sys
 from datetime import date, datetime, timedelta, timezone
 from pathlib import Path
 
-from shotclock.adapters.archive import _connect_readonly, archive_path, chains
+from shotclock.adapters.archive import Store, chains, open_store
+from shotclock.core.codec import decode, encode, pretty
 from shotclock.core.fields import FIELDS
+from shotclock.core.topics import check_name
 from shotclock.core.slowplay import COLUMNS, DAY, DAY_TURNS_AT_HOUR, RECORDS, Report, report
 from shotclock.errors import LogError, ShotclockError
 
@@ -49,7 +50,7 @@ def day_problem(text: str) -> str | None:
     return f"--day {text!r} is not a date as YYYY-MM-DD (for example 2026-12-01)"
 
 
-def archive_rows(db: sqlite3.Connection) -> list[dict]:
+def archive_rows(db: Store) -> list[dict]:
     """The records the report reads (:data:`shotclock.core.slowplay.RECORDS`), each with its ``table`` and
     ``chain``, table by table and chain by chain in the device's order."""
     kinds = ",".join("?" * len(RECORDS))
@@ -61,7 +62,7 @@ def archive_rows(db: sqlite3.Connection) -> list[dict]:
                     f"SELECT seq, clock, type, t, utc, data FROM events WHERE table_id = ? AND boot IN ({boots}) "
                     f"AND type IN ({kinds}) ORDER BY seq", (table, *chain.boots, *RECORDS)):
                 try:
-                    row = json.loads(data)
+                    row = decode(data)
                 except ValueError:
                     row = None
                 if not isinstance(row, dict):
@@ -71,25 +72,22 @@ def archive_rows(db: sqlite3.Connection) -> list[dict]:
     return rows
 
 
-def archive_report(db: sqlite3.Connection, day: str | None = None, table: str | None = None,
+def archive_report(db: Store, day: str | None = None, table: str | None = None,
                    sort: str = "median_s", level: int | None = None) -> Report:
-    """The slow-play report of the archive open as ``db``."""
+    """The slow-play report of the archive open as ``db`` (one snapshot of it)."""
     try:
-        return report(archive_rows(db), day=day, table=table, day_of=floor_day, sort=sort, time_of=floor_time,
+        with db.reading():
+            rows = archive_rows(db)
+        return report(rows, day=day, table=table, day_of=floor_day, sort=sort, time_of=floor_time,
                       level=level)
     except ValueError as exc:  # a damaged UTC time (the archive only takes well-formed ones)
         raise LogError(f"a record's UTC time in the archive is damaged: {exc}") from None
 
 
-def archive_file(path: str | Path) -> Path:
-    """The archive's file at ``path``: its folder (as ``floor collect --archive`` takes it), or the file itself."""
-    path = Path(path)
-    return path if path.is_file() else archive_path(path)
-
-
-def open_archive(path: str | Path) -> sqlite3.Connection:
-    """The archive at ``path`` (see :func:`archive_file`), read-only."""
-    return _connect_readonly(archive_file(path))
+def open_archive(spec: str | Path, venue: str | None = None) -> Store:
+    """The archive ``spec`` names (its folder, as ``floor collect --archive`` takes it, the file itself, or a
+    ``postgresql://`` database), read-only; ``venue``'s records only when given."""
+    return open_store(spec, readonly=True, venue=venue)
 
 
 def cmd_report(args, out=None) -> int:
@@ -101,20 +99,22 @@ def cmd_report(args, out=None) -> int:
     level = getattr(args, "level", None)
     if level is not None and FIELDS["level"].value_problem(level):
         raise ShotclockError(f"--level: {FIELDS['level'].value_problem(level)}")
-    path = archive_file(args.archive)
-    db = _connect_readonly(path)
+    venue = getattr(args, "venue", None)
+    if venue is not None and check_name("--venue", venue):
+        raise ShotclockError(check_name("--venue", venue))
+    db = open_archive(args.archive, venue)
     try:
         result = archive_report(db, args.day, args.table, args.sort, level)
-    except sqlite3.Error as exc:  # not a database, damaged
-        raise LogError(f"cannot read the archive {path}: {exc}") from None
+    except db.errors as exc:  # not a database, damaged, the server gone
+        raise LogError(f"cannot read the archive {db.name}: {exc}") from None
     finally:
         db.close()
     if args.table is not None and args.table not in result.tables:
         raise ShotclockError(f"--table {args.table!r}: no such table in the archive "
                              f"(tables: {', '.join(result.tables) or 'none'})")
     if args.json:
-        print(json.dumps({"players": result.players, "unnamed_decisions": result.unnamed_decisions,
-                          "days": result.days, "tables": result.tables, "levels": result.levels}, indent=2, ensure_ascii=False), file=out)
+        print(pretty({"players": result.players, "unnamed_decisions": result.unnamed_decisions,
+                      "days": result.days, "tables": result.tables, "levels": result.levels}), file=out)
     elif args.csv == "-":
         write_csv(result, out)
     elif args.csv:
@@ -164,7 +164,7 @@ KEEP_ANSWERS = 16
 _answers: dict[tuple, tuple[int | None, float, dict]] = {}  # (archive, day, table, level) → (newest, when, answer)
 
 
-def answer_report(db: sqlite3.Connection, question: dict, now: float | None = None) -> dict:
+def answer_report(db: Store, question: dict, now: float | None = None) -> dict:
     """The dashboard's ``report`` question (``day``, ``table``, ``level``: each optional) answered from the archive ``db``:
     ``columns`` (:data:`COLUMNS`), ``players`` (a list of values a player, the longest median first, as many as
     fit in one message), ``total`` (every player), ``unnamed_decisions``, ``days``, ``tables`` and ``levels`` (the
@@ -176,9 +176,8 @@ def answer_report(db: sqlite3.Connection, question: dict, now: float | None = No
     day, table, level = question.get("day"), question.get("table"), question.get("level")
     if day is not None and day_problem(day):
         return {"ok": False, "reason": day_problem(day).replace("--day", "day", 1)}
-    (newest,) = db.execute("SELECT MAX(rowid) FROM events").fetchone()
-    (path,) = [row[2] for row in db.execute("PRAGMA database_list") if row[1] == "main"]
-    key = (path, day, table, level)
+    (newest,) = db.execute(f"SELECT MAX({db.arrival}) FROM events").fetchone()
+    key = (str(db.name), db.venue, day, table, level)
     kept = _answers.get(key)
     if kept is not None and (kept[0] == newest or now - kept[1] < REUSE_SECONDS):
         return kept[2]
@@ -188,7 +187,7 @@ def answer_report(db: sqlite3.Connection, question: dict, now: float | None = No
     lines, size = [], 0
     for line in result.players:
         values = [line[c] for c in COLUMNS]
-        size += len(json.dumps(values, ensure_ascii=False)) + 1
+        size += len(encode(values)) + 1
         if size > MAX_ANSWER_BYTES:
             break
         lines.append(values)

@@ -8,10 +8,11 @@ online running the new version before moving to the next. The decision is :func:
 
 from __future__ import annotations
 
-import json
 import threading
 import time
 
+from shotclock.core.codec import JsonProblem, decode
+from shotclock.core.inbound import MAX_PAYLOAD
 from shotclock.core.topics import table_topic
 from shotclock.errors import ShotclockError
 
@@ -48,8 +49,8 @@ class Watch:
 
     def on_message(self, client, userdata, msg) -> None:
         try:
-            value = json.loads(msg.payload)
-        except ValueError:
+            value = decode(msg.payload, max_bytes=MAX_PAYLOAD)
+        except JsonProblem:
             return
         with self.changed:
             self.latest[self.topics[msg.topic]] = value

@@ -8,9 +8,49 @@ import sys
 from pathlib import Path
 
 from shotclock.config import Config, load_config
+from shotclock.core.fields import T_LIMIT, as_decimal, as_whole
 from shotclock.errors import one_line
 
 DEFAULT_CONFIG = Path("/etc/shotclock/config.toml")
+
+
+def whole(text: str) -> int:
+    """An argparse type: a whole number in plain ASCII digits, by the one rule for numbers from outside
+    (:func:`shotclock.core.fields.as_whole`: ``١``, ``５``, ``1_0``, ``+1`` and ``1²`` are refused, not read as 1,
+    5, 10, 1 or a traceback)."""
+    value = as_whole(text)
+    if value.__class__ is not int:
+        raise argparse.ArgumentTypeError(f"{one_line(text)!r} is not a whole number in plain digits (0-9)")
+    return value
+
+
+def decimal(text: str) -> float:
+    """An argparse type: a number in plain ASCII digits with at most one decimal point (``2.5``), by the one rule
+    (:func:`shotclock.core.fields.as_decimal`: ``1e309``, ``nan``, ``inf``, ``-0`` and ``٢`` are refused)."""
+    value = as_decimal(text)
+    if value.__class__ not in (int, float):
+        raise argparse.ArgumentTypeError(f"{one_line(text)!r} is not a number in plain digits (0-9, a decimal point)")
+    return float(value)
+
+
+def positive_int(text: str) -> int:
+    """An argparse type: a whole number of at least 1, in plain digits."""
+    value = whole(text)
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"{text!r} must be 1 or more")
+    return value
+
+
+def seconds(text: str) -> float:
+    """An argparse type: a time in seconds, from 0 up to 10^9, in plain digits."""
+    try:
+        value = decimal(text)
+    except argparse.ArgumentTypeError:
+        raise argparse.ArgumentTypeError(f"{one_line(text)!r} is not a number of seconds (plain digits, a decimal "
+                                         "point)") from None
+    if not value < T_LIMIT:
+        raise argparse.ArgumentTypeError(f"{text!r} must be a time from 0 up to 10^9 seconds")
+    return float(value)
 
 
 def load_for(args) -> Config:

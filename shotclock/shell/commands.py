@@ -8,34 +8,8 @@ Arguments are checked here (types with ranges), so a mistake is a one-line usage
 from __future__ import annotations
 
 import argparse
-import math
 
-from shotclock.shell.args import shared_options
-
-T_LIMIT = 1_000_000_000  # seconds; as the replay format's times (shotclock.core.replay.T_LIMIT)
-
-
-def seconds(text: str) -> float:
-    """An argparse type: a time in seconds, from 0 up to 10^9 (``inf``, ``nan`` and ``-1`` are refused)."""
-    try:
-        value = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"{text!r} is not a number of seconds") from None
-    if not (math.isfinite(value) and 0 <= value < T_LIMIT):
-        raise argparse.ArgumentTypeError(f"{text!r} must be a time from 0 up to 10^9 seconds")
-    return value
-
-
-def positive_int(text: str) -> int:
-    """An argparse type: a whole number of at least 1."""
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"{text!r} is not a whole number") from None
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"{text!r} must be 1 or more")
-    return value
-
+from shotclock.shell.args import positive_int, seconds, shared_options, whole
 
 def pin_factory(text: str) -> str:
     """An argparse type: a gpiozero pin factory name."""
@@ -120,7 +94,7 @@ def screenshot(add) -> None:
                    help="also show a button held down for SECONDS (default 1) at T, and what its hold will do")
     p.add_argument("--network", metavar="down[=N]|sending=N",
                    help="also draw the floor network's mark: the broker away (N records waiting), or catching up")
-    p.add_argument("--hand-for-hand", type=int, metavar="HANDS",
+    p.add_argument("--hand-for-hand", type=whole, metavar="HANDS",
                    help="draw the table as in hand-for-hand at T, its hand done, waiting for the floor's release, "
                         "HANDS hand-for-hand hands released so far (no clock may be on at T)")
 
@@ -169,9 +143,12 @@ def log(add) -> None:
 
 def archive_options(p) -> None:
     """--collected and --table, before or after the log subcommand's name."""
-    p.add_argument("--collected", metavar="DIR", default=argparse.SUPPRESS,
-                   help="read the floor's archive in DIR (from 'shotclock floor collect') instead of this device's log")
+    p.add_argument("--collected", metavar="DIR|URL", default=argparse.SUPPRESS,
+                   help="read the floor's archive in DIR, or its postgresql:// database (from 'shotclock floor "
+                        "collect'), instead of this device's log")
     p.add_argument("--table", metavar="ID", default=argparse.SUPPRESS, help="with --collected: the table to read")
+    p.add_argument("--venue", metavar="NAME", default=argparse.SUPPRESS,
+                   help="with --collected: that venue's tables only (a tour's database holds several venues')")
 
 
 def seating(add) -> None:
@@ -185,6 +162,18 @@ def seating(add) -> None:
                    help="the file's encoding (default utf-8; an export from an older program: cp1252 or latin-1)")
 
 
+def structure(add) -> None:
+    p = add("structure", "shotclock.shell.structurecmd:cmd_structure",
+            "read a tournament's structure (levels, breaks) from TD's .tdt, a CSV or TOML, check it and print it; "
+            "exit 2 naming the file, the line or level and the field", config=False)
+    p.add_argument("file", metavar="FILE", help="the structure: The Tournament Director's saved tournament (.tdt), its "
+                   "rounds export or a plain small_blind,big_blind,ante,minutes,break CSV (.csv), or TOML (.toml); "
+                   "docs/structure.md")
+    p.add_argument("--encoding", metavar="NAME", help="the file's encoding (default: UTF-8, else Windows-1252 for a "
+                   ".tdt or CSV, as older TD files are)")
+    p.add_argument("--json", action="store_true", help="print the structure as JSON")
+
+
 def firstboot(add) -> None:
     p = add("firstboot", "shotclock.shell.firstboot:cmd_firstboot",
             "take this table's first-boot file from the boot partition into /etc/shotclock (as root, at boot; "
@@ -192,4 +181,4 @@ def firstboot(add) -> None:
     p.add_argument("--root", default="/", metavar="DIR", help="the system's root (default /; tests use a folder)")
 
 
-REGISTER: list = [replay, config, simulate, run, selftest, screenshot, log, seating, firstboot]
+REGISTER: list = [replay, config, simulate, run, selftest, screenshot, log, seating, structure, firstboot]

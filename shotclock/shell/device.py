@@ -265,13 +265,20 @@ def cmd_run(args) -> int:
     return 0
 
 
+SCRIPT_MAX = 16_000_000  # bytes of a script of presses (``run --script``)
+
+
 def _run_script(args, config, parts) -> int:
     from shotclock.shell.script import ReportWriter, ScriptPlayer, edge_schedule, parse_script
 
-    try:
-        text = Path(args.script).read_text(encoding="utf-8")
+    from shotclock.config import read_input_file
+
+    try:  # a pipe too, but never without end (/dev/zero): a day of the feature table's presses is 0.2 MB
+        text = read_input_file(args.script, SCRIPT_MAX, streams=True).decode("utf-8")
     except OSError as exc:
         raise ShotclockError(f"cannot read the script {args.script}: {exc.strerror}") from None
+    except UnicodeDecodeError as exc:
+        raise ShotclockError(f"cannot read the script {args.script}: not UTF-8 text (byte {exc.start})") from None
     try:
         edges = edge_schedule(parse_script(text))
     except ShotclockError as exc:

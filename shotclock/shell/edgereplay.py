@@ -1,7 +1,7 @@
 """``shotclock log replay [SESSION]``: a whole device run again, from the raw pin edges in its log.
 
-The log keeps every pin edge and floor command as it reached the device (``edge`` and
-``command`` records, with the loop round that took it). Fed through the same
+The log keeps every pin edge, floor command and room hand-for-hand state as it reached the device (``edge``,
+``command`` and ``room_state`` records, with the loop round that took it). Fed through the same
 :class:`~shotclock.core.table.Table` in the same rounds, they give the same inputs and
 rulings: this command does that with no real time and prints what the table did, in the
 ``shotclock replay`` output format (plus ``input`` records), and with ``--check`` compares it
@@ -11,12 +11,12 @@ first difference (exit 1); ``--check --all`` does so for every session of the lo
 
 from __future__ import annotations
 
-import json
 import sys
 
 from shotclock.config import config_from
 from shotclock.core.clocks import seat_counts
-from shotclock.core.inputs import ARGS, Command, Edge
+from shotclock.core.codec import text as json_text
+from shotclock.core.inputs import ARGS, Command, Edge, RoomHandForHand
 from shotclock.core.restore import ClockAtStop
 from shotclock.errors import LogError
 
@@ -25,9 +25,10 @@ COMPARED = {"input": ("event", "t"), "start": ("t", "seconds", "seat", "bank"),
             "decision": ("t", "outcome", "remaining", "at_zero", "by", "seat", "bank_used", "bank_left"),
             "pause": ("t", "remaining"), "resume": ("t", "remaining"), "extended": ("t", "remaining", "seat"),
             "bank": ("t", "seat", "bank"), "top_up": ("t", "remaining"), "hand_over": ("t", "seat"),
-            "seat": ("t", "seat", "change", "bank", "chips"), "level": ("t", "level", "hand", "hands", "by"),
+            "seat": ("t", "seat", "change", "bank", "chips"), "level": ("t", "level", "hand", "hands", "by", "topped_up"),
             "level_set": ("t", "level", "hands", "by"),
-            "hand_for_hand": ("t", "why", "on", "waiting", "hands"), "rule_set": ("t", "why", "rule_set", "next")}
+            "hand_for_hand": ("t", "why", "on", "waiting", "hands", "seq"), "rule_set": ("t", "why", "rule_set", "next")}
+ARRIVALS = ("edge", "command", "room_state")  # what reached the table, as it arrived: fed again in its rounds
 RESTORED = ("hand_for_hand", "rule_set")  # what a start brings back from the log (``why`` "restored"), as it did
 
 
@@ -63,13 +64,13 @@ def replay_session(rows: list[dict], session: dict, types=None) -> list[dict]:
             table.restore_levels(row)
         elif kind == "edge" and row.get("at_start"):
             table.button_held_at_start(row["t"], row["button"])
-        elif kind in ("edge", "command"):
+        elif kind in ARRIVALS:
             if row.get("round") != batch_round and batch:
                 take(_feed(table, batch, batch_round, after))
                 batch = []
             batch_round, after = row.get("round", row["t"]), row.get("after")
             batch.append(Edge(row["t"], row["button"], row["pressed"]) if kind == "edge" else
-                         _command(row))
+                         _command(row) if kind == "command" else _room_state(row))
     if batch:
         take(_feed(table, batch, batch_round, after))
     if rows:  # the rulings that fell due after the last input, up to the session's last record
@@ -90,7 +91,8 @@ def _feed(table, batch, now, after) -> list:
 
 def compare(replayed: list[dict], logged: list[dict]) -> str | None:
     """The first difference between replayed and logged records (the compared kinds only), or None."""
-    pick = lambda records: [{k: r.get(k) for k in COMPARED[r["type"]]} | {"type": r["type"]}
+    plain = lambda v: list(v) if isinstance(v, tuple) else v  # noqa: E731 (a record's tuple is the log's JSON list)
+    pick = lambda records: [{k: plain(r.get(k)) for k in COMPARED[r["type"]]} | {"type": r["type"]}
                             for r in records if r["type"] in COMPARED and r.get("why") != "restored"]
     a, b = pick(replayed), pick(logged)
     for n, (x, y) in enumerate(zip(a, b)):
@@ -127,7 +129,7 @@ def _replay_one(decision_log, sessions: dict, session_id: int, args, out) -> int
     later = [s for s in sessions if s > session_id]
     where = "WHERE session = ?" + (" AND id < ?" if later else "")
     rows = decision_log.rows(where, (session_id, min(later)) if later else (session_id,))
-    if any(r["type"] == "input" for r in rows) and not any(r["type"] in ("edge", "command") for r in rows):
+    if any(r["type"] == "input" for r in rows) and not any(r["type"] in ARRIVALS for r in rows):
         # inputs with no raw edges: a log from before edges were kept (a session with no presses replays fine)
         raise LogError(f"session {session_id} has inputs but no recorded edges (written by an older shotclock?)")
     replayed = replay_session([r for r in rows if r["type"] != "session"], sessions[session_id],
@@ -141,7 +143,7 @@ def _replay_one(decision_log, sessions: dict, session_id: int, args, out) -> int
         print(f"OK: session {session_id}: the edges give the same {decisions} rulings and every input", file=out)
         return 0
     for record in replayed:
-        print(json.dumps(record, separators=(",", ":")), file=out)
+        print(json_text(record), file=out)
     return 0
 
 
@@ -150,3 +152,9 @@ def _command(row: dict) -> Command:
     args = {name: row.get(name) for name in ARGS}
     args["players"] = tuple(tuple(p) for p in args["players"]) if args["players"] else None
     return Command(row["t"], row["name"], id=row["id"], sender=row["sender"], **args)
+
+
+def _room_state(row: dict) -> RoomHandForHand:
+    """The room's hand-for-hand state a log's ``room_state`` record holds, as the device took it."""
+    return RoomHandForHand(row["t"], row["on"], row["hands"], row["minutes"], row["seq"], row.get("room"),
+                           row.get("section"))

@@ -3,11 +3,39 @@
 from __future__ import annotations
 
 import contextlib
+import errno
 import os
+import stat
 import tempfile
 from pathlib import Path
 
 from shotclock.errors import ShotclockError
+
+
+def read_small(path: str | Path, max_bytes: int, what: str = "file", streams: bool = False) -> bytes:
+    """The bytes of a small input file (a seating export, a schedule): a regular file of at most ``max_bytes``
+    bytes, read with no more than that (``/dev/zero``, a folder or a FIFO would hang a reader or fill its memory),
+    by the one reader of files from outside (:func:`shotclock.config.read_input_file`). ``streams``: a pipe
+    (``<(program)``) is read too, to at most ``max_bytes``.
+
+    :raises ShotclockError: one line naming the file and what is wrong with it.
+    """
+    from shotclock.config import read_input_file
+    from shotclock.errors import one_line
+
+    shown = one_line(str(path))
+    try:
+        return read_input_file(path, max_bytes, streams=streams)
+    except FileNotFoundError:
+        raise ShotclockError(f"{shown}: file not found") from None
+    except IsADirectoryError:
+        raise ShotclockError(f"{shown}: a folder, not a {what}") from None
+    except OSError as exc:
+        if exc.errno == errno.EFBIG:
+            raise ShotclockError(f"{shown}: more than {max_bytes:,} bytes: is it a {what}?") from None
+        if exc.errno in (errno.EINVAL, errno.ELOOP):
+            raise ShotclockError(f"{shown}: {exc.strerror} (a {what} is a file of text)") from None
+        raise ShotclockError(f"cannot read {shown}: {exc.strerror or exc}") from None
 
 
 def same_file(a: str | Path, b: str | Path) -> bool:
@@ -80,7 +108,6 @@ def unreadable_by(path: str | Path, user: str) -> str | None:
         >>> unreadable_by("/etc/hostname", "root") is None
         True
     """
-    import grp
     import pwd
     import stat
 
@@ -97,24 +124,57 @@ def unreadable_by(path: str | Path, user: str) -> str | None:
         return exc.strerror or str(exc)
     if not stat.S_ISREG(st.st_mode):
         return "it is not a file"
-    if account.pw_uid == 0:
-        return None
-    groups = {account.pw_gid} | {g.gr_gid for g in grp.getgrall() if user in g.gr_mem}
-
-    def may(st, owner_bit: int) -> bool:
-        if st.st_uid == account.pw_uid:
-            return bool(st.st_mode & owner_bit)
-        if st.st_gid in groups:
-            return bool(st.st_mode & (owner_bit >> 3))
-        return bool(st.st_mode & (owner_bit >> 6))
-
-    for folder in reversed(path.parents):
-        if not may(folder.stat(), stat.S_IXUSR):
-            return f"user {user} cannot enter the folder {folder}"
-    if not may(st, stat.S_IRUSR):
+    closed = closed_folder(path, user)
+    if closed is not None:
+        return closed
+    if not _may(account, st, stat.S_IRUSR):
         try:
             owner = pwd.getpwuid(st.st_uid).pw_name
         except KeyError:
             owner = str(st.st_uid)
         return f"user {user} cannot read it (owner {owner}, mode {stat.S_IMODE(st.st_mode):04o})"
     return None
+
+
+def closed_folder(path: str | Path, user: str) -> str | None:
+    """Why ``user`` cannot get through the folders above ``path`` to it (the first it may not enter, with its
+    owner and mode), or None when it can, or when there is no such user here. Judged from the bits, as root can.
+
+    Example::
+
+        >>> closed_folder("/etc/hostname", "root") is None
+        True
+    """
+    import pwd
+    import stat
+
+    try:
+        account = pwd.getpwnam(user)
+    except KeyError:
+        return None
+    for folder in reversed(Path(path).absolute().parents):
+        try:
+            st = folder.stat()
+        except OSError:
+            return None  # not there yet: nothing to judge
+        if not _may(account, st, stat.S_IXUSR):
+            try:
+                owner = pwd.getpwuid(st.st_uid).pw_name
+            except KeyError:
+                owner = str(st.st_uid)
+            return f"user {user} cannot enter the folder {folder} (owner {owner}, mode {stat.S_IMODE(st.st_mode):04o})"
+    return None
+
+
+def _may(account, st, owner_bit: int) -> bool:
+    """Whether ``account`` has the permission ``owner_bit`` names (S_IRUSR, S_IXUSR) on what ``st`` describes."""
+    import grp
+
+    if account.pw_uid == 0:
+        return True
+    if st.st_uid == account.pw_uid:
+        return bool(st.st_mode & owner_bit)
+    groups = {account.pw_gid} | {g.gr_gid for g in grp.getgrall() if account.pw_name in g.gr_mem}
+    if st.st_gid in groups:
+        return bool(st.st_mode & (owner_bit >> 3))
+    return bool(st.st_mode & (owner_bit >> 6))

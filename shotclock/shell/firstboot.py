@@ -50,7 +50,7 @@ import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from shotclock.config import SCHEMA, config_from, is_key
+from shotclock.config import SCHEMA, config_from, is_key, read_input_text
 from shotclock.errors import ConfigError, ShotclockError
 
 log = logging.getLogger("shotclock.firstboot")
@@ -155,16 +155,36 @@ def toml_value(value) -> str:
     return repr(value)
 
 
-def toml_text(flat: dict, header: str = "") -> str:
-    """Flat configuration keys (``"clock.seconds"``) as a TOML file, top-level keys first, sections in schema order."""
+def toml_text(flat: dict, header: str = "", table: str = "") -> str:
+    """Flat configuration keys (``"clock.seconds"``) as a TOML file, top-level keys first, sections in schema order,
+    each section's header once; with ``table``, all of it under that table (``[config]``, ``[config.sound]``).
+
+    Example::
+
+        >>> print(toml_text({"pins.floor": 4, "preset": "tda-2024", "language": "en"}, table="config"))
+        [config]
+        preset = "tda-2024"
+        language = "en"
+        <BLANKLINE>
+        [config.pins]
+        floor = 4
+        <BLANKLINE>
+    """
     order = {k.name: i for i, k in enumerate(SCHEMA)}
-    keys = sorted(flat, key=lambda k: (("." in k), order.get(k, len(order)), k))
+    rank: dict[str, int] = {}  # a section's place: its first key's in the schema
+    for key in flat:
+        head = key.rpartition(".")[0]
+        rank[head] = min(rank.get(head, len(order)), order.get(key, len(order)))
+    keys = sorted(flat, key=lambda k: (k.rpartition(".")[0] != "", rank[k.rpartition(".")[0]], k.rpartition(".")[0],
+                                       order.get(k, len(order)), k))
     lines = [f"# {line}" if line else "#" for line in header.splitlines()]
-    section = ""
+    section = None
     for key in keys:
         head, _, leaf = key.rpartition(".")
         if head != section:
-            lines += ["", f"[{head}]"]
+            name = ".".join(part for part in (table, head) if part)
+            if name:
+                lines += ["", f"[{name}]"] if lines else [f"[{name}]"]
             section = head
         lines.append(f"{leaf} = {toml_value(flat[key])}")
     return "\n".join(lines) + "\n"
@@ -191,7 +211,7 @@ def render(fb: FirstBoot) -> str:
              *([f"check = {_str(fb.check)}"] if fb.check else []), f"ca = {_str(fb.ca)}",
              "", "[time]", f"server = {_str(fb.time_server)}"]
     if fb.config:
-        lines += ["", toml_text({f"config.{k}": v for k, v in fb.config.items()}).strip()]
+        lines += ["", toml_text(fb.config, table="config").strip()]
     return "\n".join(lines) + "\n"
 
 
@@ -242,13 +262,30 @@ def identity_problems(fb: FirstBoot) -> list[str]:
     return []
 
 
+FILE_MAX = 1_000_000  # bytes: a first-boot file is about 3 kB (its CA the most of it)
+
+
 def find(root: Path) -> Path | None:
-    """The first-boot file on the boot partition under ``root``, or None."""
+    """The first-boot file on the boot partition under ``root``, or None. Whatever bears its name counts (a
+    folder, a link, a FIFO): :func:`apply` refuses it in one line rather than boot as if there were none."""
     for folder in BOOT_DIRS:
         path = root / folder / FILENAME
-        if path.is_file():
+        if os.path.lexists(path):
             return path
     return None
+
+
+def read_file(path: Path) -> str:
+    """The first-boot file's text: a regular file (not a link: it is removed once taken) of at most FILE_MAX
+    bytes, UTF-8; else ShotclockError naming it."""
+    try:
+        return read_input_text(path, FILE_MAX, follow_links=False)
+    except UnicodeDecodeError as exc:
+        raise ShotclockError(f"{path}: not UTF-8 text (byte {exc.start}): write it with 'shotclock provision'"
+                             ) from None
+    except OSError as exc:
+        raise ShotclockError(f"{path}: cannot read it: {exc.strerror or exc} (copy the file 'shotclock provision' "
+                             "wrote)") from None
 
 
 def _write(path: Path, text: str, mode: int, owner: tuple[int, int] | None) -> None:
@@ -297,12 +334,7 @@ def apply(root: Path = Path("/"), owner: tuple[int, int] | None = None) -> tuple
     path = find(root)
     if path is None:
         return None
-    try:
-        text = path.read_text(encoding="utf-8")
-    except UnicodeDecodeError as exc:
-        raise ShotclockError(f"{path}: not UTF-8 text (byte {exc.start}): write it with 'shotclock provision'"
-                             ) from None
-    fb = parse(text, str(path))
+    fb = parse(read_file(path), str(path))
     etc = root / "etc" / "shotclock"
     config_path = etc / "config.toml"
     flat = {}

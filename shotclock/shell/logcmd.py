@@ -4,13 +4,15 @@ from __future__ import annotations
 
 import csv
 import io
-import json
 import sqlite3
 import sys
 from datetime import datetime
 from pathlib import Path
 
+import msgspec
+
 from shotclock.core.clocks import Clock, DamagedRecord, clocks_from, players_at_start, replay_events, stats
+from shotclock.core.codec import pretty, text as json_text
 from shotclock.errors import LogError, ShotclockError, one_line
 from shotclock.shell.files import output_file, refuse_overwrite
 from shotclock.shell.logsource import open_log, state_dir
@@ -18,9 +20,10 @@ from shotclock.shell.logsource import open_log, state_dir
 
 def _list_tables(args, out) -> int:
     """The floor archive's tables: records and the time they span."""
-    from shotclock.adapters.archive import tables
+    from shotclock.adapters.archive import tables, venues
+    from shotclock.shell.logsource import venue_of
 
-    rows = tables(args.collected)
+    rows = tables(args.collected, venue_of(args))
     if not rows:
         print(f"no records in the archive in {args.collected}", file=out)
         return 0
@@ -28,6 +31,9 @@ def _list_tables(args, out) -> int:
     for table, count, first, last in rows:
         print(f"{table:<12} {count:>8}  {local(first):<19}  {local(last):<19}", file=out)
     print("see one table with: shotclock log --collected DIR --table ID", file=out)
+    held = venues(args.collected)
+    if len(held) > 1 and venue_of(args) is None:  # a tour's database: a table 7 of each venue is listed as one
+        print(f"venues: {', '.join(held)} (one venue's tables: --venue NAME)", file=out)
     return 0
 
 
@@ -172,12 +178,14 @@ def cmd_show(args, out=None) -> int:
         fields = {k: v for k, v in r.items() if k not in ("id", "session", "clock", "type", "t", "utc")}
         detail = " ".join(f"{k}={readable(k, v, t0)}" for k, v in fields.items() if v is not None)
         offset = round(r["t"] - t0, 3) + 0.0  # + 0.0 turns -0.0 into 0.0
+        if r["id"] == c.cancel_pause:
+            detail += " (the press of the floor's hold that cancelled the clock: not counted as a pause)"
         print(f"  {offset:+10.3f} s  {local(r['utc'])}  #{r['id']:<6} {r['type']:<11} {detail}", file=out)
     _warn_unless_verified(decision_log, [c])  # the proof of a ruling: say when its records do not check out
     return 0
 
 
-MOMENTS = ("round", "after")  # fields that are a moment on the device's monotonic clock, as ``t`` is
+MOMENTS = ("round", "after", "pressed")  # fields that are a moment on the device's monotonic clock, as ``t`` is
 DURATIONS = ("remaining", "seconds", "left")  # fields that are a number of seconds
 
 
@@ -196,7 +204,7 @@ def readable(name: str, value, t0: float) -> str:
         ('27.85 s', '+2.150 s', '"call"')
     """
     if isinstance(value, bool) or not isinstance(value, (int, float)):
-        return json.dumps(value, ensure_ascii=False)
+        return json_text(value)
     if name in MOMENTS:
         return f"{round(value - t0, 3) + 0.0:+.3f} s"
     if name in DURATIONS:
@@ -249,8 +257,7 @@ def cmd_export(args, out=None) -> int:
         on_top = _rule_set_at_start(decision_log, c, config)  # a named rule set layered on the level's rules
         header["config"].update(on_top)
         values = {**config, **header["config"]}
-        lines = [json.dumps(header, separators=(",", ":"), ensure_ascii=False)]
-        lines += [json.dumps(e, separators=(",", ":")) for e in events]
+        lines = [json_text(header)] + [json_text(e) for e in events]
         if args.config_out:
             with output_file("--config-out", args.config_out) as f:
                 f.write(config_toml(values or {"mode": c.mode}))
@@ -272,7 +279,7 @@ def cmd_export(args, out=None) -> int:
     else:
         rows = _all_rows(decision_log)
         _write(args, lambda target: target.writelines(
-            json.dumps(row, separators=(",", ":"), ensure_ascii=False) + "\n" for row in rows), out)
+            json_text(row) + "\n" for row in rows), out)
         _warn_unless_verified(decision_log)
     return 0
 
@@ -372,7 +379,7 @@ def config_toml(values: dict) -> str:
         if not is_key(name):
             continue
         head, _, leaf = name.rpartition(".")
-        text = "true" if value is True else "false" if value is False else json.dumps(value, ensure_ascii=False)
+        text = "true" if value is True else "false" if value is False else json_text(value)
         sections.setdefault(head, []).append(f"{leaf} = {text}")
     lines = sections.pop("", [])
     for head, body in sections.items():
@@ -403,7 +410,7 @@ def cmd_stats(args, out=None) -> int:
             from None
     _warn_unless_verified(decision_log)
     if args.json:
-        print(json.dumps(result, indent=2), file=out)
+        print(pretty(result), file=out)
         return 0
     print(stats_heading(result), file=out)
     for outcome, n in sorted(result["outcomes"].items()):
@@ -422,18 +429,19 @@ def cmd_ledger(args, out=None) -> int:
     out = out or sys.stdout
     if getattr(args, "collected", None) and not getattr(args, "table", None):
         from shotclock.adapters.archive import table_log, tables
+        from shotclock.shell.logsource import venue_of
 
         rows, by_name = [], True  # the whole floor: a player is the same player at any table
-        for table, *_ in tables(args.collected):
-            log = table_log(args.collected, table)
+        for table, *_ in tables(args.collected, venue_of(args)):
+            log = table_log(args.collected, table, venue_of(args))
             rows += [dict(row, chain=(table, row.get("chain"))) for row in _all_rows(log)]
     else:
         decision_log = open_log(args)
         rows, by_name = _all_rows(decision_log), args.by_name
         _warn_unless_verified(decision_log)
-    lines = [e.record() for e in ledger(rows, by_name=by_name)]
+    lines = [msgspec.structs.asdict(e.line()) for e in ledger(rows, by_name=by_name)]
     if args.json:
-        print(json.dumps(lines, indent=2, ensure_ascii=False), file=out)
+        print(pretty(lines), file=out)
         return 0
     if args.csv:
         writer = csv.writer(out, lineterminator="\n")

@@ -31,7 +31,20 @@ def open_log(args):
         from shotclock.adapters.archive import table_log, tables
 
         if not args.table:
-            known = ", ".join(t for t, *_ in tables(args.collected)) or "none"
+            known = ", ".join(t for t, *_ in tables(args.collected, venue_of(args))) or "none"
             raise ShotclockError(f"name a table of the archive with --table (tables: {known})")
-        return table_log(args.collected, args.table)
+        return table_log(args.collected, args.table, venue_of(args))
+    if getattr(args, "venue", None) is not None:
+        raise ShotclockError("--venue goes with --collected (the floor's archive)")
     return DecisionLog(state_dir(args), readonly=True)
+
+
+def venue_of(args) -> str | None:
+    """``--venue NAME`` (checked as the topics' names are), or None: every venue of the archive."""
+    from shotclock.core.topics import check_name
+
+    venue = getattr(args, "venue", None)
+    problem = check_name("--venue", venue) if venue is not None else None
+    if problem:
+        raise ShotclockError(problem)
+    return venue

@@ -17,7 +17,7 @@ import time
 from typing import Callable, Protocol
 
 from shotclock.core.faults import Fault
-from shotclock.core.inputs import Command, Edge
+from shotclock.core.inputs import Command, Edge, RoomHandForHand
 from shotclock.core.table import Input, Round, Table
 
 __all__ = ["DeviceLoop", "Input", "Listener", "Round", "Waker"]
@@ -65,7 +65,7 @@ class DeviceLoop:
         self.listeners = list(listeners)
         self.clock = clock
         self.waker = waker or Waker()
-        self._inbox: collections.deque[Edge | Command] = collections.deque()
+        self._inbox: collections.deque[Edge | Command | RoomHandForHand] = collections.deque()
         self._changes: collections.deque = collections.deque()
         self._failing: dict[int, int] = {}  # id(listener) -> rounds it has failed in a row
 
@@ -85,8 +85,8 @@ class DeviceLoop:
         return self.table.edge_grace
 
     # Called from gpiozero's callback thread or the network's: append and wake, nothing else.
-    def post(self, item: Edge | Command) -> None:
-        """Queue a timestamped edge or floor command (thread-safe) and wake the loop."""
+    def post(self, item: Edge | Command | RoomHandForHand) -> None:
+        """Queue a timestamped edge, floor command or room hand-for-hand state (thread-safe) and wake the loop."""
         self._inbox.append(item)
         self.waker.wake()
 

@@ -16,15 +16,22 @@ import math
 import threading
 import time
 
+import msgspec
+
 from shotclock import __version__
 from shotclock.core.engine import RUNNING
-from shotclock.core.flood import FloodGuard
+from shotclock.core.flood import FloodGuard, RefusedRecord
+from shotclock.core.inbound import Refused
+from shotclock.core.inputs import RoomHandForHand
 from shotclock.core.reasons import explain
+from shotclock.core.roomstate import room_state_of
+from shotclock.core.topics import hand_for_hand_scope
 from shotclock.core.view import network_mark
 from shotclock.core.wire import (MALFORMED, RATE_LIMITED, RecentIds, Refusal, ack_message, check_command, dumps,
                                  in_scope, ms, state_key, state_message)
 
 log = logging.getLogger("shotclock.network")
+ROOM_STATE_SENDER = "hand-for-hand state"  # the flood guard's name for the venue's retained hand-for-hand states
 
 
 def state_expiry(interval: float) -> int:
@@ -159,12 +166,10 @@ class NetworkPresenter:
 
     def _ack(self, ack) -> None:
         reason = ack.ignored
-        outputs = [o.record() for o in ack.outputs if o.TYPE != "ignored"]
+        outputs = [o for o in ack.outputs if o.TYPE != "ignored"]
+        # with the reason's code and parameters: a page says it in its own language
         message = ack_message(self.table, self.link.boot, ack.command, "ignored" if reason else "done", reason or "",
-                              outputs, self.seq)
-        explained = explain(reason) if reason else None
-        if explained:  # the reason's code and parameters: a page says it in its own language
-            message["code"], message["params"] = explained
+                              outputs, self.seq, explain(reason) if reason else None)
         self.acks.offer(dumps(message), self.recorder.handed_seq if self.recorder is not None else None)
 
     def mark(self) -> str:
@@ -240,6 +245,25 @@ class CommandGate:
         self._check_skew(result, t)
         self.post(self.make_command(t, result))
 
+    def room_state(self, topic: str, payload: bytes) -> None:
+        """The venue's hand-for-hand state of a scope, retained on the broker (paho's thread): read by the core
+        (:func:`~shotclock.core.roomstate.room_state_of`, bounded, the topic's scope its own), and posted to the loop
+        dated at its arrival when the scope covers this table; one that cannot be read is said in the system log.
+        A flood of them is held to the rate of a sender's commands."""
+        t = self.clock()
+        scope = hand_for_hand_scope(topic)
+        if scope is None:
+            return
+        with self._lock:
+            allowed = self.guard.allow(ROOM_STATE_SENDER, t)
+        if not allowed:
+            return
+        state = room_state_of(payload, scope[1], scope[2])
+        if isinstance(state, Refused):
+            log.warning("refused the hand-for-hand state on %s (%s): %s", topic, state.reason, state.detail)
+        elif state is not None and state.covers(*self.scope):
+            self.post(RoomHandForHand(t, state.on, state.hands, state.minutes, state.seq, state.room, state.section))
+
     def summary_notes(self, now: float, final: bool = False) -> list[dict]:
         """The ``refused`` records summarising commands over the rate, due at ``now`` (thread-safe)."""
         with self._lock:
@@ -247,7 +271,7 @@ class CommandGate:
         for s in summaries:
             log.warning("refused %d floor commands from %r over the rate in %.0f s", s.count, s.sender,
                         s.until - s.since)
-        return [{"t": now, "type": "refused", "data": s.record()} for s in summaries]
+        return [{"t": now, "type": "refused", "data": msgspec.to_builtins(RefusedRecord.of(s))} for s in summaries]
 
     def next_summary(self) -> float | None:
         """When the next summary is due (the loop wakes to log it)."""
@@ -259,9 +283,9 @@ class CommandGate:
             log.warning("refused a floor command (%s): %s", result.reason, result.detail)
             # Noted before the ack goes out: whoever sees the ack can count on the log to hold the refusal.
             if self.note:
-                self.note({"t": t, "type": "refused", "data": {"id": result.id, "sender": result.sender,
-                                                               "command": result.name, "reason": result.reason,
-                                                               "detail": result.detail}})
+                record = RefusedRecord(id=result.id, sender=result.sender, command=result.name,
+                                       reason=result.reason, detail=result.detail)
+                self.note({"t": t, "type": "refused", "data": msgspec.to_builtins(record)})
         self.link.offer_ack(dumps(ack_message(self.table, self.link.boot, result, "refused",
                                               f"{result.reason}: {result.detail}")))
 
@@ -330,8 +354,8 @@ def open_link(config, boot: str, make_link=None):
 def start_network(link, device, config, recorder=None) -> NetworkPresenter:
     """Start ``link`` for ``device`` and return the loop listener that feeds it.
 
-    The link's outbox is the decision log (or, without one, memory); floor commands go through a
-    :class:`CommandGate` into the device's loop, and a change of the connection wakes the loop. A
+    The link's outbox is the decision log (or, without one, memory); floor commands and the venue's hand-for-hand
+    states go through a :class:`CommandGate` into the device's loop, and a change of the connection wakes the loop. A
     broker that cannot be reached is no error: the link keeps trying, and the screen shows the
     waiting records.
     """
@@ -349,7 +373,7 @@ def start_network(link, device, config, recorder=None) -> NetworkPresenter:
         recorder.add_note_source(gate.summary_notes)  # a flood's summaries go in the log, the last at the stop
     presenter = NetworkPresenter(link, s.table, config.table, config.language, config.network.state_interval,
                                  gate=gate, recorder=recorder)
-    link.start(outbox, on_command=gate, on_status_change=device.loop.waker.wake)
+    link.start(outbox, on_command=gate, on_status_change=device.loop.waker.wake, on_room_state=gate.room_state)
     log.info("floor network: %s:%d, venue %r, table %r", s.host, s.port, s.venue, s.table)
     return presenter
 

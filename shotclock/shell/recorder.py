@@ -21,7 +21,7 @@ from shotclock.core.clocks import chips_used, clocks_from
 from shotclock.core.engine import PAUSED, RUNNING
 from shotclock.core.faults import LOG_UNAVAILABLE, LOG_WRITE_FAILED, LogFault
 from shotclock.core.records import RecordBuilder, SessionUtc
-from shotclock.core.restore import CHECKPOINT_SECONDS, plan_recovery
+from shotclock.core.restore import CHECKPOINT_SECONDS, Interrupted, plan_recovery
 from shotclock.errors import LogError
 
 log = logging.getLogger("shotclock.recorder")
@@ -187,7 +187,7 @@ class Recorder:
         else:
             log.warning("clock %d was interrupted but the mode changed to %s: not restored", clock.id,
                         table.engine.mode)
-        self.sink.put([self.builder.interrupted(clock.id, t, self._utc_at(t)(t), plan.record(), plan.restored)])
+        self.sink.put([self.builder.interrupted(clock.id, t, self._utc_at(t)(t), Interrupted.of(plan), plan.restored)])
         return clock
 
     def restore_chips(self, decision_log: DecisionLog, table, t: float) -> dict[int, int]:
@@ -272,7 +272,8 @@ class Recorder:
                 restored += restore(rows[-1], t)
         for out in restored:
             data = out.record()
-            log.warning("restored from the log: %s", ", ".join(f"{k} {v}" for k, v in data.items() if k != "t"))
+            said = log.info if data.get("on") is False else log.warning  # (off: only the room's state taken last)
+            said("restored from the log: %s", ", ".join(f"{k} {v}" for k, v in data.items() if k != "t"))
             self.sink.put([self.builder.message(None, data.pop("type"), t, utc_iso(self.utcnow()),
                                                 {k: v for k, v in data.items() if k != "t"})])
         return restored

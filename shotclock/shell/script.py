@@ -7,13 +7,13 @@ and back) inside the first 5 ms of both the press and the release.
 
 from __future__ import annotations
 
-import json
 import math
 import threading
 import time
 from pathlib import Path
 
 from shotclock.config import BUTTONS
+from shotclock.core.codec import text as json_text
 from shotclock.core.replay import decode_line
 from shotclock.errors import ReplayFormatError, shown, ShotclockError
 
@@ -122,7 +122,7 @@ class ReportWriter:
             raise ShotclockError(f"cannot write the report {path}: {exc.strerror}") from None
 
     def _write(self, record: dict) -> None:
-        self._file.write(json.dumps(record, separators=(",", ":")) + "\n")
+        self._file.write(json_text(record) + "\n")
 
     def update(self, round) -> None:
         """Append this round's inputs, outputs and button faults."""

@@ -12,9 +12,12 @@ read with ``--encoding``, and without it the first line that is not UTF-8 is nam
 from __future__ import annotations
 
 import codecs
-import json
 
+from shotclock.core.codec import text as json_text
 from shotclock.errors import ShotclockError, one_line
+from shotclock.shell.files import read_small
+
+SEATING_MAX = 100_000  # bytes: ten players' lines are a few hundred; more is not a seating export
 
 
 def read_seating(path, count: int, encoding: str = "utf-8") -> list[tuple[int, str]]:
@@ -29,11 +32,7 @@ def read_seating(path, count: int, encoding: str = "utf-8") -> list[tuple[int, s
         codec = codecs.lookup(encoding).name
     except LookupError:
         raise ShotclockError(f"unknown encoding {one_line(encoding)!r} (for example utf-8, latin-1, cp1252)") from None
-    try:
-        with open(path, "rb") as f:
-            data = f.read()
-    except OSError as exc:
-        raise ShotclockError(f"cannot read {shown}: {exc.strerror or exc}") from None
+    data = read_small(path, SEATING_MAX, "seating export", streams=True)  # an export piped in (<(program)) too
     try:
         text = data.decode("utf-8-sig" if codec == "utf-8" else codec)
     except UnicodeDecodeError as exc:
@@ -56,8 +55,7 @@ def cmd_seating(args) -> int:
     config = load_for(args)
     pairs = [[seat, name] for seat, name in read_seating(args.file, config.seats.count, args.encoding)]
     if args.command:
-        print(json.dumps({"name": "seating", "players": pairs}, ensure_ascii=False))
+        print(json_text({"name": "seating", "players": pairs}))
     else:
-        print(json.dumps({"t": number(args.at), "event": "seating", "players": pairs}, ensure_ascii=False,
-                         separators=(",", ":")))
+        print(json_text({"t": number(args.at), "event": "seating", "players": pairs}))
     return 0

@@ -17,7 +17,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from shotclock.core import engine, fields, handforhand, texts, tones, view
+from shotclock.core import engine, fields, handforhand, roomstate, texts, tones, topics, view
 from shotclock.core.events import EVENT_TYPES
 
 DEVICE_TEXTS = "lib/device-texts.js"
@@ -58,7 +58,9 @@ def device_rules() -> dict:
       ``countdown_includes_start``: whether the countdown begins at its first second exactly (``remaining <=
       countdown``, true) or just after it (core/engine.py ``consequence`` and ``in_countdown``).
     * ``hand_for_hand``: the minutes TDA RP-8 takes off the tournament clock for each hand-for-hand hand, and their
-      bound (core/handforhand.py, core/fields.py).
+      bound (core/handforhand.py, core/fields.py); the bounds of the venue's retained hand-for-hand state, the
+      commands that change it (core/roomstate.py) and how a room's name is one level of its topic (core/topics.py:
+      ``lib/handforhand.js`` writes and reads the topic and the state as the core does).
 
     The countdown's length is each table's own (``countdown`` in its state message).
     """
@@ -70,7 +72,11 @@ def device_rules() -> dict:
         "commands": floor_commands(),
         "consequence": {"bet": engine.consequence(True), "no_bet": engine.consequence(False)},
         "countdown_includes_start": engine.in_countdown(5.0, 5),
-        "hand_for_hand": {"minutes": handforhand.RP8_MINUTES, "max_minutes": fields.RP8_MINUTES_MAX},
+        "hand_for_hand": {"minutes": handforhand.RP8_MINUTES, "max_minutes": fields.RP8_MINUTES_MAX,
+                          "max_hands": fields.HAND_FOR_HAND_HANDS_MAX, "max_seq": fields.SEQ_MAX,
+                          "place_max": fields.PLACE_MAX, "commands": list(roomstate.ROOM_COMMANDS),
+                          "any_place": topics.ANY_PLACE, "no_place": topics.NO_PLACE,
+                          "place_safe": bytes(sorted(topics.PLACE_SAFE)).decode("ascii")},
         "tones": {name: {"background": css_colour(t.background), "ring": css_colour(t.ring), "ink": css_colour(t.ink),
                          "accent": css_colour(t.accent)} for name, t in tones.TONES.items()},
     }
@@ -91,8 +97,8 @@ def floor_commands() -> dict:
 
 def device_rules_js() -> str:
     """:func:`device_rules` as a script defining ``Shotclock.DEVICE_RULES``."""
-    return _script("shotclock/core/tones.py, core/view.py, core/fields.py and core/engine.py", "DEVICE_RULES",
-                   device_rules())
+    return _script("shotclock/core/tones.py, core/view.py, core/fields.py, core/engine.py and core/topics.py",
+                   "DEVICE_RULES", device_rules())
 
 
 GENERATED = {DEVICE_TEXTS: device_texts_js, DEVICE_RULES: device_rules_js}  # file → what it must hold

@@ -10,8 +10,8 @@ import ipaddress
 from dataclasses import dataclass, field
 
 from shotclock.core import topics
-from shotclock.core.topics import (bridge_topic, check_name, collector_topic, command_topic, table_topic,
-                                   venue_cmd_topic)
+from shotclock.core.topics import (bridge_topic, check_name, collector_topic, command_topic, every_hand_for_hand,
+                                   table_topic, venue_cmd_topic)
 from shotclock.errors import ShotclockError
 
 FLOOR, OVERLAY, COLLECTOR = topics.SHARED_FLOOR, "overlay", "collector"
@@ -196,12 +196,13 @@ def bridge_topics(venue: str, tables: list[str]) -> tuple[list[str], list[str]]:
 
     Out, per table of the room: what a table publishes (``status``, ``state``, ``event``, ``cmd/ack``).
     In, per table: what is addressed to it (``cmd``, ``cmd/by/+``, ``stored``); for the venue: its commands
-    to every table (``cmd``, ``cmd/by/+``) and the collector's retained status. The two lists share no topic,
+    to every table (``cmd``, ``cmd/by/+``), the collector's retained status and the hand-for-hand states. The two lists share no topic,
     so nothing loops back and nothing arrives twice; the venue's own topics (``feature``, ``archive/…``)
     stay on the venue broker.
     """
     out = [table_topic(venue, t, leaf) for t in tables for leaf in ("status", "state", "event", "cmd/ack")]
     into = [t for table in tables for t in (table_topic(venue, table, "cmd"), command_topic(venue, table, "+"),
                                             table_topic(venue, table, "stored"))]
-    into += [venue_cmd_topic(venue), command_topic(venue, None, "+"), collector_topic(venue)]
+    into += [venue_cmd_topic(venue), command_topic(venue, None, "+"), collector_topic(venue),
+             every_hand_for_hand(venue)]
     return out, into

@@ -161,6 +161,7 @@
     $("level-input").max = bounds.level.max;
     $("hands-input").min = bounds.hands.min;
     $("hands-input").max = bounds.hands.max;
+    $("rule-set").maxLength = bounds.rule_set.max;  // a rule set's name: its bound in the table of fields
   })();
   function sendLevel(e) {
     e.preventDefault();

@@ -1,4 +1,4 @@
-/* Generated from shotclock/core/tones.py, core/view.py, core/fields.py and core/engine.py by 'python -m shotclock.web': do not edit. */
+/* Generated from shotclock/core/tones.py, core/view.py, core/fields.py, core/engine.py and core/topics.py by 'python -m shotclock.web': do not edit. */
 (this.Shotclock = this.Shotclock || {}).DEVICE_RULES = {
  "commands": {
   "clock": {
@@ -73,6 +73,11 @@
    "max": 40,
    "min": 1
   },
+  "rule_set": {
+   "kind": "text",
+   "max": 32,
+   "min": 0
+  },
   "seat": {
    "kind": "seat",
    "max": 10,
@@ -85,8 +90,19 @@
   }
  },
  "hand_for_hand": {
+  "any_place": "*",
+  "commands": [
+   "hand_for_hand",
+   "release_hand",
+   "end_hand_for_hand"
+  ],
+  "max_hands": 1000,
   "max_minutes": 3,
-  "minutes": 2
+  "max_seq": 9007199254740991,
+  "minutes": 2,
+  "no_place": "_",
+  "place_max": 32,
+  "place_safe": "-.0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"
  },
  "ruling_ms": 10000,
  "ruling_tones": {

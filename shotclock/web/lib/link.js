@@ -53,6 +53,7 @@
     this.bridges = {};       // "venue/room" → true (connected) or false: each room broker's bridge, as the venue
                              // broker says (its Last Will says false the moment the bridge's connection drops)
     this.members = {};       // "venue/group/member" → a share group member's status (the collector's archive)
+    this.handForHand = {};   // venue → {topic → state}: the venue's retained hand-for-hand states (lib/handforhand.js)
   }
 
   Link.prototype.connect = function () {
@@ -78,6 +79,8 @@
       // A room broker's bridge: while it is down, its tables' retained messages here are old news.
       topics[PREFIX + "/" + v + "/bridge/+/state"] = {qos: 1};
       if (!o.readOnly) topics[PREFIX + "/" + v + "/collector/member/+/+"] = {qos: 1};
+      // The rooms' hand-for-hand: the panel counts the room's hands and keeps the state when it commands.
+      if (!o.readOnly && S.HandForHand) topics[PREFIX + "/" + v + "/handforhand/+/+"] = {qos: 1};
       if (!o.readOnly) topics[PREFIX + "/" + v + "/archive/reply/" + client.options.clientId] = {qos: 1};
       client.subscribe(topics, function (err) {
         self.setConnection(err ? "refused" : "online", err ? String(err.message || err) : "");
@@ -151,6 +154,7 @@
       return this.changed();
     }
     if (parts.length === 6 && parts[3] === "bridge" && parts[5] === "state") return this.bridge(parts[2], parts[4], payload);
+    if (parts.length === 6 && parts[3] === "handforhand" && S.HandForHand) return this.roomState(topic, payload);
     if (parts.length === 7 && parts[3] === "collector" && parts[4] === "member") {
       return this.member(parts[2], parts[5], parts[6], parseJson(payload));
     }
@@ -160,6 +164,10 @@
     var msg = parseJson(payload);
     if (!msg) return;
     if (leaf === "status") {
+      // Offline since when: a clean stop says it (since_ms); a Last Will cannot, so the moment this page saw it.
+      if (msg.online === true) table.offlineSince = null;
+      else if (typeof msg.since_ms === "number") table.offlineSince = msg.since_ms;
+      else if (table.online === true && !(packet && packet.retain)) table.offlineSince = Date.now();
       table.online = msg.online === true;
       table.boot = msg.boot;
       if (msg.name) table.name = msg.name;
@@ -198,6 +206,33 @@
       this.changed(tb);
     }
     this.changed();
+  };
+
+  /** A hand-for-hand state of a scope of a venue, retained (empty: cleared); one that cannot be read is dropped. */
+  Link.prototype.roomState = function (topic, payload) {
+    var scope = S.HandForHand.scopeOf(topic);
+    if (!scope) return;
+    var states = this.handForHand[scope.venue] = this.handForHand[scope.venue] || {};
+    var state = payload.length ? S.HandForHand.read(parseJson(payload), scope.room, scope.section) : null;
+    if (state) states[topic] = state; else delete states[topic];
+    this.changed();
+  };
+
+  /** Keep `state` as its scope's retained hand-for-hand state at `venue` and clear the scopes inside it (they now
+   *  follow this one): what a floor page does the moment a table took its command (docs/network.md). */
+  Link.prototype.keepRoomState = function (venue, state) {
+    var H = S.HandForHand, states = this.handForHand[venue] || {};
+    for (var t in states) {
+      if (H.inside(states[t], state.room, state.section)) this.client.publish(t, "", {qos: 1, retain: true});
+    }
+    this.client.publish(H.topic(venue, state.room, state.section), JSON.stringify(state), {qos: 1, retain: true});
+  };
+
+  /** The states of `venue`'s scopes as an array. */
+  Link.prototype.roomStates = function (venue) {
+    var states = this.handForHand[venue] || {}, out = [];
+    for (var t in states) out.push(states[t]);
+    return out;
   };
 
   /** The room name when the table's bridge is down, else "". */
@@ -270,6 +305,7 @@
     if (!p) return;  // another page's command
     if (p.acks) {  // a command to the venue's tables (commandVenue): every table's answer, ignored ones too
       p.acks[table.venue + "/" + table.id] = msg;
+      if (p.onAck) p.onAck(table, msg);  // the sender's own hook (the tournament panel keeps the room's state)
       if (this.options.onAck) this.options.onAck(p);
     }
     if (p.venueWide) {
