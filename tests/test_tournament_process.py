@@ -93,17 +93,17 @@ def test_a_kill_9_neither_gains_nor_loses_time_beyond_the_outage_it_states(venue
     killed_at = time.time()
     time.sleep(2.0)  # the outage (a real one: the clock counts it as played)
     clock.start()  # no --structure: the journal has it
-    back = latest(inbox, after=killed_at, where=lambda s: s.away_s is not None)
+    back = latest(inbox, after=killed_at, where=lambda s: s.away_ms is not None)
     # Counted as played: the level's time left is what a clock that never stopped would show now.
-    assert back.away_s >= 1.5 and back.running and back.level == 1
+    assert back.away_ms >= 1500 and back.running and back.level == 1
     expected = remaining_now(before)
     assert abs(remaining_now(back) - expected) < 1.0, (remaining_now(back), expected)
     code, said = command(broker, capsys, "status")
     assert code == 0 and "was away" in said, said
-    code, said = command(broker, capsys, "add", str(round(back.away_s)))  # the floor gives the outage back
+    code, said = command(broker, capsys, "add", str(round(back.away_ms / 1000)))  # the floor gives the outage back
     assert code == 0
-    after = latest(inbox, where=lambda s: s.away_s is None and s.seq > back.seq)
-    assert abs(remaining_now(after) - (expected + round(back.away_s))) < 1.0
+    after = latest(inbox, where=lambda s: s.away_ms is None and s.seq > back.seq)
+    assert abs(remaining_now(after) - (expected + round(back.away_ms / 1000))) < 1.0
 
 
 def test_hand_for_hand_stops_the_clock_and_a_release_takes_its_minutes_off(venue, capsys):
@@ -118,8 +118,9 @@ def test_hand_for_hand_stops_the_clock_and_a_release_takes_its_minutes_off(venue
     assert not stopped.running
     released = next_room_state(on, "release_hand", "Main", None, by="floor-anna", now_ms=int(time.time() * 1000))
     floor.publish(hand_for_hand_topic("test", "Main"), released.encode(), qos=1, retain=True).wait_for_publish(10)
-    after = latest(inbox, where=lambda s: s.remaining is not None and s.remaining <= stopped.remaining - 119)
-    assert after.remaining == pytest.approx(stopped.remaining - 120, abs=0.01) and not after.running
+    after = latest(inbox, where=lambda s: s.remaining_ms is not None and
+                   s.remaining_ms <= stopped.remaining_ms - 119_000)
+    assert after.remaining_ms == stopped.remaining_ms - 120_000 and not after.running
 
 
 def test_a_clock_that_is_gone_is_said_unreachable(venue, capsys):
@@ -164,15 +165,40 @@ def test_every_change_is_archived_beside_the_rulings_with_who_made_it_and_none_t
                                       "ORDER BY seq")
             return [(seq, dict(json.loads(data), type=kind)) for seq, kind, data in rows]
 
-        wait_until(lambda: len(archived()) >= 2, what="the clock's changes in the archive")
+        wait_until(lambda: len(archived()) >= 3, what="the clock's changes in the archive")
         clock.kill()
         clock.start()  # sends every change again: the archive keeps each once
-        latest(inbox, where=lambda s: s.away_s is not None)
-        wait_until(lambda: len(archived()) >= 3, what="the restore's change")
+        latest(inbox, where=lambda s: s.away_ms is not None)
+        wait_until(lambda: len(archived()) >= 4, what="the restore's change")
         rows = archived()
-        assert [r["why"] for _, r in rows] == ["started", "adjusted", "restored"]
-        assert [r["by"] for _, r in rows[:2]] == ["floor", "floor"] and rows[0][1]["type"] == "tournament"
+        assert [r["why"] for _, r in rows] == ["loaded", "started", "adjusted", "restored"]
+        assert [r["by"] for _, r in rows[:3]] == ["floor"] * 3 and rows[0][1]["type"] == "tournament"
         assert len({seq for seq, _ in rows}) == len(rows)
     finally:
         collector.stop()
         archive.close()
+
+
+def test_the_command_line_says_which_tables_follow_the_clock_and_the_journal_keeps_its_tournament(tmp_path, capsys):
+    credentials = tmp_path / "floor.toml"
+    credentials.write_text('username = "floor"\npassword = "x"\n')
+    structure = tmp_path / "sunday.toml"
+    structure.write_text(STRUCTURE)
+    run = ["tournament", "run", "--broker", "127.0.0.1:9", "--venue", "test", "--credentials", str(credentials),
+           "--journal", str(tmp_path / "main.journal"), "--structure", str(structure)]
+
+    def said(*args: str) -> tuple[int, str]:
+        code = main([*run, *args])
+        return code, capsys.readouterr().err.strip()
+
+    assert said("--id", "main") == (2, "shotclock: say which tables follow this tournament: --room, --section, "
+                                       "--tables or --venue-wide")
+    assert said("--id", "main", "--venue-wide", "--room", "Main") == (
+        2, "shotclock: --venue-wide is every table of the venue: leave out --room, --section and --tables")
+    from shotclock.adapters.clock_journal import ClockJournal
+
+    journal = ClockJournal(tmp_path / "main.journal")
+    journal.set_meta(id="main")
+    journal.close()
+    assert said("--id", "sunday", "--venue-wide") == (
+        2, f"shotclock: {tmp_path / 'main.journal'}: the journal of tournament 'main', not 'sunday'")

@@ -104,7 +104,8 @@ class Change(msgspec.Struct, frozen=True, tag_field="type", tag="tournament", om
     :param t: when (the clock's timeline).
     :param why: ``started``, ``paused``, ``resumed``, ``adjusted``, ``level`` (the floor jumped), ``time`` (a stage's
         time was up), ``next`` (the floor ended the stage), ``hand_for_hand`` (it began), ``released`` (hands taken
-        off), ``hand_for_hand_ended``, ``restored``, ``finished`` (the last stage's time is up).
+        off), ``hand_for_hand_ended``, ``restored``, ``finished`` (the last stage's time is up), ``loaded`` (the
+        clock's process took a new structure, before the start).
     :param index: the stage in force after the change; ``level`` its level number (None: a break).
     :param remaining: the stage's time left after the change (seconds; None: a level that ends by hands).
     :param seconds: what was added or taken (adjusted, released: RP-8's time off, restored: the time away).
