@@ -1,5 +1,5 @@
 """The one bounded reader of files given from outside (a configuration, a template, a credential, a CA, a
-first-boot file, a script, a seating export, a schedule, a tournament's structure): what is not a regular file is
+first-boot file, a script, a seating export, a tournament's structure): what is not a regular file is
 refused before it is read, and no more than a limit is ever read.
 
 :func:`read_input_file` raises the :class:`OSError` (its ``strerror`` says what the file is); :func:`read_input`
@@ -76,10 +76,10 @@ def _check_kind(path: str, mode: int, limit: int, streams: bool) -> None:
 
 def input_problem(exc: OSError | UnicodeDecodeError, what: str = "file") -> str:
     """What :func:`read_input_file` (or decoding its bytes as UTF-8) found wrong with a file, in words, without the
-    file's name: ``"file not found"``, ``"a folder, not a schedule"``, ``"a FIFO, not a regular file (a schedule is a
-    file of text)"``, ``"more than 1,000,000 bytes: is it a schedule?"``, ``"not UTF-8 text (byte 7)"``.
+    file's name: ``"file not found"``, ``"a folder, not a structure"``, ``"a FIFO, not a regular file (a structure is a
+    file of text)"``, ``"more than 1,000,000 bytes: is it a structure?"``, ``"not UTF-8 text (byte 7)"``.
 
-    :param what: what the file should be (``"schedule"``, ``"seating export"``).
+    :param what: what the file should be (``"structure"``, ``"seating export"``).
 
     Example::
 

@@ -171,9 +171,6 @@ def bad_arguments(tmp: Path, state: str):
         (["send", "--venue", "v", "--credentials", tmp, "--table", "1", "frob"], 2),
         (["send", "--venue", "v", "--credentials", tmp, "--table", "1", "--all", "pause"], 2),
         (["send", "--venue", "v", "--credentials", tmp, "--all", "level", "--level", "x"], 2),
-        # levels: a schedule that is not there, one with a bad line
-        (["levels"], 2), (["levels", missing / "day.txt", "--check", "--venue", "v", "--credentials", tmp], 2),
-        (["levels", tmp, "--check", "--venue", "v", "--credentials", tmp], 2),
         (["floor-demo", "--tables", "0"], 2), (["floor-demo", "--tables", "x"], 2),
         (["floor-demo", "--dir", missing / "x" / "\0"], 2), (["floor-demo", "--venue", "bad venue"], 2),
         (["floor-demo", "--seconds", "nan"], 2), (["floor-demo", "--seconds", "-1"], 2),

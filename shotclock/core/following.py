@@ -14,8 +14,9 @@ every heartbeat and at every (re)connect, dated at its arrival (:class:`~shotclo
 * a tournament that no longer covers the table (its state cleared, its scope changed: ``gone``) is followed no more:
   the level stays, a break ends.
 
-The device reads each state (:meth:`~shotclock.core.tournament_state.TournamentState.news`) and hands the loop only news that changes what the table does
-(:func:`worth_taking`): the heartbeats of a clock that runs on are not logged at every table.
+The device reads each state (:meth:`~shotclock.core.tournament_state.TournamentState.news`) and hands the loop only
+news that changes what the table does (:func:`worth_taking`): the heartbeats of a clock that runs on are not logged
+at every table.
 
 Example::
 

@@ -23,8 +23,10 @@ from shotclock.core import tournament as tc
 from shotclock.core.fields import BANK_MAX, ID_MAX, LEVEL_MAX
 from shotclock.core.structure import Structure, structure_problem
 
-COMMANDS = ("start", "pause", "resume", "add", "take", "level", "next", "keep", "load")
-"""What the floor may tell a tournament clock (``keep``: keep the time as it is after the clock was away)."""
+COMMANDS = ("start", "pause", "resume", "add", "take", "level", "next", "keep", "load", "players")
+"""What the floor may tell a tournament clock (``keep``: keep the time as it is after the clock was away;
+``players``: the players left, as the floor types it, for the room's screen)."""
+PLAYERS_MAX = 100_000  # players in one tournament (the largest live events have had some ten thousand)
 _Id = Annotated[str, msgspec.Meta(min_length=1, max_length=ID_MAX)]
 
 
@@ -36,6 +38,7 @@ class ClockCommand(msgspec.Struct, frozen=True, kw_only=True, omit_defaults=True
     :param seconds: ``add``, ``take``: how much (more than 0, at most ten hours).
     :param level: ``level``: the level to jump to.
     :param structure: ``load``: the structure to play (before the start).
+    :param players: ``players``: the players left (0: not shown).
     """
 
     id: _Id
@@ -44,6 +47,7 @@ class ClockCommand(msgspec.Struct, frozen=True, kw_only=True, omit_defaults=True
     seconds: Annotated[float, msgspec.Meta(gt=0, le=BANK_MAX)] | None = None
     level: Annotated[int, msgspec.Meta(ge=1, le=LEVEL_MAX)] | None = None
     structure: Structure | None = None
+    players: Annotated[int, msgspec.Meta(ge=0, le=PLAYERS_MAX)] | None = None
 
 
 class ClockAck(msgspec.Struct, frozen=True, kw_only=True, omit_defaults=True):

@@ -252,19 +252,6 @@ def send(add) -> None:
                    "not among its tables is said at once (without it: a table the broker holds no status of)")
 
 
-def levels(add) -> None:
-    p = add("levels", "shotclock.floor.levelscmd:cmd_levels",
-            "play a level schedule: at each line's local time, the level goes to every table (or a room's, a "
-            "section's) from its next hand; every line is checked first (exit 2 naming the line)", config=False)
-    p.add_argument("file", metavar="FILE", help="the schedule: 'HH:MM LEVEL [hands=N] [room=NAME] [section=NAME]' "
-                   "a line, # for comments (docs/network.md, 'Levels')")
-    p.add_argument("--check", action="store_true", help="check the file and print the plan; send nothing")
-    add_broker_options(p, "the floor's credentials (credentials/floor.toml from 'shotclock broker-config'; not "
-                          "needed with --check)", required=False)
-    p.add_argument("--wait", type=decimal, default=5.0, metavar="SECONDS",
-                   help="how long to wait for the tables' answers to each level (default 5)")
-
-
 TOURNAMENT_ACTIONS = {
     "start": "start the clock (from the first level, or the one a 'level' jumped to)",
     "pause": "pause the clock (a break that overruns, a color-up)",
@@ -275,6 +262,7 @@ TOURNAMENT_ACTIONS = {
     "next": "end the level or break in force now (a final table's level that ends by hands)",
     "keep": "keep the time as it is after the clock was away (a crash, a power cut); 'add' gives it back",
     "load": "load a structure FILE into a clock that has not started (.tdt, TD's rounds export, CSV, TOML)",
+    "players": "the players left N, for the room's screen (0: not shown)",
     "status": "print the clock's state from the broker (exit 1: its process is offline)",
 }
 
@@ -308,8 +296,8 @@ def tournament(add) -> None:
         a = sub.add_parser(name, help=text, description=text)
         add_broker_options(a, "a floor login's credentials (credentials/floor.toml from 'shotclock broker-config')")
         a.add_argument("--id", required=True, help="the tournament's id")
-        if name in ("add", "take", "level", "load"):
-            a.add_argument("value", metavar={"level": "N", "load": "FILE"}.get(name, "SECONDS"))
+        if name in ("add", "take", "level", "load", "players"):
+            a.add_argument("value", metavar={"level": "N", "load": "FILE", "players": "N"}.get(name, "SECONDS"))
             if name == "load":
                 a.add_argument("--encoding", metavar="NAME", help="the file's encoding (default: UTF-8, else cp1252)")
         else:
@@ -318,4 +306,4 @@ def tournament(add) -> None:
                        help="how long to wait for the clock's answer (default 5)")
 
 
-REGISTER: list = [broker_config, provision, floor, fleet, floor_demo, send, levels, tournament]
+REGISTER: list = [broker_config, provision, floor, fleet, floor_demo, send, tournament]

@@ -102,7 +102,7 @@ class SimulatedTable:
         c = self.config
         # No minimum press time: the dealer thread's taps are as short as its pace makes them.
         table = Table(c.settings, start=time.monotonic(), debounce=c.device.debounce, hold=c.device.hold,
-                      stuck_after=c.device.stuck_after, edge_grace=c.device.edge_grace)
+                      stuck_after=c.device.stuck_after, edge_grace=c.device.edge_grace, rule_sets=c.rule_sets)
         self.engine = table.engine
         self.table = table
         self.loop = DeviceLoop(table, waker=LoopWaker(fleet_loop, self._round))
@@ -393,15 +393,22 @@ def fleet_config(table_id: str, host: str, port: int, venue: str, credentials: P
     return (f'table = "Sim {table_id}"\nlanguage = "en"\n{extra}\n[network]\nenabled = true\nhost = "{host}"\n'
             f'port = {port}\ntls = {"true" if tls else "false"}\nca_file = "{ca_file}"\nvenue = "{venue}"\n'
             f'table_id = "{table_id}"\ncredentials = "{credentials}"\nkeepalive = {FLEET_KEEPALIVE}\n'
-            f'{fleet_place(table_id)}')
+            f'{fleet_place(table_id)}{FLEET_RULE_SETS}')
+
+
+# The house's rule set near the money on every simulated table: `send --all rule_set --rule-set bubble` puts a
+# room on a 20 s clock call (clock mode) or a 20 s shot clock preflop and on the flop (shot mode) from its next hand.
+FLEET_RULE_SETS = "[rule_sets.bubble]\nclock.seconds = 20\nshot.preflop = 20\nshot.flop = 20\n"
 
 
 def fleet_place(table_id: str) -> str:
-    """Where a simulated table stands: 100 tables a room, 10 a section ("Room 1", "A"), for the dashboard."""
+    """Where a simulated table stands: 100 tables a room, 10 a section ("Main", "A"; then "Room 2"…), for the
+    dashboard."""
     if not table_id.isdigit():
         return ""
     n = int(table_id) - 1
-    return f'room = "Room {n // 100 + 1}"\nsection = "{chr(ord("A") + n // 10 % 10)}"\n'
+    room = "Main" if n < 100 else f"Room {n // 100 + 1}"
+    return f'room = "{room}"\nsection = "{chr(ord("A") + n // 10 % 10)}"\n'
 
 
 # A device pings every 5 s, so the floor sees it gone within 8 s. A thousand simulated tables on a machine

@@ -1,9 +1,9 @@
 """``shotclock tournament run``: one tournament's clock, on the floor side (docs/tournament.md).
 
 The process holds a :class:`~shotclock.core.tournament.TournamentClock` on its own timeline (the machine's clock
-since its boot: no wall-clock step moves it), takes the floor's commands (``…/tournament/<id>/cmd/by/<login>``: the
-sender is the login the ACL let write that topic) and the room's hand-for-hand state (retained, ``…/handforhand/…``),
-and publishes the clock's state retained (``…/tournament/<id>/state``) at every change and every heartbeat, with its
+since its boot: no wall-clock step moves it), takes the floor's commands (``…/tournament/<id>/cmd/by/<login>``:
+the sender is the login the ACL let write that topic) and the room's hand-for-hand state (retained,
+``…/handforhand/…``), and publishes the clock's state retained (``…/tournament/<id>/state``) at every change and every heartbeat, with its
 own online status (a Last Will says offline). Each change goes to the archive (``…/tournament/<id>/event``) beside
 the tables' rulings, with who made it.
 
@@ -11,7 +11,7 @@ It sleeps until the next stage is due, a message comes or the heartbeat is due: 
 up. Every event is committed to the journal (:mod:`shotclock.adapters.clock_journal`) before it is answered; after a
 crash, a stop or a power cut the journal is played again and the time away (since the last sign of life: on the
 machine's own clock when it did not reboot, else on the wall clock) is counted as played, as the tables played on,
-and said in the state (``away_ms``) for the floor to add back or keep.
+and said in the state (``away_s``) for the floor to add back or keep.
 """
 
 from __future__ import annotations
@@ -86,6 +86,8 @@ class ClockProcess:
         self.away_measured = ""  # how it was measured ("the machine's clock", "the wall clock")
         self.boot = journal.boot()
         self.scope = journal.scope() or Scope()
+        kept = journal.meta("players")
+        self.players = int(kept) if kept and kept.isdigit() and int(kept) else None
         structure = journal.structure()
         if structure is None:
             raise ShotclockError(f"{journal.path}: no structure yet: start it with --structure FILE")
@@ -225,6 +227,17 @@ class ClockProcess:
             return False
         if command.name == "load":
             return self._load(command, sender)
+        if command.name == "players":
+            if command.players is None:
+                self._ack(ClockAck(id=command.id, name="players", outcome="refused",
+                                   reason="'players' needs 'players'"))
+                return False
+            self.players = command.players or None
+            self.journal.set_meta(players=str(command.players))
+            self._ack(ClockAck(id=command.id, name="players", outcome="done",
+                               said=f"{command.players} players" if command.players else
+                               "the players' count is off"))
+            return True
         event = command_event(command, self.now(), sender)
         if event is None:  # keep: the floor keeps the time as it is after a restart
             if self.away is None:
@@ -302,7 +315,7 @@ class ClockProcess:
     def state(self) -> TournamentState:
         """The clock's state message now (numbered :attr:`seq`)."""
         return state_of(self.clock, self.now(), self.id, self.scope, seq=max(1, self.seq), at_ms=self.wall_ms(),
-                        away=self.away, heartbeat=self.heartbeat)
+                        away_s=self.away, players=self.players, heartbeat=self.heartbeat)
 
     def publish_state(self) -> None:
         if self.connected:  # a state kept while the broker was away would be old news: the newest goes at connect

@@ -61,6 +61,15 @@ def _command(args) -> ClockCommand:
         if args.value is None:
             raise ShotclockError("'tournament level' needs the level (for example: level 12)")
         fields["level"] = _level(args.value)
+    elif args.action == "players":
+        from shotclock.core.fields import as_whole
+        from shotclock.core.tournament_wire import PLAYERS_MAX
+
+        value = as_whole(args.value) if args.value is not None else None
+        if not isinstance(value, int) or not 0 <= value <= PLAYERS_MAX:
+            raise ShotclockError(f"'tournament players' needs the players left in plain digits, 0 to {PLAYERS_MAX} "
+                                 f"(0: not shown), not {args.value!r}")
+        fields["players"] = value
     elif args.action == "load":
         if args.value is None:
             raise ShotclockError("'tournament load' needs the structure's file (for example: load sunday.tdt)")
@@ -119,17 +128,17 @@ def state_line(state: TournamentState, now_ms: float, online: bool) -> str:
     """The clock's state in one line for a person, as of ``now_ms`` (the wall clock: the message says its own)."""
     where = f"level {state.level} ({state.stage.blinds})" if state.level is not None else \
         f"break{': ' + state.stage.name if state.stage.name else ''}"
-    if state.remaining_ms is None:
+    if state.remaining is None:
         left = "ends by hands"
     else:
-        gone = max(0.0, now_ms - state.at_ms) if state.running and online else 0.0
-        left = f"{_clock(max(0.0, state.remaining_ms - gone) / 1000)} left"
+        left = state.remaining - (max(0.0, now_ms - state.at_ms) / 1000 if state.running and online else 0.0)
+        left = f"{_clock(max(0.0, left))} left"
     how = "finished" if state.finished else "hand-for-hand (stopped)" if state.hand_for_hand else \
         "paused" if state.paused else "running" if state.running else "not started" if not state.started else \
         "waiting for the floor's 'next'"
-    away = f"; was away {state.away_ms / 1000:.0f} s (counted as played: 'add' it back or 'keep')" \
-        if state.away_ms else ""
-    said = f"tournament {state.id} ({state.title}): {where}, {left}, {how}{away}"
+    players = f", {state.players} players" if state.players else ""
+    away = f"; was away {state.away_s:.0f} s (counted as played: 'add' it back or 'keep')" if state.away_s else ""
+    said = f"tournament {state.id} ({state.title}): {where}, {left}, {how}{players}{away}"
     return said if online else said + "; UNREACHABLE: its clock's process is offline (this is its last state)"
 
 
