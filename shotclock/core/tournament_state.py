@@ -35,7 +35,9 @@ from shotclock.core.structure import Stage, stage_problem
 from shotclock.core.topics import NAME
 from shotclock.core.tournament import TournamentClock
 
-HEARTBEAT_S = 5.0  # seconds between two states of the clock: a page greys it out after a few missed
+HEARTBEAT_S = 5.0  # seconds between two states of the clock
+QUIET_BEATS = 3  # a page shows the clock unreachable once this many heartbeats (and a second) brought no state
+QUIET_SLACK_S = 1.0
 TABLES_MAX = 1000  # a scope's list of tables (a venue of 500 tables names rooms or sections instead)
 _Name = Annotated[str, msgspec.Meta(pattern=NAME.pattern, max_length=32)]
 _Place = Annotated[str, msgspec.Meta(max_length=PLACE_MAX)]

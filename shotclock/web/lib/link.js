@@ -54,6 +54,8 @@
                              // broker says (its Last Will says false the moment the bridge's connection drops)
     this.members = {};       // "venue/group/member" → a share group member's status (the collector's archive)
     this.handForHand = {};   // venue → {topic → state}: the venue's retained hand-for-hand states (lib/handforhand.js)
+    this.clocks = {};        // "venue/id" → a tournament clock's record (lib/tournament.js)
+    this.clockPending = {};  // command id → a command to a tournament clock, until its ack or its timeout
   }
 
   Link.prototype.connect = function () {
@@ -81,6 +83,12 @@
       if (!o.readOnly) topics[PREFIX + "/" + v + "/collector/member/+/+"] = {qos: 1};
       // The rooms' hand-for-hand: the panel counts the room's hands and keeps the state when it commands.
       if (!o.readOnly && S.HandForHand) topics[PREFIX + "/" + v + "/handforhand/+/+"] = {qos: 1};
+      // The tournament clocks: their state and status (retained), and their answers to this page's commands.
+      if (!o.readOnly && S.Tournament) {
+        ["state", "status", "cmd/ack"].forEach(function (leaf) {
+          topics[PREFIX + "/" + v + "/tournament/+/" + leaf] = {qos: 1};
+        });
+      }
       if (!o.readOnly) topics[PREFIX + "/" + v + "/archive/reply/" + client.options.clientId] = {qos: 1};
       client.subscribe(topics, function (err) {
         self.setConnection(err ? "refused" : "online", err ? String(err.message || err) : "");
@@ -155,6 +163,7 @@
     }
     if (parts.length === 6 && parts[3] === "bridge" && parts[5] === "state") return this.bridge(parts[2], parts[4], payload);
     if (parts.length === 6 && parts[3] === "handforhand" && S.HandForHand) return this.roomState(topic, payload);
+    if (parts.length >= 6 && parts[3] === "tournament" && S.Tournament) return this.clockMessage(topic, payload, now);
     if (parts.length === 7 && parts[3] === "collector" && parts[4] === "member") {
       return this.member(parts[2], parts[5], parts[6], parseJson(payload));
     }
@@ -378,6 +387,39 @@
       self.client.publish(PREFIX + "/" + venue + "/cmd/by/" + self.options.username, JSON.stringify(body),
                           {qos: 1, properties: {messageExpiryInterval: COMMAND_EXPIRY_S}});
     });
+    return p;
+  };
+
+  /** A tournament clock's state, status or ack (docs/network.md, "tournament: a tournament clock"). No table
+   *  changed: the tournament panel redraws itself (twice a second), the cards are left alone. */
+  Link.prototype.clockMessage = function (topic, payload, now) {
+    if (topic.slice(-8) === "/cmd/ack") {
+      var msg = parseJson(payload), p = msg && this.clockPending[msg.id];
+      if (!p) return;  // another page's or a terminal's command
+      clearTimeout(p.timer);
+      delete this.clockPending[msg.id];
+      p.ack = msg;
+    } else {
+      S.Tournament.fold(this.clocks, topic, payload, now);
+    }
+  };
+
+  /** Send `cmd` (start, pause, resume, add, take, level, next, keep) to the tournament clock `clock` ({venue, id});
+   *  returns the pending record, whose `ack` is the clock's answer ({outcome: done, ignored or refused, said or
+   *  reason}) or {outcome: "timeout"}. `fields`: the command's values (seconds, level). */
+  Link.prototype.commandClock = function (clock, cmd, fields) {
+    var self = this;
+    var body = {id: newId(), name: cmd, sent_ms: Date.now()};
+    for (var k in (fields || {})) body[k] = fields[k];
+    var p = {id: body.id, cmd: cmd, clock: clock.venue + "/" + clock.id, sentAt: root.performance.now(), ack: null};
+    p.timer = setTimeout(function () {
+      if (!self.clockPending[p.id]) return;
+      delete self.clockPending[p.id];
+      p.ack = {id: p.id, outcome: "timeout"};
+    }, ACK_TIMEOUT_MS);
+    this.clockPending[p.id] = p;
+    this.client.publish(PREFIX + "/" + clock.venue + "/tournament/" + clock.id + "/cmd/by/" + this.options.username,
+                        JSON.stringify(body), {qos: 1, properties: {messageExpiryInterval: COMMAND_EXPIRY_S}});
     return p;
   };
 
