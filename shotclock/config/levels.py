@@ -22,7 +22,8 @@ def level_rules(values: dict) -> tuple[LevelRule, ...]:
     for level in sorted(by_level):
         keys = by_level[level]
         changes = tuple((k, v) for k, v in keys.items() if k not in LEVEL_TOP_UPS)
-        rules.append(LevelRule(level, changes, keys.get("top_up.seconds") or None, keys.get("top_up.chips") or None))
+        rules.append(LevelRule(level, changes, keys.get("top_up.seconds") or None, keys.get("top_up.chips") or None,
+                               bool(keys.get("chips.reset"))))
     return tuple(rules)
 
 
@@ -61,6 +62,9 @@ def level_problems(values: dict, errors: dict) -> None:
         if rule.top_up_chips and not values["seats.track"]:
             errors.setdefault(f"levels.{rule.level}.top_up.chips",
                               "needs seats.track = true (the table tops up its seated players)")
+        if rule.reset_chips and not (values["seats.track"] and played.get("shot.allowance")):
+            errors.setdefault(f"levels.{rule.level}.chips.reset",
+                              "needs seats.track = true and a shot.allowance at this level (the chips to reset to)")
 
 
 def _countdown_over(played: dict, where: str, values: dict) -> tuple[str, int, float] | None:

@@ -255,11 +255,16 @@ KEYS = {k.name: k for k in SCHEMA}
 # level N on (``[levels.11] mode = "shot"``: a shot clock from level 11), and may top every seated player up once,
 # at the first hand of level N. Its keys are the schema's own (same types, ranges and checks), plus these two.
 LEVELS = "levels"
+# A stage's exact number of extension chips (WPT: 10 from the start, exactly 6 at 24 players, 8 at the final table):
+# at the first hand of the level, or of the rule set, every seated player's chips become the allowance in force.
+CHIPS_RESET = Key("chips.reset", (bool,), False, "at the first hand of this level (or rule set) every seated "
+                  "player's extension chips become exactly its shot.allowance (a stage's chips, as WPT resets them)")
 LEVEL_TOP_UPS: dict[str, Key] = {k.name: k for k in (
     Key("top_up.seconds", NUM, 0, "seconds of time bank every seated player gets at the first hand of this level "
         "(needs seats.track and seats.bank)", range=Range(0, BANK_MAX)),
     Key("top_up.chips", (int,), 0, "extension chips every seated player gets at the first hand of this level",
         range=Range(0, CHIPS_MAX)),
+    CHIPS_RESET,
 )}
 LEVEL_KEYS: dict[str, Key] = {**{k.name: k for k in SCHEMA if k.by_level}, **LEVEL_TOP_UPS}
 
@@ -286,7 +291,7 @@ def level_key(name: str) -> tuple[int, str] | str | None:
 # mode (a clock's mode is its session's in the log, its export and its replay). NAME is
 # what the floor's ``rule_set`` command sends: the text rule of the ``rule_set`` field (core/fields.py).
 RULE_SETS = "rule_sets"
-RULE_SET_KEYS: dict[str, Key] = {k.name: k for k in SCHEMA if k.by_level}
+RULE_SET_KEYS: dict[str, Key] = {**{k.name: k for k in SCHEMA if k.by_level}, CHIPS_RESET.name: CHIPS_RESET}
 
 
 def rule_set_key(name: str) -> tuple[str, str] | str | None:

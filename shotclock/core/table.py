@@ -492,7 +492,10 @@ class Table:
         """The engine took a new hand (no clock runs now) and the levels brought in what waited for it: the named
         rule set the hand moved in (``before``: the one of the hand before), and in hand-for-hand the hand before it
         is done."""
-        outputs = self.rules.applied(t, before, self.levels.next.current) + self.hand_for_hand.hand_dealt(t)
+        outputs = self.rules.applied(t, before, self.levels.next.current)
+        if outputs and self.rules.resets_chips(outputs[-1].rule_set):  # a stage's exact chips, as it begins
+            outputs += self.engine.handle(ev.ResetChips(t))
+        outputs += self.hand_for_hand.hand_dealt(t)
         round.add_outputs(outputs)
         return outputs
 

@@ -1,13 +1,6 @@
-/* The dashboard's tournament panel (issues 27 and 35): the tournament clock, hand-for-hand (TDA RP-8) and the
- * house's named rule sets, for the tables the filters choose (a room, a section of it, or the whole venue), each sent
- * as ONE message to the venue's command topic with the room and section in it (docs/network.md, "command"): never one
- * message per table.
- *
- * The tournament clock (docs/tournament.md): the state of the clock whose scope covers the filters' room (a choice
- * when the broker has several), counted down on this page's own clock (lib/tournament.js) and shown UNREACHABLE,
- * never counting, when its process is gone; start, pause, resume, a minute more or less, a level, the next stage, and
- * after a restart the time away given back or kept, each sent to the clock (…/tournament/<id>/cmd/by/<login>) and
- * answered in the clock's own words.
+/* The dashboard's tournament panel (issue 27): hand-for-hand (TDA RP-8) and the house's named rule sets, for the
+ * tables the filters choose (a room, a section of it, or the whole venue), each sent as ONE message to the venue's
+ * command topic with the room and section in it (docs/network.md, "command"): never one message per table.
  *
  * What it shows comes from the tables themselves: each table's retained state says whether it plays hand-for-hand,
  * whether it waits for the floor's release (its hand done), the hands released and the tournament-clock time RP-8
@@ -48,20 +41,7 @@
       "rules.own": "eigen regels", "rules.refused": "{table}: {reason}", "rules.none": "geen regelsets bekend",
       "rules.card": "Regelset: {name}", "rules.card.next": "vanaf de volgende hand: {name}",
       "cmd.hand_for_hand": "Hand-for-hand", "cmd.release_hand": "Volgende hand", "cmd.end_hand_for_hand": "Stop hand-for-hand",
-      "cmd.rule_set": "Regelset",
-      "tclock.title": "Toernooiklok", "tclock.level": "Niveau", "tclock.start": "Start", "tclock.pause": "Pauze",
-      "tclock.resume": "Hervat", "tclock.take": "\u22121 min", "tclock.add": "+1 min", "tclock.next": "Volgende",
-      "tclock.next.confirm": "Nu naar {what}? Tik nogmaals", "tclock.go": "Ga naar niveau",
-      "tclock.give_back": "Geef {s} s terug", "tclock.keep": "Houd de tijd zo",
-      "tclock.stage": "niveau {n} · {blinds}", "tclock.break": "pauze{name}", "tclock.hands": "{n} handen",
-      "tclock.running": "loopt", "tclock.paused": "gepauzeerd", "tclock.h4h": "hand-for-hand: de klok staat stil",
-      "tclock.not_started": "niet gestart", "tclock.finished": "laatste niveau voorbij",
-      "tclock.waiting": "eindigt op handen: wacht op 'Volgende'",
-      "tclock.unreachable": "ONBEREIKBAAR: de laatste stand, de klok loopt niet",
-      "tclock.away": "de klok was {s} s weg en telde die als gespeeld", "tclock.next_stage": "daarna: {what}",
-      "tclock.to_break": "pauze over {time}", "tclock.last": "laatste niveau",
-      "tclock.done": "{cmd}: {said}", "tclock.not_done": "{cmd}: niet gedaan: {reason}",
-      "tclock.timeout": "{cmd}: geen antwoord van de klok", "tclock.bad_level": "een niveau van 1 tot {max}"
+      "cmd.rule_set": "Regelset"
     },
     en: {
       "tour.title": "Tournament", "tour.scope": "For", "tour.venue": "the whole venue", "tour.room": "room {room}",
@@ -81,20 +61,7 @@
       "rules.own": "own rules", "rules.refused": "{table}: {reason}", "rules.none": "no rule sets known",
       "rules.card": "Rule set: {name}", "rules.card.next": "from the next hand: {name}",
       "cmd.hand_for_hand": "Hand-for-hand", "cmd.release_hand": "Next hand", "cmd.end_hand_for_hand": "End hand-for-hand",
-      "cmd.rule_set": "Rule set",
-      "tclock.title": "Tournament clock", "tclock.level": "Level", "tclock.start": "Start", "tclock.pause": "Pause",
-      "tclock.resume": "Resume", "tclock.take": "\u22121 min", "tclock.add": "+1 min", "tclock.next": "Next",
-      "tclock.next.confirm": "On to {what} now? Tap again", "tclock.go": "Go to level",
-      "tclock.give_back": "Give back {s} s", "tclock.keep": "Keep the time",
-      "tclock.stage": "level {n} · {blinds}", "tclock.break": "break{name}", "tclock.hands": "{n} hands",
-      "tclock.running": "running", "tclock.paused": "paused", "tclock.h4h": "hand-for-hand: the clock is stopped",
-      "tclock.not_started": "not started", "tclock.finished": "last level over",
-      "tclock.waiting": "ends by hands: waiting for 'Next'",
-      "tclock.unreachable": "UNREACHABLE: its last state, not running",
-      "tclock.away": "the clock was away {s} s and counted it as played", "tclock.next_stage": "next: {what}",
-      "tclock.to_break": "break in {time}", "tclock.last": "last level",
-      "tclock.done": "{cmd}: {said}", "tclock.not_done": "{cmd}: not done: {reason}",
-      "tclock.timeout": "{cmd}: no answer from the clock", "tclock.bad_level": "a level from 1 to {max}"
+      "cmd.rule_set": "Rule set"
     }
   });
 
@@ -103,9 +70,6 @@
   var lastRuleSet = null;  // the pending record of the last rule_set command sent from this page
   var lastHandForHand = null;  // … of the last hand-for-hand command, with the tables of its scope then
   var armed = {};        // button id → timer: a second tap within 3 s confirms
-  var T = S.Tournament, TOUR = S.DEVICE_RULES.tournament;
-  var chosenClock = null;  // "venue/id" the floor chose in the panel (null: the one that covers the filters' room)
-  var lastClockCommand = null;  // the pending record of the last command sent to a tournament clock from here
 
   function t(key, values) { return S.t(D.lang(), key, values); }
 
@@ -305,91 +269,6 @@
     }
   }
 
-  /** The clocks this page hears, sorted; the one shown: the floor's choice, else the first whose scope covers the
-   *  filters' room and section, else the first. */
-  function clockChoice(sc) {
-    var link = D.link(), all = [];
-    for (var k in link.clocks) if (link.clocks[k].state) all.push(link.clocks[k]);
-    all.sort(function (a, b) { return S.naturalCompare(a.venue + "/" + a.id, b.venue + "/" + b.id); });
-    var shown = all.filter(function (c) { return c.venue + "/" + c.id === chosenClock; })[0] ||
-      all.filter(function (c) { return T.covers(c, sc.room || "", sc.section || ""); })[0] || all[0] || null;
-    return {all: all, shown: shown};
-  }
-
-  function stageText(stage, level) {
-    if (!stage) return "";
-    if (stage.is_break) return t("tclock.break", {name: stage.name ? ": " + stage.name : ""});
-    var blinds = (stage.small_blind || 0).toLocaleString(D.lang()) + "/" + (stage.big_blind || 0).toLocaleString(D.lang());
-    if (stage.ante) blinds += (stage.big_blind_ante ? ", BB ante " : ", ante ") + stage.ante.toLocaleString(D.lang());
-    return t("tclock.stage", {n: level, blinds: blinds});
-  }
-
-  function drawClock(sc, now) {
-    var pick = clockChoice(sc), box = $("tclock");
-    box.hidden = !pick.shown;
-    if (!pick.shown) return;
-    var select = $("tclock-id"), key = pick.all.map(function (c) { return c.venue + "/" + c.id; }).join("\n");
-    select.hidden = pick.all.length < 2;
-    if (select.dataset.shown !== key) {
-      select.dataset.shown = key;
-      select.textContent = "";
-      pick.all.forEach(function (c) {
-        var o = document.createElement("option");
-        o.value = c.venue + "/" + c.id;
-        o.textContent = (c.state.title || c.id) + " (" + c.id + ")";
-        select.appendChild(o);
-      });
-    }
-    var clock = pick.shown, s = clock.state, gone = T.unreachable(clock, now), left = T.left(clock, now);
-    select.value = clock.venue + "/" + clock.id;
-    box.classList.toggle("unreachable", gone);
-    var time = left === null ? t("tclock.hands", {n: s.stage.hands}) : T.clockText(left);
-    setText($("tclock-now"), (s.title || s.id) + " · " + stageText(s.stage, s.level) + " · " + time);
-    var how = gone ? t("tclock.unreachable") : s.finished ? t("tclock.finished") :
-      !s.started ? t("tclock.not_started") : s.hand_for_hand ? t("tclock.h4h") : s.paused ? t("tclock.paused") :
-      left === null ? t("tclock.waiting") : t("tclock.running");
-    if (!gone && s.away_s) how += " · " + t("tclock.away", {s: Math.round(s.away_s)});
-    setText($("tclock-how"), how);
-    var toBreak = T.toBreak(clock, now), next = [];
-    next.push(s.next_stage ? t("tclock.next_stage", {what: stageText(s.next_stage, s.next_level)}) : t("tclock.last"));
-    if (toBreak !== null) next.push(t("tclock.to_break", {time: T.clockText(toBreak)}));
-    setText($("tclock-next"), next.join(" · "));
-    var show = {"tclock-start": !s.started, "tclock-pause": s.started && !s.paused && !s.finished,
-                "tclock-resume": s.paused, "tclock-take": left !== null, "tclock-add": left !== null,
-                "tclock-next-stage": !!s.next_stage, "tclock-give-back": !!s.away_s, "tclock-keep": !!s.away_s};
-    for (var id in show) {
-      $(id).hidden = !show[id];
-      $(id).disabled = gone;
-    }
-    $("tclock-go").disabled = gone;
-    if (!armed["tclock-next-stage"]) setText($("tclock-next-stage"), t("tclock.next"));
-    setText($("tclock-give-back"), t("tclock.give_back", {s: Math.round(s.away_s || 0)}));
-    ["start", "pause", "resume", "take", "add", "go", "keep"].forEach(function (k) {
-      setText($("tclock-" + k), t("tclock." + k));
-    });
-    var p = lastClockCommand, answer = "", refused = false;
-    if (p && p.ack) {
-      var cmd = t("tclock." + ({level: "go", next: "next"}[p.cmd] || p.cmd));
-      refused = p.ack.outcome !== "done";
-      answer = p.ack.outcome === "timeout" ? t("tclock.timeout", {cmd: cmd}) :
-        p.ack.outcome === "done" ? t("tclock.done", {cmd: cmd, said: p.ack.said || ""}) :
-        t("tclock.not_done", {cmd: cmd, reason: p.ack.reason || p.ack.outcome});
-    } else if (p && p.problem) {
-      answer = p.problem;
-      refused = true;
-    }
-    setText($("tclock-answer"), answer);
-    $("tclock-answer").classList.toggle("refused", refused);
-  }
-
-  /** Send `cmd` to the tournament clock shown (with its values); its answer is drawn under the buttons. */
-  function sendClock(cmd, fields) {
-    var pick = clockChoice(scope());
-    if (!pick.shown) return;
-    lastClockCommand = D.link().commandClock(pick.shown, cmd, fields);
-    draw();
-  }
-
   function draw() {
     if (!D || !D.link() || $("main").hidden) return;
     var sc = scope(), now = performance.now();
@@ -401,7 +280,6 @@
                                           "rule-set-back": "rules.back"}[id]));
     });
     document.querySelectorAll("#tournament [data-tt]").forEach(function (el) { setText(el, t(el.dataset.tt)); });
-    drawClock(sc, now);
     drawHandForHand(sc, now);
     drawAnswer(now);
     drawRuleSets(sc, now);
@@ -454,31 +332,6 @@
   }
 
   function wire() {
-    $("tclock-id").addEventListener("change", function () { chosenClock = this.value; draw(); });
-    ["start", "pause", "resume", "keep"].forEach(function (cmd) {
-      $("tclock-" + cmd).addEventListener("click", function () { sendClock(cmd); });
-    });
-    $("tclock-take").addEventListener("click", function () { sendClock("take", {seconds: 60}); });
-    $("tclock-add").addEventListener("click", function () { sendClock("add", {seconds: 60}); });
-    $("tclock-give-back").addEventListener("click", function () {
-      var s = clockChoice(scope()).shown;
-      if (s && s.state.away_s) sendClock("add", {seconds: Math.min(TOUR.max_seconds, Math.round(s.state.away_s))});
-    });
-    $("tclock-next-stage").addEventListener("click", function () {
-      var s = clockChoice(scope()).shown;
-      if (!s || !s.state.next_stage) return;
-      if (confirmed(this, t("tclock.next.confirm", {what: stageText(s.state.next_stage, s.state.next_level)}))) {
-        sendClock("next");
-      }
-    });
-    $("tclock-go").addEventListener("click", function () {
-      var text = $("tclock-level").value.trim(), n = Number(text);
-      if (!/^[0-9]+$/.test(text) || n < 1 || n > TOUR.max_level) {
-        lastClockCommand = {problem: t("tclock.bad_level", {max: TOUR.max_level})};
-        return draw();
-      }
-      sendClock("level", {level: n});
-    });
     $("h4h-start").addEventListener("click", function () { send("hand_for_hand"); });
     $("h4h-release").addEventListener("click", function () {
       var sc = scope(), now = performance.now();

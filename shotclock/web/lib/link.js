@@ -54,8 +54,7 @@
                              // broker says (its Last Will says false the moment the bridge's connection drops)
     this.members = {};       // "venue/group/member" → a share group member's status (the collector's archive)
     this.handForHand = {};   // venue → {topic → state}: the venue's retained hand-for-hand states (lib/handforhand.js)
-    this.clocks = {};        // "venue/id" → a tournament clock's record (lib/tournament.js)
-    this.clockPending = {};  // command id → a command to a tournament clock, until its ack or its timeout
+    this.clocks = {};        // "venue/id" → a tournament clock: {venue, id, state, at, online, lastAck}
   }
 
   Link.prototype.connect = function () {
@@ -83,13 +82,13 @@
       if (!o.readOnly) topics[PREFIX + "/" + v + "/collector/member/+/+"] = {qos: 1};
       // The rooms' hand-for-hand: the panel counts the room's hands and keeps the state when it commands.
       if (!o.readOnly && S.HandForHand) topics[PREFIX + "/" + v + "/handforhand/+/+"] = {qos: 1};
-      // The tournament clocks: their state and status (retained), and their answers to this page's commands.
+      if (!o.readOnly) topics[PREFIX + "/" + v + "/archive/reply/" + client.options.clientId] = {qos: 1};
+      // The tournament clocks (docs/network.md, "tournament"): their state and status, and the answers to commands.
       if (!o.readOnly && S.Tournament) {
         ["state", "status", "cmd/ack"].forEach(function (leaf) {
           topics[PREFIX + "/" + v + "/tournament/+/" + leaf] = {qos: 1};
         });
       }
-      if (!o.readOnly) topics[PREFIX + "/" + v + "/archive/reply/" + client.options.clientId] = {qos: 1};
       client.subscribe(topics, function (err) {
         self.setConnection(err ? "refused" : "online", err ? String(err.message || err) : "");
       });
@@ -163,7 +162,10 @@
     }
     if (parts.length === 6 && parts[3] === "bridge" && parts[5] === "state") return this.bridge(parts[2], parts[4], payload);
     if (parts.length === 6 && parts[3] === "handforhand" && S.HandForHand) return this.roomState(topic, payload);
-    if (parts.length >= 6 && parts[3] === "tournament" && S.Tournament) return this.clockMessage(topic, payload, now);
+    if (parts.length >= 6 && parts[3] === "tournament" && S.Tournament) {
+      return this.tournamentClock(parts[2], parts[4], parts.slice(5).join("/"), parseJson(payload), now, topic,
+                                  payload);
+    }
     if (parts.length === 7 && parts[3] === "collector" && parts[4] === "member") {
       return this.member(parts[2], parts[5], parts[6], parseJson(payload));
     }
@@ -390,34 +392,38 @@
     return p;
   };
 
-  /** A tournament clock's state, status or ack (docs/network.md, "tournament: a tournament clock"). No table
-   *  changed: the tournament panel redraws itself (twice a second), the cards are left alone. */
-  Link.prototype.clockMessage = function (topic, payload, now) {
-    if (topic.slice(-8) === "/cmd/ack") {
-      var msg = parseJson(payload), p = msg && this.clockPending[msg.id];
-      if (!p) return;  // another page's or a terminal's command
+  /** A tournament clock's message: its retained state (a newer `seq` only) and status (lib/tournament.js), or its
+   *  answer to a command this page sent. No table changed: the clock's row redraws itself, the cards are left alone. */
+  Link.prototype.tournamentClock = function (venue, id, leaf, msg, now, topic, payload) {
+    if (leaf === "cmd/ack") {
+      var key = venue + "/" + id, p = msg && this.pending[msg.id], clock = this.clocks[key];
+      if (!p || p.clock !== key) return;  // another page's or a terminal's command
+      delete this.pending[msg.id];
       clearTimeout(p.timer);
-      delete this.clockPending[msg.id];
       p.ack = msg;
-    } else {
-      S.Tournament.fold(this.clocks, topic, payload, now);
+      if (clock) clock.lastAck = p;
+      return;
     }
+    S.Tournament.fold(this.clocks, topic, payload, now);
   };
 
-  /** Send `cmd` (start, pause, resume, add, take, level, next, keep) to the tournament clock `clock` ({venue, id});
-   *  returns the pending record, whose `ack` is the clock's answer ({outcome: done, ignored or refused, said or
-   *  reason}) or {outcome: "timeout"}. `fields`: the command's values (seconds, level). */
-  Link.prototype.commandClock = function (clock, cmd, fields) {
-    var self = this;
-    var body = {id: newId(), name: cmd, sent_ms: Date.now()};
-    for (var k in (fields || {})) body[k] = fields[k];
-    var p = {id: body.id, cmd: cmd, clock: clock.venue + "/" + clock.id, sentAt: root.performance.now(), ack: null};
+  /** Whether a tournament clock is gone: its status says offline, or no state came for three of its heartbeats and a
+   *  second (lib/tournament.js, the room's screen's rule too). */
+  Link.prototype.clockUnreachable = function (clock, now) { return S.Tournament.unreachable(clock, now); };
+
+  /** Send `cmd` (start, pause, resume, add, take, level, next, keep, players) with `extra` (seconds, level,
+   *  players) to a tournament clock; its pending record's `ack` is the clock's answer, or a timeout. */
+  Link.prototype.clockCommand = function (clock, cmd, extra) {
+    var self = this, body = this.commandBody(cmd), key = clock.venue + "/" + clock.id;
+    for (var k in (extra || {})) body[k] = extra[k];
+    var p = {id: body.id, clock: key, cmd: cmd, sentAt: root.performance.now(), ack: null};
     p.timer = setTimeout(function () {
-      if (!self.clockPending[p.id]) return;
-      delete self.clockPending[p.id];
+      if (!self.pending[p.id]) return;
+      delete self.pending[p.id];
       p.ack = {id: p.id, outcome: "timeout"};
     }, ACK_TIMEOUT_MS);
-    this.clockPending[p.id] = p;
+    this.pending[p.id] = p;
+    clock.lastAck = p;
     this.client.publish(PREFIX + "/" + clock.venue + "/tournament/" + clock.id + "/cmd/by/" + this.options.username,
                         JSON.stringify(body), {qos: 1, properties: {messageExpiryInterval: COMMAND_EXPIRY_S}});
     return p;
