@@ -71,11 +71,11 @@ def test_the_floor_runs_the_clock_and_every_command_is_answered_in_one_line(venu
     code, said = command(broker, capsys, "take", "300")
     assert code == 0 and "adjusted: level 1, 15:0" in said, said
     code, said = command(broker, capsys, "level", "2")
-    assert code == 0 and "level: level 2, 20:00 left" in said, said
+    assert code == 0 and "level: now level 2, 20:00 left" in said, said
     assert command(broker, capsys, "level", "9")[1] == \
         "tournament main: level: not done: the structure has no level 9 (it has 1 to 3)"
     code, said = command(broker, capsys, "next")
-    assert code == 0 and "next: the break (stage 3), 30:00 left" in said, said
+    assert code == 0 and "next: now the break after level 2 (dinner), 30:00 left" in said, said
     state = latest(inbox, where=lambda s: s.stage.is_break)
     assert (state.stage.name, state.level, state.next_level, state.running) == ("dinner", None, 3, True)
     assert command(broker, capsys, "level", "x")[0] == 2  # plain digits, or one line and exit 2

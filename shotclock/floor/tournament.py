@@ -37,6 +37,7 @@ from shotclock.core.topics import (check_name, every_hand_for_hand, hand_for_han
 from shotclock.core.tournament_state import (HEARTBEAT_S, TABLES_MAX, ClockStatus, Scope, TournamentState,
                                              state_of)
 from shotclock.core.tournament_wire import ClockAck, ClockCommand, command_event, refusal
+from shotclock.core.view import countdown_text
 from shotclock.errors import ShotclockError
 
 log = logging.getLogger("shotclock.tournament")
@@ -255,7 +256,8 @@ class ClockProcess:
         if problem:
             self._ack(ClockAck(id=command.id, name=command.name, outcome="ignored", reason=problem))
             return bool(changes)
-        self._ack(ClockAck(id=command.id, name=command.name, outcome="done", said=_said(changes[-1])))
+        said = _said(changes[-1], self.clock.structure)
+        self._ack(ClockAck(id=command.id, name=command.name, outcome="done", said=said))
         return True
 
     def _load(self, command: ClockCommand, sender: str) -> bool:
@@ -348,11 +350,18 @@ def _id_of(payload: bytes) -> str:
     return ident if isinstance(ident, str) and len(ident) <= 64 else ""
 
 
-def _said(change: tc.Change) -> str:
-    """A change in words, for the ack."""
-    where = f"level {change.level}" if change.level is not None else f"the break (stage {change.index + 1})"
-    left = "" if change.remaining is None else f", {_clock_text(change.remaining)} left"
-    return f"{change.why.replace('_', ' ')}: {where}{left}"
+SAID = {"level": "now", "next": "now", "time": "now", "hand_for_hand": "hand-for-hand", "released": "released",
+        "hand_for_hand_ended": "hand-for-hand ended"}  # a change in the ack's words (else its own name)
+
+
+def _said(change: tc.Change, structure: Structure) -> str:
+    """A change in words, for the ack: ``adjusted: level 3, 17:42 left``, ``now the break after level 2 (dinner),
+    30:00 left``."""
+    stage = structure.stages[change.index]
+    where = structure.label(change.index) + (f" ({stage.name})" if stage.is_break and stage.name else "")
+    left = "" if change.remaining is None else f", {countdown_text(change.remaining)} left"
+    word = SAID.get(change.why, change.why)
+    return f"{word} {where}{left}" if word == "now" else f"{word}: {where}{left}"
 
 
 def _loaded_words(structure: Structure) -> str:
@@ -360,11 +369,6 @@ def _loaded_words(structure: Structure) -> str:
     breaks = len(structure.stages) - levels
     return f"{structure.title or 'the structure'}: {levels} level{'s' * (levels != 1)}, " \
            f"{breaks} break{'s' * (breaks != 1)}"
-
-
-def _clock_text(seconds: float) -> str:
-    s = int(round(seconds))
-    return f"{s // 3600}:{s // 60 % 60:02d}:{s % 60:02d}" if s >= 3600 else f"{s // 60}:{s % 60:02d}"
 
 
 def cmd_tournament_run(args) -> int:

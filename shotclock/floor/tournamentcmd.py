@@ -18,6 +18,7 @@ from shotclock.core.inbound import MAX_PAYLOAD
 from shotclock.core.topics import check_name, tournament_topic
 from shotclock.core.tournament_state import ClockStatus, TournamentState, tournament_state_of
 from shotclock.core.tournament_wire import ClockAck, ClockCommand
+from shotclock.core.view import countdown_text
 from shotclock.errors import ShotclockError
 
 
@@ -132,7 +133,7 @@ def state_line(state: TournamentState, now_ms: float, online: bool) -> str:
         left = "ends by hands"
     else:
         left = state.remaining - (max(0.0, now_ms - state.at_ms) / 1000 if state.running and online else 0.0)
-        left = f"{_clock(max(0.0, left))} left"
+        left = f"{countdown_text(max(0.0, left))} left"
     how = "finished" if state.finished else "hand-for-hand (stopped)" if state.hand_for_hand else \
         "paused" if state.paused else "running" if state.running else "not started" if not state.started else \
         "waiting for the floor's 'next'"
@@ -140,11 +141,6 @@ def state_line(state: TournamentState, now_ms: float, online: bool) -> str:
     away = f"; was away {state.away_s:.0f} s (counted as played: 'add' it back or 'keep')" if state.away_s else ""
     said = f"tournament {state.id} ({state.title}): {where}, {left}, {how}{players}{away}"
     return said if online else said + "; UNREACHABLE: its clock's process is offline (this is its last state)"
-
-
-def _clock(seconds: float) -> str:
-    s = int(seconds + 0.999)  # a countdown shows the second it is in
-    return f"{s // 3600}:{s // 60 % 60:02d}:{s % 60:02d}" if s >= 3600 else f"{s // 60}:{s % 60:02d}"
 
 
 class _Link:
