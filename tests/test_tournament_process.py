@@ -207,3 +207,40 @@ def test_the_command_line_says_which_tables_follow_the_clock_and_the_journal_kee
     journal.close()
     assert said("--id", "sunday", "--venue-wide") == (
         2, f"shotclock: {tmp_path / 'main.journal'}: the journal of tournament 'main', not 'sunday'")
+
+
+def test_only_a_floor_login_commands_the_clock_and_only_under_its_own_name(tmp_path):
+    """The ACL (shotclock broker-config): a table's or the overlay's login can neither command the clock nor publish
+    its state, and a floor person cannot command it under another's name; the clock says who did what."""
+    structure = tmp_path / "sunday.toml"
+    structure.write_text(STRUCTURE)
+    with MosquittoBroker(tmp_path / "broker", venue="test", tables=["1"], floor=["anna", "ben"]) as broker:
+        inbox = Inbox(broker.client("floor"), tournament_topic("test", "main", "#"))
+        clock = Clock(broker, tmp_path)
+        try:
+            clock.start("--structure", str(structure), scope=("--venue-wide",))
+            latest(inbox)
+            fake = {"id": "main", "title": "fake", "seq": 10 ** 15, "at_ms": 1, "index": 0, "level": 1,
+                    "stage": {"minutes": 1}, "remaining": 1, "started": True, "running": False, "paused": False,
+                    "hand_for_hand": False, "finished": False}
+            for login in ("table-1", "overlay"):
+                other = broker.client(login)
+                other.publish(tournament_topic("test", "main", "state"), json.dumps(fake), qos=1,
+                              retain=True).wait_for_publish(30)
+                other.publish(tournament_topic("test", "main", f"cmd/by/{login}"),
+                              json.dumps({"id": login, "name": "start"}), qos=1).wait_for_publish(30)
+            anna = broker.client("floor-anna")
+            anna.publish(tournament_topic("test", "main", "cmd/by/floor-ben"),
+                         json.dumps({"id": "as-ben", "name": "start"}), qos=1).wait_for_publish(30)
+            anna.publish(tournament_topic("test", "main", "cmd/by/floor-anna"),
+                         json.dumps({"id": "a1", "name": "start"}), qos=1).wait_for_publish(30)
+            ack = inbox.wait_for(lambda m: m.topic.endswith("/cmd/ack") and json.loads(m.payload)["id"] == "a1")
+            assert ack is not None and json.loads(ack.payload)["outcome"] == "done"
+            started = inbox.wait_for(lambda m: m.topic.endswith("/event") and
+                                     json.loads(m.payload)["record"]["why"] == "started")
+            assert started is not None and json.loads(started.payload)["record"]["by"] == "floor-anna"
+            acks = {json.loads(m.payload)["id"] for m in list(inbox.messages) if m.topic.endswith("/cmd/ack")}
+            assert acks == {"a1"}  # the others never reached the clock
+            assert not any(m.topic.endswith("/state") and b'"fake"' in m.payload for m in list(inbox.messages))
+        finally:
+            clock.kill()

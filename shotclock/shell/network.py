@@ -36,6 +36,7 @@ from shotclock.core.wire import (MALFORMED, RATE_LIMITED, RecentIds, Refusal, ac
 log = logging.getLogger("shotclock.network")
 ROOM_STATE_SENDER = "hand-for-hand state"  # the flood guard's name for the venue's retained hand-for-hand states
 TOURNAMENT_SENDER = "tournament clock"  # … and for the tournament clocks' retained states
+TOURNAMENTS_KEPT = 64  # the tournament clocks whose last news a table remembers (a venue runs a few)
 
 
 def state_expiry(interval: float) -> int:
@@ -310,7 +311,10 @@ class CommandGate:
         else:
             return
         if worth_taking(last, news):
-            self._news[tournament] = news
+            self._news.pop(tournament, None)
+            self._news[tournament] = news  # the newest last: a venue's tournaments, the oldest forgotten past a bound
+            if len(self._news) > TOURNAMENTS_KEPT:
+                self._news.pop(next(iter(self._news)))
             self.post(news)
 
     def summary_notes(self, now: float, final: bool = False) -> list[dict]:
