@@ -114,3 +114,28 @@ def ignored(state_dir) -> list[str]:
     finally:
         db.close()
     return [json.loads(d).get("reason", "") for (d,) in rows if "break" in json.loads(d).get("reason", "")]
+
+
+def test_a_table_on_a_room_broker_follows_the_clock_at_the_venue_through_the_bridge(tmp_path, certificate, capsys):
+    from test_bridge import VENUE, Pair
+
+    pair = Pair(tmp_path, certificate)
+    structure = tmp_path / "sunday.toml"
+    structure.write_text(STRUCTURE)
+    clock = Clock(pair.venue, tmp_path, venue=VENUE)
+    clock.start("--structure", str(structure), scope=("--room", "east"))
+    latest(pair.inbox)  # the clock is on the network
+    east = RunningDevice(network_config(pair.room, table="1") + 'room = "east"\n', tmp_path / "state-1")
+    try:
+        wait_until(lambda: east.link.status.connected, what="the room's table online")
+        assert main(["tournament", "start", "--broker", f"127.0.0.1:{pair.venue.port}", "--venue", VENUE,
+                     "--credentials", str(pair.venue.credentials_file("floor")), "--id", "main"]) == 0
+        wait_until(lambda: upcoming(east) == 1, what="level 1 at the room broker's table")
+        assert main(["tournament", "next", "--broker", f"127.0.0.1:{pair.venue.port}", "--venue", VENUE,
+                     "--credentials", str(pair.venue.credentials_file("floor")), "--id", "main"]) == 0
+        wait_until(lambda: east.device.table.state.tournament_break is not None, what="the break through the bridge")
+    finally:
+        capsys.readouterr()
+        east.stop()
+        clock.kill()
+        pair.close()

@@ -17,13 +17,13 @@ from shotclock.core.tournament_state import TournamentState, tournament_state_of
 class Clock:
     """``shotclock tournament run`` as a process of its own, started and killed as a floor machine would be."""
 
-    def __init__(self, broker, folder):
-        self.broker, self.folder, self.process = broker, folder, None
+    def __init__(self, broker, folder, venue: str = "test"):
+        self.broker, self.folder, self.process, self.venue = broker, folder, None, venue
         self.journal = folder / "main.journal"
 
     def start(self, *extra: str, scope=("--room", "Main")) -> None:
         args = [sys.executable, "-m", "shotclock", "tournament", "run", "--broker", f"127.0.0.1:{self.broker.port}",
-                "--venue", "test", "--credentials", str(self.broker.credentials_file("floor")), "--id", "main",
+                "--venue", self.venue, "--credentials", str(self.broker.credentials_file("floor")), "--id", "main",
                 "--journal", str(self.journal), *scope, *extra]
         self.log = open(self.folder / "clock.log", "ab")
         self.process = subprocess.Popen(args, stdout=self.log, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,

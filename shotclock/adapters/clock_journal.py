@@ -2,7 +2,7 @@
 
 The clock's process (``shotclock tournament run``) writes each event here and commits it (SQLite, ``synchronous =
 FULL``) before it answers the floor, so a crash or a power cut loses nothing the floor was told was done. A
-heartbeat row, rewritten every few seconds, says when the process was last alive, on its timeline, the wall clock
+heartbeat row, rewritten every second, says when the process was last alive, on its timeline, the wall clock
 and the machine's own clock since its boot (with the boot's identity), and the last state's sequence number: after a
 restart the time away is measured on the machine's clock when the machine did not reboot (a wall clock stepped by
 NTP or a person changes nothing), on the wall clock when it did (a power cut), and the clock's timeline goes on from

@@ -209,9 +209,10 @@ def stop_all(tables: list[SimulatedTable]) -> None:
 
 
 class Arrivals:
-    """When each floor command reached each table (``shotclock fleet --arrivals FILE``): noted on the loop's thread
-    as a table's link reads the command from its socket, before the table acts on it; written as JSON lines
-    (``{"table": "7", "id": "<command id>", "t": <CLOCK_MONOTONIC seconds>}``) when the fleet stops. A benchmark
+    """When each floor command, and each tournament clock's state, reached each table (``shotclock fleet --arrivals
+    FILE``): noted on the loop's thread as a table's link reads it from its socket, before the table acts on it;
+    written as JSON lines (``{"table": "7", "id": "<command id>", "t": <CLOCK_MONOTONIC seconds>}``; a clock's state:
+    ``"id": "stage:<index>"``) when the fleet stops. A benchmark
     on the same machine compares ``t`` with its own monotonic clock: the time a command took to reach the tables,
     apart from the time the simulator then takes to act on it for all of them in turn."""
 
@@ -242,6 +243,8 @@ class Arrivals:
         for t, table, payload in self.seen:
             command = parse_json(payload)
             ident = command.get("id") if isinstance(command, dict) else None
+            if isinstance(command, dict) and isinstance(command.get("index"), int) and "stage" in command:
+                ident = f"stage:{command['index']}"  # a tournament clock's state: the stage it brings
             lines.append(json.dumps({"table": table, "id": ident if isinstance(ident, str) else None, "t": t}) + "\n")
         with open(self.path, "a") as out:
             out.write("".join(lines))

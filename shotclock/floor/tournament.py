@@ -382,6 +382,8 @@ def cmd_tournament_run(args) -> int:
     if problem:
         raise ShotclockError(problem)
     scope = _scope(args)
+    if not args.structure and not Path(args.journal).exists():  # a typo in --journal makes no new journal
+        raise ShotclockError(f"--journal {args.journal}: no such journal yet: the first start needs --structure FILE")
     client, username = floor_client(args, f"shotclock-tournament-{args.id}")
     try:
         journal = ClockJournal(args.journal)
