@@ -364,6 +364,11 @@ def _said(change: tc.Change, structure: Structure) -> str:
     return f"{word} {where}{left}" if word == "now" else f"{word}: {where}{left}"
 
 
+def _seconds_text(seconds: float) -> str:
+    """A time away as the floor would type it back: tenths under ten seconds, else whole seconds."""
+    return f"{seconds:.1f}" if seconds < 10 else f"{seconds:.0f}"
+
+
 def _loaded_words(structure: Structure) -> str:
     levels = sum(1 for s in structure.stages if not s.is_break)
     breaks = len(structure.stages) - levels
@@ -421,8 +426,8 @@ def _run(args, journal, scope: Scope | None, client, username: str) -> int:
     for s in (signal.SIGTERM, signal.SIGINT):
         signal.signal(s, lambda *a: process.stop())
     if process.away is not None:
-        log.warning("back after %.1f s away (on %s): counted as played ('shotclock tournament add %.0f' gives it "
-                    "back, 'keep' keeps it)", process.away, process.away_measured, process.away)
+        log.warning("back after %.1f s away (on %s): counted as played ('shotclock tournament add %s' gives it "
+                    "back, 'keep' keeps it)", process.away, process.away_measured, _seconds_text(process.away))
     log.info("tournament %s (%s) for %s, as %s", args.id, process.clock.structure.title, process.scope.words,
              username)
     print(f"tournament {args.id}: running ({process.clock.structure.title}, {process.scope.words})", flush=True)

@@ -138,7 +138,7 @@ def state_line(state: TournamentState, now_ms: float, online: bool) -> str:
         "paused" if state.paused else "running" if state.running else "not started" if not state.started else \
         "waiting for the floor's 'next'"
     players = f", {state.players} players" if state.players else ""
-    away = f"; was away {state.away_s:.0f} s (counted as played: 'add' it back or 'keep')" if state.away_s else ""
+    away = f"; was away {state.away_s:.1f} s (counted as played: 'add' it back or 'keep')" if state.away_s else ""
     said = f"tournament {state.id} ({state.title}): {where}, {left}, {how}{players}{away}"
     return said if online else said + "; UNREACHABLE: its clock's process is offline (this is its last state)"
 

@@ -69,6 +69,9 @@
     return found || list.filter(function (c) { return T.covers(c, f.room || "", f.section || ""); })[0] || list[0];
   }
 
+  /** The time away as the row says it: tenths under ten seconds (a quick restart), else whole seconds. */
+  function awayText(seconds) { return seconds < 10 ? seconds.toFixed(1) : String(Math.round(seconds)); }
+
   /** A stage as the row names it: "level 3 · 100/200 (200)" or "break (dinner)". */
   function stageText(stage, level) {
     if (stage.is_break) return t("tc.break") + (stage.name ? " (" + stage.name + ")" : "");
@@ -84,7 +87,7 @@
     parts.push(gone ? t("tc.unreachable") : s.finished ? t("tc.finished") : !s.started ? t("tc.not_started") :
                s.hand_for_hand ? t("tc.h4h") : s.paused ? t("tc.paused") : t("tc.running"));
     if (s.players) parts.push(t("tc.players.n", {n: s.players}));
-    if (s.away_s && !gone) parts.push(t("tc.away", {s: Math.round(s.away_s)}));
+    if (s.away_s && !gone) parts.push(t("tc.away", {s: awayText(s.away_s)}));
     return (s.title || s.id) + ": " + parts.join(" · ");
   }
 
@@ -124,7 +127,7 @@
     $("tc-resume").hidden = !s.paused;
     $("tc-keep").hidden = $("tc-give-back").hidden = !s.away_s;
     $("tc-next").hidden = !s.next_stage;
-    if (s.away_s) setText($("tc-give-back"), t("tc.give_back", {s: Math.round(s.away_s)}));
+    if (s.away_s) setText($("tc-give-back"), t("tc.give_back", {s: awayText(s.away_s)}));
     if (armed) setText($("tc-next"), t("tc.next.confirm", {what: s.next_stage ? stageText(s.next_stage, s.next_level) : ""}));
     document.querySelectorAll("#clock button, #clock input").forEach(function (el) { el.disabled = gone; });
     $("tc-which").disabled = false;
@@ -170,7 +173,7 @@
     $("tc-keep").addEventListener("click", function () { send("keep"); });
     $("tc-give-back").addEventListener("click", function () {
       var clock = chosen(), away = clock && clock.state.away_s;
-      if (away) send("add", {seconds: Math.min(TOUR.max_seconds, Math.round(away))}, this.textContent);
+      if (away) send("add", {seconds: Math.min(TOUR.max_seconds, Math.round(away * 1000) / 1000)}, this.textContent);
     });
     $("tc-level-go").addEventListener("click", function () {
       var n = whole($("tc-level"));
