@@ -120,3 +120,17 @@ def test_a_file_that_is_no_journal_is_said_in_one_line(tmp_path):
     other.write_bytes(b"not a database, just some notes " * 100)
     with pytest.raises(JournalError, match="cannot be used as the tournament's journal"):
         ClockJournal(other)
+
+
+def test_a_started_tournament_keeps_its_structure_whatever_file_a_restart_names(journal, caplog):
+    """A service restarting the clock with the file it first had, after the floor loaded another before the start,
+    goes on with the tournament (said in one line) instead of failing at every attempt."""
+    from shotclock.floor.tournament import _take_structure
+
+    other = Structure("Monday", (Stage(30, 50, 100),))
+    assert _take_structure(journal, other, "monday.toml") is True  # not started: the new one is taken
+    p = process(journal, Machine())
+    p._take(tc.Start(p.now(), "floor"))
+    with caplog.at_level("WARNING", logger="shotclock.tournament"):
+        assert _take_structure(journal, SUNDAY, "sunday.toml") is False
+    assert journal.structure() == other and "keeps its own structure" in caplog.text

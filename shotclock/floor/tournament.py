@@ -465,14 +465,16 @@ def _scope(args) -> Scope | None:
 
 
 def _take_structure(journal, structure: Structure, name: str) -> bool:
-    """A structure from --structure: taken when none is kept or the clock has not started (True: a new one); a
-    started clock keeps its own (the floor says so on the command line, one line, exit 2)."""
+    """A structure from --structure: taken when none is kept or the clock has not started (True: a new one). A started
+    clock keeps its own, said in one line: a restart by its service with the file it first had, after the floor
+    loaded another before the start, goes on with the tournament instead of failing at every attempt."""
     kept = journal.structure()
     if kept == structure:
         return False
     if kept is not None and any(isinstance(e, tc.Start) for e in journal.events()):
-        raise ShotclockError(f"--structure {name}: the journal holds a started tournament with another structure; "
-                             "start without --structure to go on, or use a new --journal")
+        log.warning("--structure %s: not used: the journal holds a started tournament (%r), which keeps its own "
+                    "structure; a new tournament needs a new --journal", name, kept.title)
+        return False
     journal.set_structure(structure)
     return True
 
