@@ -413,7 +413,7 @@ def clock_bench(tmp: Path, tables: int, rounds: int) -> dict:
         login = ["--broker", f"127.0.0.1:{broker.port}", "--venue", VENUE, "--credentials",
                  str(broker.credentials_file("floor")), "--id", "bench"]
         run = [PY, "-m", "shotclock", "tournament", "run", *login, "--journal", str(tmp / "clock.journal")]
-        clock = subprocess.Popen(run + ["--structure", str(structure)], env=ENV, cwd=ROOT,
+        clock = subprocess.Popen(run + ["--structure", str(structure), "--venue-wide"], env=ENV, cwd=ROOT,
                                  stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
         fleet = subprocess.Popen([PY, "-m", "shotclock", "fleet", "--tables", str(tables), "--broker",
                                   f"127.0.0.1:{broker.port}", "--venue", VENUE, "--credentials",

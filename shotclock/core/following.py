@@ -11,6 +11,12 @@ every heartbeat and at every (re)connect, dated at its arrival (:class:`~shotclo
 * a break: no clock can be called or started (a ``call`` or ``start`` is ``ignored`` with the reason) until the
   break's time is up on the table's own clock, or the clock says the break is over; a clock that runs when the
   break begins runs on to its ruling. The screen shows PAUZE / BREAK with the time left.
+* a tournament that no longer covers the table (its state cleared, its scope changed: ``gone``) is followed no more:
+  the level stays, a break ends.
+
+The device reads each state (:meth:`~shotclock.core.tournament_state.TournamentState.news`) and hands the loop only
+news that changes what the table does (:func:`worth_taking`): the heartbeats of a clock that runs on are not logged
+at every table.
 
 Example::
 
@@ -33,6 +39,8 @@ from shotclock.core.inputs import TournamentNews
 from shotclock.core.reasons import reason
 from shotclock.core.topics import TOURNAMENT_TABLE
 
+RESET_BREAK_S = 1.0  # a break's end known this well is not sent to the loop again (a heartbeat's drift)
+
 BLOCKED = (ev.Call, ev.Start)  # what a table on a break does not take: a clock's start
 
 
@@ -53,6 +61,10 @@ class Following:
     """What this table took of its tournament's clock (see the module's description)."""
 
     def __init__(self):
+        self._forget()
+
+    def _forget(self) -> None:
+        """Follow no tournament (at first; and when the one followed is gone: its break ends, the level stays)."""
         self.id: str | None = None
         self.seq = -1
         self.stage_level: int | None = None  # the level of the last news taken (None: a break, or none yet)
@@ -64,6 +76,10 @@ class Following:
     def take(self, news: TournamentNews, upcoming_level: int | None) -> ev.Level | None:
         """Take the clock's news (an older one than the last taken is left); the ``level`` the table must take from
         its next hand, or None. ``upcoming_level``: the level the table's next hand will have now."""
+        if news.gone:
+            if news.id == self.id:
+                self._forget()
+            return None
         if news.id == self.id and news.seq <= self.seq:
             return None
         first = not self.seen or news.id != self.id
@@ -96,3 +112,25 @@ class Following:
         if not self.on_break or (self.break_until is not None and self.break_until <= now):
             return None
         return BreakView(self.break_until, self.break_name)
+
+
+def worth_taking(last: TournamentNews | None, news: TournamentNews) -> bool:
+    """Whether ``news`` changes what a table does after ``last`` (the last news of that tournament it was handed):
+    another level, hands per level, break, pause or name, the tournament gone, or a break whose end moved by a
+    second or more.
+
+    >>> a = TournamentNews(10.0, "main", 4, None, 0, True, 600.0, False)
+    >>> worth_taking(a, TournamentNews(15.0, "main", 5, None, 0, True, 595.2, False))
+    False
+    >>> worth_taking(a, TournamentNews(15.0, "main", 5, None, 0, True, 655.0, False))  # the floor added a minute
+    True
+    """
+    if last is None or last.id != news.id:
+        return True
+    same = (last.level, last.hands, last.on_break, last.paused, last.break_name, last.gone) == \
+        (news.level, news.hands, news.on_break, news.paused, news.break_name, news.gone)
+    if not same:
+        return True
+    if news.on_break and not news.paused and news.break_left is not None and last.break_left is not None:
+        return abs((news.t + news.break_left) - (last.t + last.break_left)) >= RESET_BREAK_S
+    return False
