@@ -58,6 +58,7 @@ def test_a_level_that_ends_by_hands_is_counted_by_the_table_and_a_restarted_tabl
 def test_on_a_break_no_clock_can_be_called_or_started_until_its_time_is_up_on_the_tables_own_clock():
     table = Table(CLOCK)
     table.feed([news(1.0, 1, None, on_break=True, left=600.0, name="dinner")], 1.0)
+    new_hand(table, 5.0)  # a hand dealt on the break
     blocked = press(table, 10.0, "floor")
     assert [(o.TYPE, o.reason) for o in blocked] == [("ignored", "break: no clock can start during the break")]
     call = table.feed([Command(20.0, "call", id="c1", sender="floor-anna")], 20.0)
@@ -66,6 +67,18 @@ def test_on_a_break_no_clock_can_be_called_or_started_until_its_time_is_up_on_th
     assert (screen.screen, screen.big, screen.title) == ("break", "9:41", "PAUZE · dinner")
     assert view_at(table.state, 20.5, Display(language="en")).title == "BREAK · dinner"
     assert [o.TYPE for o in press(table, 601.5, "floor")] == ["start"]  # the break's time is up
+
+
+def test_the_hand_in_play_when_the_break_begins_is_played_out_with_its_clocks_and_the_next_takes_none():
+    # TDA 2024 Rule 23, as for a level: the break is the table's from its next hand. The shot clock keeps ruling the
+    # hand in play (a later street's clock starts), and the floor may still call a clock in it.
+    table = Table(Settings(mode="shot", shot=ShotSettings(preflop=20, flop=20), seats=SeatSettings(track=True, count=6)))
+    new_hand(table, 1.0)
+    table.feed([news(5.0, 1, None, on_break=True, left=600.0)], 5.0)
+    assert [o.TYPE for o in press(table, 10.0, "action")] == ["start"]  # the hand in play: its next clock
+    assert table.state.phase == RUNNING
+    new_hand(table, 15.0)  # the dealer deals on the break: from it on, no clock
+    assert [o.TYPE for o in press(table, 20.0, "action")] == ["ignored"] and table.state.on_clock is None
 
 
 def test_a_clock_that_runs_when_the_break_begins_runs_on_to_its_ruling():
@@ -80,6 +93,7 @@ def test_a_clock_that_runs_when_the_break_begins_runs_on_to_its_ruling():
 def test_a_paused_break_stands_still_and_ends_when_the_clock_says_so():
     table = Table(CLOCK)
     table.feed([news(1.0, 1, None, on_break=True, left=300.0, paused=True)], 1.0)
+    new_hand(table, 2.0)
     screen = view_at(table.state, 5000.0, Display(language="en"))
     assert (screen.big, screen.sub) == ("BREAK", "break: the tournament clock is stopped")
     assert [o.TYPE for o in press(table, 5000.0, "floor")] == ["ignored"]  # stood still: still the break
@@ -100,8 +114,8 @@ def test_a_tournament_that_no_longer_covers_the_table_ends_its_break_and_leaves_
 
 def test_in_shot_mode_the_dealer_cannot_start_a_players_clock_on_a_break_so_the_ledger_counts_none_of_it():
     table = Table(Settings(mode="shot", shot=ShotSettings(preflop=20), seats=SeatSettings(track=True, count=6)))
-    new_hand(table, 1.0)
     table.feed([news(5.0, 1, None, on_break=True, left=600.0)], 5.0)
+    new_hand(table, 6.0)  # a hand dealt on the break
     outputs = press(table, 10.0, "action")  # the dealer's start: refused, no clock runs on anyone
     assert [o.TYPE for o in outputs] == ["ignored"] and table.state.on_clock is None
     assert not [o for o in table.feed([], 700.0).outputs if o.TYPE in ("start", "decision")]

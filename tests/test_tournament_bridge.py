@@ -67,6 +67,8 @@ def test_a_room_brokers_table_follows_the_clock_and_takes_a_break_it_missed_when
     pair.room.start()
     wait_until(lambda: table.device.table.state.tournament_break is not None, timeout=60,
                what="the break the room missed, through the bridge")
+    table.tap("street", hold=0.5)  # the dealer deals on the break (the hand in play was played out)
+    wait_until(lambda: table.device.table.following.dealt_on_break, what="the hand dealt on the break")
     table.tap("floor")  # no clock on a break
     wait_until(lambda: ignored(table.state_dir), what="the call refused")
     assert table.device.table.engine.state.phase.name == "IDLE"
