@@ -16,7 +16,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from shotclock.adapters.log import DecisionLog  # noqa: E402
-from shotclock.config import parse_config  # noqa: E402
+from shotclock.config.loading import parse_config  # noqa: E402
 from shotclock.shell.device import Device  # noqa: E402
 from shotclock.shell.recorder import DirectSink, Recorder  # noqa: E402
 

@@ -15,6 +15,7 @@ from __future__ import annotations
 import json
 import os
 import resource
+import signal
 import subprocess
 import sys
 import tempfile
@@ -34,6 +35,9 @@ from shotclock.adapters.archive import Archive  # noqa: E402
 
 EVENT_GOAL_MS, ACK_GOAL_MS, ARCHIVE_GOAL_MS = 50.0, 100.0, 100.0
 H4H_GOAL_MS, H4H_TABLES = 250.0, 500  # hand-for-hand: the floor's release reaches every table of a 500-table room
+# The tournament clock back from a kill -9: its level's time left against a clock that never stopped, beyond the
+# outage it states (0 in principle; the bound is the timers' and the measurement's own jitter).
+CLOCK_RESTART_GOAL_MS = 50.0
 # A thousand busy tables (the bench's pace) send a few hundred records a second: the archive keeps up with
 # twice that, so a backlog (a collector back from a restart) drains.
 ARCHIVE_RATE_GOAL = 1000.0
@@ -57,6 +61,10 @@ GOALS = {
     "net_archive_rate_1": (ARCHIVE_RATE_GOAL, "min", "/s"),
     "net_archive_rate_pg_1": (None, "min", "/s"),
     "net_archive_rate_pg_2": (None, "min", "/s"),
+    "net_clock_level_ms_p99": (H4H_GOAL_MS, "max", "ms"),
+    "net_clock_level_ms_p50": (None, "max", "ms"),
+    "net_clock_restart_error_ms": (CLOCK_RESTART_GOAL_MS, "max", "ms"),
+    "net_clock_away_s": (None, "max", "s"),
     "net_expiry_late_ms_p99": (2.0, "max", "ms"),
     "net_off_expiry_late_ms_p99": (None, "max", "ms"),
     "net_beep_late_ms_p99": (2.0, "max", "ms"),
@@ -81,6 +89,13 @@ WHAT = {
     "net_h4h_ack_ms_p99": "the same release until each table's ack is back at the floor (its rules took it, its "
                           "records committed): one simulator process does the 500 tables' work in turn, which "
                           "500 devices do side by side",
+    "net_clock_level_ms_p99": "the tournament clock: the floor's `next` until the new level's state reaches each of "
+                              "500 simulated tables (read from its socket; the clock's journal commit and publish "
+                              "included), 99th percentile",
+    "net_clock_level_ms_p50": "the same, median",
+    "net_clock_restart_error_ms": "the tournament clock killed (-9) mid-level and started again: its level's time "
+                                  "left against a clock that never stopped, beyond the outage it states",
+    "net_clock_away_s": "the outage the clock stated after that kill -9 (the kill to its return, as measured)",
     "net_fleet_cpu_pct": "CPU the fleet simulator itself takes at the largest step (% of one core; the machine "
                          "has `nproc` × 100)",
     "net_fleet_rss_mb": "the fleet simulator's peak memory at the largest step (all its processes)",
@@ -363,6 +378,107 @@ class FloorView:
             return len(getattr(self, which))
 
 
+CLOCK_STRUCTURE = "title = \"Bench\"\n" + "".join(f"[[stage]]\nsmall_blind = {n * 100}\nbig_blind = {n * 200}\n"
+                                                  "minutes = 20\n" for n in range(1, 21))
+
+
+def clock_bench(tmp: Path, tables: int, rounds: int) -> dict:
+    """The tournament clock (``shotclock tournament run``) with ``tables`` simulated tables following it: the floor's
+    ``next`` ``rounds`` times, each new level's state until it reaches each table (the fleet's ``--arrivals``: one
+    monotonic clock on the machine); then a kill -9 of the clock's process mid-level and its return: its level's time
+    left against a clock that never stopped, beyond the outage it states."""
+    from shotclock.core.topics import tournament_topic
+    from shotclock.core.tournament_state import TournamentState, tournament_state_of
+
+    arrivals_file = tmp / f"clock-arrivals-{tables}.jsonl"
+    structure = tmp / "clock-structure.toml"
+    structure.write_text(CLOCK_STRUCTURE)
+    states: list[tuple[float, TournamentState]] = []
+    acks: dict[str, float] = {}
+    with MosquittoBroker(tmp / f"broker-clock-{tables}", venue=VENUE, tables=[str(n) for n in range(1, tables + 1)],
+                         websockets=False, autosave=30) as broker:
+        floor = broker.client("floor")
+
+        def heard(client, userdata, message):
+            now = time.monotonic()
+            if message.topic.endswith("/state") and message.payload:
+                state = tournament_state_of(message.payload)
+                if isinstance(state, TournamentState):
+                    states.append((now, state))
+            elif message.topic.endswith("/cmd/ack"):
+                acks[json.loads(message.payload).get("id")] = now
+
+        floor.on_message = heard
+        floor.subscribe([(tournament_topic(VENUE, "bench", "state"), 1), (tournament_topic(VENUE, "bench", "cmd/ack"), 1)])
+        login = ["--broker", f"127.0.0.1:{broker.port}", "--venue", VENUE, "--credentials",
+                 str(broker.credentials_file("floor")), "--id", "bench"]
+        run = [PY, "-m", "shotclock", "tournament", "run", *login, "--journal", str(tmp / "clock.journal")]
+        clock = subprocess.Popen(run + ["--structure", str(structure), "--venue-wide"], env=ENV, cwd=ROOT,
+                                 stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        fleet = subprocess.Popen([PY, "-m", "shotclock", "fleet", "--tables", str(tables), "--broker",
+                                  f"127.0.0.1:{broker.port}", "--venue", VENUE, "--credentials",
+                                  str(broker.folder / "credentials"), "--pace", "0.1", "--seed", "31",
+                                  "--arrivals", str(arrivals_file)],
+                                 env=ENV, cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+
+        def command(name: str) -> float:
+            ident = f"{name}-{uuid.uuid4().hex[:8]}"
+            sent = time.monotonic()
+            floor.publish(tournament_topic(VENUE, "bench", "cmd/by/floor"),
+                          json.dumps({"id": ident, "name": name, "sent_ms": int(time.time() * 1000)}), qos=1)
+            wait_for(lambda: ident in acks, 30)
+            return sent
+
+        sent: dict[int, float] = {}
+        load = os.getloadavg()[0]
+        error = away = float("inf")
+        try:
+            if not wait_for(lambda: states, 60):
+                raise SystemExit("bench: the tournament clock published no state")
+            command("start")
+            time.sleep(5 + tables * 0.02)  # every table online and following
+            for n in range(1, rounds + 1):
+                sent[n] = command("next")
+                time.sleep(2.0)
+            load = max(load, os.getloadavg()[0])
+            # A kill -9 mid-level (a power cut of the clock's machine), and its return.
+            before_t, before = max(states, key=lambda s: s[1].seq)
+            clock.send_signal(signal.SIGKILL)
+            clock.wait(30)
+            killed = time.monotonic()
+            time.sleep(3.0)
+            clock = subprocess.Popen(run, env=ENV, cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+            if wait_for(lambda: any(s.away_s is not None for _, s in states), 60):
+                back_t, back = next((t, s) for t, s in states if s.away_s is not None)
+                # A clock that never stopped (the outage counted as played), by the states' own times (the clock's
+                # machine's wall clock, the same for both: the bench's reading of them would add its own lag).
+                expected = before.remaining - (back.at_ms - before.at_ms) / 1000
+                error = abs(back.remaining - expected) * 1000
+                away = back.away_s
+                print(f"bench: tournament clock back after a kill -9: stated away {away:.2f} s (killed "
+                      f"{back_t - killed:.2f} s before its state came back), time left {back.remaining:.3f} s "
+                      f"against {expected:.3f} s", file=sys.stderr, flush=True)
+        finally:
+            stop_fleet(fleet)
+            if clock.poll() is None:
+                clock.terminate()
+                clock.wait(30)
+    reached: dict[tuple[int, str], float] = {}
+    for line in arrivals_file.read_text().splitlines() if arrivals_file.exists() else []:
+        seen = json.loads(line)
+        ident = seen.get("id") or ""
+        if ident.startswith("stage:") and int(ident[6:]) in sent:
+            k = int(ident[6:])
+            reached.setdefault((k, seen["table"]), (seen["t"] - sent[k]) * 1000)
+    latencies = list(reached.values())
+    missed = len(sent) * tables - len(reached)
+    p = lambda q: float("inf") if missed or not latencies else percentile(latencies, q)
+    print(f"bench: tournament clock level at {tables} tables: reached p50 {p(0.5):.1f} ms, p99 {p(0.99):.1f} ms "
+          f"({len(latencies)} arrivals, {missed} missed, load average {load:.1f})", file=sys.stderr, flush=True)
+    return {"net_clock_level_ms_p99": p(0.99), "net_clock_level_ms_p50": p(0.5), "net_clock_missed": missed,
+            "net_clock_restart_error_ms": error, "net_clock_away_s": away}
+
+
 def wait_for(predicate, seconds: float) -> bool:
     deadline = time.monotonic() + seconds
     while not predicate():
@@ -620,6 +736,8 @@ def bench_network(tmp: Path, quick: bool) -> dict:
     largest = results[-1]
     print(f"bench: hand-for-hand release at {5 if quick else H4H_TABLES} tables…", file=sys.stderr, flush=True)
     h4h = h4h_release(tmp, 5 if quick else H4H_TABLES, 1 if quick else 2)
+    print(f"bench: the tournament clock at {5 if quick else H4H_TABLES} tables…", file=sys.stderr, flush=True)
+    clock = clock_bench(tmp, 5 if quick else H4H_TABLES, 1 if quick else 3)
     print("bench: the archive's sustained rate…", file=sys.stderr, flush=True)
     rates = archive_rates(tmp, quick)
     print("bench: network CPU cost…", file=sys.stderr, flush=True)
@@ -635,7 +753,7 @@ def bench_network(tmp: Path, quick: bool) -> dict:
             "net_fleet_cpu_pct": largest["fleet_cpu"], "net_fleet_rss_mb": largest["fleet_rss"],
             "net_broker_cpu_pct": largest["broker_cpu"], "net_broker_rss_mb": largest["broker_rss"],
             "net_fleet_records_per_s": largest["records_per_s"],
-            **rates, **h4h,
+            **rates, **h4h, **clock,
             **timing_with_network(tmp, 5 if quick else 120)}
 
 
@@ -653,11 +771,17 @@ def rows(results: dict) -> str:
 
 
 def main(argv: list[str]) -> int:
-    """Only the network figures (``--archive-rate``: only the archive's sustained rates): printed as JSON and as
+    """Only the network figures (``--archive-rate``: only the archive's sustained rates; ``--clock``: only the
+    tournament clock's): printed as JSON and as
     rows of docs/benchmarks.md's table, merged into bench/latest.json."""
     quick = "--quick" in argv
     with tempfile.TemporaryDirectory() as tmp:
-        results = archive_rates(Path(tmp), quick) if "--archive-rate" in argv else bench_network(Path(tmp), quick)
+        if "--clock" in argv:
+            results = clock_bench(Path(tmp), 5 if quick else H4H_TABLES, 1 if quick else 3)
+        elif "--archive-rate" in argv:
+            results = archive_rates(Path(tmp), quick)
+        else:
+            results = bench_network(Path(tmp), quick)
     print(json.dumps(results, indent=2))
     print(rows(results))
     if results.get("net_tables_why"):

@@ -26,7 +26,7 @@ PHYSICAL = {17: 11, 27: 13, 22: 15, 23: 16, 24: 18, 5: 29, 6: 31, 12: 32}
 def defaults() -> dict[str, int]:
     """The default pins from the configuration schema (the buzzer, off by default, on BCM 12)."""
     sys.path.insert(0, str(HERE.parent))
-    from shotclock.config import KEYS
+    from shotclock.config.schema import KEYS
 
     pins = {k.split(".")[1]: KEYS[k].default for k in KEYS if k.startswith("pins.")}
     pins["buzzer"] = 12

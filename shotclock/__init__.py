@@ -5,7 +5,9 @@ files import each other):
 
 * :mod:`shotclock.errors` -- the error hierarchy, raised by every layer.
 * :mod:`shotclock.core` -- the rules, pure (no time, threads, GPIO, pygame or sqlite).
-* :mod:`shotclock.config` -- the configuration schema; read by the adapters, never the reverse.
+* :mod:`shotclock.input_files` -- the one bounded reader of files from outside (no rules; not for the core).
+* :mod:`shotclock.config` -- the configuration: its schema, loading, levels and pin map; read by the adapters,
+  never the reverse.
 * :mod:`shotclock.adapters` -- thin wrappers around pins, screen, sound, log, archive, MQTT and systemd.
 * :mod:`shotclock.shell` -- the main loop, the device's wiring and the shell's commands.
 * :mod:`shotclock.floor` -- the floor's side of the network (with :mod:`shotclock.web`, its pages, which

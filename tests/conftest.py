@@ -28,6 +28,16 @@ def run(events, settings=None):
     return [o.record() for o in replay(built, settings)]
 
 
+@pytest.fixture(autouse=True)
+def one_plugin_build(monkeypatch):
+    """``broker-config`` (and the demo floor) called in-process copy the client-id plugin built once per run
+    instead of running the compiler each time (tests/mqtt_broker.py); a broker-config subprocess builds it."""
+    from mqtt_broker import copy_of_plugin
+
+    monkeypatch.setattr("shotclock.floor.broker_config.build_plugin", copy_of_plugin)
+    monkeypatch.setattr("shotclock.floor.demo.build_plugin", copy_of_plugin)
+
+
 @pytest.fixture
 def shot():
     """Shot-clock settings with distinct street times, to tell them apart."""

@@ -10,7 +10,7 @@ from datetime import datetime, timedelta, timezone
 
 from shotclock.adapters.log import DecisionLog
 from shotclock.adapters.pins import make_pin_factory
-from shotclock.config import config_from, parse_config
+from shotclock.config.loading import config_from, parse_config
 from shotclock.core.inputs import Command
 from shotclock.core.ledger import ledger
 from shotclock.core.replay import ReplayInput, replay

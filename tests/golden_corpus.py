@@ -23,13 +23,13 @@ CLOCKS = 200  # the corpus's size: clocks exported
 
 def replay_text(events_text: str) -> str:
     """What ``shotclock replay`` prints for a replay file with a header (its settings)."""
-    from shotclock.config import config_from
+    from shotclock.config.loading import config_from
     from shotclock.core.replay import ReplayInput, replay_steps
 
     source = ReplayInput([events_text.encode("utf-8")])
     settings = config_from(source.header, "header").settings if source.header is not None else None
     if settings is None:
-        from shotclock.config import Config
+        from shotclock.config.typed import Config
         settings = Config().settings
     from shotclock.core.events import json_lines
 

@@ -6,8 +6,8 @@ Use the ``broker`` fixture (conftest.py), or in a script::
         client = broker.client("floor")      # a connected paho client with the floor's credential
         broker.kill(); broker.start()        # a crash and a restart on the same ports and data
 
-``./dev`` installs Debian's mosquitto when run as root. Without it these tests are skipped,
-except under CI (``CI`` set), where a missing broker fails them.
+``./dev`` installs Debian's mosquitto, and what builds the client-id plugin, when run as root. Without them
+these tests are skipped, except under CI (``CI`` set), where a missing broker fails them.
 """
 
 from __future__ import annotations
@@ -23,6 +23,7 @@ import uuid
 from pathlib import Path
 
 from helpers import wait_until
+from shotclock.floor.broker.build import PLUGIN_FILE, PluginBuildError, build_plugin
 from shotclock.floor.broker.plan import bridge_client_id, bridge_user
 from shotclock.floor.broker_config import (BrokerPlan, Bridge, Endpoint, add_room, table_client_id, table_user,
                                           write_broker_config, write_rooms)
@@ -55,6 +56,45 @@ def require_mosquitto() -> str:
     return path
 
 
+_plugin: list = []  # the client-id plugin built by this process (once), or the reason it could not be
+
+
+def built_plugin() -> Path:
+    """The client-id plugin, built once per test run into a folder of its own (the compiler runs once, not for
+    each broker); raises :class:`PluginBuildError` as building would."""
+    import atexit
+    import tempfile
+
+    if not _plugin:
+        folder = tempfile.mkdtemp(prefix="shotclock-plugin-")
+        atexit.register(shutil.rmtree, folder, True)
+        try:
+            _plugin.append(build_plugin(Path(folder) / PLUGIN_FILE))
+        except PluginBuildError as exc:
+            _plugin.append(exc)
+    if isinstance(_plugin[0], Exception):
+        raise _plugin[0]
+    return _plugin[0]
+
+
+def copy_of_plugin(out) -> Path:
+    """What ``build_plugin(out)`` makes, copied from :func:`built_plugin` (conftest.py hands this to
+    ``broker-config`` in place of the compiler)."""
+    out = Path(out)
+    out.parent.mkdir(parents=True, exist_ok=True)
+    shutil.copyfile(built_plugin(), out)
+    return out
+
+
+def client_id_plugin() -> str:
+    """The client-id plugin's path; skips the test when it cannot be built (fails it under CI, where ./dev
+    must have installed what builds it)."""
+    try:
+        return str(built_plugin())
+    except PluginBuildError as exc:
+        missing(f"{exc} (./dev installs them when run as root)")
+
+
 def free_port() -> int:
     """A TCP port free on 127.0.0.1 right now."""
     with socket.socket() as s:
@@ -69,6 +109,22 @@ def port_open(port: int, host: str = "127.0.0.1") -> bool:
             return True
     except OSError:
         return False
+
+
+def listening(port: int) -> bool:
+    """True when a socket listens on TCP ``port`` (read from the kernel's tables, without connecting: a probe's
+    connection, closed before a TLS handshake, would put an error line in the broker's log)."""
+    for table in ("/proc/net/tcp", "/proc/net/tcp6"):
+        try:
+            with open(table) as f:
+                rows = f.read().splitlines()[1:]
+        except OSError:
+            continue
+        for row in rows:
+            local, state = row.split()[1], row.split()[3]
+            if state == "0A" and int(local.rsplit(":", 1)[1], 16) == port:  # 0A: LISTEN
+                return True
+    return False
 
 
 class MosquittoBroker:
@@ -87,8 +143,9 @@ class MosquittoBroker:
         (the venue broker's passwd and acl get the room's bridge: make the room broker before starting it).
     :param room: the room's name for ``bridge_to``.
     :param cafile: with ``bridge_to``: bridge over TLS to its ``tls_port``, trusting this certificate.
-    :param bind_client_ids: load the dynamic-security plugin that ties each table's login to its client id
-        (False: the broker as it was without it, to show what the binding stops).
+    :param bind_client_ids: load the client-id plugin: a table's (and a room bridge's) client id for its own
+        login alone, that login with that id alone (False: the broker as it was without it, to show what the
+        binding stops).
     """
 
     def __init__(self, folder: str | Path, venue: str = "test", tables=("1", "2"), websockets: bool = True,
@@ -108,9 +165,8 @@ class MosquittoBroker:
                           run_as="root" if os.geteuid() == 0 else None, autosave_interval=autosave,
                           network=Endpoint("127.0.0.1", self.tls_port) if tls else None,
                           certfile=tls[0] if tls else None, keyfile=tls[1] if tls else None,
-                          pages=str(pages) if pages else None)
-        if not bind_client_ids:
-            plan.dynsec_plugin = None
+                          pages=str(pages) if pages else None,
+                          client_id_plugin=client_id_plugin() if bind_client_ids else None)
         if bridge_to is not None:
             password = add_room(bridge_to.folder, venue, room, self.tables)
             bridge_to.passwords.update(write_rooms(bridge_to.folder, venue))
@@ -200,7 +256,7 @@ class MosquittoBroker:
         return self.folder / "credentials" / f"{user}.toml"
 
     def bound_client_id(self, user: str | None, password: str | None = None) -> str | None:
-        """The one client id the broker lets a table's or room bridge's login use (dynamic-security.json), else None."""
+        """The one client id the broker lets a table's or room bridge's login use (``client-ids``), else None."""
         password = self.passwords.get(user, "") if password is None else password
         if user is not None and user.startswith(table_user("")):
             return table_client_id(self.venue, user[len(table_user("")):], password)

@@ -8,7 +8,7 @@ import threading
 import time
 
 from shotclock.adapters.log import lock_state_dir
-from shotclock.config import parse_config
+from shotclock.config.loading import parse_config
 from shotclock.shell.device import build_device
 
 

@@ -7,7 +7,8 @@ import pytest
 
 from shotclock.adapters.boards import board_pin_factory, chip_board_info
 from shotclock.adapters.pins import make_pin_factory
-from shotclock.config import GpioSettings, parse_config
+from shotclock.config.loading import parse_config
+from shotclock.config.typed import GpioSettings
 from shotclock.errors import ConfigError, HardwareError
 
 

@@ -16,6 +16,7 @@ from mqtt_broker import Inbox, MosquittoBroker, require_mosquitto
 from network_device import RunningDevice, network_config
 from shotclock.adapters.archive import Archive
 from shotclock.core.topics import table_topic
+from shotclock.floor.broker.plan import bridge_client_id
 from shotclock.floor.broker_config import bridge_state_topic, bridge_topics
 from shotclock.floor.collector import Collector
 
@@ -129,10 +130,51 @@ def test_a_room_cannot_publish_another_rooms_tables_at_the_venue(pair):
     from test_broker_config import NOT_AUTHORIZED, publish_rc
 
     # The bridge's own credential, as a client of the venue broker: table 3 is not in room east. (Its client id
-    # is bound to it: this client takes the real bridge's session for a moment; it reconnects after 1 s.)
+    # is bound to it: this client takes the real bridge's session for a moment, the broker telling the bridge so;
+    # it reconnects after 1 s.)
     bridge = pair.venue.client("bridge-east")
     assert publish_rc(bridge, table_topic(VENUE, "3", "event")) == NOT_AUTHORIZED
     assert publish_rc(bridge, table_topic(VENUE, "1", "stored")) == NOT_AUTHORIZED  # only the collector says so
+
+
+def test_through_a_bridge_no_other_login_takes_a_tables_or_the_bridges_session(pair, tmp_path):
+    # Issue 36 through a bridge: on the room broker, each of its logins names table 1's client id and the bridge's
+    # own (local) one; on the venue broker, each login names the bridge's client id, and the bridge's login a
+    # venue table's. Every one is refused at CONNECT; the table and the bridge keep their sessions, and a floor
+    # command at the venue still reaches the table and is answered.
+    device = RunningDevice(network_config(pair.room, table="1"), tmp_path / "state")
+    try:
+        assert status_of(pair.inbox, "1", lambda s: s["online"] and s["boot"] == device.device.boot) is not None
+        wait_until(lambda: device.link.status.connected, what="table 1 connected to its room broker")
+        start = len(pair.inbox.messages)
+        table = pair.room.bound_client_id("table-1")
+        local = bridge_client_id(VENUE, "east", pair.venue.passwords["bridge-east"], side="local")
+        remote = pair.venue.bound_client_id("bridge-east")
+        assert f"local_clientid {local}" in pair.room.conf.read_text()
+        attempts = [(pair.room, user, cid) for user in ("overlay", "floor", "collector", "table-2")
+                    for cid in (table, local)]
+        attempts += [(pair.venue, user, remote) for user in ("overlay", "floor", "collector", "table-3")]
+        attempts += [(pair.venue, "bridge-east", pair.venue.bound_client_id("table-3"))]
+        answers = {}
+        for broker, user, cid in attempts:
+            thief = broker.client(user, session=cid)
+            answers[(broker is pair.room and "room" or "venue", user, cid)] = thief.connack.value
+            thief.disconnect()
+        assert set(answers.values()) == {135}, answers  # CONNACK "not authorised", each of them
+        for broker in (pair.room, pair.venue):
+            log = broker.log_text()
+            assert "already connected" not in log and "administrative action" not in log
+        seen = list(pair.inbox.messages)[start:]
+        assert not [m for m in seen if m.topic == bridge_state_topic(VENUE, "east") and m.payload == b"0"]
+        assert not [m for m in seen if m.topic == table_topic(VENUE, "1", "status")
+                    and json.loads(m.payload)["online"] is False]
+        assert device.link.status.connected and not device.link.status.taken
+        pair.floor.publish(table_topic(VENUE, "1", "cmd"), json.dumps(
+            {"id": "cmd-36", "name": "pause", "sender": "test", "sent_ms": int(time.time() * 1000)}), qos=1)
+        assert pair.inbox.wait_for(lambda m: m.topic == table_topic(VENUE, "1", "cmd/ack")
+                                   and json.loads(m.payload)["id"] == "cmd-36") is not None
+    finally:
+        device.stop()
 
 
 @pytest.mark.slow

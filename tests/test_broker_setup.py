@@ -19,7 +19,7 @@ import paho.mqtt.client as mqtt
 import pytest
 
 from helpers import wait_until
-from mqtt_broker import free_port, port_open, require_mosquitto
+from mqtt_broker import free_port, listening, missing, port_open, require_mosquitto
 from shotclock.cli import main
 from shotclock.floor.broker_config import UNIT_FILE, table_client_id
 from shotclock.adapters.mqtt_login import read_credentials
@@ -86,7 +86,8 @@ def test_the_guides_broker_starts_from_any_folder_and_serves_tables_and_tablets(
     assert "warning" not in err, err
     conf = (folder / "mosquitto.conf").read_text()
     for line in conf.splitlines():
-        if line.split(" ")[0] in ("certfile", "keyfile", "password_file", "acl_file", "plugin_opt_config_file"):
+        if line.split(" ")[0] in ("certfile", "keyfile", "password_file", "acl_file", "plugin", "plugin_opt_bindings",
+                                  "plugin_opt_password_file"):
             assert Path(line.split(" ", 1)[1]).is_absolute(), line
     if how == "unit":
         user, command = unit_command(folder / UNIT_FILE)
@@ -99,11 +100,14 @@ def test_the_guides_broker_starts_from_any_folder_and_serves_tables_and_tablets(
     log = open(folder.parent / "mosquitto.log", "wb")
     process = subprocess.Popen(command, cwd="/", stdout=log, stderr=subprocess.STDOUT)
     try:
-        wait_until(lambda: port_open(mqtt_port) and port_open(ws_port), what="the broker's listeners",
+        wait_until(lambda: listening(mqtt_port) and listening(ws_port), what="the broker's listeners",
                    alive=process)
         ca = folder / "tls" / "ca.pem"
         user, password = read_credentials(folder / "credentials" / "table-1.toml")
         assert tls_client(mqtt_port, ca, user, password, table_client_id("casino", "1", password)) == 0
+        # The client-id plugin loaded, as the broker's own user: table 1's client id is no other login's.
+        overlay = read_credentials(folder / "credentials" / "overlay.toml")
+        assert tls_client(mqtt_port, ca, *overlay, table_client_id("casino", "1", password)) == 135
         # A tablet opens the dashboard over the TLS websockets listener (http_dir), trusting the floor's CA.
         page = urllib.request.urlopen(f"https://127.0.0.1:{ws_port}/dashboard/",
                                       context=ssl.create_default_context(cafile=str(ca)), timeout=30)
@@ -132,7 +136,7 @@ def test_make_certs_keeps_the_ca_the_tables_were_given(tmp_path, capsys):
 @pytest.mark.parametrize("args, message", [
     (["--make-certs", "floor.local", "--certfile", "x.pem"], "--make-certs makes"),
     (["--make-certs", "bad name!"], "neither a host name nor an address"),
-    (["--dynsec-plugin", "/nonexistent.so"], "no Mosquitto dynamic-security plugin"),
+    (["--client-id-plugin", "/nonexistent.so"], "no such file: /nonexistent.so"),
 ])
 def test_wrong_broker_setup_options_get_one_line(tmp_path, capsys, args, message):
     assert main(["broker-config", str(tmp_path / "b"), "--venue", "v", "--tables", "1",
@@ -141,15 +145,69 @@ def test_wrong_broker_setup_options_get_one_line(tmp_path, capsys, args, message
     assert message in err and "Traceback" not in err and len(err.strip().splitlines()) == 1
 
 
-def test_without_the_plugin_here_the_config_is_written_with_a_warning(capsys, monkeypatch, venue_folder):
-    # broker-config may run on a laptop without mosquitto (the appliance test's guest does).
-    monkeypatch.setattr("shotclock.floor.broker.plan.DYNSEC_PLUGIN_GLOBS", ())
-    monkeypatch.setattr("shotclock.floor.broker_config.find_dynsec_plugin", lambda: None)
-    folder = venue_folder  # one mosquitto can enter: else that is said too
-    assert main(["broker-config", str(folder), "--venue", "v", "--tables", "1"]) == 0
+def test_without_a_compiler_the_config_still_names_the_plugin_so_the_broker_does_not_start_unbound(
+        capsys, monkeypatch, venue_folder):
+    # broker-config may run where nothing builds the plugin (the appliance test's guest does): it writes the
+    # folder, says in one line what to install, and names the plugin all the same, so a broker started from that
+    # folder stops at once instead of running without the client-id binding.
+    from shotclock.floor.broker import build
+
+    tmp_path = venue_folder  # one mosquitto can enter: else that is said too
+    pages_in(tmp_path.parent, monkeypatch)
+    binary = require_mosquitto()
+    local = free_port()
+    with monkeypatch.context() as m:  # no compiler on the PATH
+        m.setattr("shotclock.floor.broker_config.build_plugin", build.build_plugin)
+        m.setenv("PATH", str(tmp_path.parent / "nothing"))
+        m.delenv("CC", raising=False)
+        assert main(["broker-config", str(tmp_path), "--venue", "v", "--tables", "1", "--local",
+                     f"127.0.0.1:{local}", "--websockets", "none"]) == 0
     err = capsys.readouterr().err
-    assert err.count("\n") == 1 and "will not tie each table's login to its client id" in err
-    assert "plugin " not in (folder / "mosquitto.conf").read_text()
+    assert err.count("\n") == 1 and "no C compiler" in err and build.APT_COMMAND in err
+    assert f"plugin {tmp_path.resolve() / 'client-ids.so'}" in (tmp_path / "mosquitto.conf").read_text()
+    assert not (tmp_path / "client-ids.so").exists()
+    done = subprocess.run([binary, "-c", str(tmp_path / "mosquitto.conf")], capture_output=True,
+                          text=True, timeout=60)
+    assert done.returncode != 0 and "client-ids.so" in done.stdout + done.stderr
+    assert not port_open(local)
+
+
+def test_broker_config_builds_the_plugin_and_names_what_is_missing(tmp_path, capsys, monkeypatch, venue_folder):
+    from shotclock.floor.broker import build
+
+    pages_in(venue_folder.parent, monkeypatch)
+    monkeypatch.setattr("shotclock.floor.broker_config.build_plugin", build.build_plugin)  # the compiler itself
+    try:
+        build.build_plugin(tmp_path / "probe.so")
+    except build.PluginBuildError as exc:
+        missing(str(exc))
+    assert main(["broker-config", str(venue_folder), "--venue", "v", "--tables", "1"]) == 0
+    out, err = capsys.readouterr()
+    assert "built client-ids.so" in out and not err, err
+    assert (venue_folder / "client-ids.so").read_bytes()[:4] == b"\x7fELF"
+    # A compiler that cannot find Mosquitto's plugin header: the package that has it, in one line.
+    fake = tmp_path / "cc"
+    fake.write_text("#!/bin/sh\necho 'x.c:34:10: fatal error: mosquitto_broker.h: No such file or directory' >&2\n"
+                    "exit 1\n")
+    fake.chmod(0o755)
+    monkeypatch.setenv("CC", str(fake))
+    with pytest.raises(build.PluginBuildError) as refused:
+        build.build_plugin(tmp_path / "c" / "client-ids.so")
+    assert "mosquitto_broker.h is missing (Debian's mosquitto-dev)" in str(refused.value)
+    assert "\n" not in str(refused.value) and not list((tmp_path / "c").iterdir())  # nothing half-built left
+
+
+def test_the_packages_that_build_the_plugin_are_debians_and_dev_installs_them():
+    from shotclock.floor.broker.build import APT_COMMAND, BUILD_PACKAGES
+
+    dev = (Path(__file__).parent.parent / "dev").read_text()
+    assert all(f" {name}" in dev.split("need_mosquitto()")[1].split("\n}")[0] for name in BUILD_PACKAGES)
+    assert APT_COMMAND in (Path(__file__).parent.parent / "docs" / "network.md").read_text()
+    if not shutil.which("apt-cache"):
+        pytest.skip("no apt-cache here: the names are checked on Debian")
+    known = subprocess.run(["apt-cache", "show", "--no-all-versions", *BUILD_PACKAGES], capture_output=True,
+                           text=True).stdout  # an unknown name gets no entry
+    assert [name for name in BUILD_PACKAGES if f"Package: {name}\n" not in known] == []
 
 
 def test_a_folder_the_brokers_user_cannot_enter_is_said_when_written(capsys, monkeypatch, venue_folder):

@@ -104,6 +104,16 @@ def bad_arguments(tmp: Path, state: str):
         (["structure"], 2), (["structure", tmp / "nope.tdt"], 2), (["structure", tmp], 2),
         (["structure", events], 2), (["structure", binary], 2), (["structure", bad_events, "--encoding", "x"], 2),
         (["structure", "/dev/zero"], 2),
+        # tournament (issue 35): no action, an unknown one, no id, a bad id, a value that is no number, a missing
+        # structure, a journal that is a folder, a range of tables that is none
+        (["tournament"], 2), (["tournament", "go"], 2), (["tournament", "start", "--venue", "v"], 2),
+        (["tournament", "start", "--venue", "v", "--credentials", tmp / "c.toml", "--id", "a b"], 2),
+        (["tournament", "add", "--venue", "v", "--credentials", tmp / "c.toml", "--id", "m", "1e309"], 2),
+        (["tournament", "level", "--venue", "v", "--credentials", tmp / "c.toml", "--id", "m", "\u0661"], 2),
+        (["tournament", "load", "--venue", "v", "--credentials", tmp / "c.toml", "--id", "m", tmp / "no.tdt"], 2),
+        (["tournament", "run", "--venue", "v", "--credentials", tmp / "c.toml", "--id", "m", "--journal", tmp], 2),
+        (["tournament", "run", "--venue", "v", "--credentials", tmp / "c.toml", "--id", "m", "--journal",
+          tmp / "j.db", "--tables", "9-1"], 2),
         # config
         (["config", "--check"], 2), (["config", "--check", tmp / "nope.toml"], 2), (["config", "--check", tmp], 2),
         (["config", "--check", inf_config], 2), (["config", "--check", binary], 2), (["config", "--frob"], 2),
@@ -161,9 +171,6 @@ def bad_arguments(tmp: Path, state: str):
         (["send", "--venue", "v", "--credentials", tmp, "--table", "1", "frob"], 2),
         (["send", "--venue", "v", "--credentials", tmp, "--table", "1", "--all", "pause"], 2),
         (["send", "--venue", "v", "--credentials", tmp, "--all", "level", "--level", "x"], 2),
-        # levels: a schedule that is not there, one with a bad line
-        (["levels"], 2), (["levels", missing / "day.txt", "--check", "--venue", "v", "--credentials", tmp], 2),
-        (["levels", tmp, "--check", "--venue", "v", "--credentials", tmp], 2),
         (["floor-demo", "--tables", "0"], 2), (["floor-demo", "--tables", "x"], 2),
         (["floor-demo", "--dir", missing / "x" / "\0"], 2), (["floor-demo", "--venue", "bad venue"], 2),
         (["floor-demo", "--seconds", "nan"], 2), (["floor-demo", "--seconds", "-1"], 2),

@@ -43,7 +43,7 @@ def test_screenshot_of_an_interrupted_clock(tmp_path):
     assert main(["screenshot", str(out), "--scenario", str(EXAMPLES / "clock-dead-hand.events.jsonl"),
                  "--at", "12.4", "--interrupted"]) == 0
     assert tuple(pygame.image.load(str(out)).get_at((2, 2)))[:3] == (24, 34, 64)  # the paused colours
-    from shotclock.config import Config
+    from shotclock.config.typed import Config
     from shotclock.core.replay import parse_events
     from shotclock.core.view import view_at
     from shotclock.shell.presenters import display_for
@@ -180,7 +180,7 @@ def test_selftest_sound_on_a_dummy_driver_fails_with_the_reason():
 
 
 def test_an_audio_output_that_is_not_there_is_named_with_the_ones_that_are(monkeypatch):
-    from shotclock.config import parse_config
+    from shotclock.config.loading import parse_config
     from shotclock.shell.selftest import check_audio, check_sound
 
     import pygame
@@ -193,7 +193,7 @@ def test_an_audio_output_that_is_not_there_is_named_with_the_ones_that_are(monke
 
 
 def test_backlight_check(tmp_path):
-    from shotclock.config import Config
+    from shotclock.config.typed import Config
     from shotclock.shell.selftest import check_backlight
 
     assert check_backlight(Config(), tmp_path).status == "SKIP"
@@ -227,7 +227,7 @@ def test_screenshot_hold_draws_what_the_table_shows_with_the_button_down(tmp_pat
     # Issue 17: --hold drew the running clock under a "cancel" bar, a screen the device never shows: the
     # floor's press pauses a running clock at once, and its hold then cancels it.
     from shotclock.adapters.screen import PALETTE
-    from shotclock.config import Config
+    from shotclock.config.typed import Config
     from shotclock.core.replay import parse_events
     from shotclock.shell.screenshot import held_screen, state_at
 
@@ -243,7 +243,7 @@ def test_screenshot_hold_draws_what_the_table_shows_with_the_button_down(tmp_pat
 
 
 def test_screenshot_hold_of_a_floor_button_on_a_paused_clock_is_the_readme_picture(tmp_path):
-    from shotclock.config import Config
+    from shotclock.config.typed import Config
     from shotclock.core.replay import parse_events
     from shotclock.shell.screenshot import held_screen, state_at
 
@@ -261,7 +261,7 @@ def test_screenshot_hold_of_a_floor_button_on_a_paused_clock_is_the_readme_pictu
 def test_screenshot_hold_on_a_clock_restored_after_a_power_cut_keeps_the_seats_as_the_device_does():
     # The held screen of a restored clock is the restarted device's (Table.restore_seats, then Table.restore):
     # the seats, names and banks come back with the clock, and the seat on the clock with them.
-    from shotclock.config import config_from
+    from shotclock.config.loading import config_from
     from shotclock.core.replay import parse_events
     from shotclock.shell.screenshot import held_screen, state_at
 

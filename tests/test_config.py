@@ -4,7 +4,9 @@ import dataclasses
 
 import pytest
 
-from shotclock.config import CORE_SECTIONS, SCHEMA, SECTIONS, TOP_KEYS, Config, example_toml, load_config, parse_config
+from shotclock.config.loading import load_config, parse_config
+from shotclock.config.schema import SCHEMA, example_toml
+from shotclock.config.typed import CORE_SECTIONS, SECTIONS, TOP_KEYS, Config
 from shotclock.errors import ConfigError, PinConfigError
 from shotclock.cli import main
 

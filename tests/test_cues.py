@@ -2,7 +2,8 @@
 
 import pytest
 
-from shotclock.config import Config, parse_config
+from shotclock.config.loading import parse_config
+from shotclock.config.typed import Config
 from shotclock.core.cues import PULSES, RULING, TICK, Cues, cue_of
 from shotclock.core.engine import Engine
 from shotclock.core.events import Call, Decision

@@ -8,7 +8,8 @@ import time
 
 import pytest
 
-from shotclock.config import Config, parse_config
+from shotclock.config.loading import parse_config
+from shotclock.config.typed import Config
 from shotclock.shell.device import Device
 from shotclock.core.buttons import Edge
 from shotclock.core.faults import StuckButton
@@ -201,7 +202,7 @@ def test_edge_time_uses_the_factorys_own_ticks_arithmetic_even_across_a_wrap():
     from gpiozero.pins.mock import MockFactory
 
     from shotclock.adapters.pins import TablePins
-    from shotclock.config import Config
+    from shotclock.config.typed import Config
 
     class WrappingFactory(MockFactory):  # ticks as a 32-bit microsecond counter, as pigpio's
         now_ticks = 5
@@ -227,7 +228,7 @@ def test_a_backend_that_dates_edges_in_its_callback_is_named_at_start(caplog):
     from gpiozero.pins.mock import MockFactory
 
     from shotclock.adapters.pins import TablePins, edge_dating
-    from shotclock.config import Config
+    from shotclock.config.typed import Config
 
     class RPiGPIOFactory(MockFactory):  # named as gpiozero's RPi.GPIO backend
         pass

@@ -128,12 +128,11 @@ def test_the_screen_says_so_while_the_recorder_fails():
 
 
 def test_the_network_presenter_acks_and_waits_a_heartbeat_when_its_state_cannot_be_offered():
-    from types import SimpleNamespace
-
+    from shotclock.core.uplink import LinkStatus
     from shotclock.shell.network import NetworkPresenter
 
     class Link:
-        boot, status = "0123456789ab", SimpleNamespace(pending=0, dropped=0, clone=False, fault=None)
+        boot, status = "0123456789ab", LinkStatus(False, 0)
         acks = []
 
         def offer_state(self, payload, expiry):
@@ -162,7 +161,7 @@ def test_sigterm_stops_a_device_whose_listener_raises_every_round(tmp_path, capl
     import os
     import threading
 
-    from shotclock.config import parse_config
+    from shotclock.config.loading import parse_config
     from shotclock.shell.device import build_device
 
     caplog.set_level(logging.ERROR)

@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 
 from shotclock.cli import main
-from shotclock.config import load_config
+from shotclock.config.loading import load_config
 from shotclock.errors import ShotclockError
 from shotclock.floor.broker_config import chrony_text
 from shotclock.shell import firstboot
@@ -250,7 +250,7 @@ def test_a_broken_first_boot_file_gets_one_line(tmp_path, capsys, text, message)
 def test_a_refused_first_boot_file_shows_on_the_tables_screen_and_fails_selftest(tmp_path, monkeypatch, mock_factory,
                                                                                 vclock):
     # Issue 30, 3: a failed provisioning was said only in the unit's journal.
-    from shotclock.config import Config
+    from shotclock.config.typed import Config
     from shotclock.core.faults import FirstBootFailed
     from shotclock.core.view import view_at
     from shotclock.shell.device import build_device

@@ -48,17 +48,17 @@ def test_fleet_tables_play_clocks_and_publish_them(tmp_path):
         # Each says where it stands (the dashboard's filters): 100 tables a room, 10 a section.
         online = [check("status", m.payload) for m in list(inbox.messages) if m.topic.endswith("/status")
                   and json.loads(m.payload)["online"]]
-        assert {(s["room"], s["section"]) for s in online} == {("Room 1", "A")}
-        assert {(check("status", s)["room"], s["section"]) for s in offline} == {("Room 1", "A")}  # its clean stop too
+        assert {(s["room"], s["section"]) for s in online} == {("Main", "A")}
+        assert {(check("status", s)["room"], s["section"]) for s in offline} == {("Main", "A")}  # its clean stop too
 
 
 def test_fleet_tables_stand_in_rooms_of_100_and_sections_of_10():
-    from shotclock.config import parse_config
+    from shotclock.config.loading import parse_config
     from shotclock.floor.fleet import fleet_place
 
     places = {n: parse_config("[network]\n" + fleet_place(str(n))) for n in (1, 10, 11, 100, 101, 500)}
     assert {n: (c["network.room"], c["network.section"]) for n, c in places.items()} == {
-        1: ("Room 1", "A"), 10: ("Room 1", "A"), 11: ("Room 1", "B"), 100: ("Room 1", "J"), 101: ("Room 2", "A"),
+        1: ("Main", "A"), 10: ("Main", "A"), 11: ("Main", "B"), 100: ("Main", "J"), 101: ("Room 2", "A"),
         500: ("Room 5", "J")}
 
 

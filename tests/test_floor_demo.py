@@ -45,6 +45,14 @@ def test_the_demo_starts_everything_prints_the_addresses_and_stops(tmp_path):
         assert wait_until(lambda: listed() == ["1", "2"]), run(commands[0])  # once the tables' first records arrive
         table = run(commands[1])
         assert table.returncode == 0 and ("Sim 1" in table.stdout or "no clocks" in table.stdout), table
+        # Issue 35, 8: the demo runs a tournament, and the README's tournament examples work on it as printed.
+        status = next(re.search(r"(\S+ tournament status .*)$", line).group(1) for line in lines
+                      if " tournament status " in line)
+        said = run(status)
+        assert said.returncode == 0 and said.stdout.startswith("tournament main (Demo Sunday): level 1 (25/50)"), said
+        send = status.replace(" tournament status ", " send ").replace(" --id main", " --all")
+        bubble = run(f"{send} rule_set --rule-set bubble")
+        assert bubble.returncode == 0 and "3 of 3 tables" in bubble.stderr, bubble
     finally:
         # Ctrl-C in a terminal: SIGINT to the whole foreground process group, not to the demo alone.
         os.killpg(proc.pid, signal.SIGINT)
@@ -52,7 +60,7 @@ def test_the_demo_starts_everything_prints_the_addresses_and_stops(tmp_path):
     assert proc.returncode == 0, err
     assert out.splitlines()[-1].startswith("stopped: tables, collector and broker"), out
     assert err == "", err
-    for name in ("mosquitto", "collector", "fleet", "device-3"):
+    for name in ("mosquitto", "collector", "fleet", "device-3", "tournament"):
         assert (tmp_path / "floor" / f"{name}.log").exists(), name
 
 

@@ -22,7 +22,8 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from shotclock.config import KEYS, config_from, parse_config
+from shotclock.config.loading import config_from, parse_config
+from shotclock.config.schema import KEYS
 from shotclock.core.events import EVENT_TYPES
 from shotclock.core.replay import MAX_LINE, decode_line, parse_event, replay
 from shotclock.errors import ConfigError, ReplayFormatError
@@ -184,7 +185,7 @@ def oracle(data: bytes, config):
 @FUZZ
 @given(data=replay_files())
 def test_fuzz_replay(data, tmp_path_factory, capsys):
-    from shotclock.config import Config
+    from shotclock.config.typed import Config
 
     path = tmp_path_factory.mktemp("replay") / "events.jsonl"
     path.write_bytes(data)
@@ -340,7 +341,7 @@ def test_fuzz_script(lines):
 
 def test_fuzz_oracle_can_fail():
     """The oracle is not a copy of the code under test: it rejects what the fast path must reject too."""
-    from shotclock.config import Config
+    from shotclock.config.typed import Config
 
     assert oracle(b'{"t":0,\n"event":"call"}\n', Config()) == ("error", 1)
     assert oracle(b'{"t":0,"event":"call"}\n', Config())[0] == "ok"

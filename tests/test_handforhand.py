@@ -6,7 +6,7 @@ from __future__ import annotations
 import msgspec
 import pytest
 
-from shotclock.config import parse_config
+from shotclock.config.loading import parse_config
 from shotclock.core import events as ev
 from shotclock.core.engine import IDLE, RUNNING
 from shotclock.core.handforhand import HandForHandState, time_off

@@ -11,8 +11,11 @@ layer        what it is, and what it may import (besides itself)
 root         ``shotclock/__init__.py``: the version only; imports nothing
 errors       ``shotclock/errors.py``: the error hierarchy; every layer raises these
 core         ``shotclock/core/``: the rules, pure -- root, errors
-config       ``shotclock/config.py``: the configuration schema and its loading; it reads the core's
-             settings, and the adapters read it, never the reverse -- root, errors, core
+files        ``shotclock/input_files.py``: the one bounded reader of files from outside; no rules -- root,
+             errors
+config       ``shotclock/config/``: the configuration's schema, its loading, the levels and rule sets, the
+             pin map; it reads the core's settings, and the adapters read it, never the reverse -- root,
+             errors, core, files
 adapters     ``shotclock/adapters/``: pins, screen, sound, log, archive, network -- the above and config
 shell        ``shotclock/shell/``: the loop, the device's wiring, the shell's commands -- the above
              and adapters
@@ -40,14 +43,15 @@ ALLOWED = {
     "root": set(),
     "errors": {"root"},
     "core": {"root", "errors"},
-    "config": {"root", "errors", "core"},
-    "adapters": {"root", "errors", "core", "config"},
-    "shell": {"root", "errors", "core", "config", "adapters"},
+    "files": {"root", "errors"},
+    "config": {"root", "errors", "core", "files"},
+    "adapters": {"root", "errors", "core", "files", "config"},
+    "shell": {"root", "errors", "core", "files", "config", "adapters"},
     "web": {"root", "errors", "core"},
-    "floor": {"root", "errors", "core", "config", "adapters", "shell", "web"},
-    "program": {"root", "errors", "core", "config", "adapters", "shell", "web", "floor"},
+    "floor": {"root", "errors", "core", "files", "config", "adapters", "shell", "web"},
+    "program": {"root", "errors", "core", "files", "config", "adapters", "shell", "web", "floor"},
 }
-FILE_LAYERS = {"__init__.py": "root", "errors.py": "errors", "config.py": "config", "cli.py": "program",
+FILE_LAYERS = {"__init__.py": "root", "errors.py": "errors", "input_files.py": "files", "cli.py": "program",
                "__main__.py": "program"}
 
 COMMAND = re.compile(r"(shotclock(?:\.\w+)+):\w+")  # a command named as "module:function"
@@ -184,7 +188,8 @@ def test_a_lazy_cycle_is_found():
 
 @pytest.mark.parametrize("source, target", [
     ("shotclock.core.view", "shotclock.shell.loop"),
-    ("shotclock.config", "shotclock.adapters.boards"),
+    ("shotclock.config.schema", "shotclock.adapters.boards"),
+    ("shotclock.input_files", "shotclock.core.fields"),
     ("shotclock.shell.logcmd", "shotclock.floor.archive"),
     ("shotclock.web", "shotclock.adapters.mqtt"),
     ("shotclock.errors", "shotclock.core.engine"),

@@ -4,7 +4,7 @@ import json
 
 from hypothesis import given, settings as hsettings, strategies as st
 
-from shotclock.config import parse_config
+from shotclock.config.loading import parse_config
 from shotclock.core import events as ev
 from shotclock.core.inputs import Command, Edge
 from shotclock.core.levels import LevelView, rhythm_from_records, restored_record
@@ -265,3 +265,45 @@ def test_replay_gives_a_levels_top_up_once_as_the_table_does():
              '{"t":5,"event":"level","level":3,"by":"floor"}', '{"t":6,"event":"hand"}', '{"t":7,"event":"end"}']
     out = [o.record() for o in replay(parse_events(lines), TOP_UP_AT_3.settings)]
     assert [(o["t"], o.get("seconds")) for o in out if o["type"] == "top_up"] == [(2, 30)]
+
+
+STAGES = parse_config('preset = "shot-30"\n[seats]\ntrack = true\n[shot]\nallowance = 10\n'
+                      '[levels.5]\nshot.allowance = 6\nchips.reset = true\n'
+                      '[rule_sets.final]\nshot.allowance = 8\nchips.reset = true\n')
+
+
+def chips_left_after(lines: list[str], settings=STAGES.settings) -> list[int]:
+    """The chips left each extension says, replaying ``lines``."""
+    return [o.record()["chips_left"] for o in replay(parse_events(lines), settings) if o.TYPE == "extended"]
+
+
+def test_a_stage_resets_every_players_chips_to_exactly_its_number_once():
+    # WPT: ten chips from the start, exactly six from level 5 (24 players), whatever each player had used or had left.
+    head = ['{"t":0,"event":"seat","seat":1}', '{"t":0,"event":"seat","seat":2}', '{"t":1,"event":"start"}',
+            '{"t":2,"event":"extend","seat":1}', '{"t":3,"event":"extend","seat":1}', '{"t":4,"event":"action"}']
+    assert chips_left_after(head) == [9, 8]
+    level5 = ['{"t":5,"event":"level","level":5,"by":"floor"}', '{"t":6,"event":"hand"}', '{"t":7,"event":"start"}',
+              '{"t":8,"event":"extend","seat":1}', '{"t":9,"event":"action"}']
+    assert chips_left_after(head + level5) == [9, 8, 5]  # reset to 6, one used
+    # A correction (level 4, then 5 again) does not reset again: the stage's chips are given once.
+    again = ['{"t":40,"event":"level","level":4,"by":"floor"}', '{"t":41,"event":"hand"}',
+             '{"t":42,"event":"level","level":5,"by":"floor"}', '{"t":43,"event":"hand"}',
+             '{"t":44,"event":"start"}', '{"t":45,"event":"extend","seat":1}', '{"t":46,"event":"action"}']
+    assert chips_left_after(head + level5 + again) == [9, 8, 5, 4]
+
+
+def test_a_rule_set_for_a_stage_resets_the_chips_at_its_first_hand():
+    # The final table, one floor action: `send --all rule_set --rule-set final`: exactly eight chips each.
+    table = Table(STAGES.settings, rule_sets=STAGES.rule_sets)
+    table.feed([Command(0.0, "seat", id="s1", sender="floor", seat=1), Command(0.0, "seat", id="s2", sender="floor",
+                                                                             seat=2)], now=0.0)
+    used = table.feed([Command(0.1, "start", id="a0", sender="floor"),
+                       Command(0.2, "extend", id="e0", sender="floor", seat=1),
+                       Command(0.3, "action", id="x0", sender="floor")], now=0.3)
+    assert [o.record().get("chips_left") for o in used.outputs if o.TYPE == "extended"] == [9]
+    table.feed([Command(0.5, "rule_set", id="r", sender="floor", rule_set="final")], now=0.5)
+    r = new_hand(table, 1.0)
+    assert "chips_reset" in [o.TYPE for o in r.outputs]
+    r = table.feed([Command(4.0, "start", id="a", sender="floor"), Command(5.0, "extend", id="e", sender="floor",
+                                                                            seat=1)], now=5.0)
+    assert [o.record().get("chips_left") for o in r.outputs if o.TYPE == "extended"] == [7]

@@ -9,7 +9,7 @@ import pytest
 from network_schemas import DOC, check, schemas
 
 EXPECTED = {"status", "state", "event", "command", "ack", "feature", "question", "answer", "stored", "collector",
-            "hand_for_hand"}
+            "hand_for_hand", "tournament", "tournament_status", "tournament_command", "tournament_ack"}
 
 
 def examples() -> dict[str, dict]:
@@ -103,7 +103,7 @@ def test_network_mark_is_small_top_right_and_covers_no_words(size):
 
 def test_every_fault_crosses_the_wire_as_a_documented_object():
     # The state's faults are typed objects (core/faults.py), one schema branch per kind, all of them.
-    from shotclock.config import BUTTONS
+    from shotclock.config.pins import BUTTONS
     from shotclock.core.engine import Engine
     from shotclock.core.faults import (FAULTS, LOG_BACKLOG, LOG_UNAVAILABLE, LOG_WRITE_FAILED, LogFault, NoSound,
                                        StuckButton)
@@ -157,3 +157,22 @@ def test_the_documented_schema_and_the_device_agree_on_a_commands_fields(command
     except jsonschema.ValidationError:
         schema_valid = False
     assert schema_valid == valid == (command_problem(message) is None)
+
+
+def test_the_tournament_clocks_schemas_are_its_messages_own():
+    """Made from the Structs (tools/docs.py writes them): what the clock sends is what the document says."""
+    from shotclock.core.tournament_state import message_schemas
+
+    made = json.loads(json.dumps(message_schemas()))  # as JSON has it (tuples as lists)
+    assert {name: schemas()[name] for name in made} == made, "run python tools/docs.py"
+
+
+def test_a_tournament_clocks_state_follows_its_schema():
+    from shotclock.core.structure import Stage, Structure
+    from shotclock.core.tournament import Start, TournamentClock
+    from shotclock.core.tournament_state import Scope, state_of
+
+    clock = TournamentClock(Structure("Sunday", (Stage(20, 25, 50, 50, big_blind_ante=True),
+                                                 Stage(5, is_break=True, name="dinner"))))
+    clock.handle(Start(0.0, "floor"))
+    check("tournament", state_of(clock, 61.5, "main", Scope(rooms=("Main",)), seq=7, at_ms=1796073651802).encode())

@@ -121,8 +121,9 @@ class FakeScreen:
 
 
 def test_the_builder_hands_each_listener_what_it_needs(tmp_path):
-    from shotclock.config import parse_config
-    from shotclock.shell.device import LightsPresenter, build_device
+    from shotclock.config.loading import parse_config
+    from shotclock.shell.device import build_device
+    from shotclock.shell.lights import LightsPresenter
     from shotclock.shell.network import NetworkPresenter
     from shotclock.shell.recorder import Recorder
 

@@ -6,7 +6,7 @@ import pytest
 
 from mqtt_broker import Inbox, MosquittoBroker
 from network_device import RunningDevice, network_config
-from shotclock.config import parse_config
+from shotclock.config.loading import parse_config
 from shotclock.core.topics import table_topic
 from shotclock.errors import ConfigError
 

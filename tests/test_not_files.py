@@ -16,7 +16,7 @@ from pathlib import Path
 import pytest
 
 from shotclock.cli import main
-from shotclock.config import INPUT_FILE_MAX, read_input_file
+from shotclock.input_files import INPUT_FILE_MAX, read_input_file
 from shotclock.shell import firstboot
 from shotclock.shell.seatingcmd import SEATING_MAX
 from shotclock.shell.firstboot import FILENAME
@@ -69,7 +69,7 @@ def special(tmp_path: Path, kind: str) -> Path:
 
 
 WORDS = {"fifo": "a FIFO, not a regular file", "zero": "a character device, not a regular file",
-         "folder": "is a directory"}
+         "folder": "a folder, not a"}
 
 
 @pytest.mark.parametrize("kind", ["fifo", "zero", "folder"])

@@ -10,7 +10,8 @@ import pytest
 
 from shotclock.adapters.log import DecisionLog
 from shotclock.adapters.pins import make_pin_factory
-from shotclock.config import Config, parse_config
+from shotclock.config.loading import parse_config
+from shotclock.config.typed import Config
 from shotclock.core.clocks import chips_used, clocks_from, replay_events, stats
 from shotclock.core.restore import HOW_LOST, HOW_PAUSED, HOW_POWER_CUT, HOW_STOPPED, at_stop
 from shotclock.core.replay import parse_events, replay
@@ -508,7 +509,7 @@ def test_the_sessions_utc_pairs_the_wall_clock_with_the_table_time_it_was_read_a
 
 
 def test_a_clock_under_a_rule_set_exports_its_rules_and_a_restart_in_hand_for_hand_waits_on(table, capsys):
-    from shotclock.config import config_from
+    from shotclock.config.loading import config_from
     from shotclock.core.inputs import Command
 
     config = 'preset = "shot-15-20-30"\n[rule_sets.bubble]\nshot.preflop = 30\nshot.flop = 30\n'

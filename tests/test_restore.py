@@ -9,7 +9,7 @@ import pytest
 from hypothesis import given, settings, strategies as st
 
 from shotclock.adapters.logwriter import lost_message
-from shotclock.config import parse_config
+from shotclock.config.loading import parse_config
 from shotclock.core.clocks import clocks_from
 from shotclock.core.inputs import Command
 from shotclock.core.records import RecordBuilder

@@ -5,7 +5,7 @@ from dataclasses import replace
 import pytest
 from hypothesis import given, strategies as st
 
-from shotclock.config import parse_config
+from shotclock.config.loading import parse_config
 from shotclock.core.engine import Engine
 from shotclock.core import events as ev
 from shotclock.core.rhythm import AUTO, NextHand, Rhythm, settings_for_hand, top_ups, with_rules

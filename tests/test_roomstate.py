@@ -7,7 +7,7 @@ from __future__ import annotations
 import msgspec
 import pytest
 
-from shotclock.config import parse_config
+from shotclock.config.loading import parse_config
 from shotclock.core import events as ev
 from shotclock.core.handforhand import HandForHandState
 from shotclock.core.inputs import Command, Edge, RoomHandForHand

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from shotclock.config import KEYS
+from shotclock.config.schema import KEYS
 
 HARDWARE = Path(__file__).parent.parent / "hardware"
 pytest.importorskip("schemdraw")

@@ -4,6 +4,7 @@ all follow from that one ruling."""
 
 import json
 
+import msgspec
 import pytest
 
 from shotclock.core.ledger import ledger
@@ -39,7 +40,7 @@ def log_rows(out):
 
 
 def ledger_of(out):
-    return {e.seat: e.record() for e in ledger(log_rows(out))}
+    return {e.seat: msgspec.to_builtins(e.line()) for e in ledger(log_rows(out))}
 
 
 HAND = [{"t": 0, "event": "hand"}, {"t": 1, "event": "start"}]

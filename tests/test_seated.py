@@ -254,7 +254,7 @@ def test_top_ups_that_do_not_apply_are_refused_with_the_reason():
 
 
 def test_the_tempo_preset_is_a_seat_aware_time_bank():
-    from shotclock.config import parse_config
+    from shotclock.config.loading import parse_config
 
     config = parse_config('preset = "tempo"\n')
     settings = config.settings
@@ -263,7 +263,7 @@ def test_the_tempo_preset_is_a_seat_aware_time_bank():
 
 
 def test_a_time_bank_without_seat_tracking_is_a_config_error():
-    from shotclock.config import parse_config
+    from shotclock.config.loading import parse_config
     from shotclock.errors import ConfigError
 
     with pytest.raises(ConfigError) as caught:
@@ -432,3 +432,47 @@ def test_the_seat_outputs_read_back_as_written():
     assert _read_back(lines) == outputs
     assert [json.loads(line) for line in lines] == [out.record() for out in outputs]
     assert json.loads(lines[7]) == {"type": "turn", "t": 3, "why": "action"}  # nobody on turn: no seat, no null
+
+
+# The hand-over between the engine and the seat side (issue 37): the seat side places the clock the engine started
+# (the next player's after an action, the right player's after a turn correction) after the turn line. It used to
+# take the engine's last output for that clock (out.pop()) and two outputs for a correction: an output the engine
+# came to add after the start would have left the clock before the turn line, a change of the seated record that
+# nothing would have said.
+
+SEATED_HAND = [ev.Hand(0), ev.Start(1), ev.Action(3), ev.Fold(5), ev.AllIn(7), ev.TurnBack(8), ev.Action(9),
+               ev.Fold(11), ev.TurnForward(12), ev.Action(13), ev.Street(14), ev.Start(15), ev.Fold(16)]
+NOTE = 99  # an output the engine does not give: a beep at 99 s
+
+
+def play_seated(events):
+    engine = SeatedEngine(SHOT6)
+    return [o for e in events for o in engine.handle(e)]
+
+
+@pytest.mark.parametrize("transition", ["_acted_next_player", "_restart_for_the_right_seat"])
+def test_an_output_the_engine_adds_after_a_start_leaves_the_seated_ruling_as_it_was(monkeypatch, transition):
+    before = play_seated(SEATED_HAND)
+    handed = [(before[i - 1], o) for i, o in enumerate(before) if o.TYPE == "start" and o.t not in (1, 15)]
+    assert len(handed) == 9  # after an action, a fold, an all-in, a turn back and forward: each after its turn line
+    assert all(line.TYPE == "turn" and line.t == start.t and line.seat == start.seat for line, start in handed)
+    rule = getattr(Engine, transition)
+    monkeypatch.setattr(Engine, transition, lambda self, t, event: rule(self, t, event) + [ev.Beep(t / 1e6, NOTE)])
+    after = play_seated(SEATED_HAND)
+    assert len(after) > len(before)  # the engine's new output is there
+    assert [o for o in after if not (o.TYPE == "beep" and o.remaining == NOTE)] == before
+
+
+def test_the_engine_names_the_clock_each_event_started_and_no_other():
+    engine = Engine(SHOT6)
+    named = []
+    for event in [ev.Start(1), ev.Extend(2), ev.Action(3), ev.Pause(4), ev.Resume(5), ev.Action(40), ev.LastAction(41),
+                  ev.Street(42), ev.Start(43), ev.Stop(44)]:
+        before = engine.last_started
+        out = engine.handle(event)
+        starts = [o for o in out if o.TYPE == "start"]
+        assert (engine.last_started is not before) == bool(starts)
+        if starts:
+            assert starts == [engine.last_started] and starts[0] is engine.last_started
+            named.append(event.t)
+    assert named == [1, 3, 43]  # not at 40: the clock was ruled at 0 before (the ruling starts no clock)

@@ -5,7 +5,8 @@ import statistics
 
 import pytest
 
-from shotclock.config import Config, parse_config
+from shotclock.config.loading import parse_config
+from shotclock.config.typed import Config
 from shotclock.core.dealer_check import GAP, ROUNDS, TIMEOUT, DealerCheck, Result, schedule
 from shotclock.core.view import dealer_check_view
 from shotclock.shell.selftest import check_dealer

@@ -6,7 +6,8 @@ import time
 import pygame
 import pytest
 
-from shotclock.config import Config, parse_config
+from shotclock.config.loading import parse_config
+from shotclock.config.typed import Config
 from shotclock.core.faults import NoSound
 from shotclock.shell.presenters import ScreenPresenter
 from shotclock.shell.simulator import Simulator, TerminalPresenter, TerminalSimulator

@@ -95,17 +95,19 @@ def test_a_bad_file_is_one_line_naming_file_line_or_level_and_field_exit_2(capsy
 
 
 def test_a_missing_file_a_folder_a_fifo_a_device_and_a_big_file_are_refused_unread(capsys, tmp_path, monkeypatch):
-    assert run(capsys, tmp_path / "none.csv")[2] == f"shotclock: {tmp_path / 'none.csv'}: file not found\n"
+    assert run(capsys, tmp_path / "none.csv")[2] == f"shotclock: {tmp_path / 'none.csv'}: file not found (the structure file)\n"
     (tmp_path / "dir.tdt").mkdir()
     assert "a folder, not a structure file" in run(capsys, tmp_path / "dir.tdt")[2]
     fifo = tmp_path / "pipe.tdt"
     os.mkfifo(fifo)  # opened for reading, it would wait for a writer: refused before it is opened
     proc = subprocess.run([sys.executable, "-m", "shotclock", "structure", str(fifo)], capture_output=True, text=True,
                           timeout=60)
-    assert (proc.returncode, proc.stdout, proc.stderr) == (2, "", f"shotclock: {fifo}: not a regular file\n")
+    assert (proc.returncode, proc.stdout, proc.stderr) == (
+        2, "", f"shotclock: {fifo}: a FIFO, not a regular file (a structure file is a file of text)\n")
     device = tmp_path / "zero.tdt"
     device.symlink_to("/dev/zero")  # endless: refused, never read
-    assert run(capsys, device) == (2, "", f"shotclock: {device}: not a regular file\n")
+    assert run(capsys, device) == (
+        2, "", f"shotclock: {device}: a character device, not a regular file (a structure file is a file of text)\n")
     monkeypatch.setattr(structurecmd, "FILE_MAX", 100)
     big = bad(tmp_path, "big.csv", "small_blind,big_blind,minutes\n" + "25,50,20\n" * 20)
     code, out, err = run(capsys, big)

@@ -99,6 +99,17 @@ def test_another_device_with_this_identity_is_said_once_a_while_and_shown_for_a_
     assert u.clone(10.0 + CLONE_SHOWN) is True
 
 
+def test_a_session_taken_over_is_counted_each_time_shown_for_a_while_and_is_a_sign_of_a_clone():
+    u = Uplink()
+    assert u.status(0, 0, 1.0).taken == "" and u.status(0, 0, 1.0).takeovers == 0
+    u.taken("Administrative action", 10.0)
+    u.taken("Session taken over", 12.0)
+    shown = u.status(0, 0, 12.0 + CLONE_SHOWN - 0.01)
+    assert (shown.taken, shown.takeovers, shown.clone) == ("Session taken over", 2, True)
+    later = u.status(0, 0, 12.0 + CLONE_SHOWN)
+    assert (later.taken, later.takeovers, later.clone) == ("", 2, False)  # the count stays: each is a log record
+
+
 def test_the_archives_word_counts_only_for_a_boot_this_run_sent_and_a_collector_online_resends():
     u = Uplink()
     u.sent_boots.add("0123456789ab")

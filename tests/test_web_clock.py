@@ -119,7 +119,7 @@ def test_texts_are_the_devices_words(js):
 def test_faults_read_as_on_the_devices_screen(js):
     # The typed objects the device sends (core/faults.py to_dict, as core/wire.py state_message lists them),
     # read back by the page, say what the device's own screen says (core/view.py), for every kind there is.
-    from shotclock.config import BUTTONS
+    from shotclock.config.pins import BUTTONS
     from shotclock.core.faults import (FAULTS, LOG_BACKLOG, LOG_UNAVAILABLE, LOG_WRITE_FAILED, FirstBootFailed,
                                        LogFault, NoSound, StuckButton)
     from shotclock.core.view import _fault_text

@@ -17,6 +17,19 @@ from shotclock.core.button_card import CARDS, dealer_card_markdown, render_block
 TABLE_DOCUMENTS = ("README.md", "docs/device.md", "hardware/README.md")
 
 
+def tournament_schema_blocks(text: str) -> str:
+    """``text`` (docs/network.md) with each tournament clock message's schema block made again from its Struct."""
+    import json
+    import re
+
+    from shotclock.core.tournament_state import message_schemas
+
+    for name, schema in message_schemas().items():
+        block = f"```json schema={name}\n{json.dumps(schema, ensure_ascii=False)}\n```"
+        text = re.sub(rf"```json schema={name}\n.*?\n```", lambda m: block, text, count=1, flags=re.S)
+    return text
+
+
 def main() -> int:
     for name in TABLE_DOCUMENTS:
         path = ROOT / name
@@ -25,6 +38,12 @@ def main() -> int:
         if new != text:
             path.write_text(new, encoding="utf-8")
             print(f"docs: rewrote the button tables in {name}")
+    network = ROOT / "docs" / "network.md"
+    text = network.read_text(encoding="utf-8")
+    new = tournament_schema_blocks(text)
+    if new != text:
+        network.write_text(new, encoding="utf-8")
+        print("docs: rewrote the tournament clock's schemas in docs/network.md")
     for card in CARDS:
         path = ROOT / "docs" / f"dealer-card-{card}.md"
         text = dealer_card_markdown(card)

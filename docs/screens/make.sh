@@ -40,4 +40,5 @@ run marked        --scenario "$EX/clock-marked.events.jsonl" --config "$EX/clock
 .venv/bin/python docs/screens/dashboard_500.py
 .venv/bin/python docs/screens/demo_seats.py
 .venv/bin/python docs/screens/tournament.py
+.venv/bin/python docs/screens/room_screen.py
 echo "wrote $S/*.png" >&2

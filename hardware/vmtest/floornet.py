@@ -1,7 +1,7 @@
 """The read-only run's floor network: a Mosquitto on the host, and a power cut right after a floor command's ack.
 
-The broker is the project's own (``shotclock broker-config``: passwords, ACLs, the dynamic-security binding of
-the table's client id, a TLS listener with a CA made for the run). It listens on the host's loopback only; the
+The broker is the project's own (``shotclock broker-config``: passwords, ACLs, the client-id plugin built on the
+host (``./dev`` installs what builds it) with the table's binding, a TLS listener with a CA made for the run). It listens on the host's loopback only; the
 VM's table reaches it through QEMU's user networking, where the host is ``10.0.2.2`` (QEMU maps that address to
 the host's 127.0.0.1). The table is provisioned as a venue does it (``shotclock provision``: a first-boot file
 with the broker, the credential and the CA). The floor's commands are sent from the host with

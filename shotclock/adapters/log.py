@@ -44,11 +44,12 @@ SYNCHRONOUS = {
     **dict.fromkeys(("command", "seat", "bank", "top_up", "seats", "refused"), "FULL"),
     # What a restart brings back of the tournament: a table waiting for the floor's release starts no clock after
     # a power cut, and a rule set in force rules on.
-    **dict.fromkeys(("hand_for_hand", "rule_set"), "FULL"),
+    **dict.fromkeys(("hand_for_hand", "rule_set", "room_state"), "FULL"),
     **dict.fromkeys(("command", "seat", "bank", "top_up", "seats", "refused", "mark"), "FULL"),
     # the tournament level and its hand count: a restart counts on them (one a hand: a sync a minute or so)
     **dict.fromkeys(("level_set", "level", "level_restored"), "FULL"),
-    **dict.fromkeys(("beep", "edge", "input", "fault", "turn", "hand_over", "ignored"), "NORMAL"),
+    **dict.fromkeys(("beep", "edge", "input", "fault", "turn", "hand_over", "ignored", "session_taken",
+                     "tournament"), "NORMAL"),
 }
 DURABLE = frozenset(kind for kind, mode in SYNCHRONOUS.items() if mode == "FULL")
 

@@ -36,6 +36,9 @@ from shotclock.core.wire import dumps, status_message
 log = logging.getLogger("shotclock.network")
 
 SESSION_TAKEN_OVER = 0x8E  # MQTT 5 reason code: a client connected with this client id
+# What shotclock's broker says instead: its client-id plugin, on a Mosquitto before 2.0.15 (which closes a session
+# taken over without a word), disconnects the connection being replaced with "administrative action" (0x98).
+TAKEN_OVER = (SESSION_TAKEN_OVER, 0x98)
 CLONE_RETRY = (20, 40)  # seconds before connecting again after another device took the session (no flapping)
 # Try again at least every 0.5 s while the broker is away (a refused connect on a LAN costs nothing), so the
 # dashboard and the broadcast overlay show the right clock within a second of the broker's return.
@@ -78,6 +81,7 @@ class MqttLink:
         self.client = None
         self.client_id = ""  # the client id it connects with (set with the client)
         self.reconnect_delay = RECONNECT_DELAY  # paho's back-off (min, max seconds), as last set
+        self._tournaments = topics.tournament_topic(s.venue, "", "")[:-1]  # …/tournament/: a clock's state under it
         self._connecting = False  # set by the sender thread once the login could be read
         self.login = settings.username  # the user the broker knows this table as (set again at connect)
 
@@ -156,7 +160,8 @@ class MqttLink:
         :param on_command: called on paho's thread with (payload bytes, MQTT properties) of each command.
         :param on_status_change: called from the link's threads when it connects, loses the broker, is
             refused or has caught up (the loop wakes to redraw the screen's network mark).
-        :param on_room_state: called on paho's thread with (topic, payload bytes) of each of the venue's
+        :param on_room_state: called on paho's thread with (topic, payload bytes) of each tournament clock's state
+            and each of the venue's
             hand-for-hand states (retained: every one at each connect, and each change).
         """
         self.take_callbacks(on_command, on_status_change, on_room_state)
@@ -225,7 +230,7 @@ class MqttLink:
         """The sender thread's new status; the loop is woken when the screen's mark must change now."""
         old, self._status = self._status, status
         if (status.connected != old.connected or status.refused != old.refused or status.fault != old.fault
-                or status.clone != old.clone
+                or status.clone != old.clone or status.taken != old.taken or status.takeovers != old.takeovers
                 or (old.pending and not status.pending)):
             self._on_status_change()
 
@@ -247,7 +252,8 @@ class MqttLink:
                           (topics.collector_topic(s.venue), 1), (self.topic("stored"), 1),
                           (self.topic("status"), 1), (topics.command_topic(s.venue, s.table, "+"), 1),
                           (topics.command_topic(s.venue, None, "+"), 1), (topics.bridge_topic(s.venue, "+"), 1),
-                          (topics.hand_for_hand_topic(s.venue, "+", "+"), 1)])
+                          (topics.hand_for_hand_topic(s.venue, "+", "+"), 1),
+                          (topics.tournament_topic(s.venue, "+", "state"), 1)])
         client.publish(self.topic("status"), self.online_status(), qos=1, retain=True)
         log.info("connected to the broker %s:%d as %s", s.host, s.port, self.login)
         self.handover.signal("connected")
@@ -261,16 +267,20 @@ class MqttLink:
             self._unreachable_since = now
 
     def _on_disconnect(self, client, userdata, flags, reason_code, properties):
-        if getattr(reason_code, "value", 0) == SESSION_TAKEN_OVER:  # a broker that says so (Mosquitto 2.0.11 does not)
-            self._clone("")
+        if getattr(reason_code, "value", 0) in TAKEN_OVER:  # another connection with this table's credential
+            self._clone("", taken=str(reason_code))
         self.handover.signal("disconnected", str(reason_code))
 
-    def _clone(self, other_boot: str) -> None:
-        """Another device uses this table's identity: say so, and wait longer before taking the session back,
-        so the two take turns every CLONE_RETRY seconds instead of flapping (paho's thread)."""
+    def _clone(self, other_boot: str, taken: str = "") -> None:
+        """Another device uses this table's identity (``taken``: the broker's reason, when it said that another
+        connection took this one's session): say so, and wait longer before taking the session back, so the two
+        take turns every CLONE_RETRY seconds instead of flapping (paho's thread)."""
         self._clone_seen = time.monotonic()
         self.set_reconnect_delay(*CLONE_RETRY)
-        self.handover.signal("clone", other_boot)
+        if taken:
+            self.handover.signal("taken", taken)
+        else:
+            self.handover.signal("clone", other_boot)
 
     def _on_publish(self, client, userdata, mid, reason_code, properties):
         self.handover.signal("puback", mid, reason_code.value if reason_code is not None else 0)
@@ -298,11 +308,12 @@ class MqttLink:
         if message.topic == topics.collector_topic(self.settings.venue):
             self.handover.signal("collector", message.payload)
             return
-        if message.topic.startswith(self._hand_for_hand):  # the venue's hand-for-hand state of a scope (retained)
+        if message.topic.startswith(self._hand_for_hand) or message.topic.startswith(self._tournaments):
+            # the venue's hand-for-hand state of a scope, or a tournament clock's state (both retained)
             try:
                 self._on_room_state(message.topic, message.payload)
             except Exception:
-                log.exception("a hand-for-hand state could not be handled")
+                log.exception("the room's state on %s could not be handled", message.topic)
             return
         payload = message.payload
         # The sender is the login the broker let publish on this topic (…/cmd/by/<user>: that user; a plain …/cmd:

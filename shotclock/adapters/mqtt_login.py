@@ -11,8 +11,8 @@ import uuid
 from dataclasses import dataclass
 from pathlib import Path
 
-from shotclock.config import read_input_text
 from shotclock.errors import ShotclockError
+from shotclock.input_files import read_input_text
 
 
 def new_boot_id() -> str:
@@ -45,12 +45,9 @@ def private_client_id(prefix: str, password: str) -> str:
 
 def read_credentials(path: str | Path) -> tuple[str, str]:
     """(username, password) from a credentials file written by ``shotclock broker-config``."""
+    text = read_input_text(path, what="credentials file")
     try:
-        data = tomllib.loads(read_input_text(path))
-    except OSError as exc:
-        raise ShotclockError(f"cannot read the credentials file {path}: {exc.strerror}") from None
-    except UnicodeDecodeError:
-        raise ShotclockError(f"{path}: not valid TOML (not UTF-8 text)") from None
+        data = tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:
         raise ShotclockError(f"{path}: not valid TOML: {exc}") from None
     if not isinstance(data.get("username"), str) or not isinstance(data.get("password"), str):

@@ -18,7 +18,7 @@ import logging
 import time
 from typing import Callable
 
-from shotclock.config import BUTTONS
+from shotclock.config.pins import BUTTONS
 from shotclock.core.buttons import Edge
 from shotclock.errors import HardwareError
 

@@ -192,6 +192,11 @@ class Sender:
                 log.error("another device uses table %s's identity%s (a cloned SD card, or two devices given one "
                           "table_id): give each its own table id and credential", self.link.settings.table,
                           f" (boot {args[0]})" if args[0] else ", and took this one's session")
+        elif kind == "taken":
+            u.taken(args[0], time.monotonic())
+            log.error("the broker says another connection with table %s's credential took its session (%s): a "
+                      "cloned SD card, or the credential copied; waiting before taking it back (the two take turns)",
+                      self.link.settings.table, args[0])
         elif kind == "restatus":
             u.restatus()
         elif kind == "stop":

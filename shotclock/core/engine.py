@@ -243,6 +243,7 @@ class Snapshot:
     level: object = None  # a level was set: the table's shotclock.core.levels.LevelView (level, hand of the level)
     hand_for_hand: object = None  # a shotclock.core.handforhand.HandForHandView while the floor plays hand-for-hand
     rule_set: object = None  # a shotclock.core.rulesets.RuleSetView while a named rule set runs or waits
+    tournament_break: object = None  # a shotclock.core.following.BreakView while the tournament is on a break
 
     def remaining(self, now: float) -> float | None:
         """Seconds left to 0 at ``now`` (never negative), or None when no clock is on."""
@@ -282,6 +283,18 @@ class Engine:
     Call :meth:`handle` for each event in time order; call :meth:`advance` when
     :meth:`next_wake` says something is due. Both return the outputs, in time order
     (at equal times, beeps before decisions).
+
+    :attr:`last_started` is the ``start`` output of the clock the engine started last: the seat side (the
+    :class:`~shotclock.core.seated.SeatedEngine` around it) finds the clock an event started by it, not by its
+    place among the event's outputs.
+
+    Example::
+
+        >>> from shotclock.core.events import Action, Start
+        >>> engine = Engine(Settings(mode="shot"))
+        >>> out = engine.handle(Start(0)) + engine.handle(Action(5))
+        >>> [o.TYPE for o in out], engine.last_started is out[-1], engine.last_started.t
+        (['start', 'decision', 'start'], True, 5.0)
     """
 
     def __init__(self, settings: Settings, start: float = 0.0, seat_side: SeatSide | None = None):
@@ -303,6 +316,9 @@ class Engine:
         self.last_shown: ev.Decision | None = None  # the last decision the screen shows (not a quiet end)
         # until a street or a new hand: the hand has moved on, and the screen with it
         self.interrupted = False  # a clock restored after a power cut, until resumed or ended
+        # The clock the engine started last (its ``start`` output), for the seat side: the clock an event started
+        # is found by this, never by its place among the event's outputs (SeatedEngine puts it after the turn line).
+        self.last_started: ev.Started | None = None
         self._tune(settings)
 
     def _tune(self, settings: Settings) -> None:
@@ -490,6 +506,11 @@ class Engine:
         if chips is not None:
             self._used[seat] = self.settings.shot.allowance - chips
 
+    def chips_refusal(self) -> str | None:
+        """Why this table takes no seat's count of extension chips (a player seated with chips, a top-up of chips),
+        or None: it counts them (``shot.allowance``)."""
+        return None if self.settings.shot.allowance else reason("no_chips")
+
     def chips_used(self) -> dict[int, int]:
         """Extension chips used per seat (negative: topped up past the allowance)."""
         return dict(self._used)
@@ -557,8 +578,10 @@ class Engine:
         self._chips = []
         mark = None if own is None else "clock"
         if bank:
-            return ev.Started(t / US, seconds + bank / US, street, seat, bank / US, mark)
-        return ev.Started(t / US, seconds, street, seat, None, mark)
+            started = self.last_started = ev.Started(t / US, seconds + bank / US, street, seat, bank / US, mark)
+        else:
+            started = self.last_started = ev.Started(t / US, seconds, street, seat, None, mark)
+        return started
 
     def _decide(self, t: int, outcome: str, remaining: float | None = None, at_zero: bool | None = None,
                 by: str | None = None) -> ev.Decision:

@@ -92,7 +92,7 @@ _DECIMAL = re.compile(r"[0-9]+(\.[0-9]+)?", re.ASCII)
 def as_whole(value):
     """The whole number a text of ASCII digits spells; any other value as it is, for a field's check to name.
     Python's ``int`` also reads ``1_0``, ``+1``, `` 1 `` and other scripts' digits, and ``str.isdigit`` passes
-    ``²``, which ``int`` then refuses: text from outside (argv, a CSV, a schedule) is a number here only as plain
+    ``²``, which ``int`` then refuses: text from outside (argv, a CSV, a structure) is a number here only as plain
     digits, and this is the one rule that says so.
 
     >>> as_whole("12"), as_whole("1_0"), as_whole("1²"), as_whole("\u0661"), as_whole("\uff15"), as_whole(7)

@@ -125,3 +125,37 @@ class RoomHandForHand:
     seq: int
     room: str | None = None
     section: str | None = None
+
+
+@dataclass(frozen=True)
+class TournamentNews:
+    """The tournament clock's retained state, as the table follows it (:mod:`shotclock.core.following`), dated when
+    it reached the device.
+
+    :param t: monotonic seconds of arrival at the device.
+    :param id: the tournament's id; ``seq`` the state's sequence number (a table takes only a newer one).
+    :param level: the level in force (None: a break).
+    :param hands: the level ends after this many hands (0: by time).
+    :param on_break: the stage in force is a break (no clock can be called or started).
+    :param break_left: the break's time left at arrival (None: not a break).
+    :param paused: the tournament clock stands still (a pause, hand-for-hand).
+    :param break_name: the break's name ("dinner").
+    :param gone: the tournament no longer covers this table (its state was cleared, or its scope changed): the
+        table follows it no more (its level stays; a break it was on ends).
+
+    Example::
+
+        >>> TournamentNews(12.0, "main", 7, None, 0, True, 600.0, False, "dinner").break_name
+        'dinner'
+    """
+
+    t: float
+    id: str
+    seq: int
+    level: int | None
+    hands: int
+    on_break: bool
+    break_left: float | None
+    paused: bool
+    break_name: str = ""
+    gone: bool = False

@@ -121,6 +121,8 @@ class TableLevels:
             changed = tuple(sorted(k for k in keys if rule_value(played, k) != rule_value(start.settings, k))) or None
         out.append(ev.LevelHand(event.t, after.level, after.hand, after.hands or None, by, changed,
                                 after.topped_up or None))
+        if any(r.reset_chips and r.level in start.top_up for r in self.next.base.levels):
+            out += engine.handle(ev.ResetChips(event.t))  # a stage's exact chips: the level's allowance, once
         if start.top_up:  # a level reached for the first time in the tournament: its top-up, once
             chips, seconds = top_up_amounts(self.next.base, start.top_up)
             out += engine.handle(ev.TopUp(event.t, chips, seconds))

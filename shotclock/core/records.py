@@ -31,7 +31,7 @@ from typing import Callable
 from shotclock.core.engine import PAUSED, RUNNING, Snapshot
 from shotclock.core.events import Decision, Started
 from shotclock.core.fields import SEAT_FIELDS
-from shotclock.core.inputs import Command, Edge, RoomHandForHand
+from shotclock.core.inputs import Command, Edge, RoomHandForHand, TournamentNews
 from shotclock.core.restore import CHECKPOINT_SECONDS, HEARTBEAT
 from shotclock.core.table import Input, Round
 
@@ -138,6 +138,12 @@ class RecordBuilder:
                     extra["players"] = [list(p) for p in extra["players"]]
                 add(None, "command", item.t, {"name": item.name, "id": item.id, "sender": item.sender,
                                               "facing_bet": item.facing_bet, **seat, **extra, **where})
+            elif isinstance(item, TournamentNews):  # the tournament clock's state, as it arrived
+                add(None, "tournament", item.t, {"tournament": item.id, "seq": item.seq, "level": item.level,
+                                                 "hands": item.hands, "on_break": item.on_break,
+                                                 "break_left": item.break_left, "paused": item.paused,
+                                                 "break_name": item.break_name,
+                                                 **({"gone": True} if item.gone else {}), **where})
             elif isinstance(item, RoomHandForHand):  # the room's hand-for-hand state, as it arrived
                 add(None, "room_state", item.t, {"on": item.on, "hands": item.hands, "minutes": item.minutes,
                                                  "seq": item.seq, "room": item.room, "section": item.section,

@@ -102,7 +102,7 @@ def top_up_levels(base: Settings, before: int | None, after: int | None, given: 
         return ()
     done = set(given)
     return tuple(sorted(rule.level for rule in base.levels
-                        if (rule.top_up_chips or rule.top_up_seconds) and rule.level not in done
+                        if (rule.top_up_chips or rule.top_up_seconds or rule.reset_chips) and rule.level not in done
                         and ((rule.level == after) if before is None else (before < rule.level <= after))))
 
 

@@ -33,6 +33,7 @@ from shotclock.core.reasons import reason
 from shotclock.core.rhythm import Changes, NextHand, Rhythm
 
 OWN = ""  # the table's own rules (its configuration without a rule set)
+RESET = "chips.reset"  # a rule set that sets every seated player's chips to exactly its allowance at its first hand
 
 
 class RuleSetView(msgspec.Struct, frozen=True):
@@ -56,8 +57,15 @@ class RuleSets:
         self.sets = dict(sets or {})
 
     def layers(self, name: str) -> tuple[tuple[str, Changes], ...]:
-        """The rhythm's layers for rule set ``name`` (none for the table's own rules)."""
-        return ((name, self.sets[name]),) if name != OWN else ()
+        """The rhythm's layers for rule set ``name`` (none for the table's own rules): its rule changes (what it
+        does at its first hand, ``chips.reset``, is not a rule the hands play)."""
+        if name == OWN:
+            return ()
+        return ((name, tuple((k, v) for k, v in self.sets[name] if k != RESET)),)
+
+    def resets_chips(self, name: str) -> bool:
+        """Whether rule set ``name`` sets every seated player's chips to exactly its allowance at its first hand."""
+        return name != OWN and (RESET, True) in self.sets.get(name, ())
 
     def view(self, rhythm: NextHand) -> RuleSetView | None:
         """What to show (None: the table's own rules, nothing waiting)."""
@@ -80,7 +88,8 @@ class RuleSets:
 
     def applied(self, t: float, before: str, now: Rhythm) -> list[ev.Output]:
         """A new hand began (:meth:`NextHand.at_hand` moved ``now`` in): the record of the rule set it brought, when
-        it is not ``before``, the one of the hand before."""
+        it is not ``before``, the one of the hand before (the caller resets the chips when it says so:
+        :meth:`resets_chips`)."""
         after = name_of(now)
         return [ev.RuleSetChanged(t, "applied", after, None)] if before != after else []
 

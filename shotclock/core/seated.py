@@ -59,6 +59,7 @@ from dataclasses import replace
 from shotclock.core import events as ev
 from shotclock.core.engine import IDLE, PAUSED, RUNNING, US, EndQuietly, Engine, Snapshot, TurnCorrected
 from shotclock.core.fields import BANK_MAX, CHIPS_MAX
+from shotclock.core.reasons import reason
 from shotclock.core.seats import SeatError, Seats, SeatsView, mark_problem, refusal
 from shotclock.core.settings import Settings
 from shotclock.errors import EventError
@@ -97,6 +98,17 @@ class TableSeats:
         self.bank, self.cued = ((seat, bank) if bank > 0 else None), False
         return seat, bank, self.own_clock(seat)
 
+    def unmark(self, seat: int) -> tuple[str, float | None]:
+        """Take the floor's mark off the player at ``seat``: the mark it was; :class:`SeatError` when none."""
+        mark = self.marks.pop(seat, None)
+        if mark is None:
+            raise refusal("not_marked", seat=seat)
+        return mark
+
+    def bank_refusal(self) -> str | None:
+        """Why this table gives no seconds of time bank (a top-up of seconds), or None: it runs one (``seats.bank``)."""
+        return None if self.bank_at_start else reason("no_bank")
+
     def own_clock(self, seat: int | None) -> int | None:
         """The µs of ``seat``'s own clock (a ``clock`` mark), or None: the table's rule."""
         mark = self.marks.get(seat) if self.marks else None
@@ -125,7 +137,9 @@ class SeatedEngine:
 
     It holds an :class:`~shotclock.core.engine.Engine` and the :class:`TableSeats` the engine asks whose each clock
     is; it takes the same events and gives the same outputs, with the seat added, and talks to the engine only
-    through its public interface.
+    through its public interface. The clock an event started (the next player's after a decision, the right
+    player's after a turn correction) is the engine's :attr:`~shotclock.core.engine.Engine.last_started`; it comes
+    after the turn line, wherever the engine put it among the event's outputs.
     """
 
     def __init__(self, settings: Settings, start: float = 0.0):
@@ -291,10 +305,11 @@ class SeatedEngine:
     def _turned(self, t: float, why: str, button: int | None = None) -> list[ev.Output]:
         """The turn line, and in clock mode the clock of a player the floor marked with their own clock: it starts
         as the turn comes to them (their every decision), with the mark's length."""
-        line = self._turn(t, why, button)
-        engine = self.engine
-        if (engine.mode != "clock" or engine.phase != IDLE or line.seat is None or self.seats.winner is not None
-                or self.book.own_clock(line.seat) is None):
+        seats, engine = self.seats, self.engine
+        turn = seats.turn  # (_turn, written out: every decision comes here)
+        line = ev.Turn(t, turn, why, seats.players.get(turn) or None, button)
+        if (engine.mode != "clock" or engine.phase != IDLE or turn is None or seats.winner is not None
+                or self.book.own_clock(turn) is None):
             return [line]
         started = engine.handle_at(round(t * US), ev.Call(t))
         self._own, self._own_on = engine.last, True
@@ -330,6 +345,19 @@ class SeatedEngine:
         """The engine takes ``event`` at the time :meth:`handle` worked out for it."""
         return self.engine.handle_at(self._t_us, event)
 
+    def _handed_over(self, event: ev.Event) -> tuple[list[ev.Output], ev.Started | None]:
+        """The engine takes ``event``: (its outputs but the clock it started, that clock or None). The clock is the
+        engine's :attr:`~shotclock.core.engine.Engine.last_started` when the event started one, found there, not by
+        its place among the outputs, so an output the engine adds cannot move a seated record's parts."""
+        engine = self.engine
+        before = engine.last_started
+        out = engine.handle_at(self._t_us, event)
+        started = engine.last_started
+        if started is before:
+            return out, None
+        out.remove(started)  # (one clock starts an event: no other output is equal to it)
+        return out, started
+
     def _end_quietly(self, t: float, by: str) -> list[ev.Output]:
         """End the running or paused clock charged to nobody (an emptied seat, a reseated table)."""
         return self._engine(EndQuietly(t, by)) if self.engine.phase != IDLE else []
@@ -362,8 +390,12 @@ class SeatedEngine:
         kind = event.NAME
         if seat is not None and seat != seats.turn:
             return self._mark(event, seat)
-        if seats.turn is None and self.engine.phase == IDLE:
-            return [ev.Ignored(t, kind, "nobody is on turn (start a new hand, or correct the turn)")]
+        engine = self.engine
+        if engine.phase == IDLE:
+            try:
+                seats.check_on_turn()
+            except SeatError as exc:
+                return [ev.Ignored(t, kind, str(exc))]
         turn, winner = seats.turn, seats.winner
         if kind == "fold":
             seats.fold()
@@ -373,18 +405,23 @@ class SeatedEngine:
             seats.acted()
         marks = [ev.SeatChanged(t, turn, "folded" if kind == "fold" else "all_in")] \
             if kind != "action" and kind != "last_action" and turn is not None else None
-        engine = self.engine
         if engine.phase == IDLE:
             return marks + self._after(t, turn, kind, winner) if marks else self._after(t, turn, kind, winner)
         # Never ignored: a running or paused clock takes an action in both modes (TRANSITIONS). Nobody left to
         # act: the last action, which starts no next clock.
         last = kind == "last_action" or seats.turn is None or seats.winner is not None
         played = ev.LastAction(t) if last else event if event.__class__ is ev.Action else ev.Action(t)
+        before = engine.last_started  # (_handed_over, written out: every decision comes here)
         out = engine.handle_at(self._t_us, played)
+        started = engine.last_started
+        if started is before:
+            started = None
+        elif out[-1] is started:  # the next player's clock: it comes after the turn line, wherever the engine put it
+            out.pop()
+        else:
+            out.remove(started)
         if engine.phase == IDLE:
             self.book.on_clock = None
-        # The next player's clock (the engine's last output) is put after the turn line.
-        started = out.pop() if out[-1].__class__ is ev.Started else None
         if marks:
             out += marks
         out += self._after(t, turn, kind, winner)
@@ -395,12 +432,10 @@ class SeatedEngine:
     def _mark(self, event, seat: int) -> list[ev.Output]:
         """A fold or all-in marked on a seat that is not on turn (the action button's hold, the floor)."""
         t, seats, kind = event.t, self.seats, event.NAME
-        if kind not in ("fold", "all_in"):
-            return [ev.Ignored(t, kind, "an action is the decision of the seat on turn")]
-        if seat not in seats.in_hand:
-            return [ev.Ignored(t, kind, f"seat {seat} is not in the hand")]
-        if kind == "all_in" and seat in seats.all_in:
-            return [ev.Ignored(t, kind, f"seat {seat} is already all-in")]
+        try:
+            seats.check_mark(kind, seat)
+        except SeatError as exc:
+            return [ev.Ignored(t, kind, str(exc))]
         turn, winner = seats.turn, seats.winner
         if kind == "fold":
             seats.fold(seat)
@@ -420,14 +455,10 @@ class SeatedEngine:
         """The dealer corrects the turn. On a running or paused clock the clock becomes the right player's own: the
         wrong seat's clock ends charged to nobody and the right player's starts, with their base time and bank."""
         t, seats = event.t, self.seats
-        turn = seats.turn
-        if event.__class__ is ev.TurnBack:
-            seats.back()
-        else:
-            seats.forward()
-        if seats.turn == turn:
-            return [ev.Ignored(t, event.NAME, "nobody else can be on turn" if turn is not None
-                               else "nobody is on turn")]
+        try:
+            seats.correct(back=event.__class__ is ev.TurnBack)
+        except SeatError as exc:
+            return [ev.Ignored(t, event.NAME, str(exc))]
         why = "back" if event.__class__ is ev.TurnBack else "forward"
         if self.engine.phase == IDLE:
             return self._turned(t, why)
@@ -436,15 +467,15 @@ class SeatedEngine:
             return ended + [self._turn(t, why)]
         line = self._turn(t, why)
         own = self._own_runs()
-        ended, started = self._engine(TurnCorrected(t))
+        ended, started = self._handed_over(TurnCorrected(t))  # the wrong seat's clock ended; the right one's
         if own:  # the right player's own clock, as the table started it
             self._own = self.engine.last
-        return [ended, line, started]
+        return ended + [line] + ([started] if started is not None else [])
 
     def _seat_player(self, event: ev.SeatPlayer) -> list[ev.Output]:
-        if event.chips is not None and not self.engine.settings.shot.allowance:
-            return [ev.Ignored(event.t, event.NAME, "this table counts no extension chips (shot.allowance)")]
-        problem = mark_problem(event.mark, event.mark_seconds) if event.mark or event.mark_seconds else None
+        problem = self.engine.chips_refusal() if event.chips is not None else None
+        if not problem and (event.mark or event.mark_seconds):
+            problem = mark_problem(event.mark, event.mark_seconds)
         if problem:
             return [ev.Ignored(event.t, event.NAME, problem)]
         try:
@@ -472,15 +503,11 @@ class SeatedEngine:
         """The whole table seated at once; a player already at the same seat under the same name keeps their
         bank and chips. Checked first on a copy: one bad entry changes nothing. A running clock ends quietly,
         charged to nobody: the table is reseated."""
-        trial = Seats(self.seats.count)
         try:
-            for entry in event.players:
-                seat, name = entry
-                trial.seat(seat, name)
-        except (SeatError, TypeError, ValueError) as exc:
-            return [ev.Ignored(event.t, event.NAME, f"nothing seated: {exc}")]
+            new = self.seats.check_seating(event.players)
+        except SeatError as exc:
+            return [ev.Ignored(event.t, event.NAME, str(exc))]
         out = self._end_quietly(event.t, ev.BY_SEATING)
-        new = dict(trial.players)
         for seat in sorted(self.seats.players):
             if self.seats.players[seat] != new.get(seat) or not new.get(seat):
                 out += self._empty(ev.EmptySeat(event.t, seat))
@@ -517,12 +544,10 @@ class SeatedEngine:
         """Every seated player gets ``chips`` and ``seconds`` more. A player's bank is the last part of their
         clock: when their clock runs, it gets ``seconds`` longer (the bank's cue moves with its end)."""
         chips, seconds = event.chips or 0, event.seconds or 0
-        if not chips and not seconds:
-            return [ev.Ignored(event.t, event.NAME, "a top-up needs chips or seconds")]
-        if chips and not self.engine.settings.shot.allowance:
-            return [ev.Ignored(event.t, event.NAME, "this table counts no extension chips (shot.allowance)")]
-        if seconds and not self.book.bank_at_start:
-            return [ev.Ignored(event.t, event.NAME, "this table runs no time bank (seats.bank)")]
+        problem = (reason("top_up_empty") if not chips and not seconds
+                   else chips and self.engine.chips_refusal() or seconds and self.book.bank_refusal())
+        if problem:
+            return [ev.Ignored(event.t, event.NAME, problem)]
         seated = list(self.seats.players)
         for seat in seated if chips else ():  # no player holds more than the field's bound (core/fields.py)
             self.engine.give_chips([seat], max(0, min(chips, CHIPS_MAX - (self._chips(seat) or 0))))
@@ -560,11 +585,9 @@ class SeatedEngine:
         """The floor takes a player's mark off; a clock of theirs running keeps its length (never during a clock)."""
         try:
             self.seats.check_seat(event.seat, occupied=True)
+            mark = self.book.unmark(event.seat)
         except SeatError as exc:
             return [ev.Ignored(event.t, event.NAME, str(exc))]
-        mark = self.book.marks.pop(event.seat, None)
-        if mark is None:
-            return [ev.Ignored(event.t, event.NAME, str(refusal("not_marked", seat=event.seat)))]
         return [ev.Marked(event.t, event.seat, "unmarked", mark[0], mark[1],
                           self.seats.players.get(event.seat) or None, event.by)]
 

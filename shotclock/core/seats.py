@@ -296,6 +296,44 @@ class Seats:
             self.last_acted = seat
             self._move_on(seat)
 
+    def correct(self, back: bool) -> None:
+        """The dealer corrects the turn one active seat back or forward (:meth:`back`, :meth:`forward`);
+        :class:`SeatError` when it cannot move."""
+        turn = self.turn
+        if back:
+            self.back()
+        else:
+            self.forward()
+        if self.turn == turn:
+            raise SeatError("nobody else can be on turn" if turn is not None else "nobody is on turn")
+
+    def check_on_turn(self) -> None:
+        """:class:`SeatError` when nobody is on turn: a decision with no clock running is the turn's."""
+        if self.turn is None:
+            raise SeatError("nobody is on turn (start a new hand, or correct the turn)")
+
+    def check_mark(self, kind: str, seat: int) -> None:
+        """:class:`SeatError` when ``kind`` (an event's name) cannot be marked on ``seat``, a seat not on turn: only a
+        fold or an all-in can (the action button's hold, the floor), of a seat in the hand, not all-in twice."""
+        if kind not in ("fold", "all_in"):
+            raise SeatError("an action is the decision of the seat on turn")
+        if seat not in self.in_hand:
+            raise SeatError(f"seat {seat} is not in the hand")
+        if kind == "all_in" and seat in self.all_in:
+            raise SeatError(f"seat {seat} is already all-in")
+
+    def check_seating(self, players) -> dict[int, str]:
+        """The players (``(seat, name)`` pairs) a whole seating would seat, checked whole on a copy: one bad entry
+        is a :class:`SeatError` (``nothing seated: …``) and nothing is seated."""
+        trial = Seats(self.count)
+        try:
+            for entry in players:
+                seat, name = entry
+                trial.seat(seat, name)
+        except (SeatError, TypeError, ValueError) as exc:
+            raise refusal("nothing_seated", why=exc) from None
+        return dict(trial.players)
+
     def forward(self) -> None:
         """Correct the turn one active seat forward (no decision is marked). A hand with one player left is
         over: nobody can be on turn in it."""

@@ -69,13 +69,14 @@ class LevelRule:
     ``changes``: the rule keys and their values from this level on (dotted, as in the configuration:
     ``(("mode", "shot"), ("shot.preflop", 20))``), kept until a later level's rule changes them again.
     ``top_up_seconds`` / ``top_up_chips``: given to every seated player once, at the first hand of this level
-    ("+30 s from level 10"). Built by :mod:`shotclock.config` from its ``[levels.N]`` sections.
+    ("+30 s from level 10"); ``reset_chips``: their extension chips set to exactly the level's allowance then. Built by :mod:`shotclock.config` from its ``[levels.N]`` sections.
     """
 
     level: int
     changes: tuple[tuple[str, object], ...] = ()
     top_up_seconds: float | None = None
     top_up_chips: int | None = None
+    reset_chips: bool = False  # ``chips.reset``: every seated player's chips become exactly the level's allowance
 
 
 @dataclass(frozen=True)

@@ -49,7 +49,8 @@ from shotclock.core.engine import Phase, Snapshot
 from shotclock.core.faults import Fault, StuckButton
 from shotclock.core.gestures import HOLD, PRESS, Hold, chord_event, gesture_event, hold_event
 from shotclock.core.handforhand import HandForHandState
-from shotclock.core.inputs import COMMANDS, Command, Edge, RoomHandForHand
+from shotclock.core.following import Following
+from shotclock.core.inputs import COMMANDS, Command, Edge, RoomHandForHand, TournamentNews
 from shotclock.core.levels import RHYTHM, TableLevels
 from shotclock.core.restore import ClockAtStop
 from shotclock.core.rhythm import Changes
@@ -114,7 +115,7 @@ class Input:
     ``pressed`` is when its press was taken (the floor's hold that cancels a clock paused it there first).
     """
 
-    source: Gesture | Command | RoomHandForHand
+    source: Gesture | Command | RoomHandForHand | TournamentNews
     event: ev.Event | None
     facing_bet: bool | None = None
     street: str | None = None
@@ -145,6 +146,8 @@ class Input:
             rec.update(command=src.name, id=src.id, sender=src.sender)
         elif isinstance(src, RoomHandForHand):
             rec.update(room=src.room, section=src.section)
+        elif isinstance(src, TournamentNews):
+            rec.update(tournament=src.id, seq=src.seq)
         else:
             rec.update(button=src.button, gesture=src.kind)
             if self.pressed is not None:
@@ -237,6 +240,7 @@ class Table:
         self.levels = TableLevels(settings)  # the tournament's level and hands per level, from the next hand
         self.hand_for_hand = HandForHandState()  # the floor's hand-for-hand (TDA RP-8), beside the engine
         self.rules = RuleSets(rule_sets)  # the house's named rule sets: a layer of the levels' rhythm
+        self.following = Following()  # the tournament clock this table follows: its level, its breaks
         self.reader = ButtonReader(debounce, hold, stuck_after, min_press={"floor": floor_min_press})
         self.edge_grace = edge_grace
         self._faults: dict[object, Fault] = {}
@@ -256,9 +260,10 @@ class Table:
         either is on."""
         state = self.engine.state
         level, hand_for_hand, rule_set = self.levels.view, self.hand_for_hand.view, self.rules.view(self.levels.next)
-        if level is None and hand_for_hand is None and rule_set is None:
+        on_break = self.following.view(self._last_now) if self._last_now is not None else None
+        if level is None and hand_for_hand is None and rule_set is None and on_break is None:
             return state
-        return replace(state, level=level, hand_for_hand=hand_for_hand, rule_set=rule_set)
+        return replace(state, level=level, hand_for_hand=hand_for_hand, rule_set=rule_set, tournament_break=on_break)
 
     @property
     def faults(self) -> tuple[Fault, ...]:
@@ -325,7 +330,7 @@ class Table:
             self.engine.retune(self.levels.settings)  # (a clock brought back runs on; the next hand retunes)
         return True
 
-    def feed(self, inputs: Iterable[Edge | Command | RoomHandForHand], now: float) -> Round:
+    def feed(self, inputs: Iterable[Edge | Command | RoomHandForHand | TournamentNews], now: float) -> Round:
         """Take ``inputs`` (in any order) and let time pass to ``now``; return what happened."""
         round = Round(now=now, after=self._last_now)
         self._last_now = now
@@ -342,6 +347,8 @@ class Table:
                 self._take(self.reader.advance(t), round)
                 if isinstance(item, Command):
                     self._command(item, t, round)
+                elif isinstance(item, TournamentNews):
+                    self._tournament(item, t, round)
                 else:
                     self._room(item, t, round)
         self._take(self.reader.advance(now), round)
@@ -453,19 +460,28 @@ class Table:
         t = self._at(t, round)
         self._handle(ev.RoomHandForHand(t, state.on, state.hands, state.minutes, state.seq), state, round)
 
+    def _tournament(self, news: TournamentNews, t: float, round: Round) -> None:
+        """The tournament clock's state (no ack: nobody waits for one): its level from the next hand, its break."""
+        t = self._at(t, round)
+        level = self.following.take(replace(news, t=t), self.levels.next.upcoming.level)
+        if level is not None:
+            self._handle(level, news, round)
+
     def _handle(self, event: ev.Event, source, round: Round, pressed: float | None = None) -> list[ev.Output]:
         cls, before = event.__class__, name_of(self.levels.next.current)
         if cls is ev.UseRuleSet:  # the tournament's commands: beside the engine, never touching its clock
             outputs = self.rules.handle(event, self.levels.next)
         elif cls in ev.FLOOR_EVENTS:
             outputs = self.hand_for_hand.handle(event)
-        elif (blocked := self.hand_for_hand.blocks(event)) is not None:  # a clock's start while the table waits
+        elif (blocked := self.hand_for_hand.blocks(event) or self.following.blocks(event)) is not None:
+            # a clock's start while the table waits for the floor's release, or during the tournament's break
             outputs = [blocked]
         else:  # a level, the hands per level, and a new hand (which brings in what waits for it) go by the levels
             outputs = self.levels.take(event, self.engine) if cls in RHYTHM else self.engine.handle(event)
         round.add_input(Input(source, event, self.engine.facing_bet, self.engine.street, pressed))
         round.add_outputs(outputs)
         if cls is ev.Hand and not any(o.__class__ is ev.Ignored for o in outputs):
+            self.following.hand_dealt()
             outputs = outputs + self._new_hand(event.t, before, round)
         if outputs and outputs[-1].__class__ is ev.Started:  # a start is its event's last output
             seats = self.engine.state.seats
@@ -477,7 +493,10 @@ class Table:
         """The engine took a new hand (no clock runs now) and the levels brought in what waited for it: the named
         rule set the hand moved in (``before``: the one of the hand before), and in hand-for-hand the hand before it
         is done."""
-        outputs = self.rules.applied(t, before, self.levels.next.current) + self.hand_for_hand.hand_dealt(t)
+        outputs = self.rules.applied(t, before, self.levels.next.current)
+        if outputs and self.rules.resets_chips(outputs[-1].rule_set):  # a stage's exact chips, as it begins
+            outputs += self.engine.handle(ev.ResetChips(t))
+        outputs += self.hand_for_hand.hand_dealt(t)
         round.add_outputs(outputs)
         return outputs
 

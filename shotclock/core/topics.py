@@ -204,3 +204,30 @@ def split_table_topic(topic: str) -> tuple[str, str, str] | None:
     if len(parts) < 6 or "/".join(parts[:2]) != PREFIX or parts[3] != "table":
         return None
     return parts[2], parts[4], "/".join(parts[5:])
+
+
+TOURNAMENT_TABLE = "tournament:"
+"""What the archive files a tournament clock's changes under, before its id (no table's id holds a colon)."""
+
+
+def tournament_topic(venue: str, tournament: str, leaf: str) -> str:
+    """A tournament clock's topic: ``shotclock/v1/<venue>/tournament/<id>/<leaf>`` (leaf: ``state`` and ``status``,
+    retained; ``event``, its records for the archive; ``cmd/by/<login>``, the floor's commands; ``cmd/ack``).
+    ``tournament`` ``+``: every tournament's.
+
+        >>> tournament_topic("casino", "main", "state")
+        'shotclock/v1/casino/tournament/main/state'
+    """
+    return f"{PREFIX}/{venue}/tournament/{tournament}/{leaf}"
+
+
+def split_tournament_topic(topic: str) -> tuple[str, str, str] | None:
+    """(venue, tournament id, leaf) of a tournament clock's topic, or None for any other topic.
+
+        >>> split_tournament_topic("shotclock/v1/casino/tournament/main/cmd/by/floor-anna")
+        ('casino', 'main', 'cmd/by/floor-anna')
+    """
+    parts = topic.split("/")
+    if len(parts) < 6 or "/".join(parts[:2]) != PREFIX or parts[3] != "tournament" or not NAME.fullmatch(parts[4]):
+        return None
+    return parts[2], parts[4], "/".join(parts[5:])

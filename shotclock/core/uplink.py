@@ -48,6 +48,9 @@ class LinkStatus:
     fault: str = ""  # a fault on this side: "credentials", "tls" or "outbox" (see core.view.NETWORK_FAULTS)
     detail: str = ""  # the fault's cause, one line (also in the retained status as "degraded")
     clone: bool = False  # another device uses this table's identity (a cloned SD card): seen lately
+    taken: str = ""  # the broker's reason when another connection with this table's credential took its session
+    #                  lately ("": not lately)
+    takeovers: int = 0  # how often that happened in this run (each is a record in the decision log)
 
 
 @dataclass(frozen=True)
@@ -72,6 +75,9 @@ class Uplink:
         self.login_fault: tuple[str, str] | None = None  # (kind, detail) while the login cannot be read
         self.outbox_fault = ""  # why the outbox failed last ("": it works)
         self.clone_seen: float | None = None  # the last sign of another device as this table
+        self.taken_seen: float | None = None  # the last time another connection took this table's session
+        self.taken_reason = ""  # what the broker said then
+        self.takeovers = 0
         self.sent_boots: set[str] = set()  # boots of the records sent in this run (the archive's word names one)
         self._state: bytes | None = None
         self._state_expiry: int | None = None
@@ -124,6 +130,14 @@ class Uplink:
             return False
         self._clone_said = now
         return True
+
+    def taken(self, reason: str, now: float) -> None:
+        """The broker ended the connection because another, with this table's credential, took its session
+        (``reason``: the broker's words): a sign of another device too (:meth:`clone`), shown for
+        ``CLONE_SHOWN``."""
+        self.clone(now)
+        self.taken_seen, self.taken_reason = now, reason
+        self.takeovers += 1
 
     def collector(self, status) -> bool:
         """A collector's retained status (a dict; None when removed); True when the unconfirmed records go
@@ -218,7 +232,8 @@ class Uplink:
         """What the screen's mark shows now."""
         kind, detail = self.fault()
         clone = self.clone_seen is not None and now - self.clone_seen < CLONE_SHOWN
-        return LinkStatus(self.online, pending, dropped, self.refused, kind, detail, clone)
+        taken = self.taken_reason if self.taken_seen is not None and now - self.taken_seen < CLONE_SHOWN else ""
+        return LinkStatus(self.online, pending, dropped, self.refused, kind, detail, clone, taken, self.takeovers)
 
     def wait(self, now: float) -> float:
         """How long the next round may wait for something to happen: a round, or less when a retry is due."""

@@ -118,11 +118,13 @@ def _fault_text(fault: Fault, language: str) -> str:
 NETWORK_FAULTS = ("credentials", "tls", "outbox")  # what the link can say is wrong on this side
 
 
-def network_mark(connected: bool, pending: int, language: str, fault: str = "", clone: bool = False) -> str:
+def network_mark(connected: bool, pending: int, language: str, fault: str = "", clone: bool = False,
+                 taken: bool = False) -> str:
     """The screen's small network mark: nothing while connected and delivered; else what is wrong.
     ``fault`` (one of :data:`NETWORK_FAULTS`) is a mistake on the device's side: the credentials
     file, the CA file, the outbox; it comes first, as no waiting will mend it. ``clone``: another
-    device uses this table's identity (a cloned SD card).
+    device uses this table's identity (a cloned SD card); ``taken``: the broker said that another connection
+    with this table's credential took its session (said instead of ``clone``).
 
     Example::
 
@@ -132,8 +134,10 @@ def network_mark(connected: bool, pending: int, language: str, fault: str = "", 
         'network: login file'
         >>> network_mark(True, 0, "en", clone=True)
         'another device is this table'
+        >>> network_mark(False, 3, "nl", clone=True, taken=True)
+        'netwerk: sessie overgenomen · geen netwerk · 3 te verzenden'
     """
-    parts = [texts.text(language, "network.clone")] if clone else []
+    parts = [texts.text(language, "network.taken" if taken else "network.clone")] if clone or taken else []
     if fault in NETWORK_FAULTS:
         parts.append(texts.text(language, f"network.fault.{fault}"))
     elif not connected:
@@ -302,6 +306,15 @@ def _view_at(state: Snapshot, now: float, display: Display, faults: Iterable[Fau
         return View("hand_for_hand", "paused", texts.text(lang, "hand_for_hand.wait"), display.table,
                     texts.text(lang, "reason.hand_for_hand_wait"), f"{info} · {hands}" if info else hands, None,
                     fault_texts)
+    on_break = state.tournament_break
+    if on_break is not None:
+        # The tournament's break: no clock can be called or started; the players see how long it lasts.
+        left = on_break.left(now)
+        big = texts.text(lang, "break.title") if left is None else countdown_text(left)
+        sub = texts.text(lang, "break.paused" if left is None else "reason.tournament_break")
+        title = f"{texts.text(lang, 'break.title')} · {on_break.name}" if on_break.name else \
+            texts.text(lang, "break.title")
+        return View("break", "paused", big, title, sub, "", None, fault_texts)
     # A street, a new hand or the dealer's stop ending a clock shows nothing: only a clock that ended with a
     # ruling or the floor's cancel fills the screen with it (not the action that started the clock just ended).
     last = state.last_shown  # None once a street or a new hand moved the table on
@@ -348,7 +361,23 @@ def _hold_change(hold: Hold, now: float) -> float | None:
     return hold.since + k * step if k <= HOLD_STEPS else None
 
 
+def countdown_text(seconds: float) -> str:
+    """A tournament clock's time left as every countdown shows it (the table's break, ``tournament status``, the
+    clock's answers; the pages' ``clockText`` alike): ``9:59``, ``1:02:00``, the second it is in.
+
+    >>> countdown_text(59.2), countdown_text(3600.0), countdown_text(0.0)
+    ('1:00', '1:00:00', '0:00')
+    """
+    s = math.ceil(round(seconds, 6))
+    return f"{s // 3600}:{s // 60 % 60:02d}:{s % 60:02d}" if s >= 3600 else f"{s // 60}:{s % 60:02d}"
+
+
 def _next_change(state: Snapshot, now: float, display: Display) -> float | None:
+    on_break = state.tournament_break
+    if state.phase != RUNNING and on_break is not None and on_break.until is not None:
+        left = on_break.until - now
+        if left > 0:  # the next second of the break's countdown (and its end)
+            return on_break.until - (math.ceil(round(left, 6)) - 1)
     if state.phase == RUNNING:
         remaining = state.deadline - now
         if remaining <= 0:

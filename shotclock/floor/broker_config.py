@@ -9,39 +9,46 @@ from dataclasses import replace
 from pathlib import Path
 
 from shotclock.errors import ShotclockError
+from shotclock.floor.broker.build import PLUGIN_FILE, PluginBuildError, build_plugin
 from shotclock.floor.broker.certs import make_certs
 from shotclock.floor.broker.files import (ROOMS_MARK, add_room, broker_user, give_to_broker, read_rooms,
                                           write_broker_config, write_credentials, write_rooms)
 from shotclock.floor.broker.passwords import PBKDF2_ITERATIONS, check_password, hash_password
 from shotclock.floor.broker.plan import (COLLECTOR, FLOOR, OVERLAY, Bridge, BrokerPlan, Endpoint, bridge_state_topic,
-                                         bridge_topics, bridge_user, find_dynsec_plugin, floor_user, parse_endpoint,
-                                         parse_tables, table_client_id, table_user)
-from shotclock.floor.broker.render import (DYNSEC_FILE, UNIT_FILE, acl_text, bridge_text, chrony_text, conf_text,
-                                           dynsec_text, room_acl_text, unit_text)
+                                         bridge_topics, bridge_user, floor_user, parse_endpoint, parse_tables,
+                                         table_client_id, table_user)
+from shotclock.floor.broker.render import (BINDINGS_FILE, UNIT_FILE, acl_text, bindings_text, bridge_text, chrony_text,
+                                           conf_text, room_acl_text, unit_text)
 from shotclock.web import web_dir
 
-__all__ = ["COLLECTOR", "DYNSEC_FILE", "FLOOR", "OVERLAY", "PBKDF2_ITERATIONS", "ROOMS_MARK", "UNIT_FILE", "Bridge",
-           "BrokerPlan", "Endpoint", "acl_text", "add_room", "bridge_state_topic", "bridge_text", "bridge_topics",
-           "bridge_user", "check_password", "chrony_text", "cmd_broker_config", "conf_text", "dynsec_text",
-           "find_dynsec_plugin", "floor_user", "hash_password", "parse_bridge", "parse_endpoint", "parse_tables",
-           "read_rooms", "room_acl_text", "table_client_id", "table_user", "unit_text", "write_broker_config",
-           "write_credentials", "write_rooms"]
+__all__ = ["BINDINGS_FILE", "COLLECTOR", "FLOOR", "OVERLAY", "PBKDF2_ITERATIONS", "PLUGIN_FILE", "ROOMS_MARK",
+           "UNIT_FILE", "Bridge", "BrokerPlan", "Endpoint", "acl_text", "add_room", "bindings_text",
+           "bridge_state_topic", "bridge_text", "bridge_topics", "bridge_user", "build_plugin", "check_password",
+           "chrony_text", "cmd_broker_config", "conf_text", "floor_user", "hash_password", "parse_bridge",
+           "parse_endpoint", "parse_tables", "read_rooms", "room_acl_text", "table_client_id", "table_user",
+           "unit_text", "write_broker_config", "write_credentials", "write_rooms"]
 
 
-def _dynsec(args) -> str | None:
-    """The dynamic-security plugin to load: ``--dynsec-plugin PATH``, ``none``, or the one installed."""
-    if args.dynsec_plugin == "none":
+def _client_id_plugin(args) -> str | None:
+    """The client-id plugin to load: ``--client-id-plugin PATH`` (one built before), ``none``, or DIR's own,
+    built now (``build_plugin``). One that cannot be built is still named in mosquitto.conf, so the broker
+    does not start without it (never silently unbound), and the warning says what to install."""
+    choice = args.client_id_plugin
+    if choice == "none":
         return None
-    if args.dynsec_plugin is None and find_dynsec_plugin() is None:  # written here, run on another machine
-        print("warning: no Mosquitto dynamic-security plugin on this machine (apt-get install mosquitto): this "
-              "broker will not tie each table's login to its client id; give --dynsec-plugin PATH for the "
-              "broker's machine", file=sys.stderr)
-        return None
-    path = args.dynsec_plugin or find_dynsec_plugin()
-    if not Path(path).is_file():
-        raise ShotclockError(f"no Mosquitto dynamic-security plugin at {path}: install Debian's mosquitto "
-                             "package, or give another --dynsec-plugin PATH (none: no client-id binding)")
-    return path
+    if choice is not None:  # checked with the other files given
+        return str(Path(choice).resolve())
+    out = Path(args.out) / PLUGIN_FILE
+    try:
+        build_plugin(out)
+    except PluginBuildError as exc:
+        if not out.is_file():
+            print(f"warning: {exc}; mosquitto will not start without {out}: install them and run broker-config "
+                  "again here, on the broker's machine (--client-id-plugin none: no client-id binding)",
+                  file=sys.stderr)
+        else:
+            print(f"warning: {exc}; {out} is kept as it was built before", file=sys.stderr)
+    return str(out.resolve())
 
 
 def cmd_broker_config(args) -> int:
@@ -55,7 +62,7 @@ def cmd_broker_config(args) -> int:
         network=parse_endpoint(args.listen, "--listen") if args.listen else None,
         websockets=parse_endpoint(args.websockets, "--websockets") if args.websockets != "none" else None,
         certfile=args.certfile, keyfile=args.keyfile, run_as=args.run_as,
-        pages=None if args.no_pages else str(web_dir()), dynsec_plugin=_dynsec(args))
+        pages=None if args.no_pages else str(web_dir()))
     if args.make_certs:
         plan.certfile = plan.keyfile = "tls/server.pem"  # stand-ins for the check; made once it passes
     if args.bridge_to:
@@ -65,7 +72,8 @@ def cmd_broker_config(args) -> int:
                                           ("--ca-file", args.ca_file)) if value]
         if alone:  # a bridge option without the bridge would be silently ignored
             raise ShotclockError(f"{' and '.join(alone)}: only with --bridge-to HOST (a room broker's bridge)")
-    for path in (args.certfile, args.keyfile, plan.bridge and plan.bridge.cafile):
+    plugin = args.client_id_plugin if args.client_id_plugin != "none" else None
+    for path in (args.certfile, args.keyfile, plan.bridge and plan.bridge.cafile, plugin):
         if path and not Path(path).is_file():
             raise ShotclockError(f"no such file: {path}")
     problems = plan.problems()
@@ -79,12 +87,14 @@ def cmd_broker_config(args) -> int:
     if plan.bridge is not None:  # the venue broker's side first: it holds the bridge's password
         password = add_room(args.venue_dir, plan.venue, plan.bridge.room, plan.tables)
         plan.bridge = replace(plan.bridge, password=password)
+    plan.client_id_plugin = _client_id_plugin(args)
     write_broker_config(plan, out)
     if chrony:
         (out / "chrony.conf").write_text(chrony, encoding="utf-8")
         print(f"wrote {out / 'chrony.conf'}: serves time to {args.time} (cp it to /etc/chrony/conf.d/shotclock.conf)")
-    print(f"wrote {out / 'mosquitto.conf'}, passwd, acl, {DYNSEC_FILE}, {UNIT_FILE} and credentials/ for "
-          f"{len(plan.tables)} tables of venue {plan.venue!r}")
+    print(f"wrote {out / 'mosquitto.conf'}, passwd, acl, {BINDINGS_FILE}, {UNIT_FILE} and credentials/ for "
+          f"{len(plan.tables)} tables of venue {plan.venue!r}" + (f", and built {PLUGIN_FILE}" if plan.client_id_plugin
+                                                                   and args.client_id_plugin is None else ""))
     if args.make_certs:
         print(f"TLS: {out / 'tls/server.pem'} for {args.make_certs}; the tables trust {ca} ('shotclock provision' "
               f"takes it from this folder), give it to the floor's tablets too; keep {out / 'tls/ca.key'} here only")
@@ -93,20 +103,20 @@ def cmd_broker_config(args) -> int:
     if plan.bridge is not None:
         print(f"bridged to {plan.bridge.venue_broker.host}:{plan.bridge.venue_broker.port} as "
               f"{bridge_user(plan.bridge.room)}; the venue broker's passwd and acl in {args.venue_dir} now allow it "
-              f"(reload the venue's broker; restart it for the bridge's client-id binding)")
+              f"(reload the venue's broker)")
     user, _ = broker_user(plan)
     folder = out.resolve()
     _warn_if_closed(folder, plan, user)
     if not give_to_broker(folder, user) and user != "root" and os.geteuid() != 0:
-        print(f"as root, give the broker its files: chgrp {user} {folder}/{{passwd,acl,{DYNSEC_FILE}}} "
+        print(f"as root, give the broker its files: chgrp {user} {folder}/{{passwd,acl,{BINDINGS_FILE},{PLUGIN_FILE}}} "
               f"&& chown -R {user}: {folder}/data" + (f" && chgrp {user} {folder}/tls/server.key" if args.make_certs
                                                         else ""))
     print(f"start it with systemd: sudo cp {folder / UNIT_FILE} /etc/systemd/system/ && sudo systemctl disable "
           f"--now mosquitto && sudo systemctl enable --now {UNIT_FILE}")
     print(f"or by hand, as {user}: {'' if user == 'root' else f'sudo -u {user} '}mosquitto -c "
           f"{folder / 'mosquitto.conf'}")
-    print("a running broker reads passwd and acl again on SIGHUP (systemctl reload shotclock-broker: a table "
-          "removed or a password changed); a new table's client-id binding needs a restart")
+    print(f"a running broker reads passwd, acl and {BINDINGS_FILE} again on SIGHUP (systemctl reload "
+          "shotclock-broker): a table added or removed, a password changed")
     return 0
 
 

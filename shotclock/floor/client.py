@@ -1,8 +1,7 @@
 """The broker connection a floor command-line tool opens: checked names, its login, TLS, one clear error.
 
 ``shotclock send`` and ``shotclock floor idle`` each talk to one table through the broker as one floor
-person; both start the same way, here. ``shotclock levels`` logs in once at its start (:func:`login_problem`), so
-a wrong login is said then, not when its first level is due.
+person, and ``shotclock tournament`` with a tournament's clock; they all start the same way, here.
 """
 
 from __future__ import annotations
@@ -42,35 +41,6 @@ def floor_client(args, client_id: str | None = None):
 
         client.tls_set_context(ssl.create_default_context(cafile=args.ca_file or None))
     return client, username
-
-
-def login_problem(args) -> str | None:
-    """Log in to ``args.broker`` once and leave: None when the broker took the login, a one-line warning when it
-    cannot be reached now (a tool that sends later may still reach it then).
-
-    :raises ShotclockError: a bad name, address or credentials file, or a login the broker refused.
-    """
-    import queue
-    import uuid
-
-    client, username = floor_client(args, f"shotclock-send-{uuid.uuid4().hex[:16]}")
-    answers: queue.Queue = queue.Queue()
-    client.on_connect = lambda c, u, flags, rc, props: answers.put(rc)
-    try:
-        connect(client, args, keepalive=10)
-    except ShotclockError as exc:
-        return str(exc)
-    try:
-        answer = answers.get(timeout=args.wait)
-    except queue.Empty:
-        return f"no answer from the broker at {args.broker} within {args.wait:g} s"
-    finally:
-        client.disconnect()
-        client.loop_stop()
-    if answer.is_failure:
-        raise ShotclockError(f"the broker at {args.broker} refused the login {username!r} ({answer}): check "
-                             "--credentials")
-    return None
 
 
 def connect(client, args, keepalive: int) -> None:

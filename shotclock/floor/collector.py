@@ -45,8 +45,9 @@ from datetime import datetime, timezone
 from shotclock.adapters.mqtt_login import no_delay, private_client_id
 from shotclock.core.codec import encode, text
 from shotclock.core.inbound import Refused, check_event, event_id, parse_json, read_question
-from shotclock.core.topics import (all_tables, archive_topic, bridge_room, bridge_topic, check_name,
-                                   collector_topic, member_topic, split_table_topic, table_topic)
+from shotclock.core.topics import (TOURNAMENT_TABLE, all_tables, archive_topic, bridge_room, bridge_topic, check_name,
+                                   collector_topic, member_topic, split_table_topic, split_tournament_topic, table_topic,
+                                   tournament_topic)
 from shotclock.floor.answering import Answerer
 from shotclock.adapters.archive import Archive, is_database_url
 from shotclock.errors import ShotclockError
@@ -360,7 +361,8 @@ class Collector:
             log.error("the broker refused the collector: %s", reason_code)
             return
         shared = f"$share/{self.share}/" if self.share else ""  # each question answered once too
-        client.subscribe([(shared + all_tables(self.venue, "event"), 1), (shared + archive_topic(self.venue, "get"), 1)])
+        client.subscribe([(shared + all_tables(self.venue, "event"), 1), (shared + archive_topic(self.venue, "get"), 1),
+                          (shared + tournament_topic(self.venue, "+", "event"), 1)])
         client.publish(collector_topic(self.venue), self._status(True), qos=1, retain=True)
         if self.share:
             client.publish(member_topic(self.venue, self.share, self.member), self._member_status(True), qos=1,
@@ -405,6 +407,9 @@ class Collector:
     def _check(self, message) -> tuple[str, dict] | None:
         """(table, event) for an event to store; None when it is refused (counted, and the table told)."""
         where = split_table_topic(message.topic)
+        clock = split_tournament_topic(message.topic)
+        if clock is not None and clock[0] == self.venue and clock[2] == "event":  # a tournament clock's change
+            where = (clock[0], TOURNAMENT_TABLE + clock[1], "event")
         if where is None or where[0] != self.venue or where[2] != "event":
             self._refuse("?", "topic", f"not a table's event topic: {message.topic[:80]!r}")
             return None
@@ -460,7 +465,10 @@ class Collector:
                     self._ack(message)
 
     def _tell(self, table: str, word: dict) -> None:
-        """The archive's word about one event, on the table's own ``stored`` topic (docs/network.md, stored)."""
+        """The archive's word about one event, on the table's own ``stored`` topic (docs/network.md, stored); a
+        tournament clock sends its changes again at every start instead (the archive keeps each once)."""
+        if table.startswith(TOURNAMENT_TABLE):
+            return
         self.client.publish(table_topic(self.venue, table, "stored"), encode(word), qos=1)
 
     def _store(self, events: list[dict]) -> bool:

@@ -31,8 +31,9 @@ def broker_config(add) -> None:
     p.add_argument("--certfile", metavar="PEM", help="server certificate for TLS listeners (instead of --make-certs)")
     p.add_argument("--keyfile", metavar="PEM", help="its private key")
     p.add_argument("--run-as", metavar="USER", help="the user the broker runs as (the unit's User=; default mosquitto)")
-    p.add_argument("--dynsec-plugin", metavar="PATH", help="Mosquitto's dynamic-security plugin, which ties each "
-                   "table's login to its client id (default: the installed one; none: no binding)")
+    p.add_argument("--client-id-plugin", metavar="PATH", help="the broker's client-id plugin, which keeps each "
+                   "table's client id for its own login (default: built into DIR/client-ids.so now, with gcc and "
+                   "Debian's mosquitto-dev, libmosquitto-dev and libssl-dev; PATH: one built before; none: no binding)")
     p.add_argument("--no-pages", action="store_true",
                    help="do not serve the dashboard and overlay pages from the websockets listener")
     p.add_argument("--time", metavar="NETWORK", help="also write chrony.conf so this host serves time to the tables "
@@ -251,17 +252,58 @@ def send(add) -> None:
                    "not among its tables is said at once (without it: a table the broker holds no status of)")
 
 
-def levels(add) -> None:
-    p = add("levels", "shotclock.floor.schedule:cmd_levels",
-            "play a level schedule: at each line's local time, the level goes to every table (or a room's, a "
-            "section's) from its next hand; every line is checked first (exit 2 naming the line)", config=False)
-    p.add_argument("file", metavar="FILE", help="the schedule: 'HH:MM LEVEL [hands=N] [room=NAME] [section=NAME]' "
-                   "a line, # for comments (docs/network.md, 'Levels')")
-    p.add_argument("--check", action="store_true", help="check the file and print the plan; send nothing")
-    add_broker_options(p, "the floor's credentials (credentials/floor.toml from 'shotclock broker-config'; not "
-                          "needed with --check)", required=False)
-    p.add_argument("--wait", type=decimal, default=5.0, metavar="SECONDS",
-                   help="how long to wait for the tables' answers to each level (default 5)")
+TOURNAMENT_ACTIONS = {
+    "start": "start the clock (from the first level, or the one a 'level' jumped to)",
+    "pause": "pause the clock (a break that overruns, a color-up)",
+    "resume": "resume a paused clock",
+    "add": "add SECONDS to the level or break in force (2m: two minutes)",
+    "take": "take SECONDS off the level or break in force (2m: two minutes)",
+    "level": "jump to level N with its whole time",
+    "next": "end the level or break in force now (a final table's level that ends by hands)",
+    "keep": "keep the time as it is after the clock was away (a crash, a power cut); 'add' gives it back",
+    "load": "load a structure FILE into a clock that has not started (.tdt, TD's rounds export, CSV, TOML)",
+    "players": "the players left N, for the room's screen (0: not shown)",
+    "status": "print the clock's state from the broker (exit 1: its process is offline)",
+}
 
 
-REGISTER: list = [broker_config, provision, floor, fleet, floor_demo, send, levels]
+def tournament(add) -> None:
+    p = add("tournament", "shotclock.floor.tournamentcmd:cmd_tournament",
+            "a tournament's clock: 'run' holds it (one process per tournament), the other actions command it over "
+            "the broker and print its answer in one line (exit 0 done; 1 not done, with the reason, or offline; "
+            "2 a usage error or no answer); docs/tournament.md", config=False)
+    sub = p.add_subparsers(dest="action", required=True, metavar="{run," + ",".join(TOURNAMENT_ACTIONS) + "}")
+    r = sub.add_parser("run", help="hold one tournament's clock, publish its state and take the floor's commands",
+                       description="hold one tournament's clock on this machine until stopped: its state retained "
+                                   "on the broker, every event in the --journal first (it comes back where it was "
+                                   "after a crash or a power cut)")
+    r.set_defaults(func="shotclock.floor.tournament:cmd_tournament_run")
+    add_broker_options(r, "a floor login's credentials (credentials/floor.toml from 'shotclock broker-config')")
+    r.add_argument("--id", required=True, help="the tournament's id in the topics (1 to 32 letters, digits, - or _)")
+    r.add_argument("--journal", required=True, metavar="FILE", help="the clock's journal (SQLite; made when missing)")
+    r.add_argument("--structure", metavar="FILE",
+                   help="the structure to play (.tdt, TD's rounds export, CSV or TOML; 'shotclock structure FILE' "
+                        "checks it); needed the first time, not after a restart")
+    r.add_argument("--encoding", metavar="NAME", help="the structure file's encoding (default: UTF-8, else cp1252)")
+    r.add_argument("--room", action="append", metavar="NAME", help="the tables of this room follow it (repeatable)")
+    r.add_argument("--section", action="append", metavar="NAME",
+                   help="the tables of this section follow it (repeatable)")
+    r.add_argument("--tables", metavar="LIST", help="these tables follow it (1-40,final)")
+    r.add_argument("--venue-wide", action="store_true",
+                   help="every table of the venue follows it (one of --room, --section, --tables or this is needed "
+                        "the first time; the journal keeps it)")
+    for name, text in TOURNAMENT_ACTIONS.items():
+        a = sub.add_parser(name, help=text, description=text)
+        add_broker_options(a, "a floor login's credentials (credentials/floor.toml from 'shotclock broker-config')")
+        a.add_argument("--id", required=True, help="the tournament's id")
+        if name in ("add", "take", "level", "load", "players"):
+            a.add_argument("value", metavar={"level": "N", "load": "FILE", "players": "N"}.get(name, "SECONDS"))
+            if name == "load":
+                a.add_argument("--encoding", metavar="NAME", help="the file's encoding (default: UTF-8, else cp1252)")
+        else:
+            a.set_defaults(value=None)
+        a.add_argument("--wait", type=decimal, default=5.0, metavar="SECONDS",
+                       help="how long to wait for the clock's answer (default 5)")
+
+
+REGISTER: list = [broker_config, provision, floor, fleet, floor_demo, send, tournament]

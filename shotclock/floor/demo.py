@@ -22,7 +22,9 @@ from pathlib import Path
 from shotclock.core.codec import text as json_text
 from shotclock.core.topics import check_name
 from shotclock.errors import ShotclockError
+from shotclock.floor.broker.build import PLUGIN_FILE, PluginBuildError, build_plugin
 from shotclock.floor.broker_config import FLOOR, OVERLAY, BrokerPlan, Endpoint, write_broker_config
+from shotclock.floor.fleet import FLEET_RULE_SETS
 from shotclock.web import web_dir
 
 START_TIMEOUT = 10.0
@@ -30,7 +32,7 @@ READY_TIMEOUT = 60.0  # a process's own start on a loaded machine
 
 # The feature table: a real device (fake pins, no screen) with seat tracking and Triton's time bank, its
 # players seated and named by the floor's seating command, so the dashboard's Seats panel can be tried.
-FEATURE_CONFIG = 'preset = "tempo"\ntable = "Feature table"\n[seats]\ncount = 6\nbank = 120\n'
+FEATURE_CONFIG = 'preset = "tempo"\ntable = "Feature table"\n[seats]\ncount = 6\nbank = 120\n' + FLEET_RULE_SETS
 FEATURE_PLAYERS = [(1, "Ana Costa"), (2, "Ben Okafor"), (3, "Li Bo"), (4, "Daniel Negreanu"), (5, "Eva Jansen"),
                    (6, "Femke de Vries")]
 # Each hand the dealer plays: (seconds after the last press, button, held seconds). A hand (street held), the first
@@ -39,6 +41,36 @@ FEATURE_HAND = [(0.5, "street", 2.5), (3.0, "action", 0.1), (8.0, "action", 0.1)
                 (38.0, "action", 0.1), (6.0, "action", 0.1), (4.0, "street", 0.1), (2.0, "action", 0.1),
                 (11.0, "action", 0.1), (9.0, "action", 0.1), (5.0, "street", 0.1)]
 FEATURE_HOURS = 12  # the script's length: a demo left running for a day's session of play
+# The demo's tournament: short levels and a break, so a newcomer sees a level change and a break within minutes.
+DEMO_TOURNAMENT = "main"
+DEMO_STRUCTURE = """title = "Demo Sunday"
+[[stage]]
+small_blind = 25
+big_blind = 50
+minutes = 6
+[[stage]]
+small_blind = 50
+big_blind = 100
+ante = 100
+big_blind_ante = true
+minutes = 6
+[[stage]]
+break = true
+name = "color-up"
+minutes = 3
+[[stage]]
+small_blind = 100
+big_blind = 200
+ante = 200
+big_blind_ante = true
+minutes = 6
+[[stage]]
+small_blind = 150
+big_blind = 300
+ante = 300
+big_blind_ante = true
+minutes = 6
+"""
 
 
 def free_port(preferred: int = 0) -> int:
@@ -150,13 +182,19 @@ class Floor:
         self.processes.append((name, process))
         return process
 
-    def start(self, collector: bool = True, fleet: bool = True) -> "Floor":
-        """Configure and start the broker, then (unless told not to) the collector and the fleet."""
+    def start(self, collector: bool = True, fleet: bool = True, tournament: bool = False) -> "Floor":
+        """Configure and start the broker, then (unless told not to) the collector and the fleet, and with
+        ``tournament`` the demo's tournament clock."""
         binary = mosquitto_binary()
         broker_dir = self.folder / "broker"
         plan = BrokerPlan(self.venue, [str(n) for n in range(1, self.tables + 1)] + self.extra_tables,
                           local=Endpoint("127.0.0.1", self.port), websockets=Endpoint("127.0.0.1", self.ws_port),
                           pages=str(web_dir()), run_as="root" if os.geteuid() == 0 else None)
+        try:  # the client-id plugin, as broker-config builds it; a demo runs without it when it cannot be built
+            plan.client_id_plugin = str(build_plugin(broker_dir / PLUGIN_FILE))
+        except PluginBuildError as exc:
+            print(f"warning: {exc}; this demo's broker does not keep each table's client id for its login",
+                  file=sys.stderr, flush=True)
         self.passwords = write_broker_config(plan, broker_dir)
         self.broker_argv = [binary, "-c", str(broker_dir / "mosquitto.conf")]
         self.restart_broker()
@@ -178,7 +216,30 @@ class Floor:
                         + (["--idle"] if self.quiet else []))
         if self.feature and fleet:
             self.start_feature()
+        if tournament:
+            self.start_tournament()
         return self
+
+    def start_tournament(self) -> None:
+        """The demo's tournament clock (every table of the venue follows it), started."""
+        structure = self.folder / "demo-structure.toml"
+        structure.write_text(DEMO_STRUCTURE, encoding="utf-8")
+        journal = self.folder / "tournament.journal"
+        for old in (journal, Path(f"{journal}-wal"), Path(f"{journal}-shm")):  # a new demo, a new tournament
+            old.unlink(missing_ok=True)
+        address = f"127.0.0.1:{self.port}"
+        login = ["--broker", address, "--venue", self.venue, "--credentials", str(self.credentials_file(FLOOR)),
+                 "--id", DEMO_TOURNAMENT]
+        log = self.folder / "tournament.log"
+        seen = log.stat().st_size if log.exists() else 0
+        process = self._spawn("tournament", [sys.executable, "-m", "shotclock", "tournament", "run", *login,
+                                             "--journal", str(journal), "--structure", str(structure), "--venue-wide"])
+        wait_for_line(log, seen, "running", process, "the tournament clock")
+        start = [sys.executable, "-m", "shotclock", "tournament", "start", *login, "--wait", "10"]
+        answer = subprocess.run(start, capture_output=True, text=True, stdin=subprocess.DEVNULL)
+        if answer.returncode != 0:
+            raise ShotclockError(f"the demo's tournament clock did not start: "
+                                 f"{(answer.stdout + answer.stderr).strip() or answer.returncode}")
 
     def start_feature(self) -> None:
         """Start the feature table (a real device) and seat its players once it is on the network."""
@@ -259,6 +320,11 @@ class Floor:
             f"  overlay:   {base}/overlay/?password={self.passwords[OVERLAY]}",
             f"             (add &position=top-left&scale=1.5&language=en; pick the table on the dashboard: ☆)",
             f"  tables:    {self.modes()}",
+            f"  tournament: clock '{DEMO_TOURNAMENT}' (6-minute levels, a break after level 2), every table follows "
+            f"it: {shotclock_command()} tournament status --broker 127.0.0.1:{self.port} --venue {self.venue} "
+            f"--credentials "
+            f"{shlex.quote(str(self.credentials_file(FLOOR)))} --id {DEMO_TOURNAMENT}",
+            f"              the room's screen: {base}/tournament/?password={self.passwords[OVERLAY]}&id={DEMO_TOURNAMENT}",
             f"  archive:   {log}             (its tables)",
             f"             {log} --table 1   (table 1's clocks; add: show N, stats, verify)",
             f"  logs and configuration: {self.folder}",
@@ -329,7 +395,7 @@ def cmd_floor_demo(args) -> int:
     for signum in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP):
         signal.signal(signum, lambda *a: stop.append(1))
     try:
-        floor.start()
+        floor.start(tournament=True)
         print(floor.addresses(), flush=True)
         print("Ctrl-C stops it all.", flush=True)
         deadline = time.monotonic() + args.seconds if args.seconds else None

@@ -24,7 +24,7 @@ import threading
 import time
 from pathlib import Path
 
-from shotclock.config import parse_config
+from shotclock.config.loading import parse_config
 from shotclock.core.inputs import Edge
 from shotclock.core.settings import STREETS
 from shotclock.core.table import Table
@@ -102,7 +102,7 @@ class SimulatedTable:
         c = self.config
         # No minimum press time: the dealer thread's taps are as short as its pace makes them.
         table = Table(c.settings, start=time.monotonic(), debounce=c.device.debounce, hold=c.device.hold,
-                      stuck_after=c.device.stuck_after, edge_grace=c.device.edge_grace)
+                      stuck_after=c.device.stuck_after, edge_grace=c.device.edge_grace, rule_sets=c.rule_sets)
         self.engine = table.engine
         self.table = table
         self.loop = DeviceLoop(table, waker=LoopWaker(fleet_loop, self._round))
@@ -216,9 +216,10 @@ def stop_all(tables: list[SimulatedTable]) -> None:
 
 
 class Arrivals:
-    """When each floor command reached each table (``shotclock fleet --arrivals FILE``): noted on the loop's thread
-    as a table's link reads the command from its socket, before the table acts on it; written as JSON lines
-    (``{"table": "7", "id": "<command id>", "t": <CLOCK_MONOTONIC seconds>}``) when the fleet stops. A benchmark
+    """When each floor command, and each tournament clock's state, reached each table (``shotclock fleet --arrivals
+    FILE``): noted on the loop's thread as a table's link reads it from its socket, before the table acts on it;
+    written as JSON lines (``{"table": "7", "id": "<command id>", "t": <CLOCK_MONOTONIC seconds>}``; a clock's state:
+    ``"id": "stage:<index>"``) when the fleet stops. A benchmark
     on the same machine compares ``t`` with its own monotonic clock: the time a command took to reach the tables,
     apart from the time the simulator then takes to act on it for all of them in turn."""
 
@@ -249,6 +250,8 @@ class Arrivals:
         for t, table, payload in self.seen:
             command = parse_json(payload)
             ident = command.get("id") if isinstance(command, dict) else None
+            if isinstance(command, dict) and isinstance(command.get("index"), int) and "stage" in command:
+                ident = f"stage:{command['index']}"  # a tournament clock's state: the stage it brings
             lines.append(json.dumps({"table": table, "id": ident if isinstance(ident, str) else None, "t": t}) + "\n")
         with open(self.path, "a") as out:
             out.write("".join(lines))
@@ -400,15 +403,22 @@ def fleet_config(table_id: str, host: str, port: int, venue: str, credentials: P
     return (f'table = "Sim {table_id}"\nlanguage = "en"\n{extra}\n[network]\nenabled = true\nhost = "{host}"\n'
             f'port = {port}\ntls = {"true" if tls else "false"}\nca_file = "{ca_file}"\nvenue = "{venue}"\n'
             f'table_id = "{table_id}"\ncredentials = "{credentials}"\nkeepalive = {FLEET_KEEPALIVE}\n'
-            f'{fleet_place(table_id)}')
+            f'{fleet_place(table_id)}{FLEET_RULE_SETS}')
+
+
+# The house's rule set near the money on every simulated table: `send --all rule_set --rule-set bubble` puts a
+# room on a 20 s clock call (clock mode) or a 20 s shot clock preflop and on the flop (shot mode) from its next hand.
+FLEET_RULE_SETS = "[rule_sets.bubble]\nclock.seconds = 20\nshot.preflop = 20\nshot.flop = 20\n"
 
 
 def fleet_place(table_id: str) -> str:
-    """Where a simulated table stands: 100 tables a room, 10 a section ("Room 1", "A"), for the dashboard."""
+    """Where a simulated table stands: 100 tables a room, 10 a section ("Main", "A"; then "Room 2"…), for the
+    dashboard."""
     if not table_id.isdigit():
         return ""
     n = int(table_id) - 1
-    return f'room = "Room {n // 100 + 1}"\nsection = "{chr(ord("A") + n // 10 % 10)}"\n'
+    room = "Main" if n < 100 else f"Room {n // 100 + 1}"
+    return f'room = "{room}"\nsection = "{chr(ord("A") + n // 10 % 10)}"\n'
 
 
 # A device pings every 5 s, so the floor sees it gone within 8 s. A thousand simulated tables on a machine

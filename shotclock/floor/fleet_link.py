@@ -242,7 +242,8 @@ class LoopLink(MqttLink):
         tables then reaches them side by side, as it reaches 500 devices, where acting on each at once made the
         last table's reading wait for the others' work."""
         topic = message.topic
-        if self.on_arrival is not None and (topic.endswith("/cmd") or "/cmd/by/" in topic):
+        if self.on_arrival is not None and (topic.endswith("/cmd") or "/cmd/by/" in topic or
+                                            ("/tournament/" in topic and topic.endswith("/state"))):
             self.on_arrival(self.settings.table, message.payload)
         self.loop.call_soon(lambda: MqttLink._on_message(self, client, userdata, message))
 

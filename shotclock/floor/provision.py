@@ -19,12 +19,14 @@ import subprocess
 import tomllib
 from pathlib import Path
 
-from shotclock.config import KEYS, config_from, is_key, read_input_text
+from shotclock.config.loading import config_from
+from shotclock.config.schema import KEYS, is_key
 from shotclock.core.topics import check_name
 from shotclock.errors import ConfigError, ShotclockError
 from shotclock.floor.broker.passwords import check_password
 from shotclock.floor.broker.plan import parse_endpoint, parse_tables, table_user
 from shotclock.floor.broker.render import SUMMARY_FILE
+from shotclock.input_files import input_problem, read_input_file, read_input_text
 from shotclock.shell.firstboot import FILENAME, FirstBoot, ca_problem, credential_check, hostname_for, render
 
 # What the first-boot file sets itself: a template may not set these.
@@ -40,12 +42,9 @@ def template_keys(path: str | None, keep_own: bool = False) -> dict:
     """
     if not path:
         return {}
+    text = read_input_text(path, what="template")
     try:
-        data = tomllib.loads(read_input_text(path))
-    except OSError as exc:
-        raise ShotclockError(f"cannot read the template {path}: {exc.strerror}") from None
-    except UnicodeDecodeError as exc:
-        raise ShotclockError(f"the template {path} is not UTF-8 text (byte {exc.start})") from None
+        data = tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:
         raise ShotclockError(f"the template {path} is not valid TOML: {exc}") from None
     flat: dict = {}
@@ -77,7 +76,7 @@ def table_password(broker_dir: Path, table: str) -> tuple[str, str]:
     try:
         data = tomllib.loads(read_input_text(path))
         return data["username"], data["password"]
-    except (OSError, KeyError, UnicodeDecodeError, tomllib.TOMLDecodeError):
+    except (ShotclockError, KeyError, tomllib.TOMLDecodeError):
         raise ShotclockError(f"no credential for table {table} in {path.parent}: run 'shotclock broker-config' "
                              f"with this table in --tables first") from None
 
@@ -94,26 +93,23 @@ class BrokerFolder:
         self.path = path
         summary = path / SUMMARY_FILE
         try:
-            data = tomllib.loads(read_input_text(summary))
+            data = tomllib.loads(read_input_file(summary).decode("utf-8"))
         except FileNotFoundError:
             raise ShotclockError(f"--broker-dir {path}: no {SUMMARY_FILE} there: not a folder 'shotclock broker-config' "
                                  "wrote (an older one: run broker-config again, it keeps every password)") from None
-        except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError) as exc:
-            raise ShotclockError(f"cannot read {summary}: {exc}") from None
+        except (OSError, UnicodeDecodeError) as exc:
+            raise ShotclockError(f"{summary}: {input_problem(exc, 'summary of broker-config')}") from None
+        except tomllib.TOMLDecodeError as exc:
+            raise ShotclockError(f"{summary}: not valid TOML: {exc}") from None
         self.venue = str(data.get("venue", ""))
         self.tables = [str(t) for t in data.get("tables", [])]
         self.listen = parse_endpoint(data["listen"], "listen") if data.get("listen") else None
         self.local = parse_endpoint(data["local"], "local") if data.get("local") else None
         self.certfile = Path(data["certfile"]) if data.get("certfile") else None
         self.hashes = {}
-        try:
-            for line in read_input_text(path / "passwd").splitlines():
-                user, _, hashed = line.partition(":")
-                self.hashes[user] = hashed
-        except OSError as exc:
-            raise ShotclockError(f"cannot read {path / 'passwd'}: {exc.strerror}") from None
-        except UnicodeDecodeError:
-            raise ShotclockError(f"cannot read {path / 'passwd'}: not UTF-8 text") from None
+        for line in read_input_text(path / "passwd", what="password file").splitlines():
+            user, _, hashed = line.partition(":")
+            self.hashes[user] = hashed
 
     def check_venue_and_tables(self, venue: str, tables: list[str]) -> None:
         """ShotclockError when the folder is another venue's, or lacks one of ``tables``."""
@@ -214,11 +210,7 @@ def plan(args) -> list[FirstBoot]:
     ca = ""
     ca_path = Path(args.ca_file) if args.ca_file else folder.default_ca()
     if ca_path is not None:
-        try:
-            ca = read_input_text(ca_path)
-        except (OSError, UnicodeDecodeError) as exc:
-            raise ShotclockError(f"cannot read the CA certificate {ca_path}: "
-                                 f"{getattr(exc, 'strerror', None) or 'not UTF-8 text'}") from None
+        ca = read_input_text(ca_path, what="CA certificate")
         if problem := ca_problem(ca):
             raise ShotclockError(f"{ca_path} {problem}")
         folder.check_ca(ca_path)

@@ -1,4 +1,4 @@
-"""One floor command on its way from a floor tool (``shotclock send``, ``shotclock levels``): the floor login
+"""One floor command on its way from a floor tool (``shotclock send``): the floor login
 connected, what the venue's broker retains read first (:class:`~shotclock.floor.venue.VenueView`), the command
 built and checked as the device checks it (:func:`shotclock.core.wire.command_problem`), published with a 5 s
 message expiry as the dashboard sends it, and the broker's PUBACK read: a refusal is said, never waited out.

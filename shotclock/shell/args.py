@@ -7,7 +7,8 @@ import argparse
 import sys
 from pathlib import Path
 
-from shotclock.config import Config, load_config
+from shotclock.config.loading import load_config
+from shotclock.config.typed import Config
 from shotclock.core.fields import T_LIMIT, as_decimal, as_whole
 from shotclock.errors import one_line
 
@@ -61,9 +62,19 @@ def load_for(args) -> Config:
     return load_config(path)
 
 
+def log_dir_for(args):
+    """The state directory the command's log goes in, or None with ``--no-log``."""
+    if getattr(args, "no_log", False):
+        return None
+    from shotclock.adapters.log import default_state_dir
+
+    return Path(args.state_dir) if getattr(args, "state_dir", None) else default_state_dir()
+
+
 def cmd_config(args) -> int:
     """Print the documented default configuration, or check a file."""
-    from shotclock.config import config_warnings, example_toml
+    from shotclock.config.loading import config_warnings
+    from shotclock.config.schema import example_toml
 
     if args.check:
         config = load_config(args.check)

@@ -54,7 +54,7 @@ def simulate(add) -> None:
 
 
 def run(add) -> None:
-    p = add("run", "shotclock.shell.device:cmd_run", "run the table device: buttons, LEDs, screen and sound",
+    p = add("run", "shotclock.shell.runcmd:cmd_run", "run the table device: buttons, LEDs, screen and sound",
             state_dir=True)
     p.add_argument("--pins", default="auto", type=pin_factory, metavar="FACTORY",
                    help="gpiozero pin factory: auto (default, as on a Pi), mock (fake pins), lgpio, rpigpio, native")

@@ -1,4 +1,5 @@
-"""Building and running the table device: pins, loop, listeners, systemd (``shotclock run``)."""
+"""Building the table device: its table of rules, pins, loop, lights and listeners, the decision log and the floor
+network, closed in order (``shotclock run`` is :mod:`shotclock.shell.runcmd`)."""
 
 from __future__ import annotations
 
@@ -6,48 +7,18 @@ import logging
 import signal
 import time
 from dataclasses import dataclass
-from pathlib import Path
 
 from shotclock.adapters.mqtt_login import new_boot_id
 from shotclock.adapters.pins import TablePins, make_pin_factory
 from shotclock.adapters.systemd import SystemdNotifier
-from shotclock.config import BUTTONS, Config
+from shotclock.config.typed import Config
 from shotclock.core.cues import Cues
-from shotclock.core.engine import IDLE, RUNNING
 from shotclock.core.faults import FirstBootFailed, NoSound
 from shotclock.core.table import Table
-from shotclock.errors import HardwareError, ShotclockError
+from shotclock.shell.lights import LightsPresenter
 from shotclock.shell.loop import DeviceLoop
 
 log = logging.getLogger("shotclock.device")
-
-
-class LightsPresenter:
-    """Drives the LEDs and, where no speaker plays, the buzzer, from each round; with ``cues`` (visual
-    cues on: a :class:`~shotclock.core.cues.Cues`) the running LED and the strobe pulse with them."""
-
-    def __init__(self, pins: TablePins, buzzer_beeps: bool, cues: Cues | None = None):
-        self.pins = pins
-        self.buzzer_beeps = buzzer_beeps
-        self.cues = cues
-
-    def update(self, round) -> None:
-        """Beep the buzzer for beeps; set the running, countdown and bet LEDs."""
-        if self.buzzer_beeps:
-            for out in round.outputs:
-                if out.TYPE == "beep":
-                    self.pins.beep(long=out.remaining == 0)
-        pulse = None
-        if self.cues is not None:
-            self.cues.take(round.outputs)
-            pulse = bool(self.cues.lit(round.now))
-        state = round.state
-        self.pins.show(running=state.phase != IDLE, countdown=state.in_countdown(round.now),
-                       facing_bet=state.facing_bet, pulse=pulse)
-
-    def next_wake(self, now: float) -> float | None:
-        """The next pulse's start or end (visual cues only)."""
-        return None if self.cues is None else self.cues.next_change(now)
 
 
 def make_table(config: Config, start: float) -> Table:
@@ -144,15 +115,6 @@ def _quietly(func, *args) -> None:
         log.exception("%s failed while closing", getattr(func, "__qualname__", func))
 
 
-def log_dir_for(args):
-    """The state directory the command's log goes in, or None with ``--no-log``."""
-    if getattr(args, "no_log", False):
-        return None
-    from shotclock.adapters.log import default_state_dir
-
-    return Path(args.state_dir) if getattr(args, "state_dir", None) else default_state_dir()
-
-
 def build_device(config: Config, pin_factory="auto", *, sound=(), screens=(), extra=(), sound_problem=None,
                  log_dir=None, waker=None, clock=time.monotonic) -> Device:
     """Assemble the device: the one place ``run``, script mode, the simulator and the terminal view
@@ -226,74 +188,3 @@ def attach_log_and_network(device, config, log_dir, make_writer=None, make_link=
         raise
     device.link = link
     return LogAndNetwork(recorder, network, link)
-
-
-def cmd_run(args) -> int:
-    """``shotclock run``: the device (or, with --script, a timed bench run on fake pins)."""
-    from shotclock.shell.args import load_for
-
-    config = load_for(args)
-    if args.script and args.pins != "mock":
-        raise ShotclockError("--script plays presses onto fake pins: use it with --pins mock")
-    if args.report and not args.script:
-        raise ShotclockError("--report goes with --script")
-    if args.report:
-        from shotclock.adapters.log import DB_NAME
-        from shotclock.shell.files import refuse_overwrite
-
-        log_dir = log_dir_for(args)
-        refuse_overwrite("--report", args.report, {"the decision log": log_dir and log_dir / DB_NAME,
-                                                   "the script": args.script, "the configuration": args.config})
-    parts = {}
-    if not args.headless:
-        from shotclock.shell.presenters import build_presenters
-
-        try:
-            presenters = build_presenters(config, fullscreen=config.screen.fullscreen and not args.offscreen,
-                                          allow_nowhere=args.offscreen)
-        except HardwareError as exc:
-            raise HardwareError(f"{exc}; or run with --headless (no screen, no sound)") from None
-        parts = presenters.parts()
-        if not args.offscreen and not args.script:
-            from shotclock.adapters.backlight import set_brightness
-
-            set_brightness(config.screen.brightness)  # where the display has a backlight; logged
-    if args.script:
-        return _run_script(args, config, parts)
-    device = build_device(config, args.pins, log_dir=log_dir_for(args), **parts)
-    device.run()
-    return 0
-
-
-SCRIPT_MAX = 16_000_000  # bytes of a script of presses (``run --script``)
-
-
-def _run_script(args, config, parts) -> int:
-    from shotclock.shell.script import ReportWriter, ScriptPlayer, edge_schedule, parse_script
-
-    from shotclock.config import read_input_file
-
-    try:  # a pipe too, but never without end (/dev/zero): a day of the feature table's presses is 0.2 MB
-        text = read_input_file(args.script, SCRIPT_MAX, streams=True).decode("utf-8")
-    except OSError as exc:
-        raise ShotclockError(f"cannot read the script {args.script}: {exc.strerror}") from None
-    except UnicodeDecodeError as exc:
-        raise ShotclockError(f"cannot read the script {args.script}: not UTF-8 text (byte {exc.start})") from None
-    try:
-        edges = edge_schedule(parse_script(text))
-    except ShotclockError as exc:
-        raise ShotclockError(f"{args.script}: {exc}") from None
-    report = ReportWriter(args.report) if args.report else None  # an unwritable report fails before the device starts
-    device = build_device(config, "mock", log_dir=log_dir_for(args), extra=[report] if report else [], **parts)
-    start = time.monotonic() + 0.05  # a moment for the player thread to start
-    if report:
-        report.start = start
-    player = ScriptPlayer(edges, device.pins, start, device.loop.waker.wake)
-    player.start()
-
-    def finished(round) -> bool:
-        return (player.done and not device.loop.has_pending_inputs and round.state.phase != RUNNING
-                and device.reader.next_wake() is None)
-
-    device.run(finished)
-    return 0

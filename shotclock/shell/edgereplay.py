@@ -13,10 +13,10 @@ from __future__ import annotations
 
 import sys
 
-from shotclock.config import config_from
+from shotclock.config.loading import config_from
 from shotclock.core.clocks import seat_counts
 from shotclock.core.codec import text as json_text
-from shotclock.core.inputs import ARGS, Command, Edge, RoomHandForHand
+from shotclock.core.inputs import ARGS, Command, Edge, RoomHandForHand, TournamentNews
 from shotclock.core.restore import ClockAtStop
 from shotclock.errors import LogError
 
@@ -28,7 +28,7 @@ COMPARED = {"input": ("event", "t"), "start": ("t", "seconds", "seat", "bank"),
             "seat": ("t", "seat", "change", "bank", "chips"), "level": ("t", "level", "hand", "hands", "by", "topped_up"),
             "level_set": ("t", "level", "hands", "by"),
             "hand_for_hand": ("t", "why", "on", "waiting", "hands", "seq"), "rule_set": ("t", "why", "rule_set", "next")}
-ARRIVALS = ("edge", "command", "room_state")  # what reached the table, as it arrived: fed again in its rounds
+ARRIVALS = ("edge", "command", "room_state", "tournament")  # what reached the table, as it arrived: fed again in its rounds
 RESTORED = ("hand_for_hand", "rule_set")  # what a start brings back from the log (``why`` "restored"), as it did
 
 
@@ -70,7 +70,8 @@ def replay_session(rows: list[dict], session: dict, types=None) -> list[dict]:
                 batch = []
             batch_round, after = row.get("round", row["t"]), row.get("after")
             batch.append(Edge(row["t"], row["button"], row["pressed"]) if kind == "edge" else
-                         _command(row) if kind == "command" else _room_state(row))
+                         _command(row) if kind == "command" else _room_state(row) if kind == "room_state" else
+                         _tournament(row))
     if batch:
         take(_feed(table, batch, batch_round, after))
     if rows:  # the rulings that fell due after the last input, up to the session's last record
@@ -152,6 +153,13 @@ def _command(row: dict) -> Command:
     args = {name: row.get(name) for name in ARGS}
     args["players"] = tuple(tuple(p) for p in args["players"]) if args["players"] else None
     return Command(row["t"], row["name"], id=row["id"], sender=row["sender"], **args)
+
+
+def _tournament(row: dict) -> TournamentNews:
+    """The tournament clock's state a log's ``tournament`` record holds, as the device took it."""
+    return TournamentNews(row["t"], row["tournament"], row["seq"], row.get("level"), row.get("hands") or 0,
+                          bool(row.get("on_break")), row.get("break_left"), bool(row.get("paused")),
+                          row.get("break_name") or "", row.get("gone") is True)
 
 
 def _room_state(row: dict) -> RoomHandForHand:

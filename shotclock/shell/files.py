@@ -1,41 +1,13 @@
-"""Files the commands write: never half-written, never over one of shotclock's own inputs."""
+"""Files the commands write: never half-written, never over one of shotclock's own inputs; who may read them."""
 
 from __future__ import annotations
 
 import contextlib
-import errno
 import os
-import stat
 import tempfile
 from pathlib import Path
 
 from shotclock.errors import ShotclockError
-
-
-def read_small(path: str | Path, max_bytes: int, what: str = "file", streams: bool = False) -> bytes:
-    """The bytes of a small input file (a seating export, a schedule): a regular file of at most ``max_bytes``
-    bytes, read with no more than that (``/dev/zero``, a folder or a FIFO would hang a reader or fill its memory),
-    by the one reader of files from outside (:func:`shotclock.config.read_input_file`). ``streams``: a pipe
-    (``<(program)``) is read too, to at most ``max_bytes``.
-
-    :raises ShotclockError: one line naming the file and what is wrong with it.
-    """
-    from shotclock.config import read_input_file
-    from shotclock.errors import one_line
-
-    shown = one_line(str(path))
-    try:
-        return read_input_file(path, max_bytes, streams=streams)
-    except FileNotFoundError:
-        raise ShotclockError(f"{shown}: file not found") from None
-    except IsADirectoryError:
-        raise ShotclockError(f"{shown}: a folder, not a {what}") from None
-    except OSError as exc:
-        if exc.errno == errno.EFBIG:
-            raise ShotclockError(f"{shown}: more than {max_bytes:,} bytes: is it a {what}?") from None
-        if exc.errno in (errno.EINVAL, errno.ELOOP):
-            raise ShotclockError(f"{shown}: {exc.strerror} (a {what} is a file of text)") from None
-        raise ShotclockError(f"cannot read {shown}: {exc.strerror or exc}") from None
 
 
 def same_file(a: str | Path, b: str | Path) -> bool:

@@ -50,8 +50,10 @@ import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from shotclock.config import SCHEMA, config_from, is_key, read_input_text
+from shotclock.config.loading import config_from
+from shotclock.config.schema import SCHEMA, is_key
 from shotclock.errors import ConfigError, ShotclockError
+from shotclock.input_files import input_problem, read_input_file
 
 log = logging.getLogger("shotclock.firstboot")
 
@@ -279,13 +281,10 @@ def read_file(path: Path) -> str:
     """The first-boot file's text: a regular file (not a link: it is removed once taken) of at most FILE_MAX
     bytes, UTF-8; else ShotclockError naming it."""
     try:
-        return read_input_text(path, FILE_MAX, follow_links=False)
-    except UnicodeDecodeError as exc:
-        raise ShotclockError(f"{path}: not UTF-8 text (byte {exc.start}): write it with 'shotclock provision'"
-                             ) from None
-    except OSError as exc:
-        raise ShotclockError(f"{path}: cannot read it: {exc.strerror or exc} (copy the file 'shotclock provision' "
-                             "wrote)") from None
+        return read_input_file(path, FILE_MAX, follow_links=False).decode("utf-8")
+    except (OSError, UnicodeDecodeError) as exc:
+        raise ShotclockError(f"{path}: {input_problem(exc, 'first-boot file')}; copy the file 'shotclock provision' "
+                             "wrote") from None
 
 
 def _write(path: Path, text: str, mode: int, owner: tuple[int, int] | None) -> None:

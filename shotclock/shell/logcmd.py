@@ -142,7 +142,7 @@ def _table_width(longest: int) -> int:
     whole names when the list goes to a file or a pipe."""
     import shutil
 
-    from shotclock.config import TABLE_NAME_MAX
+    from shotclock.config.schema import TABLE_NAME_MAX
 
     width = min(max(longest, TABLE_MIN), TABLE_NAME_MAX)
     if sys.stdout.isatty():
@@ -288,7 +288,7 @@ def _rule_set_at_start(decision_log, clock: Clock, values: dict) -> dict:
     """The rule changes of the named rule set the clock started under (the table's last ``rule_set`` record before
     the clock, in its session: a rule set is taken at a new hand), so its replay rules by the rules the table ran it
     by; {} for the table's own rules."""
-    from shotclock.config import rule_set_changes
+    from shotclock.config.levels import rule_set_changes
 
     rows = _log_of(decision_log, clock).rows(
         "WHERE id = (SELECT MAX(id) FROM records WHERE type = 'rule_set' AND id < ?)", (clock.id,))
@@ -299,7 +299,7 @@ def _rule_set_at_start(decision_log, clock: Clock, values: dict) -> dict:
 def _seats_at_start(decision_log, clock: Clock, session: dict) -> tuple[dict | None, object]:
     """With seat tracking: the ``seats`` record the clock started with (the last one before its start) and the
     session's settings, for the export's prologue; (None, None) without."""
-    from shotclock.config import config_from
+    from shotclock.config.loading import config_from
 
     values = session.get("config") or {}
     if not values.get("seats.track"):
@@ -334,7 +334,7 @@ def _level_at_start(decision_log, clock: Clock) -> int | None:
 
 def level_config(values: dict, level: int) -> dict:
     """The rule keys a session's ``[levels.N]`` sections change at ``level`` (dotted keys and values)."""
-    from shotclock.config import level_rules
+    from shotclock.config.levels import level_rules
     from shotclock.core.rhythm import level_changes
     from shotclock.core.settings import Settings
 
@@ -364,7 +364,7 @@ RULE_SECTIONS = ("clock.", "shot.", "seats.")
 
 def rule_config(values: dict, mode: str) -> dict:
     """The keys of a session's configuration that decide rulings: the mode and the clock, shot and seats sections."""
-    from shotclock.config import KEYS
+    from shotclock.config.schema import KEYS
 
     rules = {k: v for k, v in values.items() if k in KEYS and k.startswith(RULE_SECTIONS)}
     return {"mode": values.get("mode", mode), **rules}
@@ -372,7 +372,7 @@ def rule_config(values: dict, mode: str) -> dict:
 
 def config_toml(values: dict) -> str:
     """A configuration (dotted keys) as a TOML file."""
-    from shotclock.config import is_key
+    from shotclock.config.schema import is_key
 
     sections: dict[str, list[str]] = {}
     for name, value in values.items():

@@ -15,23 +15,28 @@ import logging
 import math
 import threading
 import time
+from dataclasses import replace
 
 import msgspec
 
 from shotclock import __version__
 from shotclock.core.engine import RUNNING
 from shotclock.core.flood import FloodGuard, RefusedRecord
+from shotclock.core.following import worth_taking
 from shotclock.core.inbound import Refused
-from shotclock.core.inputs import RoomHandForHand
+from shotclock.core.inputs import RoomHandForHand, TournamentNews
 from shotclock.core.reasons import explain
 from shotclock.core.roomstate import room_state_of
-from shotclock.core.topics import hand_for_hand_scope
+from shotclock.core.tournament_state import tournament_state_of
+from shotclock.core.topics import hand_for_hand_scope, split_tournament_topic
 from shotclock.core.view import network_mark
 from shotclock.core.wire import (MALFORMED, RATE_LIMITED, RecentIds, Refusal, ack_message, check_command, dumps,
                                  in_scope, ms, state_key, state_message)
 
 log = logging.getLogger("shotclock.network")
 ROOM_STATE_SENDER = "hand-for-hand state"  # the flood guard's name for the venue's retained hand-for-hand states
+TOURNAMENT_SENDER = "tournament clock"  # … and for the tournament clocks' retained states
+TOURNAMENTS_KEPT = 64  # the tournament clocks whose last news a table remembers (a venue runs a few)
 
 
 def state_expiry(interval: float) -> int:
@@ -111,11 +116,14 @@ class NetworkPresenter:
     :param name: the table's name on its screen.
     :param language: the screen's language (for the dashboard's words).
     :param interval: seconds between state messages while a clock runs.
+    :param note: logs a record (``t``, ``type``, ``data``) in the decision log with the next round; None: no log.
     """
 
     def __init__(self, link, table: str, name: str, language: str, interval: float = 1.0, gate=None,
-                 recorder=None):
+                 recorder=None, note=None):
         self.link = link
+        self.note = note
+        self._takeovers = 0  # the link's takeovers of this table's session already in the decision log
         self.recorder = recorder  # the decision log's: an ack waits until its round's records are committed
         self.acks = DurableAcks(link.offer_ack)
         if recorder is not None:
@@ -136,10 +144,20 @@ class NetworkPresenter:
         even when the state could not be offered (a command is answered whatever else fails), each once the
         log has committed its round's records (:class:`DurableAcks`)."""
         try:
+            self._note_takeovers(round.now)
             self._offer_state(round)
         finally:
             for ack in getattr(round, "acks", ()):
                 self._ack(ack)
+
+    def _note_takeovers(self, now: float) -> None:
+        """A ``session_taken`` record when the broker said another connection with this table's credential took
+        its session (``reason``: the broker's words; ``count``: how often since the last record)."""
+        status = self.link.status
+        if status.takeovers > self._takeovers and self.note is not None:
+            self.note({"t": now, "type": "session_taken",
+                       "data": {"reason": status.taken, "count": status.takeovers - self._takeovers}})
+        self._takeovers = status.takeovers
 
     def _offer_state(self, round) -> None:
         status = self.link.status
@@ -175,7 +193,8 @@ class NetworkPresenter:
     def mark(self) -> str:
         """The screen's small network mark now (the builder hands this to each screen)."""
         status = self.link.status
-        return network_mark(status.connected, status.pending, self.language, status.fault, status.clone)
+        return network_mark(status.connected, status.pending, self.language, status.fault, status.clone,
+                            bool(status.taken))
 
     def next_wake(self, now: float) -> float | None:
         """While a clock runs: when the next state heartbeat is due."""
@@ -222,6 +241,7 @@ class CommandGate:
         self.recent = RecentIds(keep_seconds=2 * max_age + 60)
         self._lock = threading.Lock()  # the guard is shared with the loop's thread (summary_notes)
         self._skew_warned: float | None = None
+        self._news: dict[str, TournamentNews] = {}  # the last news of each tournament handed to the loop
 
     def __call__(self, payload: bytes, properties=None) -> None:
         t = self.clock()
@@ -251,6 +271,10 @@ class CommandGate:
         dated at its arrival when the scope covers this table; one that cannot be read is said in the system log.
         A flood of them is held to the rate of a sender's commands."""
         t = self.clock()
+        clock = split_tournament_topic(topic)
+        if clock is not None and clock[2] == "state":
+            self.tournament_state(clock[1], payload, t)
+            return
         scope = hand_for_hand_scope(topic)
         if scope is None:
             return
@@ -263,6 +287,35 @@ class CommandGate:
             log.warning("refused the hand-for-hand state on %s (%s): %s", topic, state.reason, state.detail)
         elif state is not None and state.covers(*self.scope):
             self.post(RoomHandForHand(t, state.on, state.hands, state.minutes, state.seq, state.room, state.section))
+
+    def tournament_state(self, tournament: str, payload: bytes, t: float) -> None:
+        """A tournament clock's retained state (paho's thread): read by the core (bounded), and posted to the loop
+        dated at its arrival when the tournament has started and its scope covers this table and it changes what
+        the table does (:func:`~shotclock.core.following.worth_taking`: a heartbeat that changes nothing is not
+        logged); a tournament that covered the table and no longer does (cleared, another scope) is posted as gone.
+        One that cannot be read is said in the system log. A flood of them is held to a sender's rate."""
+        with self._lock:
+            allowed = self.guard.allow(TOURNAMENT_SENDER, t)
+        if not allowed:
+            return
+        state = tournament_state_of(payload)
+        if isinstance(state, Refused) or (state is not None and state.id != tournament):
+            log.warning("refused tournament %s's state: %s", tournament,
+                        state.detail if isinstance(state, Refused) else "it names another tournament")
+            return
+        last = self._news.get(tournament)
+        if state is not None and state.started and state.scope.covers(self.table, *self.scope):
+            news = state.news(t)
+        elif last is not None and not last.gone:
+            news = replace(last, t=t, gone=True)
+        else:
+            return
+        if worth_taking(last, news):
+            self._news.pop(tournament, None)
+            self._news[tournament] = news  # the newest last: a venue's tournaments, the oldest forgotten past a bound
+            if len(self._news) > TOURNAMENTS_KEPT:
+                self._news.pop(next(iter(self._news)))
+            self.post(news)
 
     def summary_notes(self, now: float, final: bool = False) -> list[dict]:
         """The ``refused`` records summarising commands over the rate, due at ``now`` (thread-safe)."""
@@ -372,7 +425,7 @@ def start_network(link, device, config, recorder=None) -> NetworkPresenter:
     if recorder is not None:
         recorder.add_note_source(gate.summary_notes)  # a flood's summaries go in the log, the last at the stop
     presenter = NetworkPresenter(link, s.table, config.table, config.language, config.network.state_interval,
-                                 gate=gate, recorder=recorder)
+                                 gate=gate, recorder=recorder, note=_noter(recorder, device.loop.waker))
     link.start(outbox, on_command=gate, on_status_change=device.loop.waker.wake, on_room_state=gate.room_state)
     log.info("floor network: %s:%d, venue %r, table %r", s.host, s.port, s.venue, s.table)
     return presenter

@@ -10,7 +10,7 @@ import shutil
 import sys
 import tempfile
 
-from shotclock.config import Config
+from shotclock.config.typed import Config
 from shotclock.errors import ConfigError, ReplayFormatError, ShotclockError, one_line
 from shotclock.shell.args import load_for
 
@@ -42,7 +42,7 @@ class ReplayFile:
             self.config = self._config(args)
 
     def _config(self, args) -> Config:
-        from shotclock.config import config_from
+        from shotclock.config.loading import config_from
 
         header = self.input.header
         if header is not None and args.config:

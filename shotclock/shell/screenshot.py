@@ -5,7 +5,7 @@ from __future__ import annotations
 import dataclasses
 from pathlib import Path
 
-from shotclock.config import BUTTONS
+from shotclock.config.pins import BUTTONS
 from shotclock.core.engine import IDLE
 from shotclock.core.faults import LOG_UNAVAILABLE, LOG_WRITE_FAILED, Fault, LogFault, NoSound, StuckButton
 from shotclock.core.events import End
@@ -16,7 +16,7 @@ from shotclock.core.table import Table
 from shotclock.core.cues import Cues
 from shotclock.core.view import last_fold, network_mark, view_at
 from shotclock.shell.presenters import display_for
-from shotclock.config import parse_size
+from shotclock.config.schema import parse_size
 from shotclock.errors import ShotclockError
 
 

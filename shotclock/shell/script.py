@@ -12,7 +12,7 @@ import threading
 import time
 from pathlib import Path
 
-from shotclock.config import BUTTONS
+from shotclock.config.pins import BUTTONS
 from shotclock.core.codec import text as json_text
 from shotclock.core.replay import decode_line
 from shotclock.errors import ReplayFormatError, shown, ShotclockError

@@ -15,7 +15,7 @@ import codecs
 
 from shotclock.core.codec import text as json_text
 from shotclock.errors import ShotclockError, one_line
-from shotclock.shell.files import read_small
+from shotclock.input_files import read_input
 
 SEATING_MAX = 100_000  # bytes: ten players' lines are a few hundred; more is not a seating export
 
@@ -32,7 +32,7 @@ def read_seating(path, count: int, encoding: str = "utf-8") -> list[tuple[int, s
         codec = codecs.lookup(encoding).name
     except LookupError:
         raise ShotclockError(f"unknown encoding {one_line(encoding)!r} (for example utf-8, latin-1, cp1252)") from None
-    data = read_small(path, SEATING_MAX, "seating export", streams=True)  # an export piped in (<(program)) too
+    data = read_input(path, SEATING_MAX, "seating export", streams=True)  # an export piped in (<(program)) too
     try:
         text = data.decode("utf-8-sig" if codec == "utf-8" else codec)
     except UnicodeDecodeError as exc:

@@ -16,10 +16,11 @@ import sys
 import threading
 import time
 
-from shotclock.config import BUTTONS
+from shotclock.config.pins import BUTTONS
 from shotclock.core.button_card import KEYS, buttons_for
 from shotclock.errors import HardwareError
-from shotclock.shell.device import build_device, log_dir_for
+from shotclock.shell.args import log_dir_for
+from shotclock.shell.device import build_device
 from shotclock.shell.presenters import ViewFollower
 
 log = logging.getLogger("shotclock.simulator")

@@ -12,8 +12,6 @@ from __future__ import annotations
 
 import codecs
 import logging
-import os
-import stat
 import sys
 from pathlib import Path
 
@@ -21,10 +19,12 @@ from shotclock.core.fields import FIELDS
 from shotclock.core.structure import Structure, structure_lines
 from shotclock.core.structure_formats import read_csv, read_tdt, read_toml
 from shotclock.errors import ShotclockError, StructureError, one_line
+from shotclock.input_files import read_input
 
 log = logging.getLogger("shotclock.structure")
 
 FILE_MAX = 4_000_000  # bytes: TD's file of a big event is a few hundred kB; 4 MB reads in about a second
+TOO_BIG = "(a tournament's file is a few hundred kB; from a very big .tdt, export its rounds as CSV and read that)"
 READERS = {".tdt": read_tdt, ".csv": read_csv, ".toml": read_toml}
 OLD_ENCODING = "cp1252"  # TD's files before 2020, and a spreadsheet's CSV on Windows
 
@@ -48,7 +48,8 @@ def load_structure(path: str | Path, encoding: str | None = None) -> Structure:
         raise ShotclockError(f"{shown}: not a structure file shotclock reads: .tdt (The Tournament Director's saved "
                              "tournament), .csv (its rounds export, or small_blind,big_blind,ante,minutes,break) or "
                              ".toml (docs/structure.md)")
-    text = _decode(_read(path, shown), encoding, path.suffix.lower() == ".toml", shown)
+    data = read_input(path, FILE_MAX, "structure file", advice=TOO_BIG)
+    text = _decode(data, encoding, path.suffix.lower() == ".toml", shown)
     notes: list[str] = []
     try:
         structure = reader(text, notes)
@@ -59,27 +60,6 @@ def load_structure(path: str | Path, encoding: str | None = None) -> Structure:
     if not structure.title and reader is read_csv and FIELDS["title"].problem(path.stem) is None:
         structure = Structure(path.stem, structure.stages)  # a CSV has no title: its file's name is one
     return structure
-
-
-def _read(path: Path, shown: str) -> bytes:
-    """The bytes of a regular file of at most FILE_MAX bytes (a FIFO, a folder or /dev/zero is refused, not read)."""
-    try:
-        if not stat.S_ISREG(os.stat(path).st_mode) and not path.is_dir():  # opening a FIFO would wait for a writer
-            raise ShotclockError(f"{shown}: not a regular file")
-        with open(path, "rb") as f:
-            if not stat.S_ISREG(os.fstat(f.fileno()).st_mode):
-                raise ShotclockError(f"{shown}: not a regular file")
-            data = f.read(FILE_MAX + 1)
-    except FileNotFoundError:
-        raise ShotclockError(f"{shown}: file not found") from None
-    except IsADirectoryError:
-        raise ShotclockError(f"{shown}: a folder, not a structure file") from None
-    except OSError as exc:
-        raise ShotclockError(f"cannot read {shown}: {exc.strerror or exc}") from None
-    if len(data) > FILE_MAX:
-        raise ShotclockError(f"{shown}: more than {FILE_MAX:,} bytes (a tournament's file is a few hundred kB; from a "
-                             "very big .tdt, export its rounds as CSV and read that)")
-    return data
 
 
 def _decode(data: bytes, encoding: str | None, toml: bool, shown: str) -> str:

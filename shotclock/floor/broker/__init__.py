@@ -2,7 +2,8 @@
 
 By job: :mod:`.passwords` (hashing), :mod:`.plan` (what is written, checked whole), :mod:`.render`
 (each file's text; the fixed parts in ``templates/``), :mod:`.files` (writing the folder), :mod:`.certs`
-(the floor's CA); the command itself is :mod:`shotclock.floor.broker_config`.
+(the floor's CA), :mod:`.build` (the client-id plugin, C in ``plugin/``); the command itself is
+:mod:`shotclock.floor.broker_config`.
 
 Writes into one folder:
 
@@ -14,8 +15,9 @@ Writes into one folder:
   the broadcast), ``collector`` (read-only: the archive), hashed as ``mosquitto_passwd``
   does (PBKDF2-SHA512, ``$7$``).
 * ``acl`` -- a table publishes only its own topics and reads only its own commands.
-* ``dynamic-security.json`` -- for Mosquitto's dynamic-security plugin: each table's and room bridge's
-  login may connect with its own client id only, so no other table can take its session.
+* ``client-ids`` and ``client-ids.so`` -- the client-id plugin (built here) and its bindings: each table's and
+  room bridge's client id is for its own login alone, and that login connects with that id alone, so no other
+  login (the overlay, the floor, another table) can take its session.
 * ``shotclock-broker.service`` -- a systemd unit that starts this broker as the ``mosquitto`` user
   (``--run-as``); as root, broker-config gives that user's group what the broker reads.
 * ``tls/`` (with ``--make-certs NAMES``) -- the floor's CA and the broker's certificate (:mod:`.certs`).

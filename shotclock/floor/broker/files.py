@@ -15,12 +15,13 @@ from shotclock.core.topics import check_name, venue_root
 from shotclock.errors import ShotclockError
 from shotclock.floor.broker.passwords import hash_password, new_password
 from shotclock.floor.broker.plan import COLLECTOR, FLOOR, OVERLAY, BrokerPlan, bridge_user, floor_user, table_user
-from shotclock.floor.broker.render import (DYNSEC_FILE, SUMMARY_FILE, UNIT_FILE, acl_text, conf_text, dynsec_text,
+from shotclock.floor.broker.build import PLUGIN_FILE
+from shotclock.floor.broker.render import (BINDINGS_FILE, SUMMARY_FILE, UNIT_FILE, acl_text, bindings_text, conf_text,
                                            room_acl_text, summary_text, unit_text)
 
 ROOMS_MARK = "# Bridged rooms (shotclock broker-config --bridge-to): each room broker's bridge, its tables only."
 # What mosquitto itself reads (its group gets them) and where it writes.
-BROKER_READS = ("mosquitto.conf", "passwd", "acl", DYNSEC_FILE, "tls/server.key")  # the certificates are public
+BROKER_READS = ("mosquitto.conf", "passwd", "acl", BINDINGS_FILE, PLUGIN_FILE, "tls/server.key")  # certificates: public
 
 
 def _existing_password(path: Path) -> str | None:
@@ -55,10 +56,14 @@ def _write(path: Path, text: str, mode: int = 0o644) -> None:
 
 
 def write_bindings(folder: Path, venue: str) -> None:
-    """``dynamic-security.json``: the client id of every table and room bridge that ``passwd`` lists."""
+    """``client-ids``: the client id of every table and room bridge that ``passwd`` lists, and the local client
+    id of this broker's own bridge (in its ``mosquitto.conf``), which no login may name."""
     users = [line.split(":", 1)[0] for line in (folder / "passwd").read_text(encoding="utf-8").splitlines() if line]
     passwords = {u: p for u in users if (p := _existing_password(folder / "credentials" / f"{u}.toml"))}
-    _write(folder / DYNSEC_FILE, dynsec_text(venue, passwords), 0o640)
+    conf = folder / "mosquitto.conf"
+    conf_lines = conf.read_text(encoding="utf-8").splitlines() if conf.is_file() else []
+    local = [line.split()[1] for line in conf_lines if line.startswith("local_clientid ") and len(line.split()) == 2]
+    _write(folder / BINDINGS_FILE, bindings_text(venue, passwords, local), 0o640)
 
 
 def give_to_broker(folder: Path, user: str) -> bool:
@@ -117,6 +122,7 @@ def write_broker_config(plan: BrokerPlan, folder: str | Path) -> dict[str, str]:
         (folder / plan.persistence).mkdir(exist_ok=True)
     # 0640 with a bridge: it holds the bridge's password
     _write(folder / "mosquitto.conf", conf_text(plan, folder), 0o640 if plan.bridge is not None else 0o644)
+    write_bindings(folder, plan.venue)  # after mosquitto.conf: it names this broker's own bridge's local client id
     _write(folder / UNIT_FILE, unit_text(plan.venue, folder, *broker_user(plan)))
     _write(folder / SUMMARY_FILE, summary_text(plan))
     return passwords
@@ -155,14 +161,13 @@ def write_rooms(folder: Path, venue: str) -> dict[str, str]:
     if rooms:
         base += "\n" + ROOMS_MARK + "\n\n" + "\n".join(room_acl_text(venue, r, t) for r, t in rooms.items())
     acl.write_text(base, encoding="utf-8")
-    write_bindings(folder, venue)
     return passwords
 
 
 def add_room(venue_folder: str | Path, venue: str, room: str, tables: list[str]) -> str:
     """Add (or update) a room on the venue broker whose configuration is in ``venue_folder`` (written by
     ``broker-config`` for the venue broker); return the room bridge's password. A running venue broker
-    reads passwd and acl again on SIGHUP (the bridge's client-id binding at its next restart)."""
+    reads passwd, acl and the client-id bindings again on SIGHUP."""
     folder = Path(venue_folder)
     if not (folder / "acl").is_file() or not (folder / "passwd").is_file():
         raise ShotclockError(f"--venue-dir {folder}: no acl or passwd there; "
@@ -179,4 +184,6 @@ def add_room(venue_folder: str | Path, venue: str, room: str, tables: list[str])
         "# Written by 'shotclock broker-config --bridge-to': the tables of this room's broker. Delete this file\n"
         "# and run broker-config for the venue broker again to remove the room.\n"
         "tables = [" + ", ".join(f'"{t}"' for t in tables) + "]\n", encoding="utf-8")
-    return write_rooms(folder, venue)[bridge_user(room)]
+    password = write_rooms(folder, venue)[bridge_user(room)]
+    write_bindings(folder, venue)
+    return password

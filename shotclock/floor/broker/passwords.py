@@ -1,7 +1,8 @@
 """The broker's secrets: random passwords and their hashes as Mosquitto reads them.
 
 The password file holds them as ``mosquitto_passwd`` writes them (``$7$``, PBKDF2-SHA512): the only
-place a password is checked (the dynamic-security plugin ties client ids to logins, with no password).
+place a password is checked (the client-id plugin ties client ids to logins, and reads the same file only to
+tell a session it was taken over by its own login).
 """
 
 from __future__ import annotations

@@ -5,20 +5,15 @@
 
 from __future__ import annotations
 
-import glob
 import ipaddress
 from dataclasses import dataclass, field
 
 from shotclock.core import topics
 from shotclock.core.topics import (bridge_topic, check_name, collector_topic, command_topic, every_hand_for_hand,
-                                   table_topic, venue_cmd_topic)
+                                   table_topic, tournament_topic, venue_cmd_topic)
 from shotclock.errors import ShotclockError
 
 FLOOR, OVERLAY, COLLECTOR = topics.SHARED_FLOOR, "overlay", "collector"
-
-# Debian's mosquitto package ships the plugin in the architecture's library folder.
-DYNSEC_PLUGIN_GLOBS = ("/usr/lib/*/mosquitto_dynamic_security.so", "/usr/lib/mosquitto_dynamic_security.so",
-                       "/usr/local/lib/mosquitto_dynamic_security.so")
 
 
 def table_user(table: str) -> str:
@@ -49,15 +44,6 @@ def bridge_client_id(venue: str, room: str, password: str, side: str = "remote")
 
     middle = "bridge" if side == "remote" else "bridge-local"
     return private_client_id(f"shotclock-{middle}-{venue}-{room}", password)
-
-
-def find_dynsec_plugin() -> str | None:
-    """The path of Mosquitto's dynamic-security plugin on this machine, or None."""
-    for pattern in DYNSEC_PLUGIN_GLOBS:
-        found = sorted(glob.glob(pattern))
-        if found:
-            return found[0]
-    return None
 
 
 def bridge_state_topic(venue: str, room: str) -> str:
@@ -147,8 +133,9 @@ class BrokerPlan:
     :param autosave_interval: seconds between saves of the persistence file (a crash loses at most this).
     :param pages: a folder the websockets listener serves over HTTP (``http_dir``): the dashboard and the
         overlay (:func:`shotclock.web.web_dir`); None: no pages.
-    :param dynsec_plugin: Mosquitto's dynamic-security plugin, which ties each table's (and each room
-        bridge's) login to its one client id (``dynamic-security.json``); None: no such binding.
+    :param client_id_plugin: the client-id plugin the broker loads (built by :mod:`.build`): each table's and
+        room bridge's client id for its own login alone, and that login with that id alone (the bindings file
+        ``client-ids``); None: no such binding (any login could take a table's session).
     """
 
     venue: str
@@ -165,7 +152,7 @@ class BrokerPlan:
     pages: str | None = None
     extra: list[str] = field(default_factory=list)
     bridge: Bridge | None = None
-    dynsec_plugin: str | None = field(default_factory=find_dynsec_plugin)
+    client_id_plugin: str | None = None
 
     def problems(self) -> list[str]:
         """Every reason this plan cannot be written, one line each."""
@@ -204,5 +191,5 @@ def bridge_topics(venue: str, tables: list[str]) -> tuple[list[str], list[str]]:
     into = [t for table in tables for t in (table_topic(venue, table, "cmd"), command_topic(venue, table, "+"),
                                             table_topic(venue, table, "stored"))]
     into += [venue_cmd_topic(venue), command_topic(venue, None, "+"), collector_topic(venue),
-             every_hand_for_hand(venue)]
+             every_hand_for_hand(venue), tournament_topic(venue, "+", "state"), tournament_topic(venue, "+", "status")]
     return out, into

@@ -54,6 +54,7 @@
                              // broker says (its Last Will says false the moment the bridge's connection drops)
     this.members = {};       // "venue/group/member" → a share group member's status (the collector's archive)
     this.handForHand = {};   // venue → {topic → state}: the venue's retained hand-for-hand states (lib/handforhand.js)
+    this.clocks = {};        // "venue/id" → a tournament clock: {venue, id, state, at, online, lastAck}
   }
 
   Link.prototype.connect = function () {
@@ -82,6 +83,12 @@
       // The rooms' hand-for-hand: the panel counts the room's hands and keeps the state when it commands.
       if (!o.readOnly && S.HandForHand) topics[PREFIX + "/" + v + "/handforhand/+/+"] = {qos: 1};
       if (!o.readOnly) topics[PREFIX + "/" + v + "/archive/reply/" + client.options.clientId] = {qos: 1};
+      // The tournament clocks (docs/network.md, "tournament"): their state and status, and the answers to commands.
+      if (!o.readOnly && S.Tournament) {
+        ["state", "status", "cmd/ack"].forEach(function (leaf) {
+          topics[PREFIX + "/" + v + "/tournament/+/" + leaf] = {qos: 1};
+        });
+      }
       client.subscribe(topics, function (err) {
         self.setConnection(err ? "refused" : "online", err ? String(err.message || err) : "");
       });
@@ -155,6 +162,10 @@
     }
     if (parts.length === 6 && parts[3] === "bridge" && parts[5] === "state") return this.bridge(parts[2], parts[4], payload);
     if (parts.length === 6 && parts[3] === "handforhand" && S.HandForHand) return this.roomState(topic, payload);
+    if (parts.length >= 6 && parts[3] === "tournament" && S.Tournament) {
+      return this.tournamentClock(parts[2], parts[4], parts.slice(5).join("/"), parseJson(payload), now, topic,
+                                  payload);
+    }
     if (parts.length === 7 && parts[3] === "collector" && parts[4] === "member") {
       return this.member(parts[2], parts[5], parts[6], parseJson(payload));
     }
@@ -378,6 +389,43 @@
       self.client.publish(PREFIX + "/" + venue + "/cmd/by/" + self.options.username, JSON.stringify(body),
                           {qos: 1, properties: {messageExpiryInterval: COMMAND_EXPIRY_S}});
     });
+    return p;
+  };
+
+  /** A tournament clock's message: its retained state (a newer `seq` only) and status (lib/tournament.js), or its
+   *  answer to a command this page sent. No table changed: the clock's row redraws itself, the cards are left alone. */
+  Link.prototype.tournamentClock = function (venue, id, leaf, msg, now, topic, payload) {
+    if (leaf === "cmd/ack") {
+      var key = venue + "/" + id, p = msg && this.pending[msg.id], clock = this.clocks[key];
+      if (!p || p.clock !== key) return;  // another page's or a terminal's command
+      delete this.pending[msg.id];
+      clearTimeout(p.timer);
+      p.ack = msg;
+      if (clock) clock.lastAck = p;
+      return;
+    }
+    S.Tournament.fold(this.clocks, topic, payload, now);
+  };
+
+  /** Whether a tournament clock is gone: its status says offline, or no state came for three of its heartbeats and a
+   *  second (lib/tournament.js, the room's screen's rule too). */
+  Link.prototype.clockUnreachable = function (clock, now) { return S.Tournament.unreachable(clock, now); };
+
+  /** Send `cmd` (start, pause, resume, add, take, level, next, keep, players) with `extra` (seconds, level,
+   *  players) to a tournament clock; its pending record's `ack` is the clock's answer, or a timeout. */
+  Link.prototype.clockCommand = function (clock, cmd, extra) {
+    var self = this, body = this.commandBody(cmd), key = clock.venue + "/" + clock.id;
+    for (var k in (extra || {})) body[k] = extra[k];
+    var p = {id: body.id, clock: key, cmd: cmd, sentAt: root.performance.now(), ack: null};
+    p.timer = setTimeout(function () {
+      if (!self.pending[p.id]) return;
+      delete self.pending[p.id];
+      p.ack = {id: p.id, outcome: "timeout"};
+    }, ACK_TIMEOUT_MS);
+    this.pending[p.id] = p;
+    clock.lastAck = p;
+    this.client.publish(PREFIX + "/" + clock.venue + "/tournament/" + clock.id + "/cmd/by/" + this.options.username,
+                        JSON.stringify(body), {qos: 1, properties: {messageExpiryInterval: COMMAND_EXPIRY_S}});
     return p;
   };
 

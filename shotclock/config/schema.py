@@ -1,36 +1,24 @@
-"""Configuration: a TOML file checked against a schema (in the style of Mopidy).
+"""Configuration: a TOML file checked against a schema (in the style of Mopidy). This is the schema.
 
 Every key has a type, a default, a description and, for a number, the :class:`Range` it must
 lie in (a new numeric key must give one: ``Key("x.seconds", NUM, 30, "…", range=Range(0, 60, above=True))``).
-:func:`load_config` reports every problem at once in :attr:`ConfigError.errors`, keyed by the
+A ``[levels.N]`` or ``[rule_sets.NAME]`` section holds the keys of :data:`LEVEL_KEYS` or :data:`RULE_SET_KEYS`.
+:mod:`shotclock.config.loading` reports every problem at once in :attr:`ConfigError.errors`, keyed by the
 dotted key, and suggests the nearest valid key for a typo.
 ``shotclock config`` prints the whole schema as a commented example file.
-The validated :class:`Config` is typed, built once from the same schema: ``config.network.host``,
-``config.device.hold``, ``config.table`` (one frozen object per section, see :data:`SECTIONS`).
+The validated :class:`~shotclock.config.typed.Config` is typed, built once from the same schema.
 """
 
 from __future__ import annotations
 
 import difflib
-import errno
-import os
-import stat
-import tomllib
-from collections.abc import Mapping
-from dataclasses import dataclass, field, make_dataclass
-from pathlib import Path
+from dataclasses import dataclass
 from typing import Any, Callable
 
+from shotclock.config.pins import BOARDS
 from shotclock.core.fields import BANK_MAX, CHIPS_MAX, FIELDS, LEVEL_MAX, MAX_SEATS, MIN_SEATS, text_problem
-from shotclock.core.settings import (ALLOWANCE_RESETS, MODES, STREETS, ClockSettings, LevelRule, SeatSettings,
-                                     Settings, ShotSettings)
-from shotclock.errors import ConfigError, PinConfigError, shown
-
-BUTTONS = ("floor", "action", "bet", "extend", "street")
-LIGHTS = ("led_running", "led_bet", "buzzer", "strobe")
-#: ``gpio.board`` values: gpiozero's own Raspberry Pi detection, or a chip's lines by offset
-#: (:mod:`shotclock.adapters.boards` makes the pin factory for each).
-BOARDS = ("raspberry-pi", "generic")
+from shotclock.core.settings import ALLOWANCE_RESETS, MODES, STREETS
+from shotclock.errors import shown
 
 
 @dataclass(frozen=True)
@@ -126,8 +114,6 @@ def _text(field: str):
         problem = text_problem(v, f.high, "it", empty=f.low == 0)
         return problem and problem.removeprefix("it ")
     return check
-
-
 
 
 def _not_true(v):
@@ -269,11 +255,16 @@ KEYS = {k.name: k for k in SCHEMA}
 # level N on (``[levels.11] mode = "shot"``: a shot clock from level 11), and may top every seated player up once,
 # at the first hand of level N. Its keys are the schema's own (same types, ranges and checks), plus these two.
 LEVELS = "levels"
+# A stage's exact number of extension chips (WPT: 10 from the start, exactly 6 at 24 players, 8 at the final table):
+# at the first hand of the level, or of the rule set, every seated player's chips become the allowance in force.
+CHIPS_RESET = Key("chips.reset", (bool,), False, "at the first hand of this level (or rule set) every seated "
+                  "player's extension chips become exactly its shot.allowance (a stage's chips, as WPT resets them)")
 LEVEL_TOP_UPS: dict[str, Key] = {k.name: k for k in (
     Key("top_up.seconds", NUM, 0, "seconds of time bank every seated player gets at the first hand of this level "
         "(needs seats.track and seats.bank)", range=Range(0, BANK_MAX)),
     Key("top_up.chips", (int,), 0, "extension chips every seated player gets at the first hand of this level",
         range=Range(0, CHIPS_MAX)),
+    CHIPS_RESET,
 )}
 LEVEL_KEYS: dict[str, Key] = {**{k.name: k for k in SCHEMA if k.by_level}, **LEVEL_TOP_UPS}
 
@@ -300,7 +291,7 @@ def level_key(name: str) -> tuple[int, str] | str | None:
 # mode (a clock's mode is its session's in the log, its export and its replay). NAME is
 # what the floor's ``rule_set`` command sends: the text rule of the ``rule_set`` field (core/fields.py).
 RULE_SETS = "rule_sets"
-RULE_SET_KEYS: dict[str, Key] = {k.name: k for k in SCHEMA if k.by_level}
+RULE_SET_KEYS: dict[str, Key] = {**{k.name: k for k in SCHEMA if k.by_level}, CHIPS_RESET.name: CHIPS_RESET}
 
 
 def rule_set_key(name: str) -> tuple[str, str] | str | None:
@@ -321,308 +312,7 @@ def rule_set_key(name: str) -> tuple[str, str] | str | None:
             f"change {', '.join(RULE_SET_KEYS)} ([rule_sets.NAME])")
 
 
-def rule_set_changes(values: dict) -> dict[str, tuple[tuple[str, object], ...]]:
-    """The ``[rule_sets.NAME]`` sections of checked configuration ``values``: each name's rule changes, in order."""
-    sets: dict[str, list[tuple[str, object]]] = {}
-    for name, value in values.items():
-        parsed = rule_set_key(name)
-        if isinstance(parsed, tuple):
-            sets.setdefault(parsed[0], []).append((parsed[1], value))
-    return {name: tuple(changes) for name, changes in sets.items()}
-
-
-def rule_set_values(values: dict, name: str) -> dict:
-    """The configuration ``values`` as a hand under rule set ``name`` plays them (its changes on the table's own)."""
-    return {**values, **dict(rule_set_changes(values).get(name, ()))}
-
-
-def is_key(name: str) -> bool:
-    """Whether ``name`` is a valid configuration key: one of the schema's, a level's (``levels.11.mode``) or a
-    rule set's (``rule_sets.bubble.mode``)."""
-    return name in KEYS or isinstance(level_key(name), tuple) or isinstance(rule_set_key(name), tuple)
-
-
-# The typed settings, derived from SCHEMA (the one list of keys): one frozen class per section, its fields the
-# section's keys with their defaults. The engine's sections keep the core's own classes (the core cannot import
-# this module); tests/test_config.py checks that their fields and defaults are the schema's, key for key.
-CORE_SECTIONS = {"clock": ClockSettings, "shot": ShotSettings, "seats": SeatSettings}
-
-
-def _annotation(types: tuple):
-    if types == NUM:
-        return float
-    return types[0] if len(types) == 1 else types[0] | types[1]
-
-
-class _AssignedPins(Mapping):
-    """The ``[pins]`` section is also the mapping role → BCM pin of the pins in use, as
-    :class:`~shotclock.adapters.pins.TablePins` takes it: a buzzer set to false is left out
-    (``config.pins.buzzer`` is False, ``"buzzer" in config.pins`` is false)."""
-
-    def _assigned(self) -> dict[str, int]:
-        return {role: pin for role, pin in vars(self).items() if pin is not False}
-
-    def __getitem__(self, role: str) -> int:
-        return self._assigned()[role]
-
-    def __iter__(self):
-        return iter(self._assigned())
-
-    def __len__(self) -> int:
-        return len(self._assigned())
-
-
-def _section_class(section: str, keys: list[Key]) -> type:
-    if section in CORE_SECTIONS:
-        return CORE_SECTIONS[section]
-    fields = [(k.name.split(".", 1)[1], _annotation(k.types), field(default=k.default)) for k in keys]
-    namespace = {"__doc__": f"The ``[{section}]`` settings (typed, immutable; built from the schema).",
-                 "__module__": __name__}
-    bases = (_AssignedPins,) if section == "pins" else ()
-    return make_dataclass(f"{section.capitalize()}Settings", fields, bases=bases, frozen=True, namespace=namespace)
-
-
-def _sections() -> dict[str, type]:
-    by_section: dict[str, list[Key]] = {}
-    for key in SCHEMA:
-        head, dot, _ = key.name.partition(".")
-        if dot:
-            by_section.setdefault(head, []).append(key)
-    return {name: _section_class(name, keys) for name, keys in by_section.items()}
-
-
-#: The section classes by section name (``SECTIONS["network"]`` is :class:`NetworkSettings`).
-SECTIONS: dict[str, type] = _sections()
-#: The keys outside any section (``preset``, ``mode``, ``table``, ...): attributes of :class:`Config` itself.
-TOP_KEYS = tuple(k.name for k in SCHEMA if "." not in k.name)
-globals().update({cls.__name__: cls for name, cls in SECTIONS.items() if name not in CORE_SECTIONS})
-
-
-@dataclass(frozen=True)
-class Config:
-    """A validated configuration, typed: ``config.network.host``, ``config.device.hold``, ``config.table``.
-
-    Built once from the file at the edge; every section is a frozen object from :data:`SECTIONS` and every
-    top-level key (:data:`TOP_KEYS`) an attribute. ``values`` maps every dotted key to its value (what a
-    replay header records).
-    """
-
-    values: dict = field(default_factory=lambda: {k.name: k.default for k in SCHEMA})
-    source: str = "(defaults)"
-
-    def __post_init__(self):
-        for name in TOP_KEYS:
-            object.__setattr__(self, name, self.values[name])
-        for name, cls in SECTIONS.items():
-            object.__setattr__(self, name, cls(**self.section(name)))
-
-    def __getitem__(self, name: str):
-        return self.values[name]
-
-    def section(self, prefix: str) -> dict:
-        """The keys below ``prefix`` (``"pins"`` → ``{"floor": 17, …}``)."""
-        return {k.split(".", 1)[1]: v for k, v in self.values.items() if k.startswith(prefix + ".")}
-
-    @property
-    def settings(self) -> Settings:
-        """The engine's rule settings, with the rules that change by level."""
-        return Settings(mode=self.mode, clock=self.clock, shot=self.shot, seats=self.seats,
-                        levels=level_rules(self.values))
-
-    @property
-    def rule_sets(self) -> dict[str, tuple[tuple[str, object], ...]]:
-        """The named rule sets (``[rule_sets.NAME]``): each name's rule changes, as the core layers them on a hand
-        (:mod:`shotclock.core.rhythm`)."""
-        return rule_set_changes(self.values)
-
-    @property
-    def screen_size(self) -> tuple[int, int]:
-        """``screen.size`` as (width, height)."""
-        return parse_size(self.screen.size)
-
-
-def level_rules(values: dict) -> tuple[LevelRule, ...]:
-    """The ``[levels.N]`` sections of checked configuration ``values`` as the core's level rules, by level."""
-    by_level: dict[int, dict[str, Any]] = {}
-    for name, value in values.items():
-        parsed = level_key(name)
-        if isinstance(parsed, tuple):
-            by_level.setdefault(parsed[0], {})[parsed[1]] = value
-    rules = []
-    for level in sorted(by_level):
-        keys = by_level[level]
-        changes = tuple((k, v) for k, v in keys.items() if k not in LEVEL_TOP_UPS)
-        rules.append(LevelRule(level, changes, keys.get("top_up.seconds") or None, keys.get("top_up.chips") or None))
-    return tuple(rules)
-
-
-def parse_size(text: str) -> tuple[int, int]:
-    """``"800x480"`` → ``(800, 480)``; raises ValueError with the reason."""
-    try:
-        w, h = (int(p) for p in text.lower().split("x"))
-    except ValueError:
-        raise ValueError(f"{text!r} is not WIDTHxHEIGHT (for example 800x480)") from None
-    if not (100 <= w <= 8000 and 100 <= h <= 8000):
-        raise ValueError(f"{text!r}: each side must be 100 to 8000 pixels")
-    return w, h
-
-
-def _flatten(table: dict, prefix: str = "") -> dict:
-    flat = {}
-    for key, value in table.items():
-        name = f"{prefix}{key}"
-        if isinstance(value, dict):
-            flat.update(_flatten(value, name + "."))
-        else:
-            flat[name] = value
-    return flat
-
-
-def _type_name(types: tuple) -> str:
-    names = {int: "a whole number", float: "a number", str: "a string", bool: "true or false"}
-    if types == NUM:
-        return "a number"
-    return " or ".join(names[t] for t in types)
-
-
-def parse_config(text: str, source: str = "(text)") -> Config:
-    """Validate TOML ``text``; raise :class:`ConfigError` with every problem, keyed by its key.
-
-    A UTF-8 byte order mark at the start (as some Windows editors write) is accepted.
-    """
-    try:
-        raw = tomllib.loads(text.removeprefix("\ufeff"))
-    except tomllib.TOMLDecodeError as exc:
-        raise ConfigError(source, {"": f"not valid TOML: {exc}"}) from None
-    return config_from(_flatten(raw), source)
-
-
-def config_from(flat: dict, source: str) -> Config:
-    """A :class:`Config` from dotted keys and values (a TOML file's, or a replay header's).
-
-    Raises :class:`ConfigError` whose ``errors`` maps each bad key to its problem.
-    """
-    values = {k.name: k.default for k in SCHEMA}
-    errors: dict[str, str] = {}
-    preset = flat.get("preset", values["preset"])
-    if isinstance(preset, str) and preset in PRESETS:  # a bad preset is reported with the other keys below
-        values.update(PRESETS[preset])
-    for name, value in flat.items():
-        key = KEYS.get(name)
-        if key is None and (parsed := level_key(name) or rule_set_key(name)) is not None:
-            keys = LEVEL_KEYS if name.startswith(LEVELS + ".") else RULE_SET_KEYS
-            problem = parsed if isinstance(parsed, str) else keys[parsed[1]].problem(value)
-            if problem:
-                errors[name] = problem
-            else:
-                values[name] = value
-            continue
-        if key is None:
-            match = difflib.get_close_matches(name, KEYS, n=1)
-            errors[name] = "is not a known key" + (f" (did you mean '{match[0]}'?)" if match else "")
-            continue
-        problem = key.problem(value)
-        if problem:
-            errors[name] = problem
-        else:
-            values[name] = value
-    _cross_checks(values, errors)
-    _level_checks(values, errors)
-    _preset_mode_check(flat, values, errors)
-    _rule_set_checks(values, errors)
-    if errors:
-        pins_only = all(k.startswith("pins.") for k in errors)
-        raise (PinConfigError if pins_only else ConfigError)(source, errors)
-    return Config(values, source)
-
-
-def _cross_checks(values: dict, errors: dict) -> None:
-    """Problems between keys, each under the key to change (only when its own value was valid)."""
-    def add(name, problem):
-        errors.setdefault(name, problem)
-
-    for mode in ("clock", "shot"):
-        streets = ["clock.seconds"] if mode == "clock" else [f"shot.{s}" for s in STREETS]
-        if any(k in errors for k in streets) or f"{mode}.countdown" in errors:
-            continue
-        shortest = min(values[k] for k in streets)
-        if values[f"{mode}.countdown"] > shortest:
-            add(f"{mode}.countdown", f"({values[f'{mode}.countdown']}) is longer than the clock ({shortest} s)")
-    seen: dict[int, str] = {}
-    for role in BUTTONS + LIGHTS:
-        name = f"pins.{role}"
-        pin = values[name]
-        if isinstance(pin, bool) or name in errors:
-            continue
-        if pin in seen:
-            add(name, f"uses pin {pin}, which 'pins.{seen[pin]}' uses already")
-        seen[pin] = role
-    if "screen.size" not in errors:
-        try:
-            parse_size(values["screen.size"])
-        except ValueError as exc:
-            add("screen.size", str(exc))
-    if values["pins.strobe"] is not False and not values["screen.visual_cues"] and "pins.strobe" not in errors:
-        add("pins.strobe", "needs screen.visual_cues = true (the strobe pulses with the visual cues)")
-    if values["seats.bank"] and not values["seats.track"] and "seats.bank" not in errors:
-        add("seats.bank", "needs seats.track = true (a time bank is a player's: the table must know the seats)")
-    if values["network.enabled"]:
-        _network_checks(values, add)
-    if "device.stuck_after" not in errors and "device.hold" not in errors:
-        if values["device.stuck_after"] <= values["device.hold"]:
-            add("device.stuck_after", f"must be longer than 'device.hold' ({values['device.hold']} s)")
-
-
-def _level_checks(values: dict, errors: dict) -> None:
-    """Each level's rules, as the table will play them (the base and every level up to it): a countdown longer than
-    a clock, a time bank top-up where no bank runs; refused under the level's key to change."""
-    from shotclock.core.rhythm import level_changes
-
-    base = {k: v for k, v in values.items() if k in KEYS}
-    rules = level_rules({k: v for k, v in values.items() if k not in errors})
-    for rule in rules:
-        played = {**base, **level_changes(Settings(levels=rules), rule.level)}
-        over = _countdown_over(played, f"levels.{rule.level}", values)
-        if over:
-            culprit, countdown, shortest = over
-            errors.setdefault(culprit, f"makes level {rule.level}'s countdown ({countdown} s) longer than its clock "
-                                       f"({shortest} s)")
-        if rule.top_up_seconds and not (values["seats.track"] and values["seats.bank"]):
-            errors.setdefault(f"levels.{rule.level}.top_up.seconds",
-                              "needs seats.track = true and a seats.bank (a top-up is a player's time bank)")
-        if rule.top_up_chips and not values["seats.track"]:
-            errors.setdefault(f"levels.{rule.level}.top_up.chips",
-                              "needs seats.track = true (the table tops up its seated players)")
-
-
-def _countdown_over(played: dict, where: str, values: dict) -> tuple[str, int, float] | None:
-    """(the key to change, the countdown, the shortest clock) when the ``played`` rules' countdown is longer than
-    their shortest clock, else None; the key is the first of ``where``'s (``levels.11``, ``rule_sets.bubble``) that
-    ``values`` sets among the countdown, the clocks and the mode, else ``where`` itself."""
-    mode = played["mode"]
-    streets = ["clock.seconds"] if mode == "clock" else [f"shot.{s}" for s in STREETS]
-    shortest = min(played[k] for k in streets)
-    countdown = played[f"{mode}.countdown"]
-    if countdown <= shortest:
-        return None
-    culprit = next((f"{where}.{k}" for k in [f"{mode}.countdown", *streets, "mode"] if f"{where}.{k}" in values), where)
-    return culprit, countdown, shortest
-
-
-def _rule_set_checks(values: dict, errors: dict) -> None:
-    """Each named rule set as a hand under it plays (the table's own rules, its changes on top, perhaps another
-    mode: a shot clock for the bubble): a countdown longer than its clock is refused under the key to change."""
-    sets = rule_set_changes({k: v for k, v in values.items() if k not in errors})
-    for name, changes in sets.items():
-        played = {**{k: v for k, v in values.items() if k in KEYS}, **dict(changes)}
-        over = _countdown_over(played, f"rule_sets.{name}", values)
-        if over:
-            culprit, countdown, shortest = over
-            errors.setdefault(culprit, f"makes rule set {name!r}'s countdown ({countdown} s) longer than its clock "
-                                       f"({shortest} s)")
-
-
-def _preset_mode_check(flat: dict, values: dict, errors: dict) -> None:
+def preset_mode_check(flat: dict, values: dict, errors: dict) -> None:
     """A ``mode`` that is not the preset's, while the preset's seat keys would still rule in it (``tempo`` with
     ``mode = "clock"``: every called clock would carry the 300 s bank): refused under ``mode``."""
     preset = flat.get("preset")
@@ -636,109 +326,28 @@ def _preset_mode_check(flat: dict, values: dict, errors: dict) -> None:
                           f'leave mode out or choose a {flat["mode"]}-mode preset')
 
 
-def config_warnings(config: "Config") -> list[str]:
-    """Settings that are valid but will not do what they seem to (``config --check`` prints each on one line)."""
-    out = []
-    if config["mode"] == "shot" and config["shot.allowance"] and not config["seats.track"]:
-        out.append(f"shot.allowance = {config['shot.allowance']} counts a chip only when an extension names its "
-                   "seat (a floor tablet's extend); the dealer's extend button names none: set seats.track = true "
-                   "to charge it to the seat on the clock")
-    return out
+def is_key(name: str) -> bool:
+    """Whether ``name`` is a valid configuration key: one of the schema's, a level's (``levels.11.mode``) or a
+    rule set's (``rule_sets.bubble.mode``)."""
+    return name in KEYS or isinstance(level_key(name), tuple) or isinstance(rule_set_key(name), tuple)
 
 
-def _network_checks(values: dict, add) -> None:
-    import ipaddress
-
-    if not values["network.credentials"]:
-        add("network.credentials", "must name the table's credentials file when 'network.enabled' is true")
-    host = values["network.host"]
+def parse_size(text: str) -> tuple[int, int]:
+    """``"800x480"`` → ``(800, 480)``; raises ValueError with the reason."""
     try:
-        loopback = host == "localhost" or ipaddress.ip_address(host).is_loopback
+        w, h = (int(p) for p in text.lower().split("x"))
     except ValueError:
-        loopback = False
-    if not values["network.tls"] and not loopback:
-        add("network.tls", f"must be true for a broker beyond this machine ({host})")
+        raise ValueError(f"{text!r} is not WIDTHxHEIGHT (for example 800x480)") from None
+    if not (100 <= w <= 8000 and 100 <= h <= 8000):
+        raise ValueError(f"{text!r}: each side must be 100 to 8000 pixels")
+    return w, h
 
 
-INPUT_FILE_MAX = 1_000_000  # bytes: a configuration, template, credential, CA or first-boot file is a few kB
-_KINDS = ((stat.S_ISFIFO, "a FIFO"), (stat.S_ISCHR, "a character device"), (stat.S_ISBLK, "a block device"),
-          (stat.S_ISSOCK, "a socket"), (stat.S_ISLNK, "a symbolic link"))
-
-
-def read_input_file(path: str | Path, limit: int = INPUT_FILE_MAX, *, follow_links: bool = True,
-                    streams: bool = False) -> bytes:
-    """The bytes of a file given from outside: a regular file of at most ``limit`` bytes.
-
-    What is not a file is refused before it is read, with an :class:`OSError` whose ``strerror`` says what it is
-    (``"a FIFO, not a regular file"``), so each caller's own ``except OSError`` names it in its one line: a FIFO
-    with no writer, or ``/dev/zero``, would hang the reader or fill the memory. A folder raises
-    :class:`IsADirectoryError`; more than ``limit`` bytes, ``OSError`` (``EFBIG``).
-
-    :param follow_links: False: a symbolic link is refused too (a file that is read and then removed, such as
-        the first-boot file).
-    :param streams: a FIFO or a character device is read as well (``<(program)``, ``/dev/stdin``), to at most
-        ``limit`` bytes.
-
-    Example::
-
-        >>> read_input_file("/dev/zero")
-        Traceback (most recent call last):
-        ...
-        OSError: [Errno 22] a character device, not a regular file: '/dev/zero'
-    """
-    path = str(path)
-    mode = os.stat(path) if follow_links else os.lstat(path)
-    _check_kind(path, mode.st_mode, limit, streams)
-    stream = not stat.S_ISREG(mode.st_mode)  # a FIFO's open waits for its writer, as a reader expects
-    flags = os.O_RDONLY | os.O_NOCTTY | os.O_CLOEXEC | (0 if follow_links else os.O_NOFOLLOW) | \
-        (0 if stream else os.O_NONBLOCK)
-    fd = os.open(path, flags)
-    try:
-        opened = os.fstat(fd)
-        _check_kind(path, opened.st_mode, limit, streams)  # the entry opened is the one looked at
-        if opened.st_size > limit and stat.S_ISREG(opened.st_mode):
-            raise OSError(errno.EFBIG, f"more than {limit:,} bytes ({opened.st_size:,})", path)
-        chunks, total = [], 0
-        while chunk := os.read(fd, min(1 << 16, limit + 1 - total)):
-            chunks.append(chunk)
-            total += len(chunk)
-            if total > limit:
-                raise OSError(errno.EFBIG, f"more than {limit:,} bytes", path)
-    finally:
-        os.close(fd)
-    return b"".join(chunks)
-
-
-def _check_kind(path: str, mode: int, limit: int, streams: bool) -> None:
-    if stat.S_ISDIR(mode):
-        raise IsADirectoryError(errno.EISDIR, "is a directory, not a file", path)
-    if stat.S_ISREG(mode) or (streams and (stat.S_ISFIFO(mode) or stat.S_ISCHR(mode))):
-        return
-    kind = next((name for test, name in _KINDS if test(mode)), "not a file")
-    raise OSError(errno.ELOOP if stat.S_ISLNK(mode) else errno.EINVAL, f"{kind}, not a regular file", path)
-
-
-def read_input_text(path: str | Path, limit: int = INPUT_FILE_MAX, *, follow_links: bool = True) -> str:
-    """:func:`read_input_file` as UTF-8 text (:class:`UnicodeDecodeError` when it is not)."""
-    return read_input_file(path, limit, follow_links=follow_links).decode("utf-8")
-
-
-def load_config(path: str | Path | None) -> Config:
-    """Load and validate the file at ``path``; None gives the defaults."""
-    if path is None:
-        return Config()
-    path = Path(path)
-    try:
-        text = read_input_text(path)
-    except FileNotFoundError:
-        raise ConfigError(str(path), {"": "file not found"}) from None
-    except IsADirectoryError:
-        raise ConfigError(str(path), {"": "is a directory, not a file"}) from None
-    except OSError as exc:
-        raise ConfigError(str(path), {"": f"cannot read: {exc.strerror}"}) from None
-    except UnicodeDecodeError as exc:
-        raise ConfigError(str(path), {"": f"not UTF-8 text (byte {exc.start})"}) from None
-    return parse_config(text, str(path))
+def _type_name(types: tuple) -> str:
+    names = {int: "a whole number", float: "a number", str: "a string", bool: "true or false"}
+    if types == NUM:
+        return "a number"
+    return " or ".join(names[t] for t in types)
 
 
 def example_toml() -> str:
