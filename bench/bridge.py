@@ -91,8 +91,14 @@ def bench_bridge(tmp: Path, quick: bool) -> dict:
 
 def main(argv: list[str]) -> int:
     """Only the bridge's figures, printed as JSON."""
+    import argparse
+
+    parser = argparse.ArgumentParser(prog="bench/bridge.py", description="The room broker's bridge: event latency "
+                                     "through it, printed as JSON.")
+    parser.add_argument("--quick", action="store_true", help="small and short: checks that it runs")
+    args = parser.parse_args(argv)
     with tempfile.TemporaryDirectory() as tmp:
-        results = bench_bridge(Path(tmp), "--quick" in argv)
+        results = bench_bridge(Path(tmp), args.quick)
     print(json.dumps(results, indent=2))
     return 0
 

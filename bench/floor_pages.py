@@ -178,6 +178,13 @@ def run(quick: bool = False, frames_only: bool = False) -> dict:
 
 
 if __name__ == "__main__":
-    for key, value in run("--quick" in sys.argv, "--frames" in sys.argv).items():
+    import argparse
+
+    parser = argparse.ArgumentParser(prog="bench/floor_pages.py", description="The floor's pages in Debian's "
+                                     "chromium: load, paint and frame figures.")
+    parser.add_argument("--quick", action="store_true", help="one of each: checks that it runs")
+    parser.add_argument("--frames", action="store_true", help="only the frame figures")
+    args = parser.parse_args()
+    for key, value in run(args.quick, args.frames).items():
         goal = GOALS[key][0]
         print(f"{key:32} {value:>10} {GOALS[key][2]:3} goal {'≤ ' + str(goal) if goal else '(reference)'}")

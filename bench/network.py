@@ -12,6 +12,8 @@ only the archive's sustained rates.
 
 from __future__ import annotations
 
+import argparse
+import importlib.util
 import json
 import os
 import resource
@@ -413,7 +415,7 @@ def clock_bench(tmp: Path, tables: int, rounds: int) -> dict:
         login = ["--broker", f"127.0.0.1:{broker.port}", "--venue", VENUE, "--credentials",
                  str(broker.credentials_file("floor")), "--id", "bench"]
         run = [PY, "-m", "shotclock", "tournament", "run", *login, "--journal", str(tmp / "clock.journal")]
-        clock = subprocess.Popen(run + ["--structure", str(structure)], env=ENV, cwd=ROOT,
+        clock = subprocess.Popen(run + ["--structure", str(structure), "--venue-wide"], env=ENV, cwd=ROOT,
                                  stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
         fleet = subprocess.Popen([PY, "-m", "shotclock", "fleet", "--tables", str(tables), "--broker",
                                   f"127.0.0.1:{broker.port}", "--venue", VENUE, "--credentials",
@@ -640,9 +642,10 @@ def archive_rates(tmp: Path, quick: bool) -> dict:
     Debian's postgresql the PostgreSQL figures are not measured (NaN), and the run says so."""
     records = 2_000 if quick else 20_000
     figures = {"net_archive_rate_1": archive_rate(tmp, 1, records)["rate"]}
-    if postgres_bin() is None:
-        print("bench: PostgreSQL is not installed (./dev installs it as root): the archive's PostgreSQL rates are "
-              "not measured", file=sys.stderr, flush=True)
+    missing = ("PostgreSQL is not installed (./dev installs it as root)" if postgres_bin() is None
+               else None if importlib.util.find_spec("psycopg") else "psycopg is not installed (pip install -e '.[dev]')")
+    if missing:
+        print(f"bench: {missing}: the archive's PostgreSQL rates are not measured", file=sys.stderr, flush=True)
         return {**figures, "net_archive_rate_pg_1": float("nan"), "net_archive_rate_pg_2": float("nan")}
     two = archive_rate(tmp, 2, records, "postgresql")
     return {**figures, "net_archive_rate_pg_1": archive_rate(tmp, 1, records, "postgresql")["rate"],
@@ -774,11 +777,18 @@ def main(argv: list[str]) -> int:
     """Only the network figures (``--archive-rate``: only the archive's sustained rates; ``--clock``: only the
     tournament clock's): printed as JSON and as
     rows of docs/benchmarks.md's table, merged into bench/latest.json."""
-    quick = "--quick" in argv
+    parser = argparse.ArgumentParser(prog="bench/network.py", description="The floor network's benchmarks "
+                                     "(a full run takes several minutes and writes bench/latest.json).")
+    parser.add_argument("--quick", action="store_true", help="small and short: checks that it runs, writes nothing")
+    only = parser.add_mutually_exclusive_group()
+    only.add_argument("--clock", action="store_true", help="only the tournament clock's figures")
+    only.add_argument("--archive-rate", action="store_true", help="only the archive's sustained rates")
+    args = parser.parse_args(argv)
+    quick = args.quick
     with tempfile.TemporaryDirectory() as tmp:
-        if "--clock" in argv:
+        if args.clock:
             results = clock_bench(Path(tmp), 5 if quick else H4H_TABLES, 1 if quick else 3)
-        elif "--archive-rate" in argv:
+        elif args.archive_rate:
             results = archive_rates(Path(tmp), quick)
         else:
             results = bench_network(Path(tmp), quick)

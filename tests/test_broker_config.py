@@ -178,22 +178,6 @@ def test_every_path_in_the_conf_is_absolute(tmp_path, monkeypatch):
     assert f"certfile {tmp_path / 'server.pem'}" in text and f"keyfile {tmp_path / 'server.key'}" in text
 
 
-def test_the_templates_are_package_resources_setup_cfg_ships():
-    import configparser
-    import fnmatch
-    from importlib import resources
-    from pathlib import Path
-
-    cfg = configparser.ConfigParser()
-    cfg.read(Path(__file__).parent.parent / "setup.cfg")
-    patterns = [p.strip() for p in cfg["options.package_data"]["shotclock"].split(",")]
-    folder = resources.files("shotclock.floor.broker") / "templates"
-    names = [p.name for p in folder.iterdir() if p.is_file()]
-    assert {"mosquitto-head.conf", "chrony.conf", "shotclock-broker.service", "server.ext"} <= set(names)
-    for name in names:
-        assert any(fnmatch.fnmatch(f"floor/broker/templates/{name}", p) for p in patterns), name
-
-
 def test_the_unit_starts_mosquitto_on_this_folder_as_its_user(tmp_path):
     from shotclock.floor.broker_config import unit_text
 

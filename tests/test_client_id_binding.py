@@ -99,7 +99,7 @@ def test_a_client_id_read_from_the_brokers_log_does_not_take_a_tables_session(tm
             wait_until(lambda: device.link.status.connected, what="table 1 online")
             found = wait_until(lambda: CONNECTED.search(broker.log_text()), what="table 1 in the broker's log")
             stolen = found.group(1)  # the attacker's source: the broker's log
-            assert stolen == device.link.client._client_id.decode()
+            assert stolen == device.link.client_id
             refused = 0
             for _ in range(15):  # the attack's 15 takeovers (it made them in 5 s)
                 thief = broker.client("overlay", session=stolen)

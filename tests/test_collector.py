@@ -485,13 +485,32 @@ def test_an_unexpected_error_never_ends_the_collectors_thread(broker, tmp_path, 
 
     monkeypatch.setattr(collector_module, "check_event", broken_once)
     try:
-        thread = collector.client._thread
+        thread = collector.loops[collector.client]
         publish_all(broker.client("table-2"), table_topic("test", "2", "event"), events_of("2", 3))
         wait_until(lambda: len(stored(archive, "2")) == 2, what="the messages after the bad one stored")
-        assert collector.refused["error"] == 1 and thread.is_alive() and collector.client._thread is thread
+        assert collector.refused["error"] == 1 and thread.is_alive() and collector.loops[collector.client] is thread
     finally:
         collector.stop()
     assert "could not be handled" in caplog.text and "a bug" in caplog.text
+    archive.close()
+
+
+def test_a_collectors_network_thread_that_ended_is_started_again(broker, tmp_path, caplog):
+    # paho's loop thread of each client is known by its connection attempts (on_pre_connect), not by paho's privates.
+    archive, collector = start_collector(broker, tmp_path / "floor")
+    try:
+        thread = collector.loops[collector.client]
+        collector.check_threads()
+        assert "thread ended" not in caplog.text  # alive: left alone
+        collector.client.loop_stop()  # the thread ends, as an error paho did not catch would end it
+        assert not thread.is_alive()
+        collector.check_threads()
+        assert "the collector's network thread ended; starting it again" in caplog.text
+        publish_all(broker.client("table-2"), table_topic("test", "2", "event"), events_of("2", 3))
+        wait_until(lambda: len(stored(archive, "2")) == 3, what="the events stored by the new thread")
+        assert collector.loops[collector.client] is not thread and collector.loops[collector.client].is_alive()
+    finally:
+        collector.stop()
     archive.close()
 
 

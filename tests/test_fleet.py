@@ -98,6 +98,8 @@ def press_each(tables) -> None:
 def test_a_fleet_runs_its_tables_on_a_few_threads_and_stops_them_cleanly(tmp_path):
     import threading
 
+    from shotclock.floor.fleet_loop import CONNECTORS
+
     ids = [str(n) for n in range(1, 41)]
     with MosquittoBroker(tmp_path / "broker", tables=ids, websockets=False) as broker:
         inbox = Inbox(broker.client("collector"), all_tables("test", "event"), all_tables("test", "status"))
@@ -105,8 +107,9 @@ def test_a_fleet_runs_its_tables_on_a_few_threads_and_stops_them_cleanly(tmp_pat
         tables = start_fleet(40, "127.0.0.1", broker.port, "test", broker.folder / "credentials", tmp_path / "fleet",
                              extra=FAST)
         try:
-            # Forty tables, each its own login and client id, on the loop's and the log writer's threads.
-            assert threading.active_count() - threads_before <= 2
+            # Forty tables, each its own login and client id, on the loop's and the log writer's threads (and the
+            # loop's few connector threads, which open connections).
+            assert threading.active_count() - threads_before <= 2 + CONNECTORS
             wait_until(lambda: len(statuses(inbox, True)) == 40, what="every table online")
             press_each(tables)
             called = lambda: {json.loads(m.payload)["table"] for m in list(inbox.messages) if m.topic.endswith("/event")
@@ -270,36 +273,46 @@ def test_a_stop_while_the_tables_start_stops_the_ones_started(tmp_path):
 
 
 def test_a_table_connecting_to_a_broker_that_does_not_answer_holds_up_no_other(tmp_path):
-    import errno
     import socket
 
     from shotclock.adapters.mqtt_login import LinkSettings
     from shotclock.floor.fleet_link import LoopLink
     from shotclock.floor.fleet_loop import FleetLoop
 
-    server = socket.socket()
-    server.bind(("127.0.0.1", 0))
-    server.listen(0)  # never accepted: once its queue is full the kernel drops each new handshake
-    host, port = server.getsockname()
+    deaf = socket.socket()
+    deaf.bind(("127.0.0.1", 0))
+    deaf.listen(0)  # never accepted: once its queue is full the kernel drops each new handshake
+    answering = socket.socket()
+    answering.bind(("127.0.0.1", 0))
+    answering.listen(8)  # the kernel completes the handshake (the CONNECT then waits for its CONNACK)
     queued = []
+    loop = FleetLoop()
+    loop.join()
     try:
         for _ in range(4):
             s = socket.socket()
             s.setblocking(False)
-            s.connect_ex((host, port))
+            s.connect_ex(deaf.getsockname())
             queued.append(s)
-        link = LoopLink(FleetLoop(), LinkSettings(host, port, "test", "1", "table-1", "pw"), "b0")
-        link.set_login("table-1", "pw", None)
-        sock = link._open_socket()  # returns at once: the handshake goes on without the loop waiting for it
-        try:
-            assert not sock.getblocking()
-            assert sock.getsockopt(socket.SOL_SOCKET, socket.SO_ERROR) in (0, errno.EINPROGRESS)
-        finally:
-            sock.close()
+        stuck, other = (LoopLink(loop, LinkSettings(*server.getsockname(), "test", table, f"table-{table}", "pw"), "b0")
+                        for server, table in ((deaf, "1"), (answering, "2")))
+        loop.call_soon(lambda: stuck.connect("table-1", "pw", None))  # as the sender does, on the loop
+        wait_until(lambda: stuck.client is not None and stuck._attempting, what="table 1 connecting")
+        during = []
+        loop.call_soon(lambda: during.append(stuck._attempting))
+        loop.call_soon(lambda: other.connect("table-2", "pw", None))
+        wait_until(lambda: during, what="the loop's next turn")
+        assert during == [True]  # the loop went on while table 1's handshake waited
+        wait_until(lambda: other.client is not None and not other._attempting and other.client.socket() is not None,
+                   what="table 2 connected")
+        assert stuck._attempting  # table 1's handshake still waits (paho's connect timeout: 5 s)
     finally:
         for s in queued:
             s.close()
-        server.close()
+        deaf.close()
+        answering.close()
+        loop.leave()
+    assert not loop.thread.is_alive()
 
 
 def test_the_tables_log_lines_pass_once_per_kind():

@@ -19,7 +19,7 @@ def test_another_tables_credential_cannot_take_a_tables_session(broker, tmp_path
     device = RunningDevice(network_config(broker, table="1"), tmp_path / "state")
     try:
         wait_until(lambda: device.link.status.connected, what="table 1 online")
-        own_id = device.link.client._client_id.decode()
+        own_id = device.link.client_id
         assert own_id.startswith("shotclock-test-1-") and broker.passwords["table-1"] not in own_id
         for guess in ("shotclock-test-1", "shotclock-test-1-0000000000000000", "table-1"):
             thief = broker.client("table-2", session=guess)  # a persistent session under that id

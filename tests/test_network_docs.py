@@ -9,7 +9,7 @@ import pytest
 from network_schemas import DOC, check, schemas
 
 EXPECTED = {"status", "state", "event", "command", "ack", "feature", "question", "answer", "stored", "collector",
-            "hand_for_hand", "tournament", "tournament_command", "tournament_ack"}
+            "hand_for_hand", "tournament", "tournament_status", "tournament_command", "tournament_ack"}
 
 
 def examples() -> dict[str, dict]:

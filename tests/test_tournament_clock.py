@@ -169,3 +169,80 @@ def test_played_time_adds_up_to_the_running_time_with_the_adjustments_and_rp8(st
                 taken += change.seconds
     consumed = sum(s.seconds for s in stages[:clock.index]) + stages[clock.index].seconds - clock.remaining(t)
     assert consumed == pytest.approx(ran - added + taken, abs=1e-6)
+
+
+def test_hands_released_before_the_start_are_not_this_tournaments():
+    """Yesterday's hand-for-hand stays on the broker (its hands kept after the end): a new clock takes none of it."""
+    c = TournamentClock(SUNDAY)
+    assert run(c, RoomHandForHand(1.0, on=False, hands=9, minutes=2, since_ms=5)) == []
+    run(c, Start(10.0, "floor"))
+    assert c.view(10.0).remaining == 1200.0
+    # The same hand-for-hand going on after the start: only the hands released from now on count.
+    assert [(x.why, x.seconds) for x in c.handle(RoomHandForHand(20.0, on=True, hands=10, since_ms=5))] == [
+        ("hand_for_hand", None), ("released", 120.0)]
+
+
+FLOOR = st.lists(st.tuples(st.floats(0.5, 1500.0),
+                           st.sampled_from(["pause", "resume", "adjust", "h4h", "release", "end", "level", "next"]),
+                           st.integers(-600, 600)), max_size=30)
+
+
+def floor_event(t: float, what: str, n: int, room: dict):
+    """One of the floor's events at ``t`` (``room`` keeps the hand-for-hand's count between calls)."""
+    if what in ("h4h", "release", "end"):
+        room["on"] = what != "end" and (room["on"] or what == "h4h")
+        room["hands"] += what == "release"
+        return RoomHandForHand(t, "floor", on=room["on"], hands=room["hands"], minutes=2, since_ms=1)
+    return {"pause": lambda: Pause(t, "floor"), "resume": lambda: Resume(t, "floor"),
+            "adjust": lambda: Adjust(t, "floor", seconds=float(n)),
+            "level": lambda: GoToLevel(t, "floor", level=abs(n) % 6 + 1), "next": lambda: NextStage(t, "floor")}[what]()
+
+
+@settings(max_examples=150, deadline=None)
+@given(FLOOR, st.lists(st.floats(0.0, 1.0), min_size=1, max_size=30))
+def test_a_late_or_early_wake_up_changes_nothing_and_a_replay_of_the_events_gives_the_same_clock(steps, wakes):
+    """Time never jumps: a clock woken at odd moments (a busy loop, a late timer) makes the same changes at the same
+    times as one woken only by the floor's events, and a new clock handed the same events (a restart replaying its
+    journal) is the same clock."""
+    lazy, eager, t = TournamentClock(SUNDAY), TournamentClock(SUNDAY), 0.0
+    events, room = [Start(0.0, "floor")], {"on": False, "hands": 0}
+    for gap, what, n in steps:
+        t += gap
+        events.append(floor_event(t, what, n, room))
+    lazy_out, eager_out, before = [], [], 0.0
+    for i, event in enumerate(events):
+        lazy_out += lazy.handle(event)
+        for fraction in wakes[i % len(wakes):][:3]:  # wake-ups between the last event and this one
+            eager_out += eager.advance(before + (event.t - before) * fraction)
+        eager_out += eager.handle(event)
+        before = event.t
+    end = t + 100000.0
+    lazy_out += lazy.advance(end)
+    eager_out += eager.advance(end)
+    assert eager_out == lazy_out
+    again = TournamentClock(SUNDAY)
+    for event in events:
+        again.handle(event)
+    again.advance(end)
+    assert again.view(end) == lazy.view(end) == eager.view(end)
+
+
+@settings(max_examples=150, deadline=None)
+@given(FLOOR)
+def test_the_time_left_runs_down_one_second_a_second_only_while_the_clock_runs(steps):
+    """Between two events the time left falls exactly by the time the clock ran (none while paused, in hand-for-hand,
+    on a level that ends by hands or finished), and it is never below 0."""
+    clock, t, room = TournamentClock(SUNDAY), 0.0, {"on": False, "hands": 0}
+    clock.handle(Start(t, "floor"))
+    for gap, what, n in steps:
+        wake = clock.next_wake
+        mid = t + gap / 2
+        if wake is None or wake > t + gap:  # no stage ends in this gap: the time left is a straight line
+            left = clock.remaining(t)
+            if left is not None:
+                ran = gap / 2 if clock.running else 0.0
+                assert clock.remaining(mid) == pytest.approx(left - ran, abs=1e-9)
+        t += gap
+        clock.handle(floor_event(t, what, n, room))
+        left = clock.remaining(t)
+        assert left is None or 0.0 <= left

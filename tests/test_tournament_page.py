@@ -6,6 +6,8 @@ Every wait is on a condition in the page; no test measures time."""
 
 from __future__ import annotations
 
+import re
+
 import pytest
 
 from floor_injector import InjectedFloor
@@ -40,7 +42,7 @@ def room(tmp_path, web):
     structure.write_text(STRUCTURE)
     inbox = Inbox(floor.broker.client("floor"), tournament_topic("test", "main", "#"))
     clock = Clock(floor.broker, tmp_path)
-    clock.start("--structure", str(structure), scope=())
+    clock.start("--structure", str(structure), scope=("--venue-wide",))
     latest(inbox)
     yield floor, clock, inbox
     clock.kill()
@@ -147,5 +149,33 @@ def test_the_dashboard_runs_the_clock_and_shows_it_unreachable_when_it_is_gone(r
     assert page.is_hidden("#tc-pause") and page.is_visible("#tc-resume")
     clock.kill()
     page.wait_for_function("document.getElementById('tc-line').textContent.includes('UNREACHABLE')", timeout=WAIT)
+    assert page.is_disabled("#tc-resume") and page.is_disabled("#tc-level-go")  # nothing sent to a clock that is gone
+    assert not web.errors, web.errors
+    page.context.close()
+
+
+def test_the_dashboard_asks_before_the_next_stage_and_gives_the_time_away_back(room, web, capsys):
+    floor, clock, inbox = room
+    command(floor, capsys, "start")
+    floor.status("1", online=True, name="Tafel 1", room="Main")
+    page = floor.dashboard(web)
+    page.wait_for_function("document.getElementById('tc-line').textContent.endsWith('running')", timeout=WAIT)
+    assert re.fullmatch(r"next break \(dinner\) · break in (40:00|39:[0-5]\d)", text(page, "#tc-next-line"))
+    page.click("#tc-next")  # every table of the tournament would move on: a second tap sends it
+    page.wait_for_function("document.getElementById('tc-next').textContent === 'On to break (dinner) now? Tap again'",
+                           timeout=WAIT)
+    assert text(page, "#tc-line").startswith("Sunday 250: level 1")
+    page.click("#tc-next")
+    page.wait_for_function("document.getElementById('tc-line').textContent.startsWith('Sunday 250: break (dinner)')",
+                           timeout=WAIT)
+    clock.kill()  # a crash: back with the time away counted as played, for the floor to give back or keep
+    clock.start()
+    page.wait_for_function("!document.getElementById('tc-give-back').hidden", timeout=WAIT)
+    given = text(page, "#tc-give-back")
+    assert given.startswith("Give back ") and given.endswith(" s")
+    page.click("#tc-give-back")
+    page.wait_for_function(f"document.getElementById('tc-answer').textContent.startsWith({given + ': adjusted'!r})",
+                           timeout=WAIT)
+    page.wait_for_function("document.getElementById('tc-give-back').hidden", timeout=WAIT)
     assert not web.errors, web.errors
     page.context.close()

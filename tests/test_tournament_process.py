@@ -14,6 +14,7 @@ import pytest
 
 from helpers import wait_until
 from mqtt_broker import Inbox, MosquittoBroker
+from network_schemas import check
 from tournament_clock import Clock, latest, remaining_now
 from shotclock.cli import main
 from shotclock.core.roomstate import next_room_state
@@ -70,11 +71,11 @@ def test_the_floor_runs_the_clock_and_every_command_is_answered_in_one_line(venu
     code, said = command(broker, capsys, "take", "300")
     assert code == 0 and "adjusted: level 1, 15:0" in said, said
     code, said = command(broker, capsys, "level", "2")
-    assert code == 0 and "level: level 2, 20:00 left" in said, said
+    assert code == 0 and "level: now level 2, 20:00 left" in said, said
     assert command(broker, capsys, "level", "9")[1] == \
         "tournament main: level: not done: the structure has no level 9 (it has 1 to 3)"
     code, said = command(broker, capsys, "next")
-    assert code == 0 and "next: the break (stage 3), 30:00 left" in said, said
+    assert code == 0 and "next: now the break after level 2 (dinner), 30:00 left" in said, said
     state = latest(inbox, where=lambda s: s.stage.is_break)
     assert (state.stage.name, state.level, state.next_level, state.running) == ("dinner", None, 3, True)
     assert command(broker, capsys, "level", "x")[0] == 2  # plain digits, or one line and exit 2
@@ -133,6 +134,8 @@ def test_a_clock_that_is_gone_is_said_unreachable(venue, capsys):
     clock.process.wait(30)
     wait_until(lambda: any(m.topic.endswith("/status") and b'"online":false' in m.payload for m in inbox.messages),
                what="the clock's Last Will")
+    statuses = [check("tournament_status", m.payload) for m in inbox.messages if m.topic.endswith("/status")]
+    assert statuses[0]["online"] and statuses[-1] == {"online": False, "id": "main", "clean": False}
     code, said = command(broker, capsys, "status")
     assert code == 1 and "UNREACHABLE" in said, said
 
@@ -167,15 +170,77 @@ def test_every_change_is_archived_beside_the_rulings_with_who_made_it_and_none_t
                                       "ORDER BY seq")
             return [(seq, dict(json.loads(data), type=kind)) for seq, kind, data in rows]
 
-        wait_until(lambda: len(archived()) >= 2, what="the clock's changes in the archive")
+        wait_until(lambda: len(archived()) >= 3, what="the clock's changes in the archive")
         clock.kill()
         clock.start()  # sends every change again: the archive keeps each once
         latest(inbox, where=lambda s: s.away_s is not None)
-        wait_until(lambda: len(archived()) >= 3, what="the restore's change")
+        wait_until(lambda: len(archived()) >= 4, what="the restore's change")
         rows = archived()
-        assert [r["why"] for _, r in rows] == ["started", "adjusted", "restored"]
-        assert [r["by"] for _, r in rows[:2]] == ["floor", "floor"] and rows[0][1]["type"] == "tournament"
+        assert [r["why"] for _, r in rows] == ["loaded", "started", "adjusted", "restored"]
+        assert [r["by"] for _, r in rows[:3]] == ["floor"] * 3 and rows[0][1]["type"] == "tournament"
         assert len({seq for seq, _ in rows}) == len(rows)
     finally:
         collector.stop()
         archive.close()
+
+
+def test_the_command_line_says_which_tables_follow_the_clock_and_the_journal_keeps_its_tournament(tmp_path, capsys):
+    credentials = tmp_path / "floor.toml"
+    credentials.write_text('username = "floor"\npassword = "x"\n')
+    structure = tmp_path / "sunday.toml"
+    structure.write_text(STRUCTURE)
+    run = ["tournament", "run", "--broker", "127.0.0.1:9", "--venue", "test", "--credentials", str(credentials),
+           "--journal", str(tmp_path / "main.journal"), "--structure", str(structure)]
+
+    def said(*args: str) -> tuple[int, str]:
+        code = main([*run, *args])
+        return code, capsys.readouterr().err.strip()
+
+    assert said("--id", "main") == (2, "shotclock: say which tables follow this tournament: --room, --section, "
+                                       "--tables or --venue-wide")
+    assert said("--id", "main", "--venue-wide", "--room", "Main") == (
+        2, "shotclock: --venue-wide is every table of the venue: leave out --room, --section and --tables")
+    from shotclock.adapters.clock_journal import ClockJournal
+
+    journal = ClockJournal(tmp_path / "main.journal")
+    journal.set_meta(id="main")
+    journal.close()
+    assert said("--id", "sunday", "--venue-wide") == (
+        2, f"shotclock: {tmp_path / 'main.journal'}: the journal of tournament 'main', not 'sunday'")
+
+
+def test_only_a_floor_login_commands_the_clock_and_only_under_its_own_name(tmp_path):
+    """The ACL (shotclock broker-config): a table's or the overlay's login can neither command the clock nor publish
+    its state, and a floor person cannot command it under another's name; the clock says who did what."""
+    structure = tmp_path / "sunday.toml"
+    structure.write_text(STRUCTURE)
+    with MosquittoBroker(tmp_path / "broker", venue="test", tables=["1"], floor=["anna", "ben"]) as broker:
+        inbox = Inbox(broker.client("floor"), tournament_topic("test", "main", "#"))
+        clock = Clock(broker, tmp_path)
+        try:
+            clock.start("--structure", str(structure), scope=("--venue-wide",))
+            latest(inbox)
+            fake = {"id": "main", "title": "fake", "seq": 10 ** 15, "at_ms": 1, "index": 0, "level": 1,
+                    "stage": {"minutes": 1}, "remaining": 1, "started": True, "running": False, "paused": False,
+                    "hand_for_hand": False, "finished": False}
+            for login in ("table-1", "overlay"):
+                other = broker.client(login)
+                other.publish(tournament_topic("test", "main", "state"), json.dumps(fake), qos=1,
+                              retain=True).wait_for_publish(30)
+                other.publish(tournament_topic("test", "main", f"cmd/by/{login}"),
+                              json.dumps({"id": login, "name": "start"}), qos=1).wait_for_publish(30)
+            anna = broker.client("floor-anna")
+            anna.publish(tournament_topic("test", "main", "cmd/by/floor-ben"),
+                         json.dumps({"id": "as-ben", "name": "start"}), qos=1).wait_for_publish(30)
+            anna.publish(tournament_topic("test", "main", "cmd/by/floor-anna"),
+                         json.dumps({"id": "a1", "name": "start"}), qos=1).wait_for_publish(30)
+            ack = inbox.wait_for(lambda m: m.topic.endswith("/cmd/ack") and json.loads(m.payload)["id"] == "a1")
+            assert ack is not None and json.loads(ack.payload)["outcome"] == "done"
+            started = inbox.wait_for(lambda m: m.topic.endswith("/event") and
+                                     json.loads(m.payload)["record"]["why"] == "started")
+            assert started is not None and json.loads(started.payload)["record"]["by"] == "floor-anna"
+            acks = {json.loads(m.payload)["id"] for m in list(inbox.messages) if m.topic.endswith("/cmd/ack")}
+            assert acks == {"a1"}  # the others never reached the clock
+            assert not any(m.topic.endswith("/state") and b'"fake"' in m.payload for m in list(inbox.messages))
+        finally:
+            clock.kill()

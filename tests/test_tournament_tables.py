@@ -91,6 +91,8 @@ def test_on_a_break_no_clock_can_be_called_and_the_screen_says_how_long(floor, c
     assert command(broker, capsys, "start") == 0
     assert command(broker, capsys, "next") == 0  # the break begins
     wait_until(lambda: table.device.table.state.tournament_break is not None, what="the break at the table")
+    table.tap("street", hold=0.5)  # the dealer deals on the break (the hand in play was played out)
+    wait_until(lambda: table.device.table.following.dealt_on_break, what="the hand dealt on the break")
     table.tap("floor")  # the floor calls the clock: not on a break
     wait_until(lambda: ignored(folder / "state-1"), what="the call refused")
     assert table.device.table.engine.state.phase.name == "IDLE"

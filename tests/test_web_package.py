@@ -74,19 +74,6 @@ def test_pages_load_only_files_shipped_with_the_package():
         assert not re.search(r"""["'](?:https?:)?//""", text), f"{script.name} names a network address"
 
 
-def test_setup_cfg_ships_every_page_file():
-    import configparser
-    import fnmatch
-
-    cfg = configparser.ConfigParser()
-    cfg.read(Path(__file__).parent.parent / "setup.cfg")
-    patterns = [p.strip() for p in cfg["options.package_data"]["shotclock"].split(",")]
-    for path in WEB.rglob("*"):
-        if path.is_file() and path.suffix not in (".py", ".pyc"):
-            rel = path.relative_to(WEB.parent).as_posix()
-            assert any(fnmatch.fnmatch(rel, p) for p in patterns), f"{rel} would not be installed"
-
-
 def test_broker_config_serves_the_pages_from_the_websockets_listener(tmp_path):
     plan = BrokerPlan("casino", ["1"], websockets=Endpoint("127.0.0.1", 9001), pages=str(WEB))
     conf = conf_text(plan, tmp_path)

@@ -48,4 +48,5 @@ def latest(inbox, after: float = 0.0, where=lambda s: True) -> TournamentState:
 
 
 def remaining_now(state: TournamentState) -> float:
+    """The stage's time left now (seconds), as a reader counts it down from the message's own time."""
     return state.remaining - ((time.time() * 1000 - state.at_ms) / 1000 if state.running else 0.0)

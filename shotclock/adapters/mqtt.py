@@ -40,6 +40,9 @@ SESSION_TAKEN_OVER = 0x8E  # MQTT 5 reason code: a client connected with this cl
 # taken over without a word), disconnects the connection being replaced with "administrative action" (0x98).
 TAKEN_OVER = (SESSION_TAKEN_OVER, 0x98)
 CLONE_RETRY = (20, 40)  # seconds before connecting again after another device took the session (no flapping)
+# Try again at least every 0.5 s while the broker is away (a refused connect on a LAN costs nothing), so the
+# dashboard and the broadcast overlay show the right clock within a second of the broker's return.
+RECONNECT_DELAY = (0.25, 0.5)
 
 
 class MqttLink:
@@ -57,8 +60,6 @@ class MqttLink:
 
     def __init__(self, settings: LinkSettings, boot: str, status_extra: dict | None = None,
                  outbox_max: int = 100_000):
-        import paho.mqtt.client as mqtt
-
         self.settings = settings
         self.boot = boot
         self.status_extra = status_extra or {}
@@ -76,24 +77,38 @@ class MqttLink:
         s = settings
         self.topic = lambda leaf: topics.table_topic(s.venue, s.table, leaf)
         self._hand_for_hand = topics.hand_for_hand_root(s.venue)
+        # paho's client, made once the login is read (:meth:`set_login`): its client id comes from the password.
+        self.client = None
+        self.client_id = ""  # the client id it connects with (set with the client)
+        self.reconnect_delay = RECONNECT_DELAY  # paho's back-off (min, max seconds), as last set
         self._tournaments = topics.tournament_topic(s.venue, "", "")[:-1]  # …/tournament/: a clock's state under it
-        self.client = mqtt.Client(mqtt.CallbackAPIVersion.VERSION2, client_id=private_client_id(f"shotclock-{s.venue}-{s.table}", s.password),
-                                  protocol=mqtt.MQTTv5)
         self._connecting = False  # set by the sender thread once the login could be read
         self.login = settings.username  # the user the broker knows this table as (set again at connect)
-        self.client.will_set(self.topic("status"), dumps(status_message(s.table, boot, False, clean=False,
-                                                                        **self.place())),
-                             qos=1, retain=True)
-        self.client.max_inflight_messages_set(WINDOW)
-        # Try again at least every 0.5 s while the broker is away (a refused connect on a LAN costs nothing), so
-        # the dashboard and the broadcast overlay show the right clock within a second of the broker's return.
-        self.client.reconnect_delay_set(0.25, 0.5)
-        self.client.on_connect = self._on_connect
-        self.client.on_disconnect = self._on_disconnect
-        self.client.on_publish = self._on_publish
-        self.client.on_message = self._on_message
-        self.client.on_connect_fail = self._on_connect_fail
-        self.client.on_socket_open = no_delay
+
+    def make_client(self, client_id: str):
+        """paho's client for this table: MQTT 5, ``client_id``, the Last Will, the in-flight window, the back-off and
+        the callbacks (a subclass adds its own)."""
+        import paho.mqtt.client as mqtt
+
+        s = self.settings
+        client = mqtt.Client(mqtt.CallbackAPIVersion.VERSION2, client_id=client_id, protocol=mqtt.MQTTv5)
+        client.will_set(self.topic("status"), dumps(status_message(s.table, self.boot, False, clean=False,
+                                                                   **self.place())),
+                        qos=1, retain=True)
+        client.max_inflight_messages_set(WINDOW)
+        client.reconnect_delay_set(*self.reconnect_delay)
+        client.on_connect = self._on_connect
+        client.on_disconnect = self._on_disconnect
+        client.on_publish = self._on_publish
+        client.on_message = self._on_message
+        client.on_connect_fail = self._on_connect_fail
+        client.on_socket_open = no_delay
+        return client
+
+    def set_reconnect_delay(self, low: float, high: float) -> None:
+        """paho's back-off after a lost or refused connection: from ``low`` seconds, doubling up to ``high``."""
+        self.reconnect_delay = (low, high)
+        self.client.reconnect_delay_set(low, high)
 
     # -- any thread: hand over, wake, return ------------------------------------------------------
 
@@ -172,17 +187,19 @@ class MqttLink:
         self._connecting = True
 
     def set_login(self, username: str, password: str, context: ssl.SSLContext | None) -> None:
-        """Give the client this login, its client id and TLS context, and the broker to connect to."""
-        # The client id comes from the password just read: one from a credentials file is not known
-        # before (deriving it from the empty one gave every such table a client id anyone could name,
-        # and the broker, which ties each table's login to its own id, refused it). paho has no setter.
-        self.client._client_id = private_client_id(f"shotclock-{self.settings.venue}-{self.settings.table}",
-                                                   password).encode()
-        self.client.username_pw_set(username, password)
+        """Make paho's client for this login (its client id, its TLS context) and the broker to connect to."""
+        # The client id comes from the password just read: one from a credentials file is not known before
+        # (deriving it from the empty one gave every such table a client id anyone could name, and the broker,
+        # which ties each table's login to its own id, refused it). paho takes a client id only when the client is
+        # made, so the client is made now.
+        self.client_id = private_client_id(f"shotclock-{self.settings.venue}-{self.settings.table}", password)
+        client = self.make_client(self.client_id)
+        client.username_pw_set(username, password)
         self.login = username  # as the credentials file gave it (the settings' own username is empty then)
         if context is not None:
-            self.client.tls_set_context(context)
-        self.client.connect_async(self.settings.host, self.settings.port, keepalive=self.settings.keepalive)
+            client.tls_set_context(context)
+        client.connect_async(self.settings.host, self.settings.port, keepalive=self.settings.keepalive)
+        self.client = client
 
     def stop(self, clean: bool = True) -> None:
         """Send what is left (up to ``STOP_TIMEOUT``), say offline (a clean stop), disconnect, end both threads."""
@@ -227,7 +244,7 @@ class MqttLink:
         self._unreachable_since = None
         self._connections += 1
         if self._clone_seen is None or time.monotonic() - self._clone_seen > CLONE_SHOWN:
-            client.reconnect_delay_set(0.25, 0.5)  # no clone lately: quick again after a loss
+            self.set_reconnect_delay(*RECONNECT_DELAY)  # no clone lately: quick again after a loss
         s = self.settings
         # Subscribe first: the broker handles one connection's packets in order, so whoever sees this
         # table online can send it a command at once (online before subscribed lost that command).
@@ -259,7 +276,7 @@ class MqttLink:
         connection took this one's session): say so, and wait longer before taking the session back, so the two
         take turns every CLONE_RETRY seconds instead of flapping (paho's thread)."""
         self._clone_seen = time.monotonic()
-        self.client.reconnect_delay_set(*CLONE_RETRY)
+        self.set_reconnect_delay(*CLONE_RETRY)
         if taken:
             self.handover.signal("taken", taken)
         else:

@@ -140,6 +140,8 @@ class TournamentNews:
     :param break_left: the break's time left at arrival (None: not a break).
     :param paused: the tournament clock stands still (a pause, hand-for-hand).
     :param break_name: the break's name ("dinner").
+    :param gone: the tournament no longer covers this table (its state was cleared, or its scope changed): the
+        table follows it no more (its level stays; a break it was on ends).
 
     Example::
 
@@ -156,3 +158,4 @@ class TournamentNews:
     break_left: float | None
     paused: bool
     break_name: str = ""
+    gone: bool = False

@@ -142,7 +142,8 @@ class RecordBuilder:
                 add(None, "tournament", item.t, {"tournament": item.id, "seq": item.seq, "level": item.level,
                                                  "hands": item.hands, "on_break": item.on_break,
                                                  "break_left": item.break_left, "paused": item.paused,
-                                                 "break_name": item.break_name, **where})
+                                                 "break_name": item.break_name,
+                                                 **({"gone": True} if item.gone else {}), **where})
             elif isinstance(item, RoomHandForHand):  # the room's hand-for-hand state, as it arrived
                 add(None, "room_state", item.t, {"on": item.on, "hands": item.hands, "minutes": item.minutes,
                                                  "seq": item.seq, "room": item.room, "section": item.section,

@@ -481,6 +481,7 @@ class Table:
         round.add_input(Input(source, event, self.engine.facing_bet, self.engine.street, pressed))
         round.add_outputs(outputs)
         if cls is ev.Hand and not any(o.__class__ is ev.Ignored for o in outputs):
+            self.following.hand_dealt()
             outputs = outputs + self._new_hand(event.t, before, round)
         if outputs and outputs[-1].__class__ is ev.Started:  # a start is its event's last output
             seats = self.engine.state.seats

@@ -12,7 +12,9 @@ in force and when it next needs waking, like the table's engine (sans-I/O: no ti
 * When a timed stage's time is up the next stage begins at that very moment (the overshoot of a late wake-up is
   carried, never lost); after the last stage the clock stays on it, finished.
 * Hand-for-hand (TDA RP-8) stops the clock while the room plays it, and every hand the floor releases takes its
-  minutes (2 by default, at most 3) off the stage in force (from the next stages too, when it is longer).
+  minutes (2 by default, at most 3) off the stage in force (from the next stages too, when it is longer). The
+  room's count is taken whole (a clock that was away while hands were released takes them off when it is back),
+  but hands released before the clock's start are not this tournament's.
 * A level that ends by hands (``Stage.hands``) has no time: the clock waits on it for the floor's ``next`` (or a
   ``level``).
 * ``restored`` is the clock process coming back after a crash or a power cut: it says how long it was away; the
@@ -102,7 +104,8 @@ class Change(msgspec.Struct, frozen=True, tag_field="type", tag="tournament", om
     :param t: when (the clock's timeline).
     :param why: ``started``, ``paused``, ``resumed``, ``adjusted``, ``level`` (the floor jumped), ``time`` (a stage's
         time was up), ``next`` (the floor ended the stage), ``hand_for_hand`` (it began), ``released`` (hands taken
-        off), ``hand_for_hand_ended``, ``restored``, ``finished`` (the last stage's time is up).
+        off), ``hand_for_hand_ended``, ``restored``, ``finished`` (the last stage's time is up), ``loaded`` (the
+        clock's process took a new structure, before the start).
     :param index: the stage in force after the change; ``level`` its level number (None: a break).
     :param remaining: the stage's time left after the change (seconds; None: a level that ends by hands).
     :param seconds: what was added or taken (adjusted, released: RP-8's time off, restored: the time away).
@@ -274,6 +277,8 @@ class TournamentClock:
         t, out, by = event.t, [], event.by or "room"
         if event.since_ms != self.period:  # another hand-for-hand than the one counted: its hands from 0
             self.period, self.hands_taken = event.since_ms, 0
+        if not self.started:  # hands released before this tournament began (yesterday's, kept on the broker)
+            self.hands_taken = event.hands  # are none of its own: its count starts from them
         if event.on and not self.hand_for_hand:
             self._settle(t)
             self.hand_for_hand = True

@@ -5,7 +5,8 @@ The clock's process (``shotclock tournament run``) publishes it retained at ever
 mid-level takes the level in force at once, and the room's screen and the dashboard show the clock. The message
 carries its own times: ``remaining`` is the stage's time left at ``at_ms`` (the process's wall clock, for display:
 a page counts down from it; a table from its arrival on its own monotonic clock) and ``heartbeat_s`` says how soon
-the next message comes while it runs, so a page that hears nothing for a few of them shows the clock unreachable.
+the next message comes, so a page that hears nothing for a few of them shows the clock unreachable, as it does when
+the clock's retained ``status`` (:class:`ClockStatus`, with a Last Will) says offline.
 
 Example::
 
@@ -29,11 +30,15 @@ import msgspec
 from shotclock.core.codec import JsonProblem, decode, encode
 from shotclock.core.fields import PLACE_MAX, TITLE_MAX
 from shotclock.core.inbound import MAX_PAYLOAD, Refused
+from shotclock.core.inputs import TournamentNews
 from shotclock.core.structure import Stage, stage_problem
 from shotclock.core.topics import NAME
 from shotclock.core.tournament import TournamentClock
 
-HEARTBEAT_S = 5.0  # seconds between two states of a running clock: a page greys it out after a few missed
+HEARTBEAT_S = 5.0  # seconds between two states of the clock
+QUIET_BEATS = 3  # a page shows the clock unreachable once this many heartbeats (and a second) brought no state
+QUIET_SLACK_S = 1.0
+TABLES_MAX = 1000  # a scope's list of tables (a venue of 500 tables names rooms or sections instead)
 _Name = Annotated[str, msgspec.Meta(pattern=NAME.pattern, max_length=32)]
 _Place = Annotated[str, msgspec.Meta(max_length=PLACE_MAX)]
 _Seconds = Annotated[float, msgspec.Meta(ge=0, le=10 ** 7)]
@@ -43,9 +48,9 @@ class Scope(msgspec.Struct, frozen=True, omit_defaults=True):
     """The tables a tournament's clock is for: those of the ``rooms``, the ``sections`` and the ``tables`` named
     (each empty: no bound of that kind; all three empty: the whole venue)."""
 
-    rooms: tuple[_Place, ...] = ()
-    sections: tuple[_Place, ...] = ()
-    tables: tuple[_Name, ...] = ()
+    rooms: Annotated[tuple[_Place, ...], msgspec.Meta(max_length=100)] = ()
+    sections: Annotated[tuple[_Place, ...], msgspec.Meta(max_length=100)] = ()
+    tables: Annotated[tuple[_Name, ...], msgspec.Meta(max_length=TABLES_MAX)] = ()
 
     def covers(self, table: str, room: str, section: str) -> bool:
         """Whether table ``table`` standing in ``room`` and ``section`` follows this tournament."""
@@ -65,7 +70,8 @@ class TournamentState(msgspec.Struct, frozen=True, kw_only=True):
 
     :param id: the tournament's id (its topic's); ``title`` its name.
     :param scope: the tables that follow it.
-    :param seq: grows with every message of this tournament (a reader takes only a newer one).
+    :param seq: grows with every message of this tournament, across restarts of its process (a reader takes only a
+        newer one).
     :param at_ms: when the message was made (the process's wall clock, ms: for display only).
     :param index: the stage in force (0 the first); ``level`` its level number (None: a break).
     :param stage: the stage in force; ``next_stage`` and ``next_level`` the one after it (None: the last).
@@ -110,9 +116,34 @@ class TournamentState(msgspec.Struct, frozen=True, kw_only=True):
         """The retained message's payload."""
         return encode(self)
 
+    def news(self, t: float) -> TournamentNews:
+        """What a table takes of this state that reached it at ``t`` (its own monotonic clock; docs/tournament.md,
+        "The tables"): the break's time left counts from the arrival; a clock that does not run (paused,
+        hand-for-hand) says the break stands still."""
+        left = self.remaining if self.on_break else None
+        return TournamentNews(t, self.id, self.seq, self.level, self.stage.hands, self.on_break, left,
+                              not self.running, self.stage.name if self.on_break else "")
+
+
+class ClockStatus(msgspec.Struct, frozen=True, kw_only=True, omit_defaults=True):
+    """The retained ``tournament/<id>/status``: ``online`` true while the clock's process is connected; false when it
+    stopped cleanly (``clean``) or from its Last Will (it vanished: a crash, a power cut, its network). ``boot`` is
+    its journal's identity; ``since_ms`` when a clean stop went offline (Unix ms)."""
+
+    online: bool
+    id: _Name
+    boot: Annotated[str, msgspec.Meta(pattern="^[0-9a-f]{12}$")] | None = None
+    clean: bool | None = None
+    since_ms: Annotated[int, msgspec.Meta(ge=0)] | None = None
+
+    def encode(self) -> bytes:
+        """The retained message's payload."""
+        return encode(self)
+
 
 def state_of(clock: TournamentClock, t: float, id: str, scope: Scope, *, seq: int, at_ms: int, title: str | None = None,
-             away_s: float | None = None, players: int | None = None) -> TournamentState:
+             away_s: float | None = None, players: int | None = None,
+             heartbeat: float = HEARTBEAT_S) -> TournamentState:
     """The state message of ``clock`` at ``t`` (its timeline), made at wall time ``at_ms``."""
     view = clock.view(t)
     stages = clock.structure.stages
@@ -124,7 +155,7 @@ def state_of(clock: TournamentClock, t: float, id: str, scope: Scope, *, seq: in
         next_level=clock.structure.level_of(nxt) if nxt is not None else None,
         remaining=_rounded(view.remaining), to_break=_rounded(view.to_break), started=view.started,
         running=view.running, paused=view.paused, hand_for_hand=view.hand_for_hand, finished=view.finished,
-        away_s=_rounded(away_s), players=players or None)
+        away_s=_rounded(away_s), players=players or None, heartbeat_s=heartbeat)
 
 
 def _rounded(seconds: float | None) -> float | None:
@@ -149,12 +180,13 @@ def tournament_state_of(payload: bytes) -> TournamentState | Refused | None:
 
 def message_schemas() -> dict[str, dict]:
     """docs/network.md's schemas of a tournament clock's messages, made from the Structs themselves (msgspec's JSON
-    Schema, without the docstrings): ``tournament`` (its state), ``tournament_command`` and ``tournament_ack``."""
+    Schema, without the docstrings): ``tournament`` (its state), ``tournament_status``, ``tournament_command`` and
+    ``tournament_ack``."""
     from shotclock.core.tournament_wire import ClockAck, ClockCommand
 
     out = {}
-    for name, cls in (("tournament", TournamentState), ("tournament_command", ClockCommand),
-                      ("tournament_ack", ClockAck)):
+    for name, cls in (("tournament", TournamentState), ("tournament_status", ClockStatus),
+                      ("tournament_command", ClockCommand), ("tournament_ack", ClockAck)):
         schema = _plain(msgspec.json.schema(cls))
         out[name] = {"$schema": "https://json-schema.org/draft/2020-12/schema", "title": name, **schema}
     return out

@@ -310,7 +310,7 @@ def _view_at(state: Snapshot, now: float, display: Display, faults: Iterable[Fau
     if on_break is not None:
         # The tournament's break: no clock can be called or started; the players see how long it lasts.
         left = on_break.left(now)
-        big = texts.text(lang, "break.title") if left is None else _minutes(left)
+        big = texts.text(lang, "break.title") if left is None else countdown_text(left)
         sub = texts.text(lang, "break.paused" if left is None else "reason.tournament_break")
         title = f"{texts.text(lang, 'break.title')} · {on_break.name}" if on_break.name else \
             texts.text(lang, "break.title")
@@ -361,8 +361,13 @@ def _hold_change(hold: Hold, now: float) -> float | None:
     return hold.since + k * step if k <= HOLD_STEPS else None
 
 
-def _minutes(seconds: float) -> str:
-    """A break's time left as a countdown shows it (``9:59``, ``1:02:00``): the second it is in."""
+def countdown_text(seconds: float) -> str:
+    """A tournament clock's time left as every countdown shows it (the table's break, ``tournament status``, the
+    clock's answers; the pages' ``clockText`` alike): ``9:59``, ``1:02:00``, the second it is in.
+
+    >>> countdown_text(59.2), countdown_text(3600.0), countdown_text(0.0)
+    ('1:00', '1:00:00', '0:00')
+    """
     s = math.ceil(round(seconds, 6))
     return f"{s // 3600}:{s // 60 % 60:02d}:{s % 60:02d}" if s >= 3600 else f"{s // 60}:{s % 60:02d}"
 

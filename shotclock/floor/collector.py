@@ -123,6 +123,7 @@ class Collector:
         self.role = ""  # ACTIVE or STANDBY once known
         self.standing_by = threading.Event()
         self.watcher = None
+        self.loops: dict = {}  # each client's paho loop thread, as its connection attempts show it (on_pre_connect)
         self._role_lock = threading.Lock()
         self._looked = threading.Event()
         self._other: str | None = None  # the instance of another active collector, from its retained status
@@ -156,6 +157,7 @@ class Collector:
         self.client.on_subscribe = self._on_subscribe
         self.client.on_disconnect = self._on_disconnect
         self.client.on_socket_open = no_delay
+        self.client.on_pre_connect = self._note_loop
         self.client.suppress_exceptions = True  # a callback's error is logged by paho, its thread goes on
 
     def start(self) -> None:
@@ -179,6 +181,7 @@ class Collector:
             self.watcher.will_set(collector_topic(self.venue), self._status(False), qos=1, retain=True)
         self.watcher.reconnect_delay_set(0.25, 5)
         self.watcher.suppress_exceptions = True
+        self.watcher.on_pre_connect = self._note_loop
         self.watcher.on_connect = lambda c, *a: c.subscribe([(collector_topic(self.venue), 1),
                                                              (bridge_topic(self.venue, "+"), 1),
                                                              (all_tables(self.venue, "status"), 1),
@@ -359,15 +362,20 @@ class Collector:
             log.error("the collector's history thread ended; starting it again")
             self._start_keeper()
         for name, client, wanted in (("collector", self.client, self.role == ACTIVE), ("watcher", self.watcher, True)):
-            thread = getattr(client, "_thread", None)  # paho keeps its loop thread here
+            thread = self.loops.get(client)
             if wanted and thread is not None and not thread.is_alive() and not self._stopping.is_set():
                 log.error("the %s's network thread ended; starting it again", name)
+                self.loops.pop(client, None)  # the new thread notes itself at its first connection attempt
                 client.loop_stop()
                 client.reconnect_delay_set(0.25, 5)
                 client.connect_async(self.host, self.port, keepalive=30,
                                      **({"clean_start": False, "properties": self._session} if client is self.client
                                         else {}))
                 client.loop_start()
+
+    def _note_loop(self, client, userdata) -> None:
+        """paho's ``on_pre_connect``, called on its loop thread before each connection attempt: note the thread."""
+        self.loops[client] = threading.current_thread()
 
     def _on_connect(self, client, userdata, flags, reason_code, properties):
         if reason_code.is_failure:

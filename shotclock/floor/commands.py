@@ -289,6 +289,9 @@ def tournament(add) -> None:
     r.add_argument("--section", action="append", metavar="NAME",
                    help="the tables of this section follow it (repeatable)")
     r.add_argument("--tables", metavar="LIST", help="these tables follow it (1-40,final)")
+    r.add_argument("--venue-wide", action="store_true",
+                   help="every table of the venue follows it (one of --room, --section, --tables or this is needed "
+                        "the first time; the journal keeps it)")
     for name, text in TOURNAMENT_ACTIONS.items():
         a = sub.add_parser(name, help=text, description=text)
         add_broker_options(a, "a floor login's credentials (credentials/floor.toml from 'shotclock broker-config')")

@@ -233,7 +233,7 @@ class Floor:
         log = self.folder / "tournament.log"
         seen = log.stat().st_size if log.exists() else 0
         process = self._spawn("tournament", [sys.executable, "-m", "shotclock", "tournament", "run", *login,
-                                             "--journal", str(journal), "--structure", str(structure)])
+                                             "--journal", str(journal), "--structure", str(structure), "--venue-wide"])
         wait_for_line(log, seen, "running", process, "the tournament clock")
         start = [sys.executable, "-m", "shotclock", "tournament", "start", *login, "--wait", "10"]
         answer = subprocess.run(start, capture_output=True, text=True, stdin=subprocess.DEVNULL)

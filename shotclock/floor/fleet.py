@@ -137,11 +137,18 @@ class SimulatedTable:
         self.loop.waker.wanted = False
         if self._halted.is_set():
             return
-        if self._timer is not None:
-            self._timer.cancel()
         round = self.loop.run_once()
         wake = self.loop.next_wake(round.now)
-        self._timer = None if wake is None else self.fleet_loop.call_at(wake, self._round)
+        timer = self._timer
+        if timer is not None and timer.when() == wake:
+            return  # due then still: the timer stands (a thousand tables' rounds made and cancelled one each)
+        if timer is not None:
+            timer.cancel()
+        self._timer = None if wake is None else self.fleet_loop.call_at(wake, self._timed_round)
+
+    def _timed_round(self) -> None:
+        self._timer = None  # it ran
+        self._round()
 
     def waits_for_floor(self) -> bool:
         """The table shows "hand-for-hand: wait for the floor" (read from the dealer's thread: one flag)."""

@@ -3,18 +3,16 @@
 :class:`LoopLink` is :class:`~shotclock.adapters.mqtt.MqttLink` -- the same client id, login, Last Will,
 subscriptions, status, state, events and acks, the same :class:`~shotclock.adapters.sender.Sender`
 deciding what to publish -- with paho's network thread and the sender thread replaced by a
-:class:`~shotclock.floor.fleet_loop.FleetLoop`: paho's external-loop interface (``loop_read``,
-``loop_write``, ``loop_misc`` and the socket callbacks) on the loop's selector, and a sender round
-whenever something is handed over or the sender's wait runs out. The broker sees what it sees of a
-device; the simulator pays for one thread, not three per table.
+:class:`~shotclock.floor.fleet_loop.FleetLoop` (asyncio): paho's documented external-loop interface
+(``loop_read``, ``loop_write``, ``loop_misc``, ``socket()`` and the socket callbacks) on the loop's readers
+and writers, paho's own ``reconnect`` on one of the loop's connector threads (it waits for the handshake), and
+a sender round whenever something is handed over or the sender's wait runs out. Only paho's public API is
+used. The broker sees what it sees of a device; the simulator pays for one thread, not three per table.
 """
 
 from __future__ import annotations
 
-import errno
 import logging
-import os
-import socket
 import ssl
 import threading
 
@@ -45,6 +43,8 @@ class LoopLink(MqttLink):
         self._round_timer = None  # the round the sender's wait asked for
         self._reconnect_timer = None
         self._delay: float | None = None  # paho's reconnect back-off, as its own loop counts it
+        self._attempting = False  # a connector thread is in paho's reconnect: the loop leaves the client alone
+        self._watching_write = False  # the socket's buffer was full: the loop waits until it can be written
         self._ending = False  # the sender is done: say offline, disconnect, never connect again
         self._closing = None  # the clean stop's offline status (paho's message info), until its PUBACK
         self._disconnecting = False
@@ -52,12 +52,15 @@ class LoopLink(MqttLink):
         self._stopped = threading.Event()  # the link is done: disconnected, its outbox closed
         self.up = False  # connected now, as paho last said (the loop's thread writes it; anyone reads it)
         self.was_up = False  # connected at least once
-        c = self.client
-        c.on_socket_open = self._socket_open
-        c.on_socket_close = self._socket_close
-        c.on_socket_register_write = lambda client, userdata, sock: self.loop.want_write(self)
-        c.on_socket_unregister_write = lambda client, userdata, sock: self.loop.watch_write(sock, self, False)
-        c._create_socket_connection = self._open_socket  # paho waits for the TCP handshake; the loop cannot
+
+    def make_client(self, client_id: str):
+        """The device's client, its socket on the fleet's loop (paho's socket callbacks)."""
+        client = super().make_client(client_id)
+        client.on_socket_open = self._socket_open
+        client.on_socket_close = self._socket_close
+        client.on_socket_register_write = self._register_write
+        client.on_socket_unregister_write = self._unregister_write
+        return client
 
     # -- any thread ---------------------------------------------------------------------------
 
@@ -93,25 +96,34 @@ class LoopLink(MqttLink):
 
     def _round(self) -> None:
         self._round_wanted = False
-        if self._round_timer is not None:
-            self._round_timer.cancel()
-            self._round_timer = None
         sender = self.sender
         if sender is None or self._ending:
             return
         self._run_round()
 
+    def _timed_round(self) -> None:
+        self._round_timer = None  # it ran
+        self._round()
+
     def _run_round(self) -> None:
         sender = self.sender
         sender.guarded_round(0)
         wait = sender.next_wait(self.loop.clock())
+        timer = self._round_timer
         if wait is None:
+            if timer is not None:
+                timer.cancel()
             self._sender_done()
-        else:
-            self._round_timer = self.loop.call_later(wait, self._round)
+            return
+        when = self.loop.clock() + wait
+        if timer is not None and timer.when() <= when:
+            return  # a round that comes sooner than needed only waits again: the timer stands
+        if timer is not None:
+            timer.cancel()
+        self._round_timer = self.loop.call_at(when, self._timed_round)
 
     def connect(self, username: str, password: str, context: ssl.SSLContext | None) -> None:
-        """The sender read the login: connect now, on the loop (paho's own loop would on its thread)."""
+        """The sender read the login: connect now (paho's reconnect on a connector thread, the rest on the loop)."""
         self.set_login(username, password, context)
         self._connecting = True
         self._attempt()
@@ -121,6 +133,11 @@ class LoopLink(MqttLink):
         self._ending = True
         self.sender.close()
         self._cancel_reconnect()
+        self._wind_down()
+
+    def _wind_down(self) -> None:
+        if self._attempting:
+            return  # the connector's attempt ends first (:meth:`_attempted` comes back here)
         if not self._connecting or self.client.socket() is None:
             self._finish()
             return
@@ -144,9 +161,9 @@ class LoopLink(MqttLink):
         if self._stopped.is_set():
             return
         self.loop.misc.discard(self)
-        sock = self.client.socket()
+        sock = self.client.socket() if self.client is not None else None
         if sock is not None:  # the DISCONNECT could not be written: close it here
-            self.loop.remove_socket(sock)
+            self._unwatch(sock)
             try:
                 sock.close()
             except OSError:
@@ -156,22 +173,47 @@ class LoopLink(MqttLink):
     # -- the loop's thread: the connection -----------------------------------------------------
 
     def _attempt(self) -> None:
-        """Connect (or connect again); a broker that cannot be reached is tried again after paho's back-off."""
+        """Connect (or connect again) on a connector thread: paho's ``reconnect`` opens the connection and waits
+        for its handshake (a thousand tables connecting at once overflow the broker's listen queue, and a dropped
+        handshake waits a second or more: the loop, waiting, let the connected tables' keep-alive run out). A broker
+        that cannot be reached is tried again after paho's back-off."""
         self._reconnect_timer = None
-        if self._ending or (self.sender is not None and self.sender.uplink.stopping):
+        if self._ending or self._attempting or (self.sender is not None and self.sender.uplink.stopping):
             return
+        self._attempting = True
+        self.loop.connect_soon(self._reconnect)
+
+    def _reconnect(self) -> None:
+        """The connector thread: paho's reconnect (the loop leaves this client alone meanwhile); the outcome goes
+        back to the loop."""
         try:
             self.client.reconnect()
-        except OSError:
+            failed = None
+        except Exception as exc:  # refused, unreachable, timed out, TLS refused, a bad host name: tried again
+            failed = exc
+        self.loop.call_soon(lambda: self._attempted(failed))
+
+    def _attempted(self, failed: Exception | None) -> None:
+        """The loop's thread, once the connector is done: the CONNECT goes, or the next try is set."""
+        self._attempting = False
+        if failed is not None:
             self._on_connect_fail(self.client, None)
-            self._retry()
+            if self._ending:
+                self._wind_down()
+            else:
+                self._retry()
+            return
+        if self._ending:
+            self._wind_down()
+            return
+        self.flush()  # the CONNECT paho queued
 
     def _retry(self) -> None:
         """Try again after paho's reconnect delay (doubling from its minimum to its maximum, as its own loop:
         the link sets them, and sets them longer while another device uses this table's identity)."""
-        if self._reconnect_timer is not None or self._ending:
+        if self._reconnect_timer is not None or self._ending or self._attempting:
             return
-        low, high = self.client._reconnect_min_delay, self.client._reconnect_max_delay
+        low, high = self.reconnect_delay
         self._delay = low if self._delay is None else min(self._delay * 2, high)
         self._reconnect_timer = self.loop.call_later(self._delay, self._attempt)
 
@@ -212,37 +254,48 @@ class LoopLink(MqttLink):
             return
         super()._on_publish(client, userdata, mid, reason_code, properties)
 
-    def _open_socket(self) -> socket.socket:
-        """The TCP connection paho's ``reconnect`` opens, begun without waiting for the handshake (paho waits up
-        to its connect timeout: a thousand tables connecting at once overflow the broker's listen queue, a
-        dropped SYN waits a second or more, and the loop, waiting, let the connected tables' keep-alive run out).
-        The CONNECT paho then queues goes once the socket is writable; a refusal comes back as a lost connection,
-        which is retried. Over TLS paho's own (waiting) connect is kept: its handshake needs the connection."""
-        c = self.client
-        if c._ssl:
-            return socket.create_connection((c._host, c._port), timeout=c._connect_timeout)
-        family, kind, proto, _, address = socket.getaddrinfo(c._host, c._port, 0, socket.SOCK_STREAM)[0]
-        sock = socket.socket(family, kind, proto)
-        sock.setblocking(False)
-        code = sock.connect_ex(address)
-        if code not in (0, errno.EINPROGRESS):
-            sock.close()
-            raise OSError(code, os.strerror(code))
-        return sock
-
     def _socket_open(self, client, userdata, sock) -> None:
+        """paho opened the connection (on the connector thread): the loop reads it from now on."""
         no_delay(client, userdata, sock)
-        self.loop.add_socket(sock, self)
-        self.loop.misc.add(self)
+        self.loop.call_soon(lambda: self._watch(sock))
+
+    def _watch(self, sock) -> None:
+        if client_socket(self.client) is sock:  # not closed meanwhile
+            self.loop.add_reader(sock, self.readable)
+            self.loop.misc.add(self)
 
     def _socket_close(self, client, userdata, sock) -> None:
-        self.loop.remove_socket(sock)
+        if self.loop.in_loop():
+            self._unwatch(sock)
+        else:  # paho's reconnect closing the last connection's socket, on the connector thread
+            self.loop.call_soon(lambda: self._unwatch(sock))
+
+    def _unwatch(self, sock) -> None:
+        self.loop.remove_reader(sock)
+        if self._watching_write:
+            self._watching_write = False
+            self.loop.remove_writer(sock)
+
+    def _register_write(self, client, userdata, sock) -> None:
+        """paho queued a packet: it is written at the end of the loop's turn."""
+        if self.loop.in_loop():
+            self.loop.want_write(self)
+        else:  # the CONNECT, queued by reconnect on the connector thread: written once the attempt is over
+            self.loop.call_soon(lambda: self.loop.want_write(self))
+
+    def _unregister_write(self, client, userdata, sock) -> None:
+        """paho wrote all it had (the loop's thread: ``loop_write``), or closes the socket."""
+        if self._watching_write and self.loop.in_loop():
+            self._watching_write = False
+            self.loop.remove_writer(sock)
 
     # what the loop calls
 
     def readable(self) -> None:
-        """The socket has bytes: read every packet in (a TLS socket may hold more than the selector sees)."""
+        """The socket has bytes: read every packet in (a TLS socket may hold more than the loop sees)."""
         client = self.client
+        if self._attempting:
+            return
         client.loop_read()
         sock = client.socket()
         while sock is not None and getattr(sock, "pending", None) and sock.pending():
@@ -252,16 +305,20 @@ class LoopLink(MqttLink):
     def flush(self) -> None:
         """Write what paho queued; wait for the socket to take the rest when its buffer is full."""
         client = self.client
-        if client.socket() is None:
+        if self._attempting or client is None or client.socket() is None:
             return
         client.loop_write()
         sock = client.socket()
-        if sock is not None and client.want_write():
-            self.loop.watch_write(sock, self, True)
-
-    writable = flush
+        if sock is not None and client.want_write() and not self._watching_write:
+            self._watching_write = True
+            self.loop.add_writer(sock, self.flush)
 
     def misc(self) -> None:
         """paho's keep-alive: a ping when due, a connection given up when the broker stopped answering."""
-        if self.client.socket() is not None:
+        if not self._attempting and self.client.socket() is not None:
             self.client.loop_misc()
+
+
+def client_socket(client):
+    """The client's socket now (paho's ``socket()``), or None."""
+    return client.socket() if client is not None else None

@@ -16,8 +16,9 @@ import uuid
 from shotclock.core.codec import JsonProblem, decode, encode
 from shotclock.core.inbound import MAX_PAYLOAD
 from shotclock.core.topics import check_name, tournament_topic
-from shotclock.core.tournament_state import TournamentState, tournament_state_of
+from shotclock.core.tournament_state import ClockStatus, TournamentState, tournament_state_of
 from shotclock.core.tournament_wire import ClockAck, ClockCommand
+from shotclock.core.view import countdown_text
 from shotclock.errors import ShotclockError
 
 
@@ -113,11 +114,13 @@ def _status(args) -> int:
                 break
             found[item[0].rsplit("/", 1)[1]] = item[1]
     state = tournament_state_of(found.get("state", b""))
-    status = _plain(found.get("status", b""))
     if not isinstance(state, TournamentState):
         print(f"tournament {args.id}: no state on this broker (never run here, or its clock was never started)")
         return 1
-    online = status.get("online") is True
+    try:
+        online = decode(found.get("status", b""), ClockStatus, max_bytes=MAX_PAYLOAD).online
+    except JsonProblem:
+        online = False
     print(state_line(state, time.time() * 1000, online))
     return 0 if online else 1
 
@@ -130,27 +133,14 @@ def state_line(state: TournamentState, now_ms: float, online: bool) -> str:
         left = "ends by hands"
     else:
         left = state.remaining - (max(0.0, now_ms - state.at_ms) / 1000 if state.running and online else 0.0)
-        left = f"{_clock(max(0.0, left))} left"
+        left = f"{countdown_text(max(0.0, left))} left"
     how = "finished" if state.finished else "hand-for-hand (stopped)" if state.hand_for_hand else \
         "paused" if state.paused else "running" if state.running else "not started" if not state.started else \
-        "waiting"
+        "waiting for the floor's 'next'"
     players = f", {state.players} players" if state.players else ""
-    away = f"; was away {state.away_s:.0f} s (counted as played: 'add' it back or 'keep')" if state.away_s else ""
+    away = f"; was away {state.away_s:.1f} s (counted as played: 'add' it back or 'keep')" if state.away_s else ""
     said = f"tournament {state.id} ({state.title}): {where}, {left}, {how}{players}{away}"
     return said if online else said + "; UNREACHABLE: its clock's process is offline (this is its last state)"
-
-
-def _clock(seconds: float) -> str:
-    s = int(seconds + 0.999)  # a countdown shows the second it is in
-    return f"{s // 3600}:{s // 60 % 60:02d}:{s % 60:02d}" if s >= 3600 else f"{s // 60}:{s % 60:02d}"
-
-
-def _plain(payload: bytes) -> dict:
-    try:
-        value = decode(payload, max_bytes=MAX_PAYLOAD) if payload else {}
-    except JsonProblem:
-        return {}
-    return value if isinstance(value, dict) else {}
 
 
 class _Link:

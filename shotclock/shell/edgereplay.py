@@ -159,7 +159,7 @@ def _tournament(row: dict) -> TournamentNews:
     """The tournament clock's state a log's ``tournament`` record holds, as the device took it."""
     return TournamentNews(row["t"], row["tournament"], row["seq"], row.get("level"), row.get("hands") or 0,
                           bool(row.get("on_break")), row.get("break_left"), bool(row.get("paused")),
-                          row.get("break_name") or "")
+                          row.get("break_name") or "", row.get("gone") is True)
 
 
 def _room_state(row: dict) -> RoomHandForHand:

@@ -15,12 +15,14 @@ import logging
 import math
 import threading
 import time
+from dataclasses import replace
 
 import msgspec
 
 from shotclock import __version__
 from shotclock.core.engine import RUNNING
 from shotclock.core.flood import FloodGuard, RefusedRecord
+from shotclock.core.following import worth_taking
 from shotclock.core.inbound import Refused
 from shotclock.core.inputs import RoomHandForHand, TournamentNews
 from shotclock.core.reasons import explain
@@ -33,6 +35,8 @@ from shotclock.core.wire import (MALFORMED, RATE_LIMITED, RecentIds, Refusal, ac
 
 log = logging.getLogger("shotclock.network")
 ROOM_STATE_SENDER = "hand-for-hand state"  # the flood guard's name for the venue's retained hand-for-hand states
+TOURNAMENT_SENDER = "tournament clock"  # … and for the tournament clocks' retained states
+TOURNAMENTS_KEPT = 64  # the tournament clocks whose last news a table remembers (a venue runs a few)
 
 
 def state_expiry(interval: float) -> int:
@@ -237,6 +241,7 @@ class CommandGate:
         self.recent = RecentIds(keep_seconds=2 * max_age + 60)
         self._lock = threading.Lock()  # the guard is shared with the loop's thread (summary_notes)
         self._skew_warned: float | None = None
+        self._news: dict[str, TournamentNews] = {}  # the last news of each tournament handed to the loop
 
     def __call__(self, payload: bytes, properties=None) -> None:
         t = self.clock()
@@ -285,21 +290,32 @@ class CommandGate:
 
     def tournament_state(self, tournament: str, payload: bytes, t: float) -> None:
         """A tournament clock's retained state (paho's thread): read by the core (bounded), and posted to the loop
-        dated at its arrival when the tournament's scope covers this table; one that cannot be read is said in the
-        system log. A flood of them is held to the rate of a sender's commands."""
+        dated at its arrival when the tournament has started and its scope covers this table and it changes what
+        the table does (:func:`~shotclock.core.following.worth_taking`: a heartbeat that changes nothing is not
+        logged); a tournament that covered the table and no longer does (cleared, another scope) is posted as gone.
+        One that cannot be read is said in the system log. A flood of them is held to a sender's rate."""
         with self._lock:
-            allowed = self.guard.allow(ROOM_STATE_SENDER, t)
+            allowed = self.guard.allow(TOURNAMENT_SENDER, t)
         if not allowed:
             return
         state = tournament_state_of(payload)
         if isinstance(state, Refused) or (state is not None and state.id != tournament):
             log.warning("refused tournament %s's state: %s", tournament,
                         state.detail if isinstance(state, Refused) else "it names another tournament")
-        elif state is not None and state.scope.covers(self.table, *self.scope):
-            running = state.running and not state.paused
-            self.post(TournamentNews(t, state.id, state.seq, state.level, state.stage.hands, state.on_break,
-                                     state.remaining if state.on_break else None, not running,
-                                     state.stage.name if state.on_break else ""))
+            return
+        last = self._news.get(tournament)
+        if state is not None and state.started and state.scope.covers(self.table, *self.scope):
+            news = state.news(t)
+        elif last is not None and not last.gone:
+            news = replace(last, t=t, gone=True)
+        else:
+            return
+        if worth_taking(last, news):
+            self._news.pop(tournament, None)
+            self._news[tournament] = news  # the newest last: a venue's tournaments, the oldest forgotten past a bound
+            if len(self._news) > TOURNAMENTS_KEPT:
+                self._news.pop(next(iter(self._news)))
+            self.post(news)
 
     def summary_notes(self, now: float, final: bool = False) -> list[dict]:
         """The ``refused`` records summarising commands over the rate, due at ``now`` (thread-safe)."""

@@ -17,7 +17,8 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from shotclock.core import engine, fields, handforhand, roomstate, texts, tones, topics, view
+from shotclock.core import (engine, fields, handforhand, roomstate, texts, tones, topics, tournament_state,
+                            tournament_wire, view)
 from shotclock.core.events import EVENT_TYPES
 
 DEVICE_TEXTS = "lib/device-texts.js"
@@ -57,6 +58,9 @@ def device_rules() -> dict:
     * ``consequence``: the ruling if time runs out, facing a bet (``bet``) or not (``no_bet``), and
       ``countdown_includes_start``: whether the countdown begins at its first second exactly (``remaining <=
       countdown``, true) or just after it (core/engine.py ``consequence`` and ``in_countdown``).
+    * ``tournament``: how a page tells a tournament clock that is gone (``quiet_beats`` heartbeats of
+      ``heartbeat_s`` and ``quiet_slack_s`` without a state, core/tournament_state.py), the commands a clock takes
+      and the bounds of their values (core/tournament_wire.py, core/fields.py);
     * ``hand_for_hand``: the minutes TDA RP-8 takes off the tournament clock for each hand-for-hand hand, and their
       bound (core/handforhand.py, core/fields.py); the bounds of the venue's retained hand-for-hand state, the
       commands that change it (core/roomstate.py) and how a room's name is one level of its topic (core/topics.py:
@@ -77,6 +81,9 @@ def device_rules() -> dict:
                           "place_max": fields.PLACE_MAX, "commands": list(roomstate.ROOM_COMMANDS),
                           "any_place": topics.ANY_PLACE, "no_place": topics.NO_PLACE,
                           "place_safe": bytes(sorted(topics.PLACE_SAFE)).decode("ascii")},
+        "tournament": {"heartbeat_s": tournament_state.HEARTBEAT_S, "quiet_beats": tournament_state.QUIET_BEATS,
+                       "quiet_slack_s": tournament_state.QUIET_SLACK_S, "commands": list(tournament_wire.COMMANDS),
+                       "max_seconds": fields.BANK_MAX, "max_level": fields.LEVEL_MAX},
         "tones": {name: {"background": css_colour(t.background), "ring": css_colour(t.ring), "ink": css_colour(t.ink),
                          "accent": css_colour(t.accent)} for name, t in tones.TONES.items()},
     }

@@ -4,12 +4,16 @@
  * time as it is ("add" gives it back). Each is answered by the clock itself once its journal holds it.
  *
  * A clock whose process is offline (its Last Will) or silent for three heartbeats is shown UNREACHABLE, greyed,
- * never counting: its last state is old news. Several clocks: a menu chooses which one the buttons command.
+ * never counting, its buttons off: its last state is old news (lib/tournament.js, the room's screen's rule too).
+ * Several clocks: the one whose scope covers the room the filters choose, and a menu chooses another. What cannot be
+ * taken back from every table at once (the next stage) asks for a second tap.
  */
 (function (root) {
   "use strict";
   var S = root.Shotclock;
+  var T = S.Tournament, TOUR = S.DEVICE_RULES.tournament;
   var MINUTE = 60;
+  var armed = null;  // the next stage's button, waiting for its second tap (a timer)
 
   S.addPageTexts({
     nl: {
@@ -19,10 +23,12 @@
       "tc.level.n": "niveau {n}", "tc.break": "pauze", "tc.left": "nog {time}", "tc.hands": "{n} handen",
       "tc.running": "loopt", "tc.paused": "gepauzeerd", "tc.h4h": "hand-for-hand (staat stil)",
       "tc.not_started": "niet gestart", "tc.finished": "afgelopen", "tc.players.n": "{n} spelers",
-      "tc.away": "de klok was {s} s weg (geteld als gespeeld: +1 min geeft tijd terug, of houden)",
+      "tc.away": "de klok was {s} s weg (geteld als gespeeld: geef die terug, of houd de tijd zo)",
       "tc.unreachable": "ONBEREIKBAAR: de laatste stand, de klok loopt niet",
       "tc.done": "{cmd}: {said}", "tc.refused": "{cmd}: niet gedaan: {reason}", "tc.timeout": "{cmd}: geen antwoord van de klok",
-      "tc.bad": "een heel getal, in cijfers"
+      "tc.bad": "een heel getal, in cijfers", "tc.give_back": "Geef {s} s terug",
+      "tc.next.confirm": "Nu naar {what}? Tik nogmaals", "tc.next_stage": "daarna {what}", "tc.last": "laatste niveau",
+      "tc.to_break": "pauze over {time}"
     },
     en: {
       "tc.title": "Tournament clock", "tc.start": "Start", "tc.pause": "Pause", "tc.resume": "Resume",
@@ -31,10 +37,12 @@
       "tc.level.n": "level {n}", "tc.break": "break", "tc.left": "{time} left", "tc.hands": "{n} hands",
       "tc.running": "running", "tc.paused": "paused", "tc.h4h": "hand-for-hand (stopped)",
       "tc.not_started": "not started", "tc.finished": "finished", "tc.players.n": "{n} players",
-      "tc.away": "the clock was away {s} s (counted as played: +1 min gives time back, or keep it)",
+      "tc.away": "the clock was away {s} s (counted as played: give it back, or keep the time as it is)",
       "tc.unreachable": "UNREACHABLE: its last state, not running",
       "tc.done": "{cmd}: {said}", "tc.refused": "{cmd}: not done: {reason}", "tc.timeout": "{cmd}: no answer from the clock",
-      "tc.bad": "a whole number, in digits"
+      "tc.bad": "a whole number, in digits", "tc.give_back": "Give back {s} s",
+      "tc.next.confirm": "On to {what} now? Tap again", "tc.next_stage": "next {what}", "tc.last": "last level",
+      "tc.to_break": "break in {time}"
     }
   });
 
@@ -44,11 +52,7 @@
   function t(key, values) { return S.t(D.lang(), key, values); }
   function setText(el, text) { if (el.textContent !== text) el.textContent = text; }
 
-  function clockText(seconds) {
-    var s = Math.ceil(Math.max(0, seconds) - 1e-6);
-    var h = Math.floor(s / 3600), m = Math.floor(s / 60) % 60, r = s % 60;
-    return (h ? h + ":" + String(m).padStart(2, "0") : String(m)) + ":" + String(r).padStart(2, "0");
-  }
+  var clockText = T.clockText;
 
   function clocks() {
     var all = D.link().clocks, out = [];
@@ -56,26 +60,43 @@
     return out.sort(function (a, b) { return (a.venue + "/" + a.id).localeCompare(b.venue + "/" + b.id); });
   }
 
+  /** The clock the buttons command: the floor's choice in the menu, else the first whose scope covers the filters'
+   *  room and section, else the first. */
   function chosen() {
-    var list = clocks();
+    var list = clocks(), f = D.filters();
     if (!list.length) return null;
     var found = list.filter(function (c) { return c.venue + "/" + c.id === chosenKey; })[0];
-    return found || list[0];
+    return found || list.filter(function (c) { return T.covers(c, f.room || "", f.section || ""); })[0] || list[0];
+  }
+
+  /** The time away as the row says it: tenths under ten seconds (a quick restart), else whole seconds. */
+  function awayText(seconds) { return seconds < 10 ? seconds.toFixed(1) : String(Math.round(seconds)); }
+
+  /** A stage as the row names it: "level 3 · 100/200 (200)" or "break (dinner)". */
+  function stageText(stage, level) {
+    if (stage.is_break) return t("tc.break") + (stage.name ? " (" + stage.name + ")" : "");
+    return t("tc.level.n", {n: level}) + " · " + stage.small_blind + "/" + stage.big_blind +
+      (stage.ante ? " (" + stage.ante + ")" : "");
   }
 
   /** The clock's state in one line, as of now (a running clock counts down from its state's arrival). */
   function line(clock, now) {
-    var s = clock.state, link = D.link(), gone = link.clockUnreachable(clock, now);
-    var elapsed = s.running && !gone ? (now - clock.at) / 1000 : 0;
-    var parts = [s.level ? t("tc.level.n", {n: s.level}) : t("tc.break") + (s.stage.name ? " (" + s.stage.name + ")" : "")];
-    if (!s.stage.is_break) parts.push(s.stage.small_blind + "/" + s.stage.big_blind + (s.stage.ante ? " (" + s.stage.ante + ")" : ""));
-    parts.push(s.remaining === null || s.remaining === undefined ? t("tc.hands", {n: s.stage.hands})
-               : t("tc.left", {time: clockText(s.remaining - elapsed)}));
+    var s = clock.state, gone = T.unreachable(clock, now), left = T.left(clock, now);
+    var parts = [stageText(s.stage, s.level)];
+    parts.push(left === null ? t("tc.hands", {n: s.stage.hands}) : t("tc.left", {time: clockText(left)}));
     parts.push(gone ? t("tc.unreachable") : s.finished ? t("tc.finished") : !s.started ? t("tc.not_started") :
                s.hand_for_hand ? t("tc.h4h") : s.paused ? t("tc.paused") : t("tc.running"));
     if (s.players) parts.push(t("tc.players.n", {n: s.players}));
-    if (s.away_s && !gone) parts.push(t("tc.away", {s: Math.round(s.away_s)}));
+    if (s.away_s && !gone) parts.push(t("tc.away", {s: awayText(s.away_s)}));
     return (s.title || s.id) + ": " + parts.join(" · ");
+  }
+
+  /** What comes next: the next stage, and the time to the next break. */
+  function nextLine(clock, now) {
+    var s = clock.state, toBreak = T.toBreak(clock, now);
+    var parts = [s.next_stage ? t("tc.next_stage", {what: stageText(s.next_stage, s.next_level)}) : t("tc.last")];
+    if (toBreak !== null) parts.push(t("tc.to_break", {time: clockText(toBreak)}));
+    return parts.join(" · ");
   }
 
   function draw() {
@@ -97,16 +118,22 @@
       });
     }
     which.value = clock.venue + "/" + clock.id;
-    var s = clock.state, gone = D.link().clockUnreachable(clock, now);
+    var s = clock.state, gone = T.unreachable(clock, now);
     setText($("tc-line"), line(clock, now));
+    setText($("tc-next-line"), nextLine(clock, now));
     box.classList.toggle("unreachable", gone);
     $("tc-start").hidden = s.started;
     $("tc-pause").hidden = !s.started || s.paused || s.finished;
     $("tc-resume").hidden = !s.paused;
-    $("tc-keep").hidden = !s.away_s;
+    $("tc-keep").hidden = $("tc-give-back").hidden = !s.away_s;
+    $("tc-next").hidden = !s.next_stage;
+    if (s.away_s) setText($("tc-give-back"), t("tc.give_back", {s: awayText(s.away_s)}));
+    if (armed) setText($("tc-next"), t("tc.next.confirm", {what: s.next_stage ? stageText(s.next_stage, s.next_level) : ""}));
+    document.querySelectorAll("#clock button, #clock input").forEach(function (el) { el.disabled = gone; });
+    $("tc-which").disabled = false;
     var p = clock.lastAck, answer = "";
     if (p && p.ack) {
-      var cmd = t("tc." + ({add: "add", take: "take", next: "next", start: "start", pause: "pause", resume: "resume",
+      var cmd = p.label || t("tc." + ({add: "add", take: "take", next: "next", start: "start", pause: "pause", resume: "resume",
                            keep: "keep", level: "level", players: "players"}[p.cmd] || "title"));
       answer = p.ack.outcome === "done" ? t("tc.done", {cmd: cmd, said: p.ack.said || ""})
              : p.ack.outcome === "timeout" ? t("tc.timeout", {cmd: cmd})
@@ -115,9 +142,9 @@
     setText($("tc-answer"), answer);
   }
 
-  function send(cmd, extra) {
+  function send(cmd, extra, label) {
     var clock = chosen();
-    if (clock) D.link().clockCommand(clock, cmd, extra);
+    if (clock) D.link().clockCommand(clock, cmd, extra).label = label;  // the answer names what was tapped
     draw();
   }
 
@@ -134,8 +161,20 @@
     $("tc-resume").addEventListener("click", function () { send("resume"); });
     $("tc-take").addEventListener("click", function () { send("take", {seconds: MINUTE}); });
     $("tc-add").addEventListener("click", function () { send("add", {seconds: MINUTE}); });
-    $("tc-next").addEventListener("click", function () { send("next"); });
+    $("tc-next").addEventListener("click", function () {
+      if (!armed) {  // a second tap within 3 s ends the stage in force for every table of the tournament
+        armed = setTimeout(function () { armed = null; draw(); }, 3000);
+        return draw();
+      }
+      clearTimeout(armed);
+      armed = null;
+      send("next");
+    });
     $("tc-keep").addEventListener("click", function () { send("keep"); });
+    $("tc-give-back").addEventListener("click", function () {
+      var clock = chosen(), away = clock && clock.state.away_s;
+      if (away) send("add", {seconds: Math.min(TOUR.max_seconds, Math.round(away * 1000) / 1000)}, this.textContent);
+    });
     $("tc-level-go").addEventListener("click", function () {
       var n = whole($("tc-level"));
       if (n !== null) send("level", {level: n});

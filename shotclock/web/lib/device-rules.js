@@ -178,5 +178,24 @@
    "ring": "#281800"
   }
  },
+ "tournament": {
+  "commands": [
+   "start",
+   "pause",
+   "resume",
+   "add",
+   "take",
+   "level",
+   "next",
+   "keep",
+   "load",
+   "players"
+  ],
+  "heartbeat_s": 5.0,
+  "max_level": 100,
+  "max_seconds": 36000,
+  "quiet_beats": 3,
+  "quiet_slack_s": 1.0
+ },
  "warn_below": 0.5
 };

@@ -86,7 +86,7 @@
       if (!o.readOnly) topics[PREFIX + "/" + v + "/archive/reply/" + client.options.clientId] = {qos: 1};
       if (o.history) topics[PREFIX + "/" + v + "/archive/history/reply/" + client.options.clientId] = {qos: 1};
       // The tournament clocks (docs/network.md, "tournament"): their state and status, and the answers to commands.
-      if (!o.readOnly) {
+      if (!o.readOnly && S.Tournament) {
         ["state", "status", "cmd/ack"].forEach(function (leaf) {
           topics[PREFIX + "/" + v + "/tournament/+/" + leaf] = {qos: 1};
         });
@@ -166,8 +166,9 @@
     }
     if (parts.length === 6 && parts[3] === "bridge" && parts[5] === "state") return this.bridge(parts[2], parts[4], payload);
     if (parts.length === 6 && parts[3] === "handforhand" && S.HandForHand) return this.roomState(topic, payload);
-    if (parts.length >= 6 && parts[3] === "tournament") {
-      return this.tournamentClock(parts[2], parts[4], parts.slice(5).join("/"), parseJson(payload), now);
+    if (parts.length >= 6 && parts[3] === "tournament" && S.Tournament) {
+      return this.tournamentClock(parts[2], parts[4], parts.slice(5).join("/"), parseJson(payload), now, topic,
+                                  payload);
     }
     if (parts.length === 7 && parts[3] === "collector" && parts[4] === "member") {
       return this.member(parts[2], parts[5], parts[6], parseJson(payload));
@@ -408,38 +409,24 @@
     return p;
   };
 
-  /** A tournament clock's message: its retained state (a newer `seq` only) and status, or its answer to a command
-   *  this page sent. A clock is shown unreachable when its status says offline or it is silent too long
-   *  (:func:`clockUnreachable`). */
-  Link.prototype.tournamentClock = function (venue, id, leaf, msg, now) {
-    var key = venue + "/" + id;
-    var clock = this.clocks[key] || (this.clocks[key] = {venue: venue, id: id, state: null, at: 0, online: null,
-                                                         lastAck: null});
-    if (leaf === "status" && msg) {
-      clock.online = msg.online === true;
-    } else if (leaf === "state" && msg && msg.id === id && msg.stage && typeof msg.seq === "number") {
-      if (clock.state && msg.seq <= clock.state.seq) return;
-      clock.state = msg;
-      clock.at = now;
-    } else if (leaf === "cmd/ack" && msg && this.pending[msg.id] && this.pending[msg.id].clock === key) {
-      var p = this.pending[msg.id];
+  /** A tournament clock's message: its retained state (a newer `seq` only) and status (lib/tournament.js), or its
+   *  answer to a command this page sent. No table changed: the clock's row redraws itself, the cards are left alone. */
+  Link.prototype.tournamentClock = function (venue, id, leaf, msg, now, topic, payload) {
+    if (leaf === "cmd/ack") {
+      var key = venue + "/" + id, p = msg && this.pending[msg.id], clock = this.clocks[key];
+      if (!p || p.clock !== key) return;  // another page's or a terminal's command
       delete this.pending[msg.id];
       clearTimeout(p.timer);
       p.ack = msg;
-      clock.lastAck = p;
-    } else {
+      if (clock) clock.lastAck = p;
       return;
     }
-    this.changed();
+    S.Tournament.fold(this.clocks, topic, payload, now);
   };
 
-  /** Whether a tournament clock is gone: its status says offline, or it ran and no state came for three of its
-   *  heartbeats. */
-  Link.prototype.clockUnreachable = function (clock, now) {
-    if (clock.online === false) return true;
-    var s = clock.state;
-    return !!(s && s.running && (now - clock.at) / 1000 > 3 * (s.heartbeat_s || 5));
-  };
+  /** Whether a tournament clock is gone: its status says offline, or no state came for three of its heartbeats and a
+   *  second (lib/tournament.js, the room's screen's rule too). */
+  Link.prototype.clockUnreachable = function (clock, now) { return S.Tournament.unreachable(clock, now); };
 
   /** Send `cmd` (start, pause, resume, add, take, level, next, keep, players) with `extra` (seconds, level,
    *  players) to a tournament clock; its pending record's `ack` is the clock's answer, or a timeout. */
@@ -451,13 +438,11 @@
       if (!self.pending[p.id]) return;
       delete self.pending[p.id];
       p.ack = {id: p.id, outcome: "timeout"};
-      self.changed();
     }, ACK_TIMEOUT_MS);
     this.pending[p.id] = p;
     clock.lastAck = p;
     this.client.publish(PREFIX + "/" + clock.venue + "/tournament/" + clock.id + "/cmd/by/" + this.options.username,
                         JSON.stringify(body), {qos: 1, properties: {messageExpiryInterval: COMMAND_EXPIRY_S}});
-    this.changed();
     return p;
   };
 

@@ -9,7 +9,8 @@
  *   broker           ws://host:port/mqtt (default: this page's own origin, where Mosquitto serves it)
  * The clock's process publishes its state retained at every change and every heartbeat (docs/network.md,
  * "tournament"); the page counts down from the moment a state arrives, on its own clock, and shows the clock
- * UNREACHABLE (greyed, never counting) when its status says offline or no state came for three heartbeats.
+ * UNREACHABLE (greyed, never counting) when its status says offline or no state came for three heartbeats
+ * (lib/tournament.js, shared with the dashboard's clock panel).
  */
 (function () {
   "use strict";
@@ -37,8 +38,8 @@
   function t(key, values) {
     return TEXTS[lang][key].replace(/\{(\w+)\}/g, function (_, k) { return values && k in values ? values[k] : ""; });
   }
-  var BEATS_MISSED = 3;  // heartbeats without a state before the clock is shown unreachable
-  var clocks = {};       // id → {state, at: performance.now() of its arrival, online}
+  var T = window.Shotclock.Tournament;
+  var clocks = {};       // "venue/id" → {venue, id, state, at: performance.now() of its arrival, online}
   var connection = "connecting", loadedAt = performance.now();
   var $ = function (id) { return document.getElementById(id); };
 
@@ -70,27 +71,9 @@
     if (code === 134 || code === 135 || code === 4 || code === 5) { connection = "refused"; client.end(true); }
   });
   client.on("message", function (topic, payload) {
-    var parts = topic.split("/");
-    if (parts.length !== 6 || parts[3] !== "tournament") return;
-    var id = parts[4], value = null;
-    try { value = payload.length ? JSON.parse(new TextDecoder().decode(payload)) : null; } catch (e) { return; }
-    var clock = clocks[id] || (clocks[id] = {state: null, at: 0, online: null});
-    if (parts[5] === "status") {
-      clock.online = value && value.online === true;
-    } else if (value && typeof value === "object" && value.id === id && value.stage && typeof value.seq === "number") {
-      if (clock.state && value.seq <= clock.state.seq) return;  // an older state than the one shown
-      clock.state = value;
-      clock.at = performance.now();
-    }
-    draw();
+    if (T.fold(clocks, topic, payload, performance.now())) draw();
   });
-
-  /** "12:34" or "1:02:03": the second the countdown is in. */
-  function clockText(seconds) {
-    var s = Math.ceil(Math.max(0, seconds) - 1e-6);
-    var h = Math.floor(s / 3600), m = Math.floor(s / 60) % 60, r = s % 60;
-    return (h ? h + ":" + String(m).padStart(2, "0") : String(m)) + ":" + String(r).padStart(2, "0");
-  }
+  var clockText = T.clockText;
   function blinds(stage) {
     if (!stage || stage.is_break) return "";
     return (stage.small_blind || 0).toLocaleString(lang) + " / " + (stage.big_blind || 0).toLocaleString(lang);
@@ -106,10 +89,14 @@
 
   /** The clock this page shows: the one its address names, else the only one; and why none, when none. */
   function chosen() {
-    var ids = Object.keys(clocks).filter(function (id) { return clocks[id].state; }).sort();
-    if (wanted) return clocks[wanted] && clocks[wanted].state ? {clock: clocks[wanted]} :
-      {why: ids.length ? t("missing", {id: wanted, ids: ids.join(", ")}) : t("no_clock")};
-    if (ids.length === 1) return {clock: clocks[ids[0]]};
+    var known = Object.keys(clocks).map(function (k) { return clocks[k]; }).filter(function (c) { return c.state; });
+    var ids = known.map(function (c) { return c.id; }).sort();
+    if (wanted) {
+      var named = known.filter(function (c) { return c.id === wanted; });
+      return named.length ? {clock: named[0]} :
+        {why: ids.length ? t("missing", {id: wanted, ids: ids.join(", ")}) : t("no_clock")};
+    }
+    if (known.length === 1) return {clock: known[0]};
     return {why: ids.length ? t("which", {ids: ids.join(", ")}) : t("no_clock")};
   }
 
@@ -128,10 +115,7 @@
       return;
     }
     var clock = pick.clock, s = clock.state;
-    var quiet = (now - clock.at) / 1000 > BEATS_MISSED * (s.heartbeat_s || 5);
-    var unreachable = clock.online === false || (s.running && quiet);
-    var elapsed = s.running && !unreachable ? (now - clock.at) / 1000 : 0;
-    var left = s.remaining === null || s.remaining === undefined ? null : Math.max(0, s.remaining - elapsed);
+    var unreachable = T.unreachable(clock, now), left = T.left(clock, now), toBreak = T.toBreak(clock, now);
     var classes = ["board"];
     if (s.stage.is_break) classes.push("on-break");
     if (unreachable) classes.push("unreachable");
@@ -152,8 +136,7 @@
       (s.next_stage.is_break ? "" : " · " + blinds(s.next_stage) + (ante(s.next_stage) ? ", " + ante(s.next_stage) : ""))
       : t("last");
     $("break-label").textContent = t("to_break");
-    $("to-break").textContent = s.to_break === null || s.to_break === undefined ? t("none") :
-      clockText(Math.max(0, s.to_break - elapsed));
+    $("to-break").textContent = toBreak === null ? t("none") : clockText(toBreak);
     $("notice").textContent = notice;
     $("notice").hidden = !notice;
   }
@@ -164,8 +147,7 @@
     draw();
     var pick = chosen(), wait = 1000;
     if (pick.clock && pick.clock.state.running) {  // the next second of its countdown, from the state's arrival
-      var since = (performance.now() - pick.clock.at) / 1000;
-      var left = (pick.clock.state.remaining || 0) - since;
+      var left = T.left(pick.clock, performance.now()) || 0;
       wait = ((left % 1) + 1) % 1 * 1000 || 1000;
     }
     setTimeout(tick, wait + 5);
