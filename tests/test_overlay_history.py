@@ -109,6 +109,32 @@ def test_a_long_history_comes_in_parts_each_inside_a_packet_every_message_once(a
     assert [m["seq"] for t, _, m in got if t == "table/7/event"] == list(range(1, 601))
 
 
+@pytest.mark.parametrize("rows, part_bytes", [(7, 2_000), (500, 1_500), (3, 60_000)])
+def test_a_millisecond_with_more_messages_than_a_part_is_given_whole_and_once(archive, monkeypatch, rows,
+                                                                              part_bytes):
+    # A batch of records stored together shares one millisecond, as do states heard in it: smaller parts and
+    # reads than a millisecond holds still give each message once, in the order received.
+    monkeypatch.setattr(history, "MAX_ROWS", rows)
+    monkeypatch.setattr(history, "MAX_PART_BYTES", part_bytes)
+    at = NOW - 5_000
+    for n in range(1, 41):
+        record(archive, "7", n, 100.0 + n, at, kind="beep", remaining=1)
+    for n in range(1, 16):
+        heard(archive, "table/7/state", state("7", n, 100.0 + n), at)
+    heard(archive, "table/7/state", state("7", 16, 120.0), at + 1)
+    db = open_store(archive.db.spec, readonly=True, venue="test")
+    try:
+        parts = ask(db, {"what": "history", "delay": 30, "table": "7"})
+    finally:
+        db.close()
+    got = messages(parts)
+    assert [m["seq"] for t, _, m in got if t == "table/7/event"] == list(range(1, 41))
+    assert [m["seq"] for t, _, m in got if t == "table/7/state"] == list(range(1, 17))
+    assert [t for t, _, _ in got][:15] == ["table/7/state"] * 15  # at one millisecond, what was heard first
+    if part_bytes < 5_000:
+        assert len(parts) > 2
+
+
 def test_without_a_table_the_history_follows_the_feature_table(archive):
     heard(archive, "feature", b'{"table": "3"}', NOW - 100_000)
     heard(archive, "table/3/state", state("3", 1, 1.0), NOW - 90_000)
