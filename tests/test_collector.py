@@ -597,10 +597,10 @@ def test_a_slow_question_never_holds_the_tables_records_back(broker, tmp_path, m
     release, asked = threading.Event(), threading.Event()
     real = answers_module.answer
 
-    def slow(db, question):
+    def slow(db, question, *since):
         asked.set()
         release.wait(60)
-        return real(db, question)
+        return real(db, question, *since)
 
     monkeypatch.setattr(answers_module, "answer", slow)
     floor = broker.client("floor")

@@ -92,11 +92,12 @@ def shoot(browser, floor: Floor, dead: subprocess.Popen) -> None:
     page.screenshot(path=str(OUT / "dashboard.png"))
     overlay.screenshot(path=str(OUT / "overlay.png"))
     phone.screenshot(path=str(OUT / "dashboard-phone.png"))
-    # On a 30-minute delay, just opened: it has not heard 30 minutes yet, so it shows no clock and says so.
+    # On a 30-minute delay, just opened: the collector's archive holds only the demo's half minute, so it shows no
+    # clock, says what the archive had and how long until it has heard the rest (a reload later shows at once).
     delayed = browser.new_page(viewport={"width": 1920, "height": 1080})
     delayed.goto(f"{frame}?overlay={(overlay_url + '&delay=1800&language=en').replace('&', '%26')}")
-    delayed.frame_locator("#overlay").locator("#notice:not([hidden])").wait_for(timeout=5000)
-    delayed.wait_for_timeout(1500)
+    delayed.frame_locator("#overlay").locator("#notice:has-text('Building')").wait_for(timeout=10000)
+    delayed.wait_for_timeout(500)
     delayed.screenshot(path=str(OUT / "overlay-delay.png"))
 
 

@@ -30,6 +30,7 @@ from pathlib import Path
 from shotclock.adapters.archive_store import (ARCHIVE_NAME, NETWORK_LOCK, Store, archive_path, is_database_url,
                                               open_store)
 from shotclock.adapters.log import GENESIS, DecisionLog, utc_iso
+from shotclock.core.inbound import Heard
 from shotclock.core.wire import row_of_event
 from shotclock.errors import LogError
 
@@ -144,6 +145,24 @@ class Archive:
             rows = self.db.execute(f"SELECT kind, name, up, utc, detail FROM network WHERE venue = ? "
                                    f"ORDER BY {self.db.arrival}", (self.venue,)).fetchall()
         return [(k, n, bool(u), t, d) for k, n, u, t, d in rows]
+
+    def keep_heard(self, heard: list[tuple[Heard, int]]) -> None:
+        """Keep what the broadcast overlay draws from beside the records (:class:`~shotclock.core.inbound.Heard`,
+        each with when the collector received it, Unix ms), in one transaction: its history (docs/network.md)."""
+        rows = [(self.venue, h.topic, h.table, h.boot, h.seq, h.payload, received_ms) for h, received_ms in heard]
+        with self._lock, self.db.transaction():
+            for row in rows:
+                self.db.execute("INSERT INTO heard (venue, topic, table_id, boot, seq, payload, received_ms) "
+                                "VALUES (?, ?, ?, ?, ?, ?, ?)", row)
+
+    def forget_heard(self, before_ms: int) -> int:
+        """Forget what was heard before ``before_ms`` (Unix ms), but the newest of each topic: what is in force at
+        the start of the overlay's longest delay. Returns how many went."""
+        with self._lock:
+            return self.db.execute(
+                "DELETE FROM heard WHERE venue = ? AND received_ms < ? AND received_ms < "
+                "(SELECT MAX(h.received_ms) FROM heard h WHERE h.venue = heard.venue AND h.topic = heard.topic)",
+                (self.venue, before_ms)).rowcount
 
     def count(self) -> int:
         """Records stored."""

@@ -75,6 +75,25 @@ MIGRATIONS: dict[int, dict[str, list[str]]] = {
         "postgresql": ["""ALTER TABLE events ADD COLUMN venue TEXT COLLATE "C" NOT NULL DEFAULT ''""",
                        """ALTER TABLE network ADD COLUMN venue TEXT COLLATE "C" NOT NULL DEFAULT ''"""],
     },
+    4: {  # the broadcast overlay's history: what it draws from beside the records, kept for the longest delay
+        "sqlite": [
+            """CREATE TABLE heard (
+                venue TEXT NOT NULL, topic TEXT NOT NULL, table_id TEXT NOT NULL, boot TEXT NOT NULL,
+                seq INTEGER NOT NULL, payload TEXT NOT NULL, received_ms INTEGER NOT NULL)""",
+            "CREATE INDEX heard_received ON heard (venue, received_ms)",
+            "CREATE INDEX heard_topic ON heard (venue, topic, received_ms)",
+            "CREATE INDEX events_table_received ON events (table_id, received_utc)",
+        ],
+        "postgresql": [
+            """CREATE TABLE heard (
+                venue TEXT COLLATE "C" NOT NULL, topic TEXT COLLATE "C" NOT NULL, table_id TEXT COLLATE "C" NOT NULL,
+                boot TEXT COLLATE "C" NOT NULL, seq BIGINT NOT NULL, payload TEXT COLLATE "C" NOT NULL,
+                received_ms BIGINT NOT NULL, arrival BIGSERIAL PRIMARY KEY)""",
+            "CREATE INDEX heard_received ON heard (venue, received_ms)",
+            "CREATE INDEX heard_topic ON heard (venue, topic, received_ms)",
+            "CREATE INDEX events_table_received ON events (table_id, received_utc)",
+        ],
+    },
 }
 SCHEMA_VERSION = max(MIGRATIONS)
 VERSION_TABLE = "CREATE TABLE IF NOT EXISTS schema_version (version INTEGER PRIMARY KEY, applied_utc TEXT NOT NULL)"

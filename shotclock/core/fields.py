@@ -55,6 +55,8 @@ BLIND_MAX = 1_000_000_000  # chips: fifty times a Main Event's last blinds; a ti
 STAGE_MINUTES_MAX = 240  # minutes of one level or break: a Main Event level is 120; 300 and more is seconds
 STAGE_NAME_MAX = 60  # characters of a break's name or a level's game ("Pot Limit Omaha Hi-Lo 8 or Better")
 TITLE_MAX = 100  # characters of a tournament's title
+DELAY_MAX = 3_600  # seconds a broadcast overlay may run late (30 minutes at WSOP); the archive keeps that much history
+HISTORY_SKIP_MAX = 100_000  # messages of one millisecond an overlay's history passes over: far more than one holds
 
 # Unicode categories no text from outside may hold: control and format characters (tab, newline, direction marks,
 # zero-width characters), line and paragraph separators, and surrogates (only ever alone in a Python string).
@@ -306,6 +308,15 @@ FIELDS: dict[str, Field] = {f.key: f for f in (
     Field("stage_name", "text", 0, STAGE_NAME_MAX, "a name",
           "a structure's break: its name (dinner, color-up); a level: its game"),
     Field("title", "text", 0, TITLE_MAX, "a title", "a structure's title: the tournament's name"),
+    Field("delay", "seconds", 0, DELAY_MAX, "a number of seconds",
+          "the broadcast overlay's `delay`; an archive history question: how far back it reaches"),
+    Field("until_ms", "int64", INT64[0], INT64[1], "a whole number of milliseconds",
+          "an archive history question: the end of its window (the collector's clock, Unix ms; the first part's)"),
+    Field("after_ms", "int64", INT64[0], INT64[1], "a whole number of milliseconds",
+          "an archive history question: its next part begins at this millisecond (the last part's `next_ms`)"),
+    Field("skip", "whole", 0, HISTORY_SKIP_MAX, "a number of messages",
+          "an archive history question: how many of that millisecond's messages the parts before gave (the last "
+          "part's `skip`)"),
 )}
 
 # What each input takes beyond its time (a replay line) or its id, name, sender and sent_ms (a command):
@@ -436,4 +447,4 @@ def fields_table() -> str:
 def page_bounds() -> dict:
     """The bounds the dashboard's seat and level forms use (``Shotclock.DEVICE_RULES.fields``)."""
     return {key: FIELDS[key].bounds() for key in ("seat", "chips", "bank", "seconds", "player", "mark", "mark_seconds",
-                                                  "level", "hands", "rule_set")}
+                                                  "level", "hands", "rule_set", "delay")}

@@ -113,8 +113,9 @@ def event_id(payload: bytes) -> tuple[str, int] | None:
 
 class Question(msgspec.Struct, frozen=True):
     """An archive question (docs/network.md, "archive"; :mod:`shotclock.floor.answers` says what each asks): ``what``
-    (rulings, clock or report) and, as each asks, a table's id, a clock's id and one of its ``boot``s, a floor ``day``
-    and a tournament ``level`` (its bounds the table of fields')."""
+    (rulings, clock, report or history) and, as each asks, a table's id, a clock's id and one of its ``boot``s, a floor
+    ``day``, a tournament ``level``, and a history's ``delay`` and the window and place of its next part (``until_ms``,
+    ``after_ms``, ``skip``) (their bounds the table of fields')."""
 
     what: Any = None  # named by the answer ("unknown question …"), as the number of rulings (``limit``) is
     limit: Any = None
@@ -123,6 +124,10 @@ class Question(msgspec.Struct, frozen=True):
     boot: Annotated[str, msgspec.Meta(pattern=rf"\A{BOOT.pattern}\Z")] | None = None
     day: Annotated[str, msgspec.Meta(pattern=rf"\A{DAY.pattern}\Z")] | None = None
     level: FIELDS["level"].typed() | None = None
+    delay: FIELDS["delay"].typed() | None = None
+    until_ms: FIELDS["until_ms"].typed() | None = None
+    after_ms: FIELDS["after_ms"].typed() | None = None
+    skip: FIELDS["skip"].typed() | None = None
 
 
 def read_question(payload: bytes) -> dict | Refused:
@@ -161,7 +166,76 @@ def check_question(question) -> str | None:
     level = question.get("level")
     if level is not None and FIELDS["level"].problem(level):
         return f"a report question's {FIELDS['level'].problem(level)}"
+    for key in ("delay", "until_ms", "after_ms", "skip"):
+        value = question.get(key)
+        if value is not None and FIELDS[key].problem(value):
+            return f"a history question's {FIELDS[key].problem(value)}"
     return None
+
+
+# What the broadcast overlay draws from beside the records, kept by the collector for its history (the topic after
+# ``shotclock/v1/<venue>/``): a table's state and status, the venue's feature table, a room broker's bridge.
+HEARD = re.compile(rf"table/(?P<table>{NAME.pattern})/(?:state|status)|feature|bridge/{NAME.pattern}/state")
+
+
+@dataclass(frozen=True)
+class Heard:
+    """A message the overlay's history keeps: its ``topic`` (after the venue), its table (``""``: the venue's),
+    ``boot`` and ``seq`` (a state's; ``""`` and 0 otherwise) and its ``payload`` as the text it came as."""
+
+    topic: str
+    table: str
+    boot: str
+    seq: int
+    payload: str
+
+
+def check_heard(topic: str, payload: bytes) -> Heard | Refused | None:
+    """One message for the overlay's history (``topic`` after ``shotclock/v1/<venue>/``), checked as the pages read it:
+    a state's boot and sequence number, a status's ``online``, a feature's table, a bridge's ``0`` or ``1``; a
+    payload that names another table than its topic is refused. None: nothing to keep (an emptied retained message).
+
+    >>> check_heard("table/7/state", b'{"table": "7", "boot": "0123456789ab", "seq": 3, "t": 8.5}').seq
+    3
+    >>> check_heard("table/7/status", b'{"online": true, "table": "8"}')
+    Refused(reason='table', detail="the payload names table '8', its topic table '7'")
+    >>> check_heard("bridge/east/state", b"1").payload, check_heard("feature", b"")
+    ('1', None)
+    """
+    match = HEARD.fullmatch(topic)
+    if match is None:
+        return Refused("topic", f"not a topic the overlay's history keeps: {topic[:80]!r}")
+    if not payload:
+        return None
+    table = match.group("table") or ""
+    if topic.startswith("bridge/"):
+        if payload not in (b"0", b"1"):
+            return Refused("malformed", "a bridge's state is 0 or 1")
+        return Heard(topic, "", "", 0, payload.decode("ascii"))
+    message = parse_json(payload)
+    if isinstance(message, Refused):
+        return message
+    if not isinstance(message, dict):
+        return Refused("malformed", "a state, status or feature is a JSON object")
+    if table and message.get("table", table) != table:
+        return Refused("table", f"the payload names table {_short(message.get('table'))}, its topic table {table!r}")
+    boot, seq = "", 0
+    if topic.endswith("/state"):
+        boot, seq = message.get("boot"), message.get("seq")
+        if not isinstance(boot, str) or not BOOT.fullmatch(boot):
+            return Refused("malformed", "'boot' must be 12 hex digits")
+        if not _whole(seq) or seq < 1:
+            return Refused("malformed", "'seq' must be a whole number from 1")
+        if "t" in message and not _number(message["t"]):
+            return Refused("malformed", "'t' must be a number")
+    elif topic.endswith("/status"):
+        if not isinstance(message.get("online"), bool):
+            return Refused("malformed", "a status says 'online': true or false")
+    else:
+        named = message.get("table")
+        if named is not None and check_name("table", named):
+            return Refused("malformed", "a feature's table is a table id or null")
+    return Heard(topic, table, boot, seq, payload.decode("utf-8"))
 
 
 # -- inside ---------------------------------------------------------------------------------------------

@@ -37,7 +37,8 @@ class Answerer:
                  venue: str | None = None):
         self.spec = spec
         self.venue = venue
-        self._answer = answer or (lambda db, question: answers.answer(db, question))
+        self.history_since_ms: int | None = None  # since when the collector keeps the overlay's history whole
+        self._answer = answer or (lambda db, question: answers.answer(db, question, self.history_since_ms))
         self._questions: queue.Queue = queue.Queue(maxsize=WAITING)
         self._thread: threading.Thread | None = None
         self._lock = threading.Lock()

@@ -19,6 +19,8 @@ Questions (JSON objects):
 
 * ``{"what": "report", "day": "YYYY-MM-DD", "table": ID}`` (both optional) → the slow-play report
   (:func:`shotclock.floor.report.answer_report`; docs/report.md).
+* ``{"what": "history", "delay": S, "table": ID}`` → one part of what a broadcast overlay on a delay of ``S`` seconds
+  draws from (:func:`shotclock.floor.history.answer_history`): the overlay's own question, on its own topic.
 
 Anything else gets ``{"ok": false, "reason": "…"}``.
 """
@@ -32,8 +34,9 @@ MAX_RULINGS = 200
 MAX_RECORDS = 300  # a clock has a few dozen records; this keeps an answer inside the broker's 64 KiB packets
 
 
-def answer(db: Store, question) -> dict:
-    """The answer to one question, read from the archive's ``events`` table (SQLite or PostgreSQL)."""
+def answer(db: Store, question, history_since_ms: int | None = None) -> dict:
+    """The answer to one question, read from the archive (SQLite or PostgreSQL). ``history_since_ms``: since when
+    (Unix ms) the collector keeps the overlay's history whole, or None."""
     if not isinstance(question, dict):
         return {"ok": False, "reason": "a question is a JSON object"}
     what = question.get("what")
@@ -62,7 +65,11 @@ def answer(db: Store, question) -> dict:
         from shotclock.floor.report import answer_report
 
         return answer_report(db, question)
-    return {"ok": False, "reason": f"unknown question {what!r} (rulings, clock or report)"}
+    if what == "history":
+        from shotclock.floor.history import answer_history
+
+        return answer_history(db, question, history_since_ms)
+    return {"ok": False, "reason": f"unknown question {what!r} (rulings, clock, report or history)"}
 
 
 def rulings(db: Store, limit: int) -> list[dict]:

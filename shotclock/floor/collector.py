@@ -29,6 +29,12 @@ through the members left, and the archive drops what it has twice.
 The collector also watches the floor network itself: a room broker's bridge going down (its tables
 are unreachable, whatever their last retained status says) and a share group's member gone, each
 logged and kept in the archive's ``network`` table (:meth:`Archive.note`).
+
+And it keeps the broadcast overlay's history: what a delayed overlay draws from beside the records (every table's
+states and statuses, the feature table, the bridges; QoS 0, never queued for it while it is away) for the longest
+delay, on a thread of its own that never holds the records back (what it cannot keep in time is dropped and
+counted), so an overlay that is reloaded asks for it and shows at once what it showed
+(:mod:`shotclock.floor.history`).
 """
 
 from __future__ import annotations
@@ -44,10 +50,11 @@ from datetime import datetime, timezone
 
 from shotclock.adapters.mqtt_login import no_delay, private_client_id
 from shotclock.core.codec import encode, text
-from shotclock.core.inbound import Refused, check_event, event_id, parse_json, read_question
+from shotclock.core.fields import DELAY_MAX
+from shotclock.core.inbound import Heard, Refused, check_event, check_heard, event_id, parse_json, read_question
 from shotclock.core.topics import (TOURNAMENT_TABLE, all_tables, archive_topic, bridge_room, bridge_topic, check_name,
-                                   collector_topic, member_topic, split_table_topic, split_tournament_topic, table_topic,
-                                   tournament_topic)
+                                   collector_topic, feature_topic, member_topic, split_table_topic,
+                                   split_tournament_topic, table_topic, tournament_topic, venue_root)
 from shotclock.floor.answering import Answerer
 from shotclock.adapters.archive import Archive, is_database_url
 from shotclock.errors import ShotclockError
@@ -60,6 +67,11 @@ DISCONNECT_WITH_WILL = 0x04  # MQTT 5 DISCONNECT reason code: keep the Will (sen
 MEMBER_EXPIRY = 30  # seconds a share group member may be away before the broker ends its session (its share)
 BATCH = 100  # events committed in one transaction at most (those that arrived while the last one was stored)
 WAITING = 1000  # checked events waiting for the store thread; past that the network thread waits (backpressure)
+HEARD_WAITING = 5000  # the overlay's messages waiting for their thread; past that they are dropped (and counted)
+HEARD_BATCH = 500  # the overlay's messages kept in one transaction at most
+HEARD_KEPT_MS = (DELAY_MAX + 60) * 1000  # how long the overlay's history is kept: the longest delay, and a minute
+FORGET_EVERY = 60.0  # seconds between two clean-ups of the overlay's history
+ONLY_HISTORY = "only a history question is answered on this topic (the overlay's)"
 SHARE_NEEDS_POSTGRESQL = ("--share needs an archive in PostgreSQL (--archive postgresql://…): collectors sharing one "
                           "SQLite file wait for its one writer and store no more than one alone (docs/network.md)")
 
@@ -101,6 +113,10 @@ class Collector:
         self._stopping = threading.Event()
         self._to_store: queue.Queue = queue.Queue(maxsize=WAITING)  # (message, table, event) checked, not stored
         self._storer: threading.Thread | None = None
+        self._heard: queue.Queue = queue.Queue(maxsize=HEARD_WAITING)  # (Heard, received ms) for the overlay's history
+        self._last_heard: dict[str, object] = {}  # topic → the last kept (boot, seq) or payload: a repeat is not kept
+        self._keeper: threading.Thread | None = None
+        self.heard_dropped = 0  # the overlay's messages not kept (its thread fell behind, or the store failed)
         # One archive per venue: this collector is the active one, or stands by (see start()). A share group's
         # members on several machines name their one database alike (its id, whatever host name each reaches it by).
         self.instance = archive.db.instance()
@@ -154,6 +170,7 @@ class Collector:
         import paho.mqtt.client as mqtt
 
         self._start_storer()
+        self._start_keeper()
         self.watcher = mqtt.Client(mqtt.CallbackAPIVersion.VERSION2, protocol=mqtt.MQTTv5,
                                    client_id=private_client_id(f"shotclock-collector-{self.venue}-watch-{os.getpid()}",
                                                                 self._login[1]))
@@ -327,8 +344,9 @@ class Collector:
                     pass
         self.client.disconnect(reasoncode=end)
         self.client.loop_stop()
-        if self._storer is not None:  # it ends within a moment: it waits on nothing longer than 0.5 s
-            self._storer.join(10)
+        for thread in (self._storer, self._keeper):  # each ends within a moment: it waits on nothing longer than 0.5 s
+            if thread is not None:
+                thread.join(10)
         self.answerer.stop()
         if self.watcher is not None:
             self.watcher.disconnect()
@@ -340,6 +358,9 @@ class Collector:
         if self._storer is not None and not self._storer.is_alive() and not self._stopping.is_set():
             log.error("the collector's store thread ended; starting it again")
             self._start_storer()
+        if self._keeper is not None and not self._keeper.is_alive() and not self._stopping.is_set():
+            log.error("the collector's history thread ended; starting it again")
+            self._start_keeper()
         for name, client, wanted in (("collector", self.client, self.role == ACTIVE), ("watcher", self.watcher, True)):
             thread = self.loops.get(client)
             if wanted and thread is not None and not thread.is_alive() and not self._stopping.is_set():
@@ -361,8 +382,13 @@ class Collector:
             log.error("the broker refused the collector: %s", reason_code)
             return
         shared = f"$share/{self.share}/" if self.share else ""  # each question answered once too
+        # The overlay's history at QoS 0: what the broker holds while the collector is away is no history.
+        heard = [all_tables(self.venue, "state"), all_tables(self.venue, "status"), feature_topic(self.venue),
+                 bridge_topic(self.venue, "+")]
         client.subscribe([(shared + all_tables(self.venue, "event"), 1), (shared + archive_topic(self.venue, "get"), 1),
-                          (shared + tournament_topic(self.venue, "+", "event"), 1)])
+                          (shared + archive_topic(self.venue, "history/get"), 1),
+                          (shared + tournament_topic(self.venue, "+", "event"), 1)] +
+                         [(shared + topic, 0) for topic in heard])
         client.publish(collector_topic(self.venue), self._status(True), qos=1, retain=True)
         if self.share:
             client.publish(member_topic(self.venue, self.share, self.member), self._member_status(True), qos=1,
@@ -373,6 +399,7 @@ class Collector:
 
     def _on_disconnect(self, client, userdata, flags, reason_code, properties):
         self.connected.clear()
+        self.answerer.history_since_ms = None  # what the tables say while it is away is not heard: a gap
         if getattr(reason_code, "value", 0) == SESSION_TAKEN_OVER and not self._stopping.is_set():
             client.disconnect()  # no reconnect: taking the session back would make the two collectors flap
             self._stand_by("another collector took over this venue's session")
@@ -380,14 +407,18 @@ class Collector:
     def _on_subscribe(self, client, userdata, mid, reason_codes, properties):
         if not self.connected.is_set():
             log.info("subscribed: every table's events are kept from now on")  # floor-demo waits for this line
+        if self.answerer.history_since_ms is None:  # the overlay's history is whole from now on
+            self.answerer.history_since_ms = round(time.time() * 1000)
         self.connected.set()  # only now does the broker queue the tables' events for this session
 
     def _on_message(self, client, userdata, message):
         # Whatever a message holds, it is answered, refused or handed to the store thread, and this thread goes on:
         # paho's network thread is the collector's only reader (an exception here would end it).
         try:
-            if message.topic == archive_topic(self.venue, "get"):
+            if message.topic in (archive_topic(self.venue, "get"), archive_topic(self.venue, "history/get")):
                 self._answer(message)
+            elif message.topic.startswith(venue_root(self.venue) + "/") and not message.topic.endswith("/event"):
+                self._hear(message)
             else:
                 checked = self._check(message)
                 if checked is not None:
@@ -397,6 +428,60 @@ class Collector:
             log.exception("a message on %s could not be handled; acknowledged and skipped", message.topic)
             self._refuse("?", "error", "could not be handled")
         self._ack(message)
+
+    def _hear(self, message) -> None:
+        """A message for the overlay's history: checked, handed to its thread unless it repeats the last of its topic
+        (a retained message again after a reconnect); dropped and counted when that thread is behind."""
+        topic = message.topic[len(venue_root(self.venue)) + 1:]
+        heard = check_heard(topic, message.payload)
+        if isinstance(heard, Refused):
+            self._refuse(topic.split("/")[1] if topic.startswith("table/") else "?", heard.reason, heard.detail)
+            return
+        if heard is None:
+            return
+        key = (heard.boot, heard.seq) if heard.seq else heard.payload
+        if self._last_heard.get(topic) == key:
+            return
+        self._last_heard[topic] = key
+        try:
+            self._heard.put_nowait((heard, round(time.time() * 1000)))
+        except queue.Full:
+            self.heard_dropped += 1
+
+    def _start_keeper(self) -> None:
+        self._keeper = threading.Thread(target=self._keep_loop, name="collector-history", daemon=True)
+        self._keeper.start()
+
+    def _keep_loop(self) -> None:
+        """The overlay history's thread: what waits is kept in one transaction, and once a minute what is older than
+        the longest delay is forgotten. A store that fails costs the history those messages, never a record."""
+        forgot = time.monotonic()
+        while not self._stopping.is_set():
+            try:
+                batch: list[tuple[Heard, int]] = [self._heard.get(timeout=0.5)]
+            except queue.Empty:
+                batch = []
+            while batch and len(batch) < HEARD_BATCH:
+                try:
+                    batch.append(self._heard.get_nowait())
+                except queue.Empty:
+                    break
+            try:
+                if batch:
+                    self.archive.keep_heard(batch)
+                if time.monotonic() - forgot >= FORGET_EVERY:
+                    forgot = time.monotonic()
+                    self.archive.forget_heard(round(time.time() * 1000) - HEARD_KEPT_MS)
+            except Exception as exc:
+                self.heard_dropped += len(batch)
+                now = time.monotonic()
+                with self._refused_lock:
+                    said = now - self._said.get(("", "history"), -LOG_EVERY) >= LOG_EVERY
+                    if said:
+                        self._said[("", "history")] = now
+                if said:
+                    log.error("the overlay's history cannot be kept (%s): %d messages dropped so far", exc,
+                              self.heard_dropped)
 
     def _ack(self, message) -> None:
         try:
@@ -512,13 +597,19 @@ class Collector:
 
     def _answer(self, message) -> None:
         """A page's question about the archive, answered on its Response Topic (shotclock.floor.answers) by the
-        answering thread, so a long question never holds the tables' records back."""
+        answering thread, so a long question never holds the tables' records back. The overlay's topic
+        (``archive/history/get``, its replies on ``archive/history/reply/…``) takes history questions only: its
+        login reads what it would have read live, nothing of the archive's past."""
         props = getattr(message, "properties", None)
         reply_to = getattr(props, "ResponseTopic", None)
-        if not reply_to or not reply_to.startswith(archive_topic(self.venue, "reply/")):
+        history = message.topic == archive_topic(self.venue, "history/get")
+        answers_to = archive_topic(self.venue, "history/reply/" if history else "reply/")
+        if not reply_to or not reply_to.startswith(answers_to):
             return  # nowhere (or nowhere allowed) to answer
         question = read_question(message.payload)
         problem = question.detail if isinstance(question, Refused) else None
+        if not problem and history and question.get("what") != "history":
+            problem = ONLY_HISTORY
         reply = self._reply_properties(getattr(props, "CorrelationData", None))
 
         def send(result: dict) -> None:

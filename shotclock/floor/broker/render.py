@@ -31,7 +31,8 @@ def template(name: str, **values) -> str:
 
 def acl_text(venue: str, tables: list[str], floor: list[str] = (), room: str = "") -> str:
     """The ACL file: per table its own topics; the floor reads all and commands (each floor person only under
-    their own name); overlay and collector read; the collector alone says what the archive stored."""
+    their own name); overlay and collector read (the overlay asks the archive for its history alone, on its own
+    topic, and reads the answers there); the collector alone says what the archive stored, and answers."""
     root = venue_root(venue)
     hand_for_hand = every_hand_for_hand(venue)  # every scope's retained hand-for-hand state
     # The tournament clocks: a floor login runs one (its state, status, records and acks) and commands them under
@@ -62,8 +63,11 @@ def acl_text(venue: str, tables: list[str], floor: list[str] = (), room: str = "
                   f"topic write {tournament_topic(venue, '+', 'cmd/by/' + user)}", ""]
     lines += [f"user {OVERLAY}", f"topic read {all_tables(venue, 'status')}", f"topic read {all_tables(venue, 'state')}",
               f"topic read {all_tables(venue, 'event')}", f"topic read {feature_topic(venue)}",
-              f"topic read {bridge_topic(venue, '+')}", *clock_reads, ""]
+              f"topic read {bridge_topic(venue, '+')}", *clock_reads,
+              f"topic write {archive_topic(venue, 'history/get')}",
+              f"topic read {archive_topic(venue, 'history/reply/+')}", ""]
     lines += [f"user {COLLECTOR}", f"topic read {root}/#", f"topic write {archive_topic(venue, 'reply/#')}",
+              f"topic write {archive_topic(venue, 'history/reply/#')}",
               f"topic write {all_tables(venue, 'stored')}", f"topic write {collector_topic(venue)}",
               f"topic write {member_topic(venue, '+', '+')}", ""]
     return "\n".join(lines)

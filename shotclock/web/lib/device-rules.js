@@ -46,6 +46,11 @@
    "max": 50,
    "min": 0
   },
+  "delay": {
+   "kind": "seconds",
+   "max": 3600,
+   "min": 0
+  },
   "hands": {
    "kind": "whole",
    "max": 100,

@@ -37,7 +37,8 @@
   /**
    * options: url, username, password (a floor person's own login: the device logs it as the sender),
  *          venue (null: every venue on the broker), clientPrefix,
-   *          readOnly (true: no commands, acks or archive), onChange(), onAck(pending),
+   *          readOnly (true: no commands, acks or archive), history (true: a read-only page that asks the archive
+ *          for the delayed overlay's history, on its own topic), onChange(), onAck(pending),
  *          onConnection(state, detail), onFeature(venue, tableId),
  *          onMessage(topic, payload, packet, now): every message as it arrives (the delayed overlay's buffer)
    */
@@ -83,6 +84,7 @@
       // The rooms' hand-for-hand: the panel counts the room's hands and keeps the state when it commands.
       if (!o.readOnly && S.HandForHand) topics[PREFIX + "/" + v + "/handforhand/+/+"] = {qos: 1};
       if (!o.readOnly) topics[PREFIX + "/" + v + "/archive/reply/" + client.options.clientId] = {qos: 1};
+      if (o.history) topics[PREFIX + "/" + v + "/archive/history/reply/" + client.options.clientId] = {qos: 1};
       // The tournament clocks (docs/network.md, "tournament"): their state and status, and the answers to commands.
       if (!o.readOnly && S.Tournament) {
         ["state", "status", "cmd/ack"].forEach(function (leaf) {
@@ -153,7 +155,9 @@
     if (now === undefined) now = root.performance.now();
     if (this.options.onMessage) this.options.onMessage(topic, payload, packet, now);
     var parts = topic.split("/");
-    if (parts[3] === "archive" && parts[4] === "reply") return this.answer(packet, parseJson(payload));
+    if (parts[3] === "archive" && (parts[4] === "reply" || parts[4] === "history" && parts[5] === "reply")) {
+      return this.answer(packet, parseJson(payload));
+    }
     if (parts.length === 4 && parts[3] === "feature") {
       var f = parseJson(payload);
       this.feature[parts[2]] = f && f.table ? String(f.table) : null;
@@ -202,6 +206,19 @@
       this.ack(table, msg, now);
     }
     this.changed(table);
+  };
+
+  /** Move every time the record holds from `boot`'s messages by `delta` ms: the delayed overlay dated them on the
+   *  device's clock and has since seen a faster message of that boot (lib/delay.js), so they were sent earlier. */
+  Link.prototype.shift = function (boot, delta) {
+    for (var k in this.tables) {
+      var tb = this.tables[k];
+      if (!tb.state || tb.state.boot !== boot) continue;
+      tb.receivedAt += delta;
+      if (typeof tb.confirmedAt === "number") tb.confirmedAt += delta;
+      if (tb.ruling && typeof tb.ruling.seenAt === "number") tb.ruling.seenAt += delta;
+      if (typeof tb.handAt === "number") tb.handAt += delta;
+    }
   };
 
   /** A bridge's state ("1" connected, "0" not): the tables behind it are unreachable while it is down, whatever
@@ -445,20 +462,28 @@
 
 
   /** Ask the collector's archive (docs/network.md, "archive"): resolves with its answer, or with
-   *  {ok: false, reason: "no answer"} when no collector answers in time (timeoutMs, default ASK_TIMEOUT_MS). */
-  Link.prototype.ask = function (venue, question, timeoutMs) {
-    var self = this, id = newId();
+   *  {ok: false, reason: "no answer"} when no collector answers in time (timeoutMs, default ASK_TIMEOUT_MS), or
+   *  with the broker's refusal (a login the ACL does not let ask). `history`: on the overlay's own topic
+   *  (archive/history/get, its answer on archive/history/reply/<client id>), which takes history questions only. */
+  Link.prototype.ask = function (venue, question, timeoutMs, history) {
+    var self = this, id = newId(), base = PREFIX + "/" + venue + "/archive/" + (history ? "history/" : "");
     return new Promise(function (resolve) {
-      var timer = setTimeout(function () {
+      function end(answer) {
+        if (!self.questions[id]) return;
+        clearTimeout(self.questions[id].timer);
         delete self.questions[id];
-        resolve({ok: false, reason: "no answer"});
-      }, timeoutMs || ASK_TIMEOUT_MS);
+        resolve(answer);
+      }
+      var timer = setTimeout(function () { end({ok: false, reason: "no answer"}); }, timeoutMs || ASK_TIMEOUT_MS);
       self.questions[id] = {resolve: resolve, timer: timer};
-      self.client.publish(PREFIX + "/" + venue + "/archive/get", JSON.stringify(question), {
+      self.client.publish(base + "get", JSON.stringify(question), {
         qos: 1,
-        properties: {responseTopic: PREFIX + "/" + venue + "/archive/reply/" + self.client.options.clientId,
+        properties: {responseTopic: base + "reply/" + self.client.options.clientId,
                      correlationData: new TextEncoder().encode(id),
                      messageExpiryInterval: COMMAND_EXPIRY_S}
+      }, function (err) {
+        // The broker's PUBACK refused it (MQTT 5 reason 135: a broker set up before this login could ask).
+        if (err) end({ok: false, reason: "the broker refused the question (" + (err.message || err) + ")"});
       });
     });
   };

@@ -9,7 +9,8 @@
  *   language         nl (default) | en
  *   broker           ws://host:port/ (default: this page's own origin, where Mosquitto serves it)
  *   delay            seconds, 0 to 3600 (default 0): show the table as it was that long ago, for a stream on a
- *                    delay (lib/delay.js); until the page has heard that much it says how long is left
+ *                    delay (lib/delay.js); the page asks the collector's archive for that much history at once
+ *                    (a reload shows what it showed), and says how long is left of what it has to hear itself
  *   hold             1: a hand's dead player (a clock's HAND DEAD) is shown only when the hand is over
  * It hides itself when no clock runs, and shows a ruling for 10 s, as the table's screen does.
  * What would leave it blank for a reason someone setting it up must know (a refused password, a broker it
@@ -26,7 +27,7 @@
   var scale = Math.min(3, Math.max(0.5, parseFloat(params.get("scale")) || 1));
   var KNOWN = ["user", "password", "table", "venue", "position", "scale", "language", "lang", "broker", "delay",
                "hold"];
-  var DELAY_MAX_S = 3600;
+  var DELAY_MAX_S = S.DEVICE_RULES.fields.delay.max;  // the table of fields' (core/fields.py)
   var delayParam = params.get("delay");
   var delayS = delayParam === null ? 0 : /^\d+(\.\d+)?$/.test(delayParam) ? Number(delayParam) : NaN;
   // A delay it cannot read shows nothing: a live clock on a delayed stream is the mistake this option prevents.
@@ -34,6 +35,7 @@
   var delayMs = badDelay ? 0 : Math.round(delayS * 1000);
   var hold = params.get("hold") === "1";
   var SETUP_MS = 15000;     // how long a bad parameter or a missing feature table is said
+  var VENUE_MS = 2000;      // with no venue in the address: how long to wait for one to ask the archive about
   var loadedAt = performance.now(), onlineAt = null, warned = {};
   var fixedTable = params.get("table");
   var graphic = document.getElementById("graphic");
@@ -56,12 +58,32 @@
 
   // With a delay the page keeps what the live link hears (delay) and draws from a second link that is never
   // connected (view), fed each frame with what was sent `delayMs` ago: the same records, the same drawing.
+  // What was sent before the page opened comes from the collector's archive (rebuild): asked once, at the first
+  // connection, for the address's venue or the first one heard; what the live link hears waits for it.
   var delay = delayMs > 0 ? new S.Delay(delayMs) : null;
+  var asked = false;
+  if (delay) delay.hold();
+  function ask(venue) {
+    if (asked) return;
+    asked = true;
+    var question = {what: "history", delay: delayS};
+    if (fixedTable) question.table = fixedTable;
+    delay.rebuild(link, venue, question);
+  }
+  function heard(topic, payload, packet, now) {
+    if (topic.split("/")[3] === "archive") return;  // the archive's answers: not what the tables said
+    if (!asked && onlineAt !== null) ask(params.get("venue") || topic.split("/")[2]);
+    delay.add(topic, payload, packet, now);
+  }
   var link = new S.Link({
     url: S.brokerUrl(params), username: params.get("user") || "overlay", password: params.get("password") || "",
-    venue: params.get("venue"), clientPrefix: "overlay", readOnly: true,
-    onMessage: delay ? delay.add.bind(delay) : null,
-    onConnection: function (state) { if (state === "online" && onlineAt === null) onlineAt = performance.now(); }
+    venue: params.get("venue"), clientPrefix: "overlay", readOnly: true, history: !!delay,
+    onMessage: delay ? heard : null,
+    onConnection: function (state) {
+      if (state !== "online" || onlineAt !== null) return;
+      onlineAt = performance.now();
+      if (delay && params.get("venue")) ask(params.get("venue"));
+    }
   }).connect();
   var view = delay ? new S.Link({venue: params.get("venue"), readOnly: true}) : link;
 
@@ -95,8 +117,16 @@
       return now - loadedAt > 5000 ? [t("overlay.unreachable", {url: S.brokerUrl(params)})] : [];
     }
     var lines = [];
-    if (badDelay) return [t("overlay.delay", {value: delayParam})];
-    if (delay && delay.toGo(now) > 0) lines.push(t("overlay.building", {left: clockText(delay.toGo(now))}));
+    if (badDelay) return [t("overlay.delay", {value: delayParam, max: DELAY_MAX_S})];
+    var archive = delay && delay.archive;
+    if (delay && delay.held !== null) return [t("overlay.history_asking", {span: clockText(delayMs)})];
+    if (delay && delay.toGo(now) > 0) {
+      if (archive && archive.state === "failed") lines.push(t("overlay.history_failed", {reason: archive.reason}));
+      if (archive && archive.state === "done" && archive.covered > 0) {
+        lines.push(t("overlay.history_partial", {had: clockText(archive.covered * 1000)}));
+      }
+      lines.push(t("overlay.building", {left: clockText(delay.toGo(now))}));
+    }
     var settled = link.connection === "online" && now - onlineAt > 2000;  // the retained messages are in
     var ids = link.list().map(function (tb) { return tb.id; });
     var followed = current();
@@ -175,8 +205,13 @@
     var real = performance.now();
     // The moment drawn: now, or `delay` ago (what the delayed stream's pictures show).
     var now = real - delayMs;
+    if (delay && !asked && onlineAt !== null && real - onlineAt > VENUE_MS) {
+      asked = true;  // nothing heard that says which venue: nothing to ask the archive about
+      delay.archive = {state: "failed", reason: t("overlay.no_venue")};
+      delay.resume([], null);
+    }
     if (delay) delay.release(now, view);
-    var building = badDelay || (delay && delay.toGo(real) > 0);
+    var building = badDelay || (delay && (delay.held !== null || delay.toGo(real) > 0));
     var table = building ? null : current();
     var phase = table ? S.phase(table, now) : "offline";
     var ruling = table ? shownRuling(table, now) : null;
@@ -187,9 +222,12 @@
                               ruling.outcome !== "cancelled");
     setClass("hidden", !visible);
     drawNotice(real);
+    // The moment drawn on the table's own clock (device ms), where the delay dates its messages by it.
+    var boot = table && table.state && table.state.boot;
+    var deviceMs = delay && boot && boot in delay.offsets ? now - delay.offsets[boot] : null;
     window.shotclockOverlay = {table: table && table.id, phase: phase, visible: visible, notice: shown.notice,
-                               at: now, remaining_ms: table ? S.remainingMs(table, now) : null,
-                               ruling: ruling && ruling.outcome};
+                               at: now, device_ms: deviceMs, remaining_ms: table ? S.remainingMs(table, now) : null,
+                               ruling: ruling && ruling.outcome, archive: delay && delay.archive};
     if (!table) return;
     var s = table.state || {};
     // Seat tracking: the player on the clock, as a broadcast shows them ("Ana Costa · Seat 4"), and their bank.
