@@ -242,8 +242,7 @@ class Arrivals:
 
     def write(self) -> None:
         """Append the noted arrivals to the file (several fleet processes may share it: one write each)."""
-        import json
-
+        from shotclock.core.codec import text
         from shotclock.core.inbound import parse_json
 
         lines = []
@@ -252,7 +251,7 @@ class Arrivals:
             ident = command.get("id") if isinstance(command, dict) else None
             if isinstance(command, dict) and isinstance(command.get("index"), int) and "stage" in command:
                 ident = f"stage:{command['index']}"  # a tournament clock's state: the stage it brings
-            lines.append(json.dumps({"table": table, "id": ident if isinstance(ident, str) else None, "t": t}) + "\n")
+            lines.append(text({"table": table, "id": ident if isinstance(ident, str) else None, "t": t}) + "\n")
         with open(self.path, "a") as out:
             out.write("".join(lines))
 
