@@ -13,22 +13,7 @@ from shotclock.cli import main
 from shotclock.core.topics import tournament_topic
 from test_bridge import VENUE, Pair
 from test_tournament_tables import ignored
-from tournament_clock import Clock, latest
-
-STRUCTURE = """title = "Sunday 250"
-[[stage]]
-small_blind = 25
-big_blind = 50
-minutes = 20
-[[stage]]
-break = true
-name = "dinner"
-minutes = 30
-[[stage]]
-small_blind = 50
-big_blind = 100
-minutes = 20
-"""
+from tournament_clock import SUNDAY as STRUCTURE, Clock, latest
 
 
 @pytest.fixture

@@ -16,22 +16,8 @@ from network_device import RunningDevice, network_config
 from shotclock.cli import main
 from shotclock.core.topics import tournament_topic
 from shotclock.core.view import view_at
-from tournament_clock import Clock, latest
+from tournament_clock import SUNDAY as STRUCTURE, Clock, latest
 
-STRUCTURE = """title = "Sunday 250"
-[[stage]]
-small_blind = 25
-big_blind = 50
-minutes = 20
-[[stage]]
-break = true
-name = "dinner"
-minutes = 30
-[[stage]]
-small_blind = 50
-big_blind = 100
-minutes = 20
-"""
 ROOMS = {"1": "Main", "2": "Main", "3": "Salon"}
 
 

@@ -14,6 +14,23 @@ from shotclock.core.topics import tournament_topic
 from shotclock.core.tournament_state import TournamentState, tournament_state_of
 
 
+# A small structure in the clock's own TOML: a level, a dinner break, a level.
+SUNDAY = """title = "Sunday 250"
+[[stage]]
+small_blind = 25
+big_blind = 50
+minutes = 20
+[[stage]]
+break = true
+name = "dinner"
+minutes = 30
+[[stage]]
+small_blind = 50
+big_blind = 100
+minutes = 20
+"""
+
+
 class Clock:
     """``shotclock tournament run`` as a process of its own, started and killed as a floor machine would be."""
 
