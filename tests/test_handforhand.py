@@ -159,10 +159,10 @@ def test_restored_from_the_log_a_waiting_table_waits_on():
         r1 = table.feed([Edge(t, "street", True)], t)
         r2 = table.feed([Edge(t + 2.5, "street", False)], t + 2.5)
         records += builder.round(r1, lambda t: "") + builder.round(r2, lambda t: "")
-    last = [m for m in records if m.get("type") == "hand_for_hand"][-1]
-    assert last["data"] == {"why": "done", "on": True, "waiting": True, "hands": 0, "minutes": 2.5}
+    last = [m for m in records if getattr(m, "type", None) == "hand_for_hand"][-1]
+    assert last.data == {"why": "done", "on": True, "waiting": True, "hands": 0, "minutes": 2.5}
     restarted = Table(CLOCK)
-    assert [o.why for o in restarted.restore_hand_for_hand(last["data"], 0.0)] == ["restored"]
+    assert [o.why for o in restarted.restore_hand_for_hand(last.data, 0.0)] == ["restored"]
     assert restarted.state.hand_for_hand.waiting and restarted.state.hand_for_hand.minutes == 2.5
     assert types(press(restarted, 1.0, "floor")) == ["ignored"]
 
@@ -185,7 +185,7 @@ def test_a_rule_set_comes_back_after_a_restart_and_rules_at_once():
 def test_the_commands_are_logged_with_who_sent_them():
     table, builder = Table(CLOCK), RecordBuilder()
     messages = builder.round(table.feed([command(1.0, "hand_for_hand", minutes=3)], 1.0), lambda t: "")
-    logged = {m["type"]: m["data"] for m in messages if "type" in m}
+    logged = {m["type"]: m["data"] for m in map(msgspec.to_builtins, messages) if "type" in m}
     assert logged["command"]["sender"] == "floor-anna"
     assert logged["command"]["minutes"] == 3
     assert logged["input"]["event"] == "hand_for_hand" and logged["input"]["minutes"] == 3

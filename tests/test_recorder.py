@@ -178,7 +178,7 @@ def test_a_hang_then_the_watchdogs_kill_restores_the_time_at_the_last_heartbeat(
     for _ in range(20):                # the loop wakes for its heartbeats while the clock runs
         d.loop.clock.now = d.loop.next_wake(d.loop.clock.now)
         d.loop.run_once()
-    heard = rec.sink.alive["t"]
+    heard = rec.sink.alive.t
     at_heartbeat = d.engine.state.remaining(heard)
     rec.sink.die(utc="2026-11-29T20:00:07.000000Z", silent_for=30.0)  # hung, killed by the watchdog 30 s on
     d.loop.clock.now += 40

@@ -12,6 +12,7 @@ from shotclock.adapters.logwriter import lost_message
 from shotclock.config.loading import parse_config
 from shotclock.core.clocks import clocks_from
 from shotclock.core.inputs import Command
+from shotclock.core.log_records import Alive, ClockRef
 from shotclock.core.records import RecordBuilder
 from shotclock.core.restore import (HEARTBEAT, HOW_LOST, HOW_PAUSED, HOW_POWER_CUT, HOW_STOPPED, ClockAtStop, Interrupted,
                                     at_stop, plan_recovery)
@@ -21,10 +22,10 @@ SHOT = parse_config('preset = "shot-30"\n').settings
 ACTIONS = ["extend", "undo", "pause", "resume", "bet"]
 
 
-def stored(messages: list[dict], session: int = 1) -> list[dict]:
+def stored(messages: list, session: int = 1) -> list[dict]:
     """The messages as the log stores them: numbered from 1, stream references resolved to record ids."""
     rows, ids = [], {}
-    for msg in messages:
+    for msg in map(msgspec.to_builtins, messages):  # as the writer's pipe carries them
         if "control" in msg:
             continue
         rid = len(rows) + 1
@@ -83,7 +84,7 @@ def test_any_undo_extension_pause_and_resume_then_a_crash_restores_the_time_at_t
     truth = run.table.state  # what the table would show at the crash, run without it
     if writer_lives:  # the process died; its log writer, reading the end of the pipe, records when
         alive = last_heartbeat(run.messages)
-        run.messages.append(lost_message(alive, crash - alive["t"], ""))
+        run.messages.append(lost_message(alive, crash - alive.t, ""))
     rows = stored(run.messages)
     clock = open_clock(rows)
     if truth.phase == "idle":
@@ -109,7 +110,7 @@ def test_any_undo_extension_pause_and_resume_then_a_crash_restores_the_time_at_t
 
 def last_heartbeat(messages):
     """The device's last ``alive`` message (what the writer keeps in memory)."""
-    return [m for m in messages if m.get("control") == "alive"][-1]
+    return [m for m in messages if isinstance(m, Alive)][-1]
 
 
 def test_an_undo_while_paused_keeps_the_clock_paused():
@@ -158,7 +159,7 @@ def test_a_clock_is_restored_only_on_its_own_table_and_mode():
 
 
 def test_a_hung_device_is_taken_as_stopped_at_its_last_heartbeat():
-    alive = {"t": 100.0, "clock": {"seq": 3}}
-    assert lost_message(alive, 0.01, "")["t"] == pytest.approx(100.01)  # killed at once: the end of the pipe
-    assert lost_message(alive, 25.0, "")["t"] == 100.0  # hung, then killed: the last sign of life
-    assert lost_message(alive, HEARTBEAT, "")["clock"] == {"seq": 3}
+    alive = Alive(t=100.0, clock=ClockRef(seq=3))
+    assert lost_message(alive, 0.01, "").t == pytest.approx(100.01)  # killed at once: the end of the pipe
+    assert lost_message(alive, 25.0, "").t == 100.0  # hung, then killed: the last sign of life
+    assert lost_message(alive, HEARTBEAT, "").clock == ClockRef(seq=3)

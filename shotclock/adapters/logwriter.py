@@ -14,7 +14,7 @@ line, for the screen. Records it still cannot write when the device has stopped 
 dropped silently: after a few seconds of retrying they go to ``pending-*.jsonl`` in the
 state directory, and the next start writes them into the log before anything else.
 
-The pipe's messages (one JSON object a line):
+The pipe's messages (one JSON object a line; declared in :mod:`shotclock.core.log_records`):
 
 * ``{"seq": N, "type": "session", "t", "utc", "data"}`` -- starts the stream: this record's id
   is the session of every record after it.
@@ -48,6 +48,7 @@ import msgspec
 
 from shotclock.adapters.log import utc_iso
 from shotclock.core.codec import decode, encode, text
+from shotclock.core.log_records import Alive, Bye, LogRecord, LostData, Message, as_message, read_message
 from shotclock.core.restore import HEARTBEAT
 
 log = logging.getLogger("shotclock.logwriter")
@@ -58,7 +59,7 @@ BUSY_TIMEOUT = 1.0  # how long one write waits for another process's lock
 PENDING_GLOB = "pending-*.jsonl"
 
 
-def lost_message(alive: dict, silent_for: float, utc: str) -> dict:
+def lost_message(alive: Alive, silent_for: float, utc: str) -> LogRecord:
     """The ``lost`` record for a device whose pipe ended without a ``bye``.
 
     ``alive``: its last heartbeat (``t`` on the device's clock, ``clock`` the clock then running);
@@ -67,20 +68,20 @@ def lost_message(alive: dict, silent_for: float, utc: str) -> dict:
     first (the watchdog killed it later): it stopped at its last heartbeat, at most one heartbeat
     early, in the player's favour.
     """
-    died = alive["t"] + silent_for if silent_for <= HEARTBEAT * 1.5 else alive["t"]
-    return {"seq": None, "clock": alive.get("clock"), "type": "lost", "t": died, "utc": utc,
-            "data": {"heard_at": alive["t"], "silent_for": round(silent_for, 6)}}
+    died = alive.t + silent_for if silent_for <= HEARTBEAT * 1.5 else alive.t
+    return LogRecord(seq=None, clock=alive.clock, type="lost", t=died, utc=utc,
+                     data=LostData(heard_at=alive.t, silent_for=round(silent_for, 6)))
 
 
-def heard(alive: dict | None, msg: dict) -> dict | None:
+def heard(alive: Alive | None, msg: Message) -> Alive | None:
     """The last heartbeat after ``msg`` came down the pipe: a heartbeat replaces it; a ``decision`` of the
     clock it names means no clock runs any more (the device may die before its next heartbeat says so, and
     a ``lost`` record must never be charged to a clock that has its ruling)."""
-    if msg.get("control") == "alive":
+    if isinstance(msg, Alive):
         return msg
-    if alive is not None and alive.get("clock") is not None and msg.get("type") == "decision" \
-            and msg.get("clock") == alive["clock"]:
-        return dict(alive, clock=None)
+    if alive is not None and alive.clock is not None and isinstance(msg, LogRecord) and msg.type == "decision" \
+            and msg.clock == alive.clock:
+        return msgspec.structs.replace(alive, clock=None)
     return alive
 
 
@@ -96,32 +97,32 @@ class StreamWriter:
         self.log = decision_log
         self.ids: dict[int, int] = {}
         self.session_id: int | None = None
-        self.session_message: dict | None = None
+        self.session_message: LogRecord | None = None
         # After the file was deleted and made anew, a clock reference by record id (a clock restored at
         # start) names a record of the lost file: such records keep no clock rather than a wrong one.
         self.ids_lost = False
 
-    def write(self, messages: list[dict]) -> None:
+    def write(self, messages: list[Message | dict]) -> None:
         """Append ``messages`` in one commit (all or none); raises sqlite3.Error and leaves the state as it was."""
-        messages = [m for m in messages if "control" not in m]  # heartbeats are never stored
+        messages = [m for m in map(as_message, messages) if isinstance(m, LogRecord)]  # heartbeats are never stored
         if not messages:
             return
         head = self.log.head_id
         ids, session = dict(self.ids), self.session_id
         records = []
-        if session is None and messages[0]["type"] != "session" and self.session_message is not None:
-            messages = [dict(self.session_message, data={**self.session_message["data"], "reopened": True})] + messages
+        if session is None and messages[0].type != "session" and self.session_message is not None:
+            again = self.session_message
+            messages = [msgspec.structs.replace(again, data={**_plain(again.data), "reopened": True})] + messages
         for index, msg in enumerate(messages):  # ids first: an input refers to the clock it starts, just after it
-            if msg.get("seq") is not None:
-                ids[msg["seq"]] = head + 1 + index
+            if msg.seq is not None:
+                ids[msg.seq] = head + 1 + index
         session_message = self.session_message
         for index, msg in enumerate(messages):
-            if msg["type"] == "session":
+            if msg.type == "session":
                 session, session_message = head + 1 + index, msg
             records.append({"session": session if session is not None else head + 1 + index,
-                            "clock": self._resolve(msg.get("clock"), ids, self.ids_lost), "type": msg["type"],
-                            "t": msg["t"],
-                            "utc": msg["utc"], "data": msg["data"]})
+                            "clock": self._resolve(msg.clock, ids, self.ids_lost), "type": msg.type,
+                            "t": msg.t, "utc": msg.utc, "data": _plain(msg.data)})
         self.log.append(records)
         self.ids, self.session_id, self.session_message = ids, session, session_message
 
@@ -129,9 +130,9 @@ class StreamWriter:
     def _resolve(ref, ids: dict[int, int], ids_lost: bool = False) -> int | None:
         if ref is None:
             return None
-        if "id" in ref:
-            return None if ids_lost else ref["id"]
-        return ids.get(ref["seq"])
+        if ref.id is not msgspec.UNSET:
+            return None if ids_lost else ref.id
+        return ids.get(ref.seq)
 
     def reopened(self, decision_log) -> None:
         """Go on in a new log (the old one was deleted): the session is written again first, and the
@@ -142,7 +143,12 @@ class StreamWriter:
         self.ids_lost = True
 
 
-def _line(message: dict) -> bytes:
+def _plain(data) -> dict:
+    """A record's data as the log stores and hashes it: a Struct's fields that are set (what the pipe carries)."""
+    return data if isinstance(data, dict) else msgspec.to_builtins(data)
+
+
+def _line(message: Message | dict) -> bytes:
     """One message as a line of the writer's pipe (UTF-8 JSON). Text that is not valid Unicode (a lone surrogate:
     the edge refuses it, core/fields.py) is written with "?" in its place and said once, never raised: one bad
     field must not cost the round's other records, a decision among them."""
@@ -152,7 +158,7 @@ def _line(message: dict) -> bytes:
         if not getattr(_line, "said", False):
             _line.said = True
             log.error("a %s record held text that is not valid Unicode; written with '?' in its place",
-                      message.get("type", message.get("control", "")))
+                      getattr(message, "type", None) or type(message).__name__.lower())
         return encode(_replaced(msgspec.to_builtins(message))) + b"\n"
 
 
@@ -194,7 +200,7 @@ class WriterProcess:
         self._status = threading.Thread(target=self._read_status, name="log-status", daemon=True)
         self._status.start()
 
-    def put(self, messages: list[dict]) -> None:
+    def put(self, messages: list[Message]) -> None:
         """Queue ``messages`` for the writer: one non-blocking write to the pipe, the rest kept for later."""
         for msg in messages:
             self._buffer += _line(msg)
@@ -234,7 +240,7 @@ class WriterProcess:
         Returns True when it finished; otherwise it goes on in the background (it holds the
         state directory's lock until it is done, so the next start waits for it).
         """
-        self.put([{"control": "bye"}])  # a stop on purpose: the writer records no death
+        self.put([Bye()])  # a stop on purpose: the writer records no death
         os.set_blocking(self._fd, True)
         try:
             if self._buffer:
@@ -259,10 +265,10 @@ class _Inbox:
     """The pipe's messages, read by a thread so that the pipe never fills while SQLite waits."""
 
     def __init__(self, stream):
-        self.messages: deque[dict] = deque()
+        self.messages: deque[LogRecord] = deque()
         self.eof = False
         self.eof_at: float | None = None
-        self.alive: dict | None = None  # the device's last heartbeat
+        self.alive: Alive | None = None  # the device's last heartbeat
         self.alive_at: float | None = None  # when it came, on this process's clock
         self.bye = False  # the device said it stops on purpose
         self._ready = threading.Condition()
@@ -271,17 +277,15 @@ class _Inbox:
     def _read(self, stream) -> None:
         for line in stream:
             try:
-                msg = decode(line)
-            except ValueError:
-                log.error("log writer: a damaged message was skipped: %r", line[:120])
+                msg = read_message(line)
+            except ValueError as exc:
+                log.error("log writer: a damaged message was skipped (%s): %r", exc, line[:120])
                 continue
-            control = msg.get("control") if isinstance(msg, dict) else None
-            if control == "alive":
+            if isinstance(msg, Alive):
                 self.alive, self.alive_at = msg, time.monotonic()
                 continue
-            if isinstance(msg, dict):
-                self.alive = heard(self.alive, msg)
-            if control == "bye":
+            self.alive = heard(self.alive, msg)
+            if isinstance(msg, Bye):
                 self.bye = True
                 continue
             with self._ready:
@@ -301,7 +305,7 @@ class _Inbox:
             if not self.messages and not self.eof:
                 self._ready.wait(timeout)
 
-    def take(self) -> list[dict]:
+    def take(self) -> list[LogRecord]:
         """Every message read so far."""
         with self._ready:
             out = list(self.messages)
@@ -353,7 +357,7 @@ class _Writer:
         except OSError:
             return False
 
-    def write(self, pending: list[dict]) -> bool:
+    def write(self, pending: list[LogRecord]) -> bool:
         import sqlite3
 
         if self.stream is not None and not self._still_there():
@@ -372,11 +376,11 @@ class _Writer:
             return False
         self._say(None)
         if self.rows:  # with the stream number committed up to: a floor command's ack waits for its records
-            seqs = [m["seq"] for m in pending if m.get("seq") is not None]
+            seqs = [m.seq for m in pending if m.seq is not None]
             self.report({"written": self.stream.log.last_written, **({"seq": max(seqs)} if seqs else {})})
         return True
 
-    def dump(self, pending: list[dict]) -> None:
+    def dump(self, pending: list[LogRecord]) -> None:
         """Keep records that cannot be written in ``pending-*.jsonl`` (or, failing that, on stderr)."""
         stamp = time.strftime("%Y%m%dT%H%M%S", time.gmtime())
         path = self.state_dir / f"pending-{stamp}-{os.getpid()}.jsonl"
@@ -412,7 +416,7 @@ def writer_main(state_dir: str, lock_fd: str = "-", rows: str = "") -> int:
 
     inbox = _Inbox(sys.stdin.buffer)
     writer = _Writer(Path(state_dir), report, locked=lock_fd != "-", rows=rows == "rows")
-    pending: list[dict] = []
+    pending: list[LogRecord] = []
     failed_at: float | None = None
     while True:
         inbox.wait(RETRY_SECONDS if (pending or inbox.eof) else 60)
@@ -435,17 +439,19 @@ def import_pending(decision_log) -> int:
     total = 0
     for path in sorted(decision_log.path.parent.glob(PENDING_GLOB)):
         try:
-            lines = [decode(x) for x in path.read_text(encoding="utf-8").splitlines() if x.strip()]
-            state = lines[0]["stream"]
+            lines = [x for x in path.read_text(encoding="utf-8").splitlines() if x.strip()]
+            state = decode(lines[0])["stream"]
+            messages = [read_message(x) for x in lines[1:]]
+            session_message = state.get("session_message")
+            session_message = read_message(session_message) if session_message is not None else None
         except (OSError, ValueError, KeyError, IndexError, TypeError) as exc:
             log.error("cannot read %s (%s); left in place", path, exc)
             continue
         stream = StreamWriter(decision_log)
         stream.ids = {int(k): v for k, v in state.get("ids", {}).items()}
-        stream.session_message = state.get("session_message")
+        stream.session_message = session_message
         stream.session_id = state.get("session_id")
         stream.ids_lost = bool(state.get("ids_lost", False))
-        messages = lines[1:]
         stream.write(messages)
         path.unlink()
         total += len(messages)

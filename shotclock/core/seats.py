@@ -42,6 +42,7 @@ from dataclasses import dataclass
 
 from shotclock.core.fields import (FIELDS, as_whole, MAX_SEATS, MIN_SEATS, NAME_MAX,  # noqa: F401 (one rule, in fields)
                                    name_problem)
+from shotclock.core.log_records import SeatMark, SeatsData
 
 
 class SeatError(ValueError):
@@ -85,14 +86,13 @@ class SeatsView:
                 return mark, seconds
         return None
 
-    def record(self) -> dict:
-        """The JSON form the log keeps (a ``seats`` record), from which :func:`view_from_record` restores it."""
-        return {"count": self.count, "players": {str(s): n for s, n in self.players}, "button": self.button,
-                "in_hand": sorted(self.in_hand), "all_in": sorted(self.all_in), "turn": self.turn,
-                "last_acted": self.last_acted, "banks": {str(s): b for s, b in self.banks},
-                "chips_used": {str(s): n for s, n in self.chips_used},
-                "marks": {str(s): {"mark": m} if sec is None else {"mark": m, "mark_seconds": sec}
-                          for s, m, sec in self.marks}}
+    def record(self) -> SeatsData:
+        """The data of the ``seats`` record the log keeps, from which :func:`view_from_record` restores it."""
+        return SeatsData(count=self.count, players={str(s): n for s, n in self.players}, button=self.button,
+                         in_hand=sorted(self.in_hand), all_in=sorted(self.all_in), turn=self.turn,
+                         last_acted=self.last_acted, banks={str(s): b for s, b in self.banks},
+                         chips_used={str(s): n for s, n in self.chips_used},
+                         marks={str(s): SeatMark(m) if sec is None else SeatMark(m, sec) for s, m, sec in self.marks})
 
 
 def view_from_record(row: dict, count: int) -> SeatsView | None:

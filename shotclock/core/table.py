@@ -43,6 +43,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field, replace
 from typing import Callable, Iterable
 
+import msgspec
+
 from shotclock.core import events as ev
 from shotclock.core.buttons import ButtonFault, ButtonReader, Gesture
 from shotclock.core.engine import Phase, Snapshot
@@ -52,6 +54,7 @@ from shotclock.core.handforhand import HandForHandState
 from shotclock.core.following import Following
 from shotclock.core.inputs import COMMANDS, Command, Edge, RoomHandForHand, TournamentNews
 from shotclock.core.levels import RHYTHM, TableLevels
+from shotclock.core.log_records import InputData, InputFields
 from shotclock.core.restore import ClockAtStop
 from shotclock.core.rhythm import Changes
 from shotclock.core.rulesets import RuleSets, name_of
@@ -136,12 +139,23 @@ class Input:
         """The floor command, for an input from the network."""
         return self.source if isinstance(self.source, Command) else None
 
+    def fields(self) -> InputFields:
+        """What the input was (:class:`~shotclock.core.log_records.InputFields`): the ``event``, with ``button`` and
+        ``gesture`` for a button (and ``pressed`` for a hold), ``command``, ``id`` and ``sender`` for a floor command,
+        ``room`` and ``section`` for the room's hand-for-hand state (its scope), and the event's own fields."""
+        return InputFields(**self._fields())
+
+    def log_data(self, round: float) -> InputData:
+        """The data of its ``input`` record: :meth:`fields`, the bet state and street after it and the ``round``."""
+        return InputData(**self._fields(), facing_bet=self.facing_bet, street=self.street, round=round)
+
     def record(self) -> dict:
-        """The JSON form: ``{"t", "type": "input", "event", …}`` with ``button`` and ``gesture``
-        for a button (and ``pressed`` for a hold), ``command``, ``id`` and ``sender`` for a floor command, ``room``
-        and ``section`` for the room's hand-for-hand state (its scope)."""
+        """The JSON form ``shotclock replay`` and the report print: ``{"t", "type": "input", …}`` and :meth:`fields`."""
+        return {"t": self.t, "type": "input", **msgspec.to_builtins(self.fields())}
+
+    def _fields(self) -> dict:
         src = self.source
-        rec = {"t": self.t, "type": "input", "event": self.event.NAME if self.event is not None else src.name}
+        rec = {"event": self.event.NAME if self.event is not None else src.name}
         if isinstance(src, Command):
             rec.update(command=src.name, id=src.id, sender=src.sender)
         elif isinstance(src, RoomHandForHand):

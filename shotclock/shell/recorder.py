@@ -20,6 +20,7 @@ from shotclock.adapters.logwriter import StreamWriter, WriterProcess, heard, imp
 from shotclock.core.clocks import chips_used, clocks_from
 from shotclock.core.engine import PAUSED, RUNNING
 from shotclock.core.faults import LOG_UNAVAILABLE, LOG_WRITE_FAILED, LogFault
+from shotclock.core.log_records import Alive, ClockRef, LogRecord, SeatsData
 from shotclock.core.records import RecordBuilder, SessionUtc
 from shotclock.core.restore import CHECKPOINT_SECONDS, Interrupted, plan_recovery
 from shotclock.errors import LogError
@@ -41,16 +42,16 @@ class DirectSink:
     def __init__(self, decision_log: DecisionLog, on_status=lambda status: None):
         self.stream = StreamWriter(decision_log)
         self.on_status = on_status
-        self.backlog: list[dict] = []
-        self.alive: dict | None = None  # the last heartbeat (for die())
+        self.backlog: list = []
+        self.alive: Alive | None = None  # the last heartbeat (for die())
 
     @property
     def log(self) -> DecisionLog:
         """The log written to."""
         return self.stream.log
 
-    def put(self, messages: list[dict]) -> None:
-        """Write ``messages`` (after any held back)."""
+    def put(self, messages: list) -> None:
+        """Write ``messages`` (:mod:`~shotclock.core.log_records`' Structs, after any held back)."""
         for msg in messages:
             self.alive = heard(self.alive, msg)
         pending = self.backlog + messages
@@ -121,8 +122,8 @@ class Recorder:
         return self.builder.checkpoint_every
 
     @property
-    def current_clock(self) -> dict | None:
-        """The open clock's reference in the stream (``{"seq": n}`` or ``{"id": record id}``)."""
+    def current_clock(self) -> ClockRef | None:
+        """The open clock's reference in the stream (its start's stream number, or its record id)."""
         return self.builder.current_clock
 
     @property
@@ -223,8 +224,7 @@ class Recorder:
                 if tables.get(r["session"]) in (None, self.config.table)]
         if not rows:
             return False
-        data = {k: rows[-1].get(k) for k in ("count", "players", "button", "in_hand", "all_in", "turn",
-                                             "last_acted", "banks", "chips_used", "marks")}
+        data = {k: rows[-1].get(k) for k in SeatsData.__struct_fields__}
         if not table.restore_seats(data):
             log.warning("the seats in the log do not fit this table (seats.count changed?): not restored")
             return False
@@ -322,7 +322,7 @@ class Recorder:
             t_now = self.clock()
         return lambda t: utc_iso(datetime.fromtimestamp(self._utc.at(t, wall, t_now), timezone.utc))
 
-    def _take_notes(self, t_now: float, final: bool = False) -> list[dict]:
+    def _take_notes(self, t_now: float, final: bool = False) -> list[LogRecord]:
         notes = []
         while self._notes:
             notes.append(self._notes.popleft())

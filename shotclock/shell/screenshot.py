@@ -5,6 +5,8 @@ from __future__ import annotations
 import dataclasses
 from pathlib import Path
 
+import msgspec
+
 from shotclock.config.pins import BUTTONS
 from shotclock.core.engine import IDLE
 from shotclock.core.faults import LOG_UNAVAILABLE, LOG_WRITE_FAILED, Fault, LogFault, NoSound, StuckButton
@@ -77,7 +79,7 @@ def restart(table: Table, state, t: float) -> None:
     and chips it kept (:meth:`Table.restore_seats`), then the clock paused with the time it had
     (:meth:`Table.restore`, the one restore of the device and ``log replay``)."""
     if state.seats is not None:
-        table.restore_seats(state.seats.record())
+        table.restore_seats(msgspec.to_builtins(state.seats.record()))  # as the log keeps it
     table.restore(ClockAtStop.from_state(state, t), t)
 
 
