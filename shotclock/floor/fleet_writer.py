@@ -16,6 +16,7 @@ import threading
 from pathlib import Path
 
 from shotclock.adapters.logwriter import RETRY_SECONDS, _Writer
+from shotclock.core.log_records import LogRecord
 
 
 class TableSink:
@@ -24,15 +25,15 @@ class TableSink:
     def __init__(self, owner: "SharedWriter", state_dir: Path, on_status, locked: bool, report_rows: bool):
         self.owner = owner
         self.writer = _Writer(Path(state_dir), on_status, locked=locked, rows=report_rows)
-        self.pending: list[dict] = []  # the writer thread's: what could not be written yet
+        self.pending: list[LogRecord] = []  # the writer thread's: what could not be written yet
         self.closed = threading.Event()
         self.clean = False  # set by the writer thread at the close: nothing was left unwritten
         self._closing = False
 
-    def put(self, messages: list[dict]) -> None:
+    def put(self, messages: list) -> None:
         """Queue ``messages`` for the writer thread; returns at once. Heartbeats are dropped: they tell a
         writer process when its device died, and the fleet's tables die with the writer."""
-        messages = [m for m in messages if "control" not in m]
+        messages = [m for m in messages if isinstance(m, LogRecord)]
         if messages:
             self.owner.queue.put((self, messages))
 
