@@ -50,6 +50,8 @@ def test_the_pipe_messages_read_back_as_they_were_built():
                        data={"remaining": 12.25})
     for message in (record, Alive(t=1.0, clock=None), Bye()):
         assert read_message(msgspec.json.encode(message)) == message
+    session = read_message(b'{"seq": 1, "type": "session", "t": 0, "utc": "", "data": {}}')  # as documented
+    assert (session.seq, session.clock, session.t) == (1, None, 0.0)
 
 
 @pytest.mark.parametrize("line, problem", [

@@ -44,14 +44,14 @@ class ClockRef(Struct, frozen=True, forbid_unknown_fields=True):
     id: Union[int, UnsetType] = UNSET
 
 
-class LogRecord(Struct, frozen=True, forbid_unknown_fields=True):
+class LogRecord(Struct, frozen=True, kw_only=True, forbid_unknown_fields=True):
     """One record for the log writer: ``{"seq", "clock", "type", "t", "utc", "data"}``.
 
     ``seq`` is None only for the writer's own ``lost`` record; ``data`` is one of this module's Structs, an engine
     output's fields, or (read back from the pipe) a plain JSON object, kept as sent: the log hashes what it got."""
 
-    seq: Union[int, None]
-    clock: Union[ClockRef, None]
+    seq: Union[int, None] = None
+    clock: Union[ClockRef, None] = None  # (the pipe's session record may leave it out)
     type: str
     t: float
     utc: str

@@ -16,7 +16,7 @@ import threading
 from pathlib import Path
 
 from shotclock.adapters.logwriter import RETRY_SECONDS, _Writer
-from shotclock.core.log_records import LogRecord
+from shotclock.core.log_records import LogRecord, as_message
 
 
 class TableSink:
@@ -33,7 +33,7 @@ class TableSink:
     def put(self, messages: list) -> None:
         """Queue ``messages`` for the writer thread; returns at once. Heartbeats are dropped: they tell a
         writer process when its device died, and the fleet's tables die with the writer."""
-        messages = [m for m in messages if isinstance(m, LogRecord)]
+        messages = [m for m in map(as_message, messages) if isinstance(m, LogRecord)]
         if messages:
             self.owner.queue.put((self, messages))
 
