@@ -4,6 +4,7 @@ import json
 import re
 
 import jsonschema
+import msgspec
 import pytest
 
 from network_schemas import DOC, check, schemas
@@ -176,3 +177,24 @@ def test_a_tournament_clocks_state_follows_its_schema():
                                                  Stage(5, is_break=True, name="dinner"))))
     clock.handle(Start(0.0, "floor"))
     check("tournament", state_of(clock, 61.5, "main", Scope(rooms=("Main",)), seq=7, at_ms=1796073651802).encode())
+
+
+def _struct_of(name: str):
+    from shotclock.core.inbound import Question
+    from shotclock.core.roomstate import RoomState
+    from shotclock.core.wire import Ack, Status
+
+    return {"status": Status, "ack": Ack, "question": Question, "hand_for_hand": RoomState}[name]
+
+
+@pytest.mark.parametrize("name", ["status", "ack", "question", "hand_for_hand"])
+def test_a_written_schema_names_the_fields_of_the_struct_that_carries_its_message(name):
+    # These schemas are written by hand (they say in words what each field is for and bounds the Struct leaves to
+    # its reader's checks); the fields they name are the Struct's, and every field the Struct always writes is one
+    # the schema requires, so the document and the code cannot part.
+    info = msgspec.inspect.type_info(_struct_of(name))
+    fields = {f.encode_name for f in info.fields}
+    always = {f.encode_name for f in info.fields if f.required}
+    schema = schemas()[name]
+    assert set(schema["properties"]) == fields
+    assert always <= set(schema.get("required", ()))
