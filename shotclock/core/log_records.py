@@ -9,7 +9,7 @@ command's…); an engine output's data is the output's own Struct (:mod:`shotclo
 A field that a record of that kind may leave out is ``UNSET`` by default and then not written; a field that is
 always written is required, and ``None`` is written as ``null``. So each record's JSON is what the log has always
 held: the record's hash (sha256 over its canonical JSON, :func:`shotclock.adapters.log.record_hash`) of a log written
-by an earlier version still holds, and the golden corpus proves the text unchanged.
+by an earlier version still holds, and the log corpus (tests/test_log_corpus.py) proves the text unchanged.
 
 Example::
 
